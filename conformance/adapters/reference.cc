@@ -1,0 +1,216 @@
+// Adapter: the reference implementation (tcts::ref) as a candidate. Translation only.
+#include <cmath>
+#include <limits>
+
+#include "conformance/candidate.h"
+#include "reference/binary_ops.h"
+#include "reference/promotion.h"
+
+namespace tcts {
+namespace {
+
+ref::ScalarType ToRef(DType d) { return static_cast<ref::ScalarType>(static_cast<int>(d)); }
+DType FromRef(ref::ScalarType t) { return static_cast<DType>(static_cast<int>(t)); }
+// Both enums expand the same X-macro list in the same order.
+#define TCTS_SAME_ORDER(e, ...) \
+  static_assert(static_cast<int>(DType::e) == static_cast<int>(ref::ScalarType::e), #e);
+TCTS_FORALL_DTYPES(TCTS_SAME_ORDER)
+#undef TCTS_SAME_ORDER
+
+struct RefBox : TensorBox {
+  explicit RefBox(ref::Tensor t) : tensor(std::move(t)) {}
+  ref::Tensor tensor;
+};
+
+Error Translate(const ref::Error& e) {
+  switch (e.kind()) {
+    case ref::Error::Kind::kRuntimeError: return {ErrorKind::kRuntimeError, e.what()};
+    case ref::Error::Kind::kTypeError: return {ErrorKind::kTypeError, e.what()};
+    case ref::Error::Kind::kValueError: return {ErrorKind::kValueError, e.what()};
+    case ref::Error::Kind::kIndexError: return {ErrorKind::kIndexError, e.what()};
+    case ref::Error::Kind::kInternal: return {ErrorKind::kInternal, e.what()};
+  }
+  return {ErrorKind::kInternal, e.what()};
+}
+
+// Runs f, turning reference exceptions into Error values.
+template <class F>
+auto Guard(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const ref::Error& e) {
+    return Translate(e);
+  } catch (const std::exception& e) {
+    return Error{ErrorKind::kInternal, e.what()};
+  }
+}
+
+ref::Scalar ToRef(const Scalar& s) {
+  switch (s.kind) {
+    case Scalar::Kind::kBool: return ref::Scalar::Bool(s.b);
+    case Scalar::Kind::kInt: return ref::Scalar::Int(s.i);
+    case Scalar::Kind::kFloat: return ref::Scalar::Float(s.f);
+    case Scalar::Kind::kComplex: return ref::Scalar::Complex(s.c);
+  }
+  return ref::Scalar{};
+}
+
+Scalar FromRef(const ref::Scalar& s) {
+  switch (s.kind) {
+    case ref::Scalar::Kind::kBool: return Scalar::Bool(s.b);
+    case ref::Scalar::Kind::kInt: return Scalar::Int(s.i);
+    case ref::Scalar::Kind::kFloat: return Scalar::Float(s.f);
+    case ref::Scalar::Kind::kComplex: return Scalar::Complex(s.c);
+  }
+  return Scalar{};
+}
+
+ref::Tensor& Unbox(const TensorHandle& h) {
+  auto* box = dynamic_cast<RefBox*>(h.get());
+  if (!box) throw ref::InternalError("tensor handle does not belong to the reference candidate");
+  return box->tensor;
+}
+
+ref::Operand ToRef(const Operand& o) {
+  if (const Scalar* s = std::get_if<Scalar>(&o)) return ToRef(*s);
+  return Unbox(std::get<TensorHandle>(o));
+}
+
+ref::BinaryOp ToRef(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAdd: return ref::BinaryOp::kAdd;
+    case BinaryOp::kSub: return ref::BinaryOp::kSub;
+    case BinaryOp::kMul: return ref::BinaryOp::kMul;
+    case BinaryOp::kDiv: return ref::BinaryOp::kDiv;
+  }
+  return ref::BinaryOp::kAdd;
+}
+
+class ReferenceCandidate final : public Candidate {
+ public:
+  std::string name() const override { return "reference"; }
+  std::string version() const override { return "tcts::ref (this build)"; }
+  bool supports(Feature) const override { return true; }
+  bool supports_dtype(DType) const override { return true; }
+
+  Result<DType> dtype_from_name(std::string_view name) override {
+    if (auto d = DTypeFromName(name)) return *d;
+    return Error{ErrorKind::kTypeError, "unknown dtype name '" + std::string(name) + "'"};
+  }
+
+  Result<DTypeInfo> dtype_info(DType d) override {
+    const ref::ScalarTypeInfo& info = ref::Info(ToRef(d));
+    DTypeInfo out;
+    out.itemsize = info.itemsize;
+    out.is_floating_point = ref::IsFloating(ToRef(d));
+    out.is_complex = ref::IsComplex(ToRef(d));
+    out.is_signed = info.is_signed;
+    return out;
+  }
+
+  Result<FloatInfo> finfo(DType d) override {
+    return Guard([&]() -> Result<FloatInfo> {
+      const ref::ScalarType t = ToRef(d);
+      if (!ref::IsFloating(t)) {
+        return Error{ErrorKind::kTypeError, std::string("torch.finfo() requires a floating point input type, got ") + ref::Name(t)};
+      }
+      // Measured on the storage type itself (its rounding), not read from the spec.
+      return ref::Dispatch(t, [&](auto tag) -> FloatInfo {
+        using T = typename decltype(tag)::type;
+        const auto round_trip = [](double x) { return ref::Convert<double>(ref::Convert<T>(x)); };
+        FloatInfo fi;
+        fi.bits = static_cast<int>(sizeof(T) * 8);
+        // eps: 1 + eps/2 rounds (to even) back to 1; 1 + eps does not.
+        fi.eps = 1.0;
+        while (round_trip(1.0 + fi.eps / 2) != 1.0) fi.eps /= 2;
+        // max: (2 - eps) times the largest finite power of two.
+        double top = 1.0;
+        while (std::isfinite(round_trip(top * 2)) && round_trip(top * 2) == top * 2) top *= 2;
+        fi.max = top * (2 - fi.eps);
+        fi.min = -fi.max;
+        // tiny: the smallest power of two that still has full precision (is normal).
+        fi.tiny = 1.0;
+        while (true) {
+          const double half = fi.tiny / 2, inc = half * fi.eps;
+          if (inc == 0 || round_trip(half + inc) - half != inc) break;
+          fi.tiny = half;
+        }
+        return fi;
+      });
+    });
+  }
+
+  Result<std::string> legacy_constructor(DType d) override {
+    // The reference keeps PyTorch's legacy names for documented non-complex dtypes.
+    switch (d) {
+      case DType::kComplex32:
+      case DType::kComplex64:
+      case DType::kComplex128:
+        return Error{ErrorKind::kValueError, std::string(DTypeName(d)) + " has no legacy constructor"};
+      default:
+        return std::string("torch.*.") + DTypeC10Name(d) + "Tensor";
+    }
+  }
+
+  Result<DType> promote_types(DType a, DType b) override { return FromRef(ref::PromoteTypes(ToRef(a), ToRef(b))); }
+  Result<bool> can_cast(DType from, DType to) override { return ref::CanCast(ToRef(from), ToRef(to)); }
+  Result<DType> result_type(const Operand& a, const Operand& b) override {
+    return Guard([&]() -> Result<DType> { return FromRef(ref::ResultType(ToRef(a), ToRef(b))); });
+  }
+  Result<DType> default_dtype() override { return FromRef(ref::DefaultDType()); }
+  Status set_default_dtype(DType d) override {
+    return Guard([&]() -> Status {
+      ref::SetDefaultDType(ToRef(d));
+      return {};
+    });
+  }
+
+  Result<TensorHandle> make_tensor(const std::vector<std::int64_t>& sizes, DType dtype,
+                                   const std::vector<Scalar>& values) override {
+    return Guard([&]() -> Result<TensorHandle> {
+      std::vector<ref::Scalar> v;
+      for (const Scalar& s : values) v.push_back(ToRef(s));
+      return TensorHandle(std::make_shared<RefBox>(ref::Tensor::FromScalars(sizes, ToRef(dtype), v)));
+    });
+  }
+
+  Result<TensorMeta> meta(const TensorHandle& h) override {
+    return Guard([&]() -> Result<TensorMeta> {
+      const ref::Tensor& t = Unbox(h);
+      return TensorMeta{FromRef(t.dtype()), t.sizes(), t.strides(), t.storage_offset(), t.device()};
+    });
+  }
+
+  Result<std::vector<Scalar>> values(const TensorHandle& h) override {
+    return Guard([&]() -> Result<std::vector<Scalar>> {
+      std::vector<Scalar> out;
+      for (const ref::Scalar& s : Unbox(h).ToScalars()) out.push_back(FromRef(s));
+      return out;
+    });
+  }
+
+  Result<TensorHandle> binary(BinaryOp op, const Operand& a, const Operand& b) override {
+    return Guard([&]() -> Result<TensorHandle> {
+      return TensorHandle(std::make_shared<RefBox>(ref::Binary(ToRef(op), ToRef(a), ToRef(b))));
+    });
+  }
+
+  Status binary_out(BinaryOp op, const Operand& a, const Operand& b, const TensorHandle& out) override {
+    return Guard([&]() -> Status {
+      ref::BinaryOut(ToRef(op), ToRef(a), ToRef(b), Unbox(out));
+      return {};
+    });
+  }
+
+  Status binary_inplace(BinaryOp op, const TensorHandle& self, const Operand& other) override {
+    return Guard([&]() -> Status {
+      ref::BinaryInplace(ToRef(op), Unbox(self), ToRef(other));
+      return {};
+    });
+  }
+};
+
+TCTS_REGISTER_CANDIDATE("reference", [] { return std::unique_ptr<Candidate>(new ReferenceCandidate()); });
+
+}  // namespace
+}  // namespace tcts

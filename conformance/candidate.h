@@ -1,0 +1,238 @@
+// The candidate interface: the only thing generated conformance tests see.
+//
+// A candidate is a tensor library under test (our reference, libtorch, ...), reached
+// through one adapter that translates these calls into the library's own API and
+// nothing else. The interface speaks the spec's vocabulary (spec/*.toml): dtypes,
+// operands (tensor / zero-dim tensor / Python-style scalar), add/sub/mul/div in their
+// functional, out= and in-place forms.
+//
+// Contract for adapters:
+//  * Errors come back as values (Error: kind + message), never as exceptions or a
+//    crash of the runner. Map the library's error classes onto ErrorKind, which mirrors
+//    PyTorch's Python exception classes.
+//  * An operation the library does not have answers ErrorKind::kNotSupported, and the
+//    candidate declares it by returning false from supports(feature). The suite reports
+//    such cases as NOT_SUPPORTED — and checks the claim: an operation that answers
+//    kNotSupported while declared supported fails, and one declared unsupported that
+//    answers anything else is flagged too.
+//  * Tensors are opaque handles (TensorHandle) owned by the candidate that made them;
+//    passing one candidate's handle to another is an error (kInternal).
+#ifndef TCTS_CONFORMANCE_CANDIDATE_H_
+#define TCTS_CONFORMANCE_CANDIDATE_H_
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "conformance/dtype.h"
+
+namespace tcts {
+
+// ---------------------------------------------------------------- errors
+enum class ErrorKind {
+  kRuntimeError,         // PyTorch RuntimeError (c10::Error)
+  kTypeError,            // PyTorch TypeError (c10::TypeError)
+  kValueError,           // PyTorch ValueError (c10::ValueError)
+  kIndexError,           // PyTorch IndexError (c10::IndexError)
+  kNotImplementedError,  // PyTorch NotImplementedError (a kernel missing for a dtype/backend)
+  kNotSupported,         // the candidate (or its adapter) has no such operation at all
+  kInternal,             // the adapter caught something it could not classify
+};
+const char* ErrorKindName(ErrorKind kind);
+// Parses a spec error kind ("RuntimeError", ...). Returns false for unknown names.
+bool ParseErrorKind(std::string_view name, ErrorKind* kind);
+
+struct Error {
+  ErrorKind kind;
+  std::string message;
+};
+
+// A value or an Error. Result<void> is a status.
+template <class T>
+class Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT
+  bool ok() const { return v_.index() == 0; }
+  const T& value() const { return std::get<0>(v_); }
+  T& value() { return std::get<0>(v_); }
+  const Error& error() const { return std::get<1>(v_); }
+
+ private:
+  std::variant<T, Error> v_;
+};
+
+template <>
+class Result<void> {
+ public:
+  Result() = default;
+  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT
+  bool ok() const { return ok_; }
+  const Error& error() const { return error_; }
+
+ private:
+  Error error_{ErrorKind::kInternal, ""};
+  bool ok_ = true;
+};
+using Status = Result<void>;
+
+inline Error NotSupported(std::string what) { return Error{ErrorKind::kNotSupported, std::move(what)}; }
+
+// ---------------------------------------------------------------- scalars and operands
+// A Python-style number: the four scalar kinds of the promotion rules.
+struct Scalar {
+  enum class Kind { kBool, kInt, kFloat, kComplex };
+  Kind kind = Kind::kInt;
+  bool b = false;
+  std::int64_t i = 0;
+  double f = 0;
+  std::complex<double> c;
+
+  static Scalar Bool(bool v) { Scalar s; s.kind = Kind::kBool; s.b = v; return s; }
+  static Scalar Int(std::int64_t v) { Scalar s; s.kind = Kind::kInt; s.i = v; return s; }
+  static Scalar Float(double v) { Scalar s; s.kind = Kind::kFloat; s.f = v; return s; }
+  static Scalar Complex(std::complex<double> v) { Scalar s; s.kind = Kind::kComplex; s.c = v; return s; }
+
+  // The value as a complex number (bool -> 0/1).
+  std::complex<double> AsComplex() const;
+  // Exact equality of kind and value (NaN equals NaN, so a value compares to itself).
+  bool operator==(const Scalar& o) const;
+  bool operator!=(const Scalar& o) const { return !(*this == o); }
+  std::string ToString() const;
+};
+const char* ScalarKindName(Scalar::Kind kind);
+
+// Base of every candidate's tensor box. Adapters derive and downcast their own.
+class TensorBox {
+ public:
+  virtual ~TensorBox() = default;
+};
+using TensorHandle = std::shared_ptr<TensorBox>;
+
+// An operand of a binary operation: a tensor (dimensioned or zero-dim) or a scalar.
+using Operand = std::variant<TensorHandle, Scalar>;
+
+// Metadata read back from a tensor.
+struct TensorMeta {
+  DType dtype = DType::kFloat32;
+  std::vector<std::int64_t> sizes;
+  std::vector<std::int64_t> strides;  // in elements
+  std::int64_t storage_offset = 0;    // in elements
+  std::string device;                 // "cpu", "cuda:0", ...
+};
+
+// What a candidate reports about a dtype (torch.dtype attributes).
+struct DTypeInfo {
+  int itemsize = 0;
+  bool is_floating_point = false;
+  bool is_complex = false;
+  bool is_signed = false;
+};
+
+// torch.finfo for a floating dtype.
+struct FloatInfo {
+  int bits = 0;
+  double eps = 0;   // 2^-significand_bits
+  double max = 0;   // largest finite value
+  double min = 0;   // most negative finite value (-max)
+  double tiny = 0;  // smallest positive normal value
+};
+
+enum class BinaryOp { kAdd, kSub, kMul, kDiv };
+const char* BinaryOpName(BinaryOp op);
+
+// Capabilities a candidate declares. Each interface method belongs to exactly one.
+enum class Feature {
+  kDTypeNames,          // dtype_from_name
+  kDTypeInfo,           // dtype_info
+  kFloatInfo,           // finfo
+  kLegacyConstructor,   // legacy_constructor
+  kPromoteTypes,        // promote_types
+  kResultType,          // result_type
+  kCanCast,             // can_cast
+  kDefaultDType,        // default_dtype / set_default_dtype
+  kTensors,             // make_tensor / meta / values
+  kBinaryOps,           // binary
+  kBinaryOut,           // binary_out
+  kBinaryInplace,       // binary_inplace
+};
+const char* FeatureName(Feature f);
+
+// ---------------------------------------------------------------- the interface
+class Candidate {
+ public:
+  virtual ~Candidate() = default;
+
+  // Identity, for reports: e.g. "libtorch", "1.13.1".
+  virtual std::string name() const = 0;
+  virtual std::string version() const = 0;
+  // The declared capabilities. Must not depend on what a call returned.
+  virtual bool supports(Feature feature) const = 0;
+  // Whether tensors of this dtype can be created (make_tensor). Operations whose spec'd
+  // result is an unsupported dtype are still run, and must then fail cleanly.
+  virtual bool supports_dtype(DType dtype) const = 0;
+
+  // -- dtypes (tensor_attributes#torch.dtype)
+  // "float32", "float", "bool", ... -> the dtype; unknown names are an error.
+  virtual Result<DType> dtype_from_name(std::string_view name) { return NotSupported("dtype_from_name"); }
+  virtual Result<DTypeInfo> dtype_info(DType dtype) { return NotSupported("dtype_info"); }
+  virtual Result<FloatInfo> finfo(DType dtype) { return NotSupported("finfo"); }
+  // The legacy constructor, written as the doc writes it: "torch.*.FloatTensor".
+  virtual Result<std::string> legacy_constructor(DType dtype) { return NotSupported("legacy_constructor"); }
+
+  // -- promotion and casting (tensor_attributes#type-promotion)
+  virtual Result<DType> promote_types(DType a, DType b) { return NotSupported("promote_types"); }
+  virtual Result<DType> result_type(const Operand& a, const Operand& b) { return NotSupported("result_type"); }
+  virtual Result<bool> can_cast(DType from, DType to) { return NotSupported("can_cast"); }
+  // torch.get_default_dtype / torch.set_default_dtype (process-wide state).
+  virtual Result<DType> default_dtype() { return NotSupported("default_dtype"); }
+  virtual Status set_default_dtype(DType dtype) { return NotSupported("set_default_dtype"); }
+
+  // -- tensors
+  // A contiguous CPU tensor of `sizes` (empty = zero-dim) holding `values` in row-major
+  // order, each converted to `dtype` as a cast would.
+  virtual Result<TensorHandle> make_tensor(const std::vector<std::int64_t>& sizes, DType dtype,
+                                           const std::vector<Scalar>& values) {
+    return NotSupported("make_tensor");
+  }
+  virtual Result<TensorMeta> meta(const TensorHandle& t) { return NotSupported("meta"); }
+  // The elements in row-major order of the logical shape: bool dtypes as kBool, integral
+  // as kInt, floating as kFloat (exact, widened to double), complex as kComplex.
+  virtual Result<std::vector<Scalar>> values(const TensorHandle& t) { return NotSupported("values"); }
+
+  // -- arithmetic: add/sub/mul/div (alpha = 1; div is true division)
+  virtual Result<TensorHandle> binary(BinaryOp op, const Operand& a, const Operand& b) {
+    return NotSupported("binary");
+  }
+  // op(a, b, out=out): writes into `out`.
+  virtual Status binary_out(BinaryOp op, const Operand& a, const Operand& b, const TensorHandle& out) {
+    return NotSupported("binary_out");
+  }
+  // self op= other.
+  virtual Status binary_inplace(BinaryOp op, const TensorHandle& self, const Operand& other) {
+    return NotSupported("binary_inplace");
+  }
+};
+
+// ---------------------------------------------------------------- registry
+// Adapters register a factory at static-initialisation time:
+//   TCTS_REGISTER_CANDIDATE("reference", [] { return std::make_unique<RefCandidate>(); });
+using CandidateFactory = std::unique_ptr<Candidate> (*)();
+bool RegisterCandidate(const char* name, CandidateFactory factory);
+std::unique_ptr<Candidate> MakeCandidate(std::string_view name);  // nullptr if unknown
+std::vector<std::string> RegisteredCandidates();
+
+#define TCTS_REGISTER_CANDIDATE_CONCAT2(a, b) a##b
+#define TCTS_REGISTER_CANDIDATE_CONCAT(a, b) TCTS_REGISTER_CANDIDATE_CONCAT2(a, b)
+#define TCTS_REGISTER_CANDIDATE(name, factory)                                                      \
+  static const bool TCTS_REGISTER_CANDIDATE_CONCAT(tcts_registered_candidate_, __LINE__) = \
+      ::tcts::RegisterCandidate(name, factory)
+
+}  // namespace tcts
+
+#endif  // TCTS_CONFORMANCE_CANDIDATE_H_

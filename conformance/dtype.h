@@ -1,0 +1,45 @@
+// The dtypes of the spec, as the candidate interface names them.
+//
+// Expanded from spec/dtypes.inc, which generators/emit_cxx.py writes from
+// spec/dtypes.toml: there is no hand-kept dtype list in C++.
+#ifndef TCTS_CONFORMANCE_DTYPE_H_
+#define TCTS_CONFORMANCE_DTYPE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "spec/dtypes.inc"
+
+namespace tcts {
+
+enum class DType : std::uint8_t {
+#define TCTS_DTYPE_ENUMERATOR(e, ...) e,
+  TCTS_FORALL_DTYPES(TCTS_DTYPE_ENUMERATOR)
+#undef TCTS_DTYPE_ENUMERATOR
+};
+
+// Promotion categories, lowest first (spec/promotion.toml [categories]).
+enum class Category : std::uint8_t {
+#define TCTS_CATEGORY_ENUMERATOR(e, name) e,
+  TCTS_FORALL_CATEGORIES(TCTS_CATEGORY_ENUMERATOR)
+#undef TCTS_CATEGORY_ENUMERATOR
+};
+
+// Canonical name ("float32"): used in test names, messages and reports.
+const char* DTypeName(DType d);
+// PyTorch's ScalarType name ("Float"), as it appears in PyTorch's error messages.
+const char* DTypeC10Name(DType d);
+Category DTypeCategory(DType d);
+const char* CategoryName(Category c);
+// True for the doc's twelve; false for extended dtypes such as complex32.
+bool DTypeDocumented(DType d);
+// Canonical name or alias -> dtype.
+std::optional<DType> DTypeFromName(std::string_view name);
+const std::vector<DType>& AllDTypes();
+const std::vector<DType>& DocumentedDTypes();
+
+}  // namespace tcts
+
+#endif  // TCTS_CONFORMANCE_DTYPE_H_

@@ -1,0 +1,213 @@
+#include "conformance/harness.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace tcts {
+
+namespace {
+RunConfig& MutableConfig() {
+  static RunConfig config;
+  return config;
+}
+std::unique_ptr<Candidate>& CandidateSlot() {
+  static std::unique_ptr<Candidate> candidate;
+  return candidate;
+}
+Expectations& ExpectationsSlot() {
+  static Expectations e;
+  return e;
+}
+}  // namespace
+
+const RunConfig& Config() { return MutableConfig(); }
+void SetConfig(RunConfig config) { MutableConfig() = std::move(config); }
+
+Candidate& CurrentCandidate() {
+  if (!CandidateSlot()) {
+    // A harness bug, not a candidate's: the runner installs the candidate before any test.
+    std::fprintf(stderr, "tcts: no candidate installed (run through conformance/runner_main)\n");
+    std::abort();
+  }
+  return *CandidateSlot();
+}
+void SetCurrentCandidate(std::unique_ptr<Candidate> candidate) { CandidateSlot() = std::move(candidate); }
+
+const Expectations& CurrentExpectations() { return ExpectationsSlot(); }
+void SetCurrentExpectations(Expectations e) { ExpectationsSlot() = std::move(e); }
+
+// ---------------------------------------------------------------- expectations
+bool GlobMatch(const std::string& p, const std::string& t) {
+  std::size_t pi = 0, ti = 0, star = std::string::npos, mark = 0;
+  while (ti < t.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == t[ti])) {
+      ++pi, ++ti;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++, mark = ti;
+    } else if (star != std::string::npos) {
+      pi = star + 1, ti = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+Result<Expectations> Expectations::Parse(const std::string& path, const std::string& text) {
+  Expectations out;
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    const std::size_t hash = line.find('#');
+    if (hash != std::string::npos) line.erase(hash);
+    std::istringstream fields(line);
+    Expectation e;
+    e.line = n;
+    if (!(fields >> e.pattern)) continue;  // blank or comment
+    if (!(fields >> e.outcome)) {
+      return Error{ErrorKind::kValueError, path + ":" + std::to_string(n) + ": '" + e.pattern + "' has no outcome (expected FAIL)"};
+    }
+    if (e.outcome != "FAIL") {
+      return Error{ErrorKind::kValueError, path + ":" + std::to_string(n) + ": unknown outcome '" + e.outcome + "' (expected FAIL)"};
+    }
+    std::getline(fields >> std::ws, e.reason);
+    if (e.reason.empty()) {
+      return Error{ErrorKind::kValueError, path + ":" + std::to_string(n) + ": '" + e.pattern + "' needs a reason"};
+    }
+    out.entries_.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<Expectations> Expectations::Load(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return Error{ErrorKind::kValueError, "cannot read expectations file '" + path + "'"};
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return Parse(path, ss.str());
+}
+
+const Expectation* Expectations::Match(const std::string& case_id) const {
+  for (const Expectation& e : entries_)
+    if (GlobMatch(e.pattern, case_id)) return &e;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------- cases
+std::string Describe(const Error& e) { return std::string(ErrorKindName(e.kind)) + ": " + e.message; }
+
+std::string RerunCommand() {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string filter = info ? std::string(info->test_suite_name()) + "." + info->name() : "*";
+  if (!Config().target.empty()) return "bazel test " + Config().target + " --test_filter='" + filter + "'";
+  return "<test binary> --candidate=" + Config().candidate + " --gtest_filter='" + filter + "'";
+}
+
+Case::Case(const RowMeta& row) : row_(row) {}
+
+void Case::Mismatch(const std::string& check, const std::string& expected, const std::string& observed) {
+  mismatches_.push_back({check, expected, observed});
+}
+
+bool Case::Usable(Feature feature, const Error* error, const std::string& call) {
+  const bool declared = CurrentCandidate().supports(feature);
+  const bool answered_unsupported = error && error->kind == ErrorKind::kNotSupported;
+  if (answered_unsupported) {
+    if (declared) {
+      Mismatch(call, std::string("an answer (") + FeatureName(feature) + " is declared supported)", Describe(*error));
+    } else {
+      not_supported_ = true;
+      not_supported_call_ = call;
+    }
+    return false;
+  }
+  if (!declared) {
+    Mismatch(call, std::string("NotSupported (") + FeatureName(feature) + " is declared unsupported)",
+             error ? Describe(*error) : "a value: the operation works");
+    return false;
+  }
+  return true;
+}
+
+void Case::Finish() {
+  if (finished_) return;
+  finished_ = true;
+  ::testing::Test::RecordProperty("row", row_.id);
+  ::testing::Test::RecordProperty("clause", row_.clause);
+  ::testing::Test::RecordProperty("basis", row_.basis);
+  ::testing::Test::RecordProperty("candidate", Config().candidate);
+  const Expectation* listed = CurrentExpectations().Match(row_.id);
+
+  std::ostringstream report;
+  report << "case " << row_.id << "\n"
+         << "  clause:   " << row_.clause << "\n"
+         << "  basis:    " << row_.basis << "\n"
+         << "  row:      " << row_.text << "\n";
+  for (const Diff& d : mismatches_) {
+    report << "  check:    " << d.check << "\n"
+           << "  expected: " << d.expected << "\n"
+           << "  observed: " << d.observed << "\n";
+  }
+  report << "  rerun:    " << RerunCommand() << "\n";
+
+  if (!mismatches_.empty()) {
+    ::testing::Test::RecordProperty("expected", mismatches_.front().expected);
+    ::testing::Test::RecordProperty("observed", mismatches_.front().observed);
+  }
+  if (not_supported_ && mismatches_.empty()) {
+    ::testing::Test::RecordProperty("outcome", "NOT_SUPPORTED");
+    GTEST_SKIP() << "NOT_SUPPORTED: " << Config().candidate << " declares no support for " << not_supported_call_
+                 << " (row " << row_.id << ")";
+  }
+  if (!mismatches_.empty() && listed) {
+    ::testing::Test::RecordProperty("outcome", "XFAIL");
+    ::testing::Test::RecordProperty("reason", listed->reason);
+    return;
+  }
+  if (!mismatches_.empty()) {
+    ::testing::Test::RecordProperty("outcome", "FAIL");
+    ADD_FAILURE() << "[tcts] FAIL " << report.str();
+    return;
+  }
+  if (listed) {
+    ::testing::Test::RecordProperty("outcome", "XPASS");
+    ADD_FAILURE() << "[tcts] XPASS " << row_.id << ": listed in " << Config().expectations << ":" << listed->line
+                  << " (" << listed->pattern << ", reason: " << listed->reason
+                  << ") but the candidate now matches the spec; remove the entry.\n"
+                  << report.str();
+    return;
+  }
+  ::testing::Test::RecordProperty("outcome", "PASS");
+}
+
+DefaultDTypeScope::DefaultDTypeScope(Case& c, DType dtype) {
+  Candidate& cand = CurrentCandidate();
+  Result<DType> prev = cand.default_dtype();
+  if (!c.Usable(Feature::kDefaultDType, prev, "default_dtype()")) {
+    ok_ = false;
+    return;
+  }
+  if (prev.value() == dtype) return;
+  Status s = cand.set_default_dtype(dtype);
+  if (!c.Usable(Feature::kDefaultDType, s, std::string("set_default_dtype(") + DTypeName(dtype) + ")")) {
+    ok_ = false;
+    return;
+  }
+  if (!s.ok()) {
+    c.Mismatch(std::string("set_default_dtype(") + DTypeName(dtype) + ")", "ok", Describe(s.error()));
+    ok_ = false;
+    return;
+  }
+  previous_ = prev.value();
+}
+
+DefaultDTypeScope::~DefaultDTypeScope() {
+  if (previous_) CurrentCandidate().set_default_dtype(*previous_);
+}
+
+}  // namespace tcts

@@ -1,0 +1,122 @@
+// The conformance harness: how a generated case runs against the current candidate and
+// how its outcome is decided and reported.
+//
+// A case (one spec row) collects mismatches instead of asserting, then Finish() decides:
+//   PASS           no mismatch, not listed in the candidate's expectations
+//   FAIL           mismatch, not listed            -> test failure with the full report
+//   XFAIL          mismatch, listed                -> passes; recorded with its reason
+//   XPASS          no mismatch, but listed         -> test failure (stale expectation)
+//   NOT_SUPPORTED  the candidate declared the feature unsupported and answered so -> skipped
+// Each outcome is written to the test XML (RecordProperty) for the report tools.
+#ifndef TCTS_CONFORMANCE_HARNESS_H_
+#define TCTS_CONFORMANCE_HARNESS_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conformance/candidate.h"
+
+namespace tcts {
+
+// A spec row as the generated tables carry it.
+struct RowMeta {
+  const char* id;      // stable row id, e.g. "promote_types.int8.uint8"
+  const char* clause;  // seed document and section, e.g. "002#type-promotion"
+  const char* basis;   // "doc" or "pytorch: <source>"
+  const char* text;    // the row in words, e.g. "promote_types(int8, uint8) = int16"
+};
+
+// ---------------------------------------------------------------- run configuration
+struct RunConfig {
+  std::string candidate;     // --candidate=NAME
+  std::string expectations;  // --expectations=PATH
+  std::string target;        // --target=LABEL (for rerun commands)
+};
+const RunConfig& Config();
+void SetConfig(RunConfig config);
+
+Candidate& CurrentCandidate();
+void SetCurrentCandidate(std::unique_ptr<Candidate> candidate);
+
+// ---------------------------------------------------------------- expectations
+// One entry per line: `<case-id glob> <OUTCOME> <reason...>`; '#' starts a comment.
+// OUTCOME is FAIL (the case deviates from the spec). A reason is required.
+struct Expectation {
+  std::string pattern;
+  std::string outcome;
+  std::string reason;
+  int line = 0;
+};
+class Expectations {
+ public:
+  // Parses `text` (from `path`, for messages). Returns an error naming the line on bad input.
+  static Result<Expectations> Parse(const std::string& path, const std::string& text);
+  static Result<Expectations> Load(const std::string& path);
+  const Expectation* Match(const std::string& case_id) const;
+  const std::vector<Expectation>& entries() const { return entries_; }
+
+ private:
+  std::vector<Expectation> entries_;
+};
+// Shell-style glob: '*' matches any run, '?' one character.
+bool GlobMatch(const std::string& pattern, const std::string& text);
+const Expectations& CurrentExpectations();
+void SetCurrentExpectations(Expectations e);
+
+// ---------------------------------------------------------------- a case
+class Case {
+ public:
+  explicit Case(const RowMeta& row);
+  Case(const Case&) = delete;
+  Case& operator=(const Case&) = delete;
+
+  // Records a difference between the spec and the candidate.
+  void Mismatch(const std::string& check, const std::string& expected, const std::string& observed);
+  // Checks a call's answer against the candidate's declared capabilities. Returns true
+  // when the check should go on to look at the answer; false when the candidate does not
+  // support the feature (outcome NOT_SUPPORTED, or a mismatch if the claim was false).
+  bool Usable(Feature feature, const Error* error, const std::string& call);
+  template <class T>
+  bool Usable(Feature feature, const Result<T>& r, const std::string& call) {
+    return Usable(feature, r.ok() ? nullptr : &r.error(), call);
+  }
+  bool failed() const { return !mismatches_.empty(); }
+  bool not_supported() const { return not_supported_; }
+  const RowMeta& row() const { return row_; }
+
+  // Decides and reports the outcome. Call once, at the end of the test body.
+  void Finish();
+
+ private:
+  struct Diff {
+    std::string check, expected, observed;
+  };
+  RowMeta row_;
+  std::vector<Diff> mismatches_;
+  bool not_supported_ = false;
+  std::string not_supported_call_;
+  bool finished_ = false;
+};
+
+// "RuntimeError: message" / "ok".
+std::string Describe(const Error& e);
+// The command that reruns only the current test.
+std::string RerunCommand();
+
+// Sets the candidate's default dtype for a scope and restores the previous one.
+class DefaultDTypeScope {
+ public:
+  DefaultDTypeScope(Case& c, DType dtype);
+  ~DefaultDTypeScope();
+  bool ok() const { return ok_; }
+
+ private:
+  std::optional<DType> previous_;
+  bool ok_ = true;
+};
+
+}  // namespace tcts
+
+#endif  // TCTS_CONFORMANCE_HARNESS_H_

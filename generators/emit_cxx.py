@@ -1,0 +1,56 @@
+"""Emits spec/dtypes.inc: the X-macros every C++ dtype enum expands from.
+
+Usage: emit_cxx.py --out FILE spec/dtypes.toml spec/promotion.toml spec/casting.toml
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from spec_model import Spec, SpecError
+import emit_common
+
+
+def emit(spec: Spec) -> str:
+    lines = [emit_common.header("spec/dtypes.toml, spec/promotion.toml", "generators/emit_cxx.py", "//"),
+             "// TCTS_FORALL_CATEGORIES(_): _(enumerator, \"name\"), lowest category first.",
+             "#define TCTS_FORALL_CATEGORIES(_) \\"]
+    for c in spec.category_order:
+        lines.append(f"  _(k{c[0].upper()}{c[1:]}, \"{c}\") \\")
+    lines.append("")
+    lines.append("// TCTS_FORALL_DTYPES(_): _(enumerator, \"name\", \"short\", \"c10_name\", itemsize, category,")
+    lines.append("//                          is_signed, is_floating_point, is_complex, documented)")
+    lines.append("// in spec order: the documented twelve first as the doc lists them, then extended dtypes.")
+    lines.append("#define TCTS_FORALL_DTYPES(_) \\")
+    for d in spec.dtypes:
+        cat = "k" + d.category[0].upper() + d.category[1:]
+        b = lambda v: "true" if v else "false"
+        lines.append(f"  _({d.cxx}, \"{d.name}\", \"{d.short}\", \"{d.c10_name}\", {d.itemsize}, {cat}, "
+                     f"{b(d.is_signed)}, {b(d.is_floating_point)}, {b(d.is_complex)}, {b(d.documented)}) \\")
+    lines.append("")
+    lines.append("// TCTS_FORALL_DTYPE_NAMES(_): _(\"name or alias\", enumerator)")
+    lines.append("#define TCTS_FORALL_DTYPE_NAMES(_) \\")
+    for d in spec.dtypes:
+        for n in (d.name, *d.aliases):
+            lines.append(f"  _(\"{n}\", {d.cxx}) \\")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("spec", nargs="+")
+    args = ap.parse_args(argv)
+    try:
+        text = emit(Spec.load(args.spec))
+    except SpecError as e:
+        print(f"spec error: {e}", file=sys.stderr)
+        return 1
+    emit_common.write(args.out, text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

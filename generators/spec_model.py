@@ -1,0 +1,514 @@
+"""Loads and validates the spec tables (spec/*.toml) and derives what they imply.
+
+Python 3.11 standard library only. Every emitter reads the spec through this module,
+so validation happens once and a malformed table fails the build with
+"<file>: <row>: <reason>".
+
+Derived facts (all from the tables, never from a library under test):
+  * promote_types from the literal matrix, and the lattice join to cross-check it;
+  * result_type over operand kinds (promotion.toml [result_type] rules);
+  * can_cast from the disallow rules (casting.toml);
+  * the outcome of add/sub/mul/div, functional, out= and in-place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from typing import Iterable
+
+
+class SpecError(Exception):
+    """A malformed spec table: names the file, the row and the reason."""
+
+    def __init__(self, path: str, row: str, reason: str):
+        super().__init__(f"{path}: {row}: {reason}")
+        self.path, self.row, self.reason = path, row, reason
+
+
+CATEGORY_ORDER_DEFAULT = ("bool", "integral", "floating", "complex")
+SCALAR_KINDS = ("bool", "int", "float", "complex")
+OPERAND_KINDS = ("tensor", "zerodim", "scalar")
+OPS = ("add", "sub", "mul", "div")
+
+
+@dataclasses.dataclass(frozen=True)
+class DType:
+    id: str
+    name: str
+    short: str
+    aliases: tuple[str, ...]
+    legacy_constructor: str
+    c10_name: str
+    itemsize: int
+    category: str
+    is_signed: bool
+    is_floating_point: bool
+    is_complex: bool
+    bits: tuple[int, int, int] | None  # sign, exponent, significand
+    documented: bool
+    clause: str
+    basis: str
+
+    @property
+    def cxx(self) -> str:
+        """The C++ enumerator: float32 -> kFloat32, bool -> kBool."""
+        return "k" + self.name[0].upper() + self.name[1:]
+
+
+@dataclasses.dataclass(frozen=True)
+class Operand:
+    """One operand of a binary operation: kind is tensor | zerodim | scalar."""
+
+    kind: str
+    what: str  # a dtype name for tensors, a scalar kind for scalars
+
+    @staticmethod
+    def parse(text: str, spec: "Spec", path: str, row: str) -> "Operand":
+        kind, sep, what = text.partition(":")
+        if not sep or kind not in OPERAND_KINDS:
+            raise SpecError(path, row, f"operand {text!r} is not '<tensor|zerodim|scalar>:<dtype or kind>'")
+        if kind == "scalar":
+            if what not in SCALAR_KINDS:
+                raise SpecError(path, row, f"operand {text!r}: scalar kind must be one of {', '.join(SCALAR_KINDS)}")
+        elif what not in spec.by_name:
+            raise SpecError(path, row, f"operand {text!r}: unknown dtype {what!r}")
+        return Operand(kind, what)
+
+    def __str__(self) -> str:
+        return f"{self.kind}:{self.what}"
+
+    @property
+    def token(self) -> str:
+        """A short identifier-safe form used in row ids: t_int8, z_int8, s_float."""
+        return {"tensor": "t", "zerodim": "z", "scalar": "s"}[self.kind] + "_" + self.what
+
+
+@dataclasses.dataclass(frozen=True)
+class Source:
+    """Where a fact comes from: clause plus basis (doc | pytorch:<source file>)."""
+
+    clause: str
+    basis: str
+
+    @property
+    def basis_text(self) -> str:
+        return self.basis
+
+
+def _require(table: dict, key: str, typ, path: str, row: str):
+    if key not in table:
+        raise SpecError(path, row, f"missing field '{key}'")
+    value = table[key]
+    if typ is bool:
+        ok = isinstance(value, bool)
+    elif typ is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, typ)
+    if not ok:
+        raise SpecError(path, row, f"field '{key}' must be {typ.__name__}, got {type(value).__name__} {value!r}")
+    return value
+
+
+def _source(table: dict, path: str, row: str) -> Source:
+    clause = _require(table, "clause", str, path, row)
+    basis = _require(table, "basis", str, path, row)
+    if basis == "doc":
+        return Source(clause, "doc")
+    if basis == "pytorch":
+        src = _require(table, "source", str, path, row)
+        return Source(clause, f"pytorch: {src}")
+    raise SpecError(path, row, f"basis must be 'doc' or 'pytorch', got {basis!r}")
+
+
+class Spec:
+    """The whole spec, validated. Construct with Spec.load(spec_dir or file list)."""
+
+    def __init__(self, files: dict[str, dict]):
+        self.files = files
+        self._seen_ids: dict[str, str] = {}
+        self._load_dtypes()
+        self._load_promotion()
+        self._load_casting()
+
+    # ----------------------------------------------------------------- loading
+    @staticmethod
+    def load(paths: Iterable[str]) -> "Spec":
+        files: dict[str, dict] = {}
+        for path in paths:
+            base = os.path.basename(path)
+            try:
+                with open(path, "rb") as f:
+                    files[base] = (path, tomllib.load(f))
+            except tomllib.TOMLDecodeError as e:
+                raise SpecError(path, "(file)", f"not valid TOML: {e}") from None
+            except OSError as e:
+                raise SpecError(path, "(file)", f"cannot read: {e.strerror}") from None
+        for needed in ("dtypes.toml", "promotion.toml", "casting.toml"):
+            if needed not in files:
+                raise SpecError(needed, "(file)", "missing from the spec inputs")
+        return Spec(files)
+
+    def _file(self, base: str) -> tuple[str, dict]:
+        return self.files[base]
+
+    def _claim_id(self, row_id: str, path: str) -> None:
+        if not row_id or any(c.isspace() for c in row_id):
+            raise SpecError(path, repr(row_id), "row id must be a non-empty string without spaces")
+        if row_id in self._seen_ids:
+            raise SpecError(path, row_id, f"duplicate row id (first defined in {self._seen_ids[row_id]})")
+        self._seen_ids[row_id] = path
+
+    def _load_dtypes(self) -> None:
+        path, doc = self._file("dtypes.toml")
+        rows = doc.get("dtype")
+        if not isinstance(rows, list) or not rows:
+            raise SpecError(path, "(file)", "expected [[dtype]] rows")
+        self.dtypes: list[DType] = []
+        self.by_name: dict[str, DType] = {}
+        self.by_short: dict[str, DType] = {}
+        for i, r in enumerate(rows):
+            row = r.get("id", f"dtype[{i}]")
+            row_id = _require(r, "id", str, path, row)
+            self._claim_id(row_id, path)
+            name = _require(r, "name", str, path, row)
+            if row_id != f"dtype.{name}":
+                raise SpecError(path, row, f"id must be 'dtype.{name}'")
+            category = _require(r, "category", str, path, row)
+            if category not in CATEGORY_ORDER_DEFAULT:
+                raise SpecError(path, row, f"category {category!r} is not one of {', '.join(CATEGORY_ORDER_DEFAULT)}")
+            is_fp = _require(r, "is_floating_point", bool, path, row)
+            is_cx = _require(r, "is_complex", bool, path, row)
+            if is_fp != (category == "floating") or is_cx != (category == "complex"):
+                raise SpecError(path, row, "is_floating_point/is_complex disagree with category")
+            bits = None
+            if "bits" in r:
+                b = r["bits"]
+                try:
+                    bits = (int(b["sign"]), int(b["exponent"]), int(b["significand"]))
+                except (KeyError, TypeError, ValueError):
+                    raise SpecError(path, row, "bits must be { sign, exponent, significand }") from None
+            if is_fp and bits is None:
+                raise SpecError(path, row, "floating dtypes need bits = { sign, exponent, significand }")
+            itemsize = _require(r, "itemsize", int, path, row)
+            if bits is not None and sum(bits) != itemsize * 8:
+                raise SpecError(path, row, f"bits add up to {sum(bits)}, itemsize says {itemsize * 8}")
+            src = _source(r, path, row)
+            d = DType(
+                id=row_id, name=name, short=_require(r, "short", str, path, row),
+                aliases=tuple(_require(r, "aliases", list, path, row)),
+                legacy_constructor=_require(r, "legacy_constructor", str, path, row),
+                c10_name=_require(r, "c10_name", str, path, row), itemsize=itemsize,
+                category=category, is_signed=_require(r, "is_signed", bool, path, row),
+                is_floating_point=is_fp, is_complex=is_cx, bits=bits,
+                documented=_require(r, "documented", bool, path, row),
+                clause=src.clause, basis=src.basis)
+            for key in [name, *d.aliases]:
+                if key in self.by_name:
+                    raise SpecError(path, row, f"name or alias {key!r} is already used by {self.by_name[key].name}")
+                self.by_name[key] = d
+            if d.short in self.by_short:
+                raise SpecError(path, row, f"short code {d.short!r} is already used")
+            self.by_short[d.short] = d
+            self.dtypes.append(d)
+        self.documented = [d for d in self.dtypes if d.documented]
+
+    def dtype(self, name: str, path: str, row: str) -> DType:
+        if name not in self.by_name:
+            raise SpecError(path, row, f"unknown dtype {name!r}")
+        return self.by_name[name]
+
+    def _short(self, code, path: str, row: str) -> DType:
+        if not isinstance(code, str) or code not in self.by_short:
+            raise SpecError(path, row, f"unknown dtype code {code!r} (codes are dtypes.toml `short`)")
+        return self.by_short[code]
+
+    def _load_promotion(self) -> None:
+        path, doc = self._file("promotion.toml")
+        cats = doc.get("categories")
+        if not isinstance(cats, dict):
+            raise SpecError(path, "categories", "missing [categories] table")
+        self._claim_id(_require(cats, "id", str, path, "categories"), path)
+        order = _require(cats, "order", list, path, "categories")
+        if sorted(order) != sorted(CATEGORY_ORDER_DEFAULT):
+            raise SpecError(path, "categories", f"order must list exactly {', '.join(CATEGORY_ORDER_DEFAULT)}")
+        self.category_order = tuple(order)
+        self.categories_source = _source(cats, path, "categories")
+
+        # -- the literal matrix
+        pt = doc.get("promote_types")
+        if not isinstance(pt, dict):
+            raise SpecError(path, "promote_types", "missing [promote_types] table")
+        self.promote_source = _source(pt, path, "promote_types")
+        self.promote_prefix = _require(pt, "id_prefix", str, path, "promote_types")
+        columns = [self._short(c, path, "promote_types.columns") for c in _require(pt, "columns", list, path, "promote_types")]
+        if sorted(d.name for d in columns) != sorted(d.name for d in self.documented):
+            raise SpecError(path, "promote_types.columns", "columns must be exactly the documented dtypes")
+        self.matrix: dict[tuple[str, str], str] = {}
+        rows = _require(pt, "rows", list, path, "promote_types")
+        if len(rows) != len(columns):
+            raise SpecError(path, "promote_types.rows", f"{len(rows)} rows for {len(columns)} columns")
+        for line in rows:
+            if not isinstance(line, list) or not line:
+                raise SpecError(path, "promote_types.rows", f"row {line!r} is not a list")
+            a = self._short(line[0], path, "promote_types.rows")
+            cells = line[1:]
+            if len(cells) != len(columns):
+                raise SpecError(path, f"promote_types row {a.short}", f"{len(cells)} cells for {len(columns)} columns")
+            for b, cell in zip(columns, cells):
+                r = self._short(cell, path, f"promote_types[{a.short}][{b.short}]")
+                if (a.name, b.name) in self.matrix:
+                    raise SpecError(path, f"promote_types row {a.short}", "row listed twice")
+                self.matrix[(a.name, b.name)] = r.name
+        for a in self.documented:
+            for b in self.documented:
+                if (a.name, b.name) not in self.matrix:
+                    raise SpecError(path, f"promote_types row {a.short}", f"no cell for column {b.short}")
+        for a, b in self.matrix:
+            self._claim_id(self.promote_id(a, b), path)
+
+        # -- the lattice
+        lat = doc.get("promotion_lattice")
+        if not isinstance(lat, dict):
+            raise SpecError(path, "promotion_lattice", "missing [promotion_lattice] table")
+        self._claim_id(_require(lat, "id", str, path, "promotion_lattice"), path)
+        self.lattice_source = _source(lat, path, "promotion_lattice")
+        self.lattice_edges: list[tuple[str, str]] = []
+        for e in _require(lat, "edges", list, path, "promotion_lattice"):
+            if not isinstance(e, list) or len(e) != 2:
+                raise SpecError(path, "promotion_lattice.edges", f"edge {e!r} is not [from, to]")
+            lo = self._short(e[0], path, "promotion_lattice.edges")
+            hi = self._short(e[1], path, "promotion_lattice.edges")
+            self.lattice_edges.append((lo.name, hi.name))
+
+        # -- result_type rules
+        rt = doc.get("result_type")
+        if not isinstance(rt, dict):
+            raise SpecError(path, "result_type", "missing [result_type] table")
+        self._claim_id(_require(rt, "id", str, path, "result_type"), path)
+        self.result_type_source = _source(rt, path, "result_type")
+        sd = _require(rt, "scalar_dtype", dict, path, "result_type")
+        if sorted(sd) != sorted(SCALAR_KINDS):
+            raise SpecError(path, "result_type.scalar_dtype", f"must map exactly {', '.join(SCALAR_KINDS)}")
+        self.scalar_dtype = dict(sd)
+        for k, v in sd.items():
+            if v not in ("default", "default_complex"):
+                self.dtype(v, path, f"result_type.scalar_dtype.{k}")
+        self.default_dtypes = [self.dtype(n, path, "result_type.default_dtypes").name
+                               for n in _require(rt, "default_dtypes", list, path, "result_type")]
+        dc = _require(rt, "default_complex", dict, path, "result_type")
+        self.default_complex = {}
+        for k in self.default_dtypes:
+            if k not in dc:
+                raise SpecError(path, "result_type.default_complex", f"no complex default for {k}")
+            self.default_complex[k] = self.dtype(dc[k], path, "result_type.default_complex").name
+        self.initial_default = self.dtype(_require(rt, "initial_default", str, path, "result_type"),
+                                          path, "result_type.initial_default").name
+        if self.initial_default not in self.default_dtypes:
+            raise SpecError(path, "result_type.initial_default", "must be one of default_dtypes")
+        tc = _require(rt, "to_complex", dict, path, "result_type")
+        self.to_complex_map = {}
+        for d in self.dtypes:
+            if d.category == "floating":
+                if d.name not in tc:
+                    raise SpecError(path, "result_type.to_complex", f"no complex counterpart for {d.name}")
+                c = self.dtype(tc[d.name], path, "result_type.to_complex")
+                if c.category != "complex":
+                    raise SpecError(path, "result_type.to_complex", f"{d.name} maps to non-complex {c.name}")
+                self.to_complex_map[d.name] = c.name
+        self.examples = []
+        for kind in ("example", "pytorch"):
+            for i, ex in enumerate(rt.get(kind, [])):
+                row = ex.get("id", f"result_type.{kind}[{i}]")
+                self._claim_id(_require(ex, "id", str, path, row), path)
+                a = Operand.parse(_require(ex, "a", str, path, row), self, path, row)
+                b = Operand.parse(_require(ex, "b", str, path, row), self, path, row)
+                res = self.dtype(_require(ex, "result", str, path, row), path, row).name
+                text = ex.get("expr") or ex.get("why") or ""
+                src = Source(self.result_type_source.clause, "doc" if kind == "example" else self.result_type_source.basis)
+                self.examples.append((row, a, b, res, text, src))
+
+        # -- the ops
+        self.ops: dict[str, dict] = {}
+        for i, op in enumerate(doc.get("op", [])):
+            row = op.get("id", f"op[{i}]")
+            self._claim_id(_require(op, "id", str, path, row), path)
+            name = _require(op, "name", str, path, row)
+            if name not in OPS:
+                raise SpecError(path, row, f"op {name!r} is not one of {', '.join(OPS)}")
+            entry = {"source": _source(op, path, row), "bool_error": None, "integer_to_default_float": False}
+            if "bool_error" in op:
+                be = _require(op, "bool_error", dict, path, row)
+                entry["bool_error"] = {k: _require(be, k, str, path, row + ".bool_error") for k in ("kind", "both", "one")}
+            if op.get("integer_to_default_float", False):
+                entry["integer_to_default_float"] = True
+            self.ops[name] = entry
+        missing = [o for o in OPS if o not in self.ops]
+        if missing:
+            raise SpecError(path, "op", f"no [[op]] row for {', '.join(missing)}")
+
+    def _load_casting(self) -> None:
+        path, doc = self._file("casting.toml")
+        cc = doc.get("can_cast")
+        if not isinstance(cc, dict) or not isinstance(cc.get("disallow"), list):
+            raise SpecError(path, "can_cast", "missing [[can_cast.disallow]] rules")
+        self.cast_rules = []
+        for i, r in enumerate(cc["disallow"]):
+            row = r.get("id", f"can_cast.disallow[{i}]")
+            self._claim_id(_require(r, "id", str, path, row), path)
+            frm = _require(r, "from", list, path, row)
+            to = _require(r, "to", list, path, row)
+            for c in [*frm, *to]:
+                if c not in self.category_order:
+                    raise SpecError(path, row, f"unknown category {c!r}")
+            self.cast_rules.append({"id": row, "text": _require(r, "text", str, path, row),
+                                    "from": frm, "to": to, "source": _source(r, path, row)})
+        for a in self.documented:
+            for b in self.documented:
+                self._claim_id(self.can_cast_id(a.name, b.name), path)
+        oc = doc.get("output_casting")
+        if not isinstance(oc, dict):
+            raise SpecError(path, "output_casting", "missing [output_casting] table")
+        self._claim_id(_require(oc, "id", str, path, "output_casting"), path)
+        self.output_casting_source = _source(oc, path, "output_casting")
+        self.cast_error_kind = _require(oc, "error_kind", str, path, "output_casting")
+        self.cast_message = _require(oc, "message", str, path, "output_casting")
+        for field in ("{result}", "{output}"):
+            if field not in self.cast_message:
+                raise SpecError(path, "output_casting", f"message must contain {field}")
+        self.cast_doc_message = _require(oc, "doc_message", str, path, "output_casting")
+        if _require(oc, "value_path", str, path, "output_casting") != "result_then_output":
+            raise SpecError(path, "output_casting", "value_path must be 'result_then_output'")
+        self.cast_examples = []
+        for i, ex in enumerate(oc.get("example", [])):
+            row = ex.get("id", f"output_casting.example[{i}]")
+            self._claim_id(_require(ex, "id", str, path, row), path)
+            self.cast_examples.append({
+                "id": row, "expr": _require(ex, "expr", str, path, row),
+                "self": self.dtype(_require(ex, "self", str, path, row), path, row).name,
+                "other": self.dtype(_require(ex, "other", str, path, row), path, row).name,
+                "allowed": _require(ex, "allowed", bool, path, row)})
+
+    # ----------------------------------------------------------------- ids
+    def promote_id(self, a: str, b: str) -> str:
+        return f"{self.promote_prefix}.{a}.{b}"
+
+    @staticmethod
+    def can_cast_id(a: str, b: str) -> str:
+        return f"can_cast.{a}.{b}"
+
+    # ----------------------------------------------------------------- rules
+    def cat_rank(self, dtype: str) -> int:
+        return self.category_order.index(self.by_name[dtype].category)
+
+    def promote(self, a: str, b: str) -> str:
+        """promote_types from the literal matrix (complex32 handled as PyTorch's table does)."""
+        if (a, b) in self.matrix:
+            return self.matrix[(a, b)]
+        # complex32 is outside the twelve; only result_type's rule 2 produces it, and
+        # promote_types(complex32, x) is only needed for it with itself.
+        if a == b:
+            return a
+        raise KeyError(f"promote_types({a}, {b}) is outside the spec's matrix")
+
+    def lattice_join(self, a: str, b: str) -> str | None:
+        """The least upper bound of a and b in the promotion lattice (None if not unique)."""
+        up: dict[str, set[str]] = {d.name: {d.name} for d in self.documented}
+        changed = True
+        while changed:  # transitive closure; the lattice is tiny
+            changed = False
+            for lo, hi in self.lattice_edges:
+                for d, s in up.items():
+                    if lo in s and hi not in s:
+                        s.add(hi)
+                        changed = True
+        common = up[a] & up[b]
+        least = [c for c in common if all(x in up[c] for x in common)]
+        return least[0] if len(least) == 1 else None
+
+    def to_complex(self, dtype: str) -> str:
+        """toComplexType, from the spec: the complex dtype whose value type has dtype's precision."""
+        if self.by_name[dtype].category == "complex":
+            return dtype
+        return self.to_complex_map[dtype]
+
+    def operand_dtype(self, o: Operand, default: str) -> str:
+        if o.kind != "scalar":
+            return o.what
+        v = self.scalar_dtype[o.what]
+        if v == "default":
+            return default
+        if v == "default_complex":
+            return self.default_complex[default]
+        return v
+
+    def _combine(self, higher: str | None, lower: str | None) -> str | None:
+        def cat(x):
+            return None if x is None else self.by_name[x].category
+
+        if cat(higher) == "complex":
+            return higher
+        if cat(lower) == "complex":
+            return self.to_complex(higher) if cat(higher) == "floating" else lower
+        if cat(higher) == "floating":
+            return higher
+        if higher is None or cat(higher) == "bool" or cat(lower) == "floating":
+            if higher is None:
+                return lower
+            if lower is None:
+                return higher
+            return self.promote(higher, lower)
+        return higher
+
+    def result_type(self, a: Operand, b: Operand, default: str) -> str:
+        classes: dict[str, str | None] = {"tensor": None, "zerodim": None, "scalar": None}
+        for o in (a, b):
+            d = self.operand_dtype(o, default)
+            prev = classes[o.kind]
+            classes[o.kind] = d if prev is None else self.promote(prev, d)
+        return self._combine(classes["tensor"], self._combine(classes["zerodim"], classes["scalar"]))
+
+    def can_cast(self, frm: str, to: str) -> bool:
+        cf, ct = self.by_name[frm].category, self.by_name[to].category
+        return not any(cf in r["from"] and ct in r["to"] for r in self.cast_rules)
+
+    def cast_rule_violated(self, frm: str, to: str) -> dict | None:
+        cf, ct = self.by_name[frm].category, self.by_name[to].category
+        for r in self.cast_rules:
+            if cf in r["from"] and ct in r["to"]:
+                return r
+        return None
+
+    def operand_is_bool(self, o: Operand) -> bool:
+        return (o.kind == "scalar" and o.what == "bool") or (o.kind != "scalar" and o.what == "bool")
+
+    def op_outcome(self, op: str, a: Operand, b: Operand, default: str, out: str | None = None):
+        """What op(a, b[, out]) must do: ("error", kind, message) or ("ok", result dtype, output dtype)."""
+        be = self.ops[op]["bool_error"]
+        if be is not None:
+            na = int(self.operand_is_bool(a)) + int(self.operand_is_bool(b))
+            if na:
+                return ("error", be["kind"], be["both"] if na == 2 else be["one"])
+        r = self.result_type(a, b, default)
+        if self.ops[op]["integer_to_default_float"] and self.by_name[r].category in ("bool", "integral"):
+            r = default
+        if out is None:
+            return ("ok", r, r)
+        if not self.can_cast(r, out):
+            msg = self.cast_message.format(result=self.by_name[r].c10_name, output=self.by_name[out].c10_name)
+            return ("error", self.cast_error_kind, msg)
+        return ("ok", r, out)
+
+    def all_operands(self) -> list[Operand]:
+        out = []
+        for kind in ("tensor", "zerodim"):
+            out += [Operand(kind, d.name) for d in self.documented]
+        out += [Operand("scalar", k) for k in SCALAR_KINDS]
+        return out
+
+
+
+def spec_inputs(argv_paths: list[str]) -> Spec:
+    return Spec.load(argv_paths)

@@ -1,0 +1,112 @@
+// The reference tensor: a strided view of a shared, typed byte storage.
+//
+// Element [i0, i1, ...] lives at storage_offset + sum_k stride[k] * i[k] (in elements;
+// seed 004). Views share the Storage object; writing through one is visible in all.
+#ifndef TCTS_REFERENCE_TENSOR_H_
+#define TCTS_REFERENCE_TENSOR_H_
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "reference/scalar_type.h"
+
+namespace tcts::ref {
+
+class Storage {
+ public:
+  explicit Storage(std::size_t nbytes) : bytes_(nbytes) {}
+  std::byte* data() { return bytes_.data(); }
+  const std::byte* data() const { return bytes_.data(); }
+  std::size_t nbytes() const { return bytes_.size(); }
+  // Grows (never shrinks) the allocation; existing bytes are kept.
+  void EnsureSize(std::size_t nbytes) {
+    if (nbytes > bytes_.size()) bytes_.resize(nbytes);
+  }
+
+ private:
+  std::vector<std::byte> bytes_;
+};
+
+// A number outside any tensor: a Python scalar's four kinds.
+struct Scalar {
+  enum class Kind { kBool, kInt, kFloat, kComplex };
+  Kind kind = Kind::kInt;
+  bool b = false;
+  std::int64_t i = 0;
+  double f = 0;
+  std::complex<double> c;
+
+  static Scalar Bool(bool v) { Scalar s; s.kind = Kind::kBool; s.b = v; return s; }
+  static Scalar Int(std::int64_t v) { Scalar s; s.kind = Kind::kInt; s.i = v; return s; }
+  static Scalar Float(double v) { Scalar s; s.kind = Kind::kFloat; s.f = v; return s; }
+  static Scalar Complex(std::complex<double> v) { Scalar s; s.kind = Kind::kComplex; s.c = v; return s; }
+
+  // The dtype PyTorch gives a Python number of this kind before promotion
+  // ("wrapped number"): bool, int64, double, complex128.
+  ScalarType WrappedType() const;
+  // Converts to storage type T as a cast would.
+  template <class T>
+  T To() const {
+    switch (kind) {
+      case Kind::kBool: return Convert<T>(b);
+      case Kind::kInt: return Convert<T>(i);
+      case Kind::kFloat: return Convert<T>(f);
+      case Kind::kComplex: return Convert<T>(c);
+    }
+    throw InternalError("Scalar::To");
+  }
+};
+
+class Tensor {
+ public:
+  // A new contiguous tensor (zero-filled). Empty `sizes` makes a zero-dim tensor.
+  static Tensor Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype);
+  // A new contiguous tensor holding `values` (row-major), each cast to dtype.
+  static Tensor FromScalars(const std::vector<std::int64_t>& sizes, ScalarType dtype,
+                            const std::vector<Scalar>& values);
+
+  ScalarType dtype() const { return dtype_; }
+  const std::vector<std::int64_t>& sizes() const { return sizes_; }
+  const std::vector<std::int64_t>& strides() const { return strides_; }
+  std::int64_t storage_offset() const { return storage_offset_; }
+  std::int64_t dim() const { return static_cast<std::int64_t>(sizes_.size()); }
+  std::int64_t numel() const;
+  const std::shared_ptr<Storage>& storage() const { return storage_; }
+  std::string device() const { return "cpu"; }
+
+  // Address of the element at storage index `offset` (in elements).
+  std::byte* ElementPtr(std::int64_t offset) const;
+  // Reads element at storage index `offset` as a Scalar of the dtype's kind.
+  Scalar Read(std::int64_t offset) const;
+  // All elements in row-major order of the logical shape.
+  std::vector<Scalar> ToScalars() const;
+
+  // out=-style resize: a new shape gets contiguous strides; the storage grows if needed.
+  void Resize(const std::vector<std::int64_t>& sizes);
+
+ private:
+  Tensor(std::shared_ptr<Storage> storage, std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides,
+         std::int64_t offset, ScalarType dtype);
+
+  std::shared_ptr<Storage> storage_;
+  std::vector<std::int64_t> sizes_;
+  std::vector<std::int64_t> strides_;
+  std::int64_t storage_offset_ = 0;
+  ScalarType dtype_;
+};
+
+// Row-major strides of a contiguous tensor of `sizes` (size-0/1 dims get the stride
+// they would have with size 1, as PyTorch does).
+std::vector<std::int64_t> ContiguousStrides(const std::vector<std::int64_t>& sizes);
+
+// "[2, 3]": shapes in messages are printed as PyTorch prints them.
+std::string ShapeString(const std::vector<std::int64_t>& sizes);
+
+}  // namespace tcts::ref
+
+#endif  // TCTS_REFERENCE_TENSOR_H_
