@@ -1,5 +1,6 @@
 #include "conformance/checks.h"
 
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -74,6 +75,13 @@ std::optional<std::vector<Scalar>> ReadValues(Case& c, const TensorHandle& t, co
 }
 
 }  // namespace
+
+std::string RowIdentifier(const char* row_id) {
+  std::string s = row_id;
+  for (char& ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s;
+}
 
 std::string ToString(const OperandSpec& o) {
   switch (o.kind) {

@@ -6,7 +6,10 @@
 #ifndef TCTS_CONFORMANCE_CHECKS_H_
 #define TCTS_CONFORMANCE_CHECKS_H_
 
+#include <gtest/gtest.h>
+
 #include <ostream>
+#include <string>
 
 #include "conformance/candidate.h"
 #include "conformance/harness.h"
@@ -96,6 +99,13 @@ TCTS_ROW_PRINTER(ResultTypeRow)
 TCTS_ROW_PRINTER(BinaryRow)
 TCTS_ROW_PRINTER(CanCastRow)
 #undef TCTS_ROW_PRINTER
+
+// GoogleTest parameter names: the row id with every non-alphanumeric character as '_'.
+std::string RowIdentifier(const char* row_id);
+template <class Row>
+std::string RowName(const ::testing::TestParamInfo<Row>& info) {
+  return RowIdentifier(info.param.meta.id);
+}
 
 void Check(const DTypeNameRow& row);
 void Check(const DTypeInfoRow& row);

@@ -1,0 +1,92 @@
+"""Macros that turn spec tables into conformance test targets.
+
+    tcts_suite(name = "promotion", properties = True)
+        generates promotion_gtest.cc (and promotion_properties.cc) from //spec:tables and
+        wraps them in the cc_library `promotion_suite`.
+
+    conformance_test(suite = "promotion", candidate = "libtorch", shard_count = 2)
+        the cc_test `promotion_libtorch`: the suite linked with the candidate's adapter and
+        the runner, reading conformance/expectations/libtorch.txt.
+
+Generated sources are build outputs only; nothing generated is checked in.
+"""
+
+load("@libtorch//:defs.bzl", "HAVE_LIBTORCH", "LIBTORCH_MESSAGE")
+
+_GEN = "//generators:%s"
+_TOOLS = ["//generators:emitters"]
+
+def _python_gen(name, emitter, suite, out):
+    native.genrule(
+        name = name,
+        srcs = ["//spec:tables"],
+        outs = [out],
+        tools = _TOOLS + [_GEN % emitter],
+        cmd = "python3 $(location %s) --suite %s --out $@ $(locations //spec:tables)" % (_GEN % emitter, suite),
+    )
+
+def tcts_suite(name, properties = False):
+    """A generated conformance suite as a cc_library named `<name>_suite`.
+
+    Args:
+      name: the suite: dtypes, promotion or casting (generators/emit_gtest.py --suite).
+      properties: also emit RapidCheck properties (generators/emit_rapidcheck.py --suite).
+    """
+    srcs = [name + "_gtest.cc"]
+    _python_gen(name + "_gtest_gen", "emit_gtest.py", name, name + "_gtest.cc")
+    if properties:
+        srcs.append(name + "_properties.cc")
+        _python_gen(name + "_properties_gen", "emit_rapidcheck.py", name, name + "_properties.cc")
+    native.cc_library(
+        name = name + "_suite",
+        testonly = True,
+        srcs = srcs,
+        deps = [
+            "//bazel:gtest",
+            "//bazel:rapidcheck",
+            "//conformance:checks",
+        ],
+        alwayslink = True,
+    )
+
+def candidate_available(candidate):
+    """Whether a candidate's library was found at configure time."""
+    return candidate != "libtorch" or HAVE_LIBTORCH
+
+def conformance_test(suite, candidate, shard_count = 1, tags = []):
+    """Binds suite `suite` to candidate `candidate`: the test `<suite>_<candidate>`.
+
+    Args:
+      suite: a tcts_suite name in this package.
+      candidate: an adapter in //conformance/adapters with an expectations file
+        //conformance/expectations:<candidate>.txt.
+      shard_count: GoogleTest shards (Bazel runs them in parallel).
+      tags: extra test tags.
+    """
+    name = "%s_%s" % (suite, candidate)
+    expectations = "//conformance/expectations:%s.txt" % candidate
+    if not candidate_available(candidate):
+        # Clearly labelled placeholder: passes, and reports itself skipped with the reason.
+        native.sh_test(
+            name = name,
+            srcs = ["//conformance:skipped_candidate.sh"],
+            args = [name, "'%s'" % LIBTORCH_MESSAGE],
+            tags = tags + ["candidate-missing"],
+        )
+        return
+    native.cc_test(
+        name = name,
+        deps = [
+            ":%s_suite" % suite,
+            "//conformance:runner_main",
+            "//conformance/adapters:%s" % candidate,
+        ],
+        args = [
+            "--candidate=" + candidate,
+            "--expectations=$(location %s)" % expectations,
+            "--target=//%s:%s" % (native.package_name(), name),
+        ],
+        data = [expectations],
+        shard_count = shard_count,
+        tags = tags + ["conformance", "candidate-" + candidate],
+    )

@@ -1,0 +1,338 @@
+"""Emits the exhaustive GoogleTest tables of one conformance suite.
+
+Each table is an array of rows (conformance/checks.h types) driven by one
+value-parameterized test, named after the row ids, so a suite compiles quickly and
+every case names its spec row.
+
+Usage: emit_gtest.py --suite {dtypes,promotion,casting,spec_consistency} --out FILE spec/*.toml
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+import emit_common as ec
+from spec_model import OPS, SCALAR_KINDS, Operand, Spec, SpecError
+
+SOURCES = {
+    "dtypes": "spec/dtypes.toml",
+    "promotion": "spec/promotion.toml, spec/dtypes.toml",
+    "casting": "spec/casting.toml, spec/promotion.toml, spec/dtypes.toml",
+    "spec_consistency": "spec/promotion.toml, spec/dtypes.toml",
+}
+
+
+class Table:
+    """One parameterized test: a C++ row type, a test-suite name and its rows."""
+
+    def __init__(self, name: str, row_type: str):
+        self.name, self.row_type, self.rows = name, row_type, []
+
+    def add(self, row_id: str, clause: str, basis: str, text: str, fields: list[str]) -> None:
+        meta = "{" + ", ".join(ec.cstr(x) for x in (row_id, clause, basis, text)) + "}"
+        self.rows.append("  {" + ", ".join([meta, *fields]) + "},")
+
+    def emit(self) -> str:
+        if not self.rows:
+            return ""
+        arr = f"k{self.name}Rows"
+        return "\n".join([
+            f"const {self.row_type} {arr}[] = {{",
+            *self.rows,
+            "};",
+            f"class {self.name} : public ::testing::TestWithParam<{self.row_type}> {{}};",
+            f"TEST_P({self.name}, Case) {{ Check(GetParam()); }}",
+            f"INSTANTIATE_TEST_SUITE_P(Spec, {self.name}, ::testing::ValuesIn({arr}), RowName<{self.row_type}>);",
+            "",
+        ])
+
+
+def dt(spec: Spec, name: str) -> str:
+    return "DType::" + spec.by_name[name].cxx
+
+
+def operand_cxx(spec: Spec, o: Operand) -> str:
+    if o.kind == "scalar":
+        return f"{{OperandKind::kScalar, DType::kBool, Scalar::Kind::k{o.what.capitalize()}}}"
+    kind = "kTensor" if o.kind == "tensor" else "kZeroDim"
+    return f"{{OperandKind::{kind}, {dt(spec, o.what)}, Scalar::Kind::kInt}}"
+
+
+def default_matters(spec: Spec, a: Operand, b: Operand, op: str | None) -> bool:
+    """Whether the default dtype can change this row's answer (float/complex scalars, div)."""
+    if any(o.kind == "scalar" and o.what in ("float", "complex") for o in (a, b)):
+        return True
+    if op == "div":
+        return spec.by_name[spec.result_type(a, b, spec.initial_default)].category in ("bool", "integral")
+    return False
+
+
+# ------------------------------------------------------------------ dtypes.toml
+def dtypes_tables(spec: Spec) -> list[Table]:
+    names = Table("DTypeNames", "DTypeNameRow")
+    info = Table("DTypeAttributes", "DTypeInfoRow")
+    finfo = Table("DTypeFinfo", "FloatInfoRow")
+    legacy = Table("DTypeLegacyConstructor", "LegacyConstructorRow")
+    for d in spec.dtypes:
+        for n in (d.name, *d.aliases):
+            names.add(f"{d.id}.name.{n}", d.clause, d.basis, f"torch.{n} is torch.{d.name}",
+                      [ec.cstr(n), dt(spec, d.name)])
+        info.add(f"{d.id}.attributes", d.clause, d.basis,
+                 f"{d.name}: itemsize {d.itemsize}, is_floating_point {d.is_floating_point}, "
+                 f"is_complex {d.is_complex}, is_signed {d.is_signed}",
+                 [dt(spec, d.name), str(d.itemsize), ec.cbool(d.is_floating_point), ec.cbool(d.is_complex),
+                  ec.cbool(d.is_signed)])
+        if d.bits is not None:
+            sign, e, m = d.bits
+            emax = 2 ** (e - 1) - 1
+            eps = math.ldexp(1.0, -m)
+            mx = (2 - eps) * math.ldexp(1.0, emax)
+            tiny = math.ldexp(1.0, 1 - emax)
+            finfo.add(f"{d.id}.finfo", d.clause, d.basis,
+                      f"{d.name}: {sign} sign, {e} exponent, {m} significand bits -> "
+                      f"eps 2^-{m}, max (2-2^-{m})*2^{emax}, tiny 2^{1 - emax}",
+                      [dt(spec, d.name), str(sign + e + m), ec.cdouble(eps), ec.cdouble(mx), ec.cdouble(tiny)])
+        if d.legacy_constructor:
+            legacy.add(f"{d.id}.legacy_constructor", d.clause, "doc",
+                       f"{d.name}'s legacy constructor is {d.legacy_constructor}",
+                       [dt(spec, d.name), ec.cstr(d.legacy_constructor)])
+    return [names, info, finfo, legacy]
+
+
+# ------------------------------------------------------------------ promotion.toml
+def binary_row(spec: Spec, table: Table, row_id: str, clause: str, basis: str, form: str, op: str,
+               a: Operand, b: Operand, default: str, out: str | None) -> None:
+    outcome = spec.op_outcome(op, a, b, default, out)
+    form_cxx = {"functional": "kFunctional", "out": "kOut", "inplace": "kInplace"}[form]
+    if outcome[0] == "error":
+        _, kind, msg = outcome
+        expect = ["true", f"ErrorKind::k{kind}", ec.cstr(msg), "MessageMatch::kContains"]
+        res_text = f"{kind}: {msg}"
+        # Not looked at when an error is expected; filled in so the row reads sensibly.
+        result = out_dtype = out or spec.result_type(a, b, default)
+    else:
+        _, result, out_dtype = outcome
+        expect = ["false", "ErrorKind::kRuntimeError", '""', "MessageMatch::kContains"]
+        res_text = f"dtype {out_dtype}" + (f" (computed in {result})" if result != out_dtype else "")
+    if form == "functional":
+        text = f"{op}({a}, {b}) -> {res_text}"
+    elif form == "out":
+        text = f"{op}({a}, {b}, out=tensor:{out}) -> {res_text}"
+    else:
+        text = f"{a}.{op}_({b}) -> {res_text}"
+    if default != spec.initial_default:
+        text += f" [default dtype {default}]"
+    table.add(row_id, clause, basis, text,
+              [f"BinaryForm::{form_cxx}", f"BinaryOp::k{op.capitalize()}", operand_cxx(spec, a), operand_cxx(spec, b),
+               dt(spec, out_dtype), dt(spec, default), *expect, dt(spec, result)])
+
+
+def op_source(spec: Spec, op: str) -> tuple[str, str]:
+    src = spec.ops[op]["source"]
+    if src.basis == "doc":
+        rt = spec.result_type_source
+        return rt.clause, rt.basis
+    return src.clause, f"{src.basis}; {spec.result_type_source.basis}"
+
+
+def promotion_tables(spec: Spec) -> list[Table]:
+    promote = Table("PromoteTypes", "PromoteRow")
+    for (a, b), r in spec.matrix.items():
+        promote.add(spec.promote_id(a, b), spec.promote_source.clause, spec.promote_source.basis,
+                    f"promote_types({a}, {b}) = {r}", [dt(spec, a), dt(spec, b), dt(spec, r)])
+
+    rt = Table("ResultType", "ResultTypeRow")
+    doc = Table("ResultTypeDocExamples", "ResultTypeRow")
+    binary = Table("BinaryOps", "BinaryRow")
+    src = spec.result_type_source
+    operands = spec.all_operands()
+    for default in spec.default_dtypes:
+        for a in operands:
+            for b in operands:
+                prefix = "result_type" if default == spec.initial_default else f"result_type.default_{default}"
+                if default == spec.initial_default or default_matters(spec, a, b, None):
+                    r = spec.result_type(a, b, default)
+                    text = f"result_type({a}, {b}) = {r}"
+                    if default != spec.initial_default:
+                        text += f" [default dtype {default}]"
+                    rt.add(f"{prefix}.{a.token}.{b.token}", src.clause, src.basis, text,
+                           [operand_cxx(spec, a), operand_cxx(spec, b), dt(spec, default), dt(spec, r)])
+                for op in OPS:
+                    if default == spec.initial_default or default_matters(spec, a, b, op):
+                        bprefix = "binary" if default == spec.initial_default else f"binary.default_{default}"
+                        clause, basis = op_source(spec, op)
+                        binary_row(spec, binary, f"{bprefix}.{op}.{a.token}.{b.token}", clause, basis,
+                                   "functional", op, a, b, default, None)
+    for (row_id, a, b, res, text, s) in spec.examples:
+        derived = spec.result_type(a, b, spec.initial_default)
+        if derived != res:
+            raise SpecError("promotion.toml", row_id,
+                            f"the rules give {derived}, the row says {res}: the table contradicts itself")
+        doc.add(row_id, s.clause, s.basis, f"{text}: result_type({a}, {b}) = {res}",
+                [operand_cxx(spec, a), operand_cxx(spec, b), dt(spec, spec.initial_default), dt(spec, res)])
+        binary_row(spec, binary, row_id + ".via_add", s.clause, s.basis, "functional", "add", a, b,
+                   spec.initial_default, None)
+    return [promote, rt, doc, binary]
+
+
+# ------------------------------------------------------------------ casting.toml
+def casting_tables(spec: Spec) -> list[Table]:
+    cc = Table("CanCast", "CanCastRow")
+    for a in spec.documented:
+        for b in spec.documented:
+            rule = spec.cast_rule_violated(a.name, b.name)
+            ok = rule is None
+            clause = rule["source"].clause if rule else spec.cast_rules[0]["source"].clause
+            basis = rule["source"].basis if rule else "doc"
+            why = f" ({rule['id']}: {rule['text']})" if rule else " (no disallow rule applies)"
+            cc.add(spec.can_cast_id(a.name, b.name), clause, basis, f"can_cast({a.name}, {b.name}) = {ec.cbool(ok)}{why}",
+                   [dt(spec, a.name), dt(spec, b.name), ec.cbool(ok)])
+
+    inplace = Table("InplaceCasting", "BinaryRow")
+    out = Table("OutCasting", "BinaryRow")
+    doc = Table("InplaceCastingDocExamples", "BinaryRow")
+    src = spec.output_casting_source
+    basis = f"{src.basis}; {spec.result_type_source.basis}"
+    for op in OPS:
+        for s in spec.documented:
+            for o in spec.documented:
+                binary_row(spec, inplace, f"inplace.{op}.{s.name}.{o.name}", src.clause, basis, "inplace", op,
+                           Operand("tensor", s.name), Operand("tensor", o.name), spec.initial_default, s.name)
+                binary_row(spec, out, f"out.{op}.{s.name}.to_{o.name}", src.clause, basis, "out", op,
+                           Operand("tensor", s.name), Operand("tensor", s.name), spec.initial_default, o.name)
+    for ex in spec.cast_examples:
+        a, b = Operand("tensor", ex["self"]), Operand("tensor", ex["other"])
+        outcome = spec.op_outcome("mul", a, b, spec.initial_default, ex["self"])
+        if (outcome[0] == "ok") != ex["allowed"]:
+            raise SpecError("casting.toml", ex["id"], "the rules and the example's `allowed` disagree")
+        result = spec.result_type(a, b, spec.initial_default)
+        if ex["allowed"]:
+            expect = ["false", "ErrorKind::kRuntimeError", '""', "MessageMatch::kContains"]
+            text = f"{ex['expr']}: allowed"
+        else:
+            expect = ["true", f"ErrorKind::k{spec.cast_error_kind}", ec.cstr(spec.cast_doc_message), "MessageMatch::kGlob"]
+            text = f"{ex['expr']}: {spec.cast_error_kind}: {spec.cast_doc_message}"
+        doc.add(ex["id"], src.clause, "doc", text,
+                ["BinaryForm::kInplace", "BinaryOp::kMul", operand_cxx(spec, a), operand_cxx(spec, b),
+                 dt(spec, ex["self"]), dt(spec, spec.initial_default), *expect, dt(spec, result)])
+    return [cc, inplace, out, doc]
+
+
+# ------------------------------------------------------------------ spec self-consistency
+def spec_consistency(spec: Spec) -> str:
+    """A candidate-independent test: the promote_types matrix is the lattice join, cell by cell."""
+    edges = ",\n".join(f"    {{{dt(spec, a)}, {dt(spec, b)}}}" for a, b in spec.lattice_edges)
+    cells = ",\n".join(f"    {{{ec.cstr(spec.promote_id(a, b))}, {dt(spec, a)}, {dt(spec, b)}, {dt(spec, r)}}}"
+                       for (a, b), r in spec.matrix.items())
+    return f"""#include <gtest/gtest.h>
+
+#include <cctype>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "conformance/dtype.h"
+
+namespace tcts {{
+namespace {{
+
+// promotion.toml [promotion_lattice]: an edge {{a, b}} says b holds a.
+const std::pair<DType, DType> kEdges[] = {{
+{edges}
+}};
+
+struct Cell {{
+  const char* id;
+  DType a, b, matrix;
+}};
+// promotion.toml [promote_types], the literal matrix.
+const Cell kCells[] = {{
+{cells}
+}};
+
+// Every dtype reachable from d (d included).
+std::set<DType> UpperBounds(DType d) {{
+  std::set<DType> up = {{d}};
+  for (bool grew = true; grew;) {{
+    grew = false;
+    for (const auto& [lo, hi] : kEdges)
+      if (up.count(lo) && !up.count(hi)) grew = up.insert(hi).second || grew;
+  }}
+  return up;
+}}
+
+class PromoteMatrixIsLatticeJoin : public ::testing::TestWithParam<Cell> {{}};
+
+TEST_P(PromoteMatrixIsLatticeJoin, Cell) {{
+  const Cell& c = GetParam();
+  const std::set<DType> ua = UpperBounds(c.a), ub = UpperBounds(c.b);
+  std::vector<DType> common;
+  for (DType d : ua)
+    if (ub.count(d)) common.push_back(d);
+  std::vector<DType> least;  // common upper bounds below every other common upper bound
+  for (DType d : common) {{
+    const std::set<DType> ud = UpperBounds(d);
+    bool below_all = true;
+    for (DType e : common) below_all = below_all && ud.count(e);
+    if (below_all) least.push_back(d);
+  }}
+  ASSERT_EQ(least.size(), 1u) << c.id << ": the lattice has no unique join of " << DTypeName(c.a) << " and "
+                              << DTypeName(c.b) << " (spec/promotion.toml [promotion_lattice])";
+  EXPECT_EQ(DTypeName(least[0]), std::string(DTypeName(c.matrix)))
+      << c.id << ": spec/promotion.toml's matrix cell disagrees with the join of its lattice";
+}}
+
+INSTANTIATE_TEST_SUITE_P(Spec, PromoteMatrixIsLatticeJoin, ::testing::ValuesIn(kCells),
+                         [](const ::testing::TestParamInfo<Cell>& info) {{
+                           std::string s = info.param.id;
+                           for (char& ch : s)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return s;
+                         }});
+
+}}  // namespace
+}}  // namespace tcts
+"""
+
+
+def emit(spec: Spec, suite: str) -> str:
+    head = ec.header(SOURCES[suite], "generators/emit_gtest.py")
+    if suite == "spec_consistency":
+        return head + spec_consistency(spec)
+    tables = {"dtypes": dtypes_tables, "promotion": promotion_tables, "casting": casting_tables}[suite](spec)
+    body = "\n".join(t.emit() for t in tables)
+    counts = ", ".join(f"{t.name}: {len(t.rows)}" for t in tables)
+    return head + f"""// Cases: {counts}.
+#include <gtest/gtest.h>
+
+#include "conformance/checks.h"
+
+namespace tcts {{
+namespace {{
+
+{body}
+}}  // namespace
+}}  // namespace tcts
+"""
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--suite", required=True, choices=sorted(SOURCES))
+    ap.add_argument("--out", required=True)
+    ap.add_argument("spec", nargs="+")
+    args = ap.parse_args(argv)
+    try:
+        text = emit(Spec.load(args.spec), args.suite)
+    except SpecError as e:
+        print(f"spec error: {e}", file=sys.stderr)
+        return 1
+    ec.write(args.out, text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
