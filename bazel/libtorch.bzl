@@ -6,7 +6,9 @@ Environment variables read (Bazel re-runs the rule when they change):
 
 Produces @libtorch with:
   //:libtorch     a cc_library linking ATen/c10 (only meaningful when found)
-  //:defs.bzl     HAVE_LIBTORCH (bool) and LIBTORCH_MESSAGE (what was found, or how to install it)
+  //:defs.bzl     HAVE_LIBTORCH (bool), LIBTORCH_MESSAGE (what was found, or how to install it)
+                  and LIBTORCH_COPTS (compile flags for code including libtorch's headers;
+                  copts do not propagate through cc_library, so users add them)
 Absence is not an error: candidate targets for libtorch become placeholders that say so.
 """
 
@@ -29,7 +31,6 @@ def _libtorch_configure_impl(ctx):
 package(default_visibility = ["//visibility:public"])
 cc_library(
     name = "libtorch",
-    copts = ["-isystem", "{api}", "-Wno-deprecated-declarations"],
     linkopts = ["-L{lib}", "-Wl,-rpath,{lib}", "-ltorch", "-ltorch_cpu", "-lc10", "-pthread"],
 )
 """.format(api = api_include, lib = libdir))
@@ -42,7 +43,8 @@ package(default_visibility = ["//visibility:public"])
 # libtorch was not found; nothing here links it.
 cc_library(name = "libtorch")
 """)
-    ctx.file("defs.bzl", "HAVE_LIBTORCH = %s\nLIBTORCH_MESSAGE = %r\n" % (found, msg))
+    copts = ["-isystem", api_include, "-Wno-deprecated-declarations"] if found else []
+    ctx.file("defs.bzl", "HAVE_LIBTORCH = %s\nLIBTORCH_MESSAGE = %r\nLIBTORCH_COPTS = %r\n" % (found, msg, copts))
 
 libtorch_configure = repository_rule(
     implementation = _libtorch_configure_impl,

@@ -29,6 +29,13 @@ def emit(spec: Spec) -> str:
         lines.append(f"  _({d.cxx}, \"{d.name}\", \"{d.short}\", \"{d.c10_name}\", {d.itemsize}, {cat}, "
                      f"{b(d.is_signed)}, {b(d.is_floating_point)}, {b(d.is_complex)}, {b(d.documented)}) \\")
     lines.append("")
+    lines.append("// TCTS_FORALL_DTYPES_C10(_): _(enumerator, C10Name): PyTorch's ScalarType enumerator (c10_name)")
+    lines.append("#define TCTS_FORALL_DTYPES_C10(_) \\")
+    for d in spec.dtypes:
+        if not d.c10_name.isidentifier():
+            raise SpecError("dtypes.toml", d.id, f"c10_name {d.c10_name!r} is not an identifier")
+        lines.append(f"  _({d.cxx}, {d.c10_name}) \\")
+    lines.append("")
     lines.append("// TCTS_FORALL_DTYPE_NAMES(_): _(\"name or alias\", enumerator)")
     lines.append("#define TCTS_FORALL_DTYPE_NAMES(_) \\")
     for d in spec.dtypes:

@@ -1,0 +1,249 @@
+// Adapter: libtorch (ATen/c10, the C++ core of PyTorch) as a candidate. Translation only:
+// every answer comes from a libtorch call; errors map from c10's exception classes.
+#include <ATen/ATen.h>
+#include <ATen/ScalarOps.h>
+#include <c10/core/DefaultDtype.h>
+#include <torch/version.h>
+
+#include <limits>
+
+#include "conformance/candidate.h"
+
+namespace tcts {
+namespace {
+
+at::ScalarType ToAten(DType d) {
+  switch (d) {
+#define TCTS_TO_ATEN(e, c10) \
+  case DType::e:             \
+    return at::ScalarType::c10;
+    TCTS_FORALL_DTYPES_C10(TCTS_TO_ATEN)
+#undef TCTS_TO_ATEN
+  }
+  return at::ScalarType::Undefined;
+}
+
+Result<DType> FromAten(at::ScalarType t) {
+  switch (t) {
+#define TCTS_FROM_ATEN(e, c10) \
+  case at::ScalarType::c10:    \
+    return DType::e;
+    TCTS_FORALL_DTYPES_C10(TCTS_FROM_ATEN)
+#undef TCTS_FROM_ATEN
+    default:
+      return Error{ErrorKind::kInternal, std::string("libtorch answered a dtype outside the spec: ") + c10::toString(t)};
+  }
+}
+
+struct TorchBox : TensorBox {
+  explicit TorchBox(at::Tensor t) : tensor(std::move(t)) {}
+  at::Tensor tensor;
+};
+
+// Runs f, turning c10 exceptions into Error values (Python's exception class for each).
+template <class F>
+auto Guard(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const c10::TypeError& e) {
+    return Error{ErrorKind::kTypeError, e.what_without_backtrace()};
+  } catch (const c10::ValueError& e) {
+    return Error{ErrorKind::kValueError, e.what_without_backtrace()};
+  } catch (const c10::IndexError& e) {
+    return Error{ErrorKind::kIndexError, e.what_without_backtrace()};
+  } catch (const c10::NotImplementedError& e) {
+    return Error{ErrorKind::kNotImplementedError, e.what_without_backtrace()};
+  } catch (const c10::Error& e) {
+    return Error{ErrorKind::kRuntimeError, e.what_without_backtrace()};
+  } catch (const std::exception& e) {
+    return Error{ErrorKind::kInternal, e.what()};
+  }
+}
+
+at::Tensor& Unbox(const TensorHandle& h) {
+  auto* box = dynamic_cast<TorchBox*>(h.get());
+  TORCH_INTERNAL_ASSERT(box, "tensor handle does not belong to the libtorch candidate");
+  return box->tensor;
+}
+
+at::Scalar ToAten(const Scalar& s) {
+  switch (s.kind) {
+    case Scalar::Kind::kBool: return at::Scalar(s.b);
+    case Scalar::Kind::kInt: return at::Scalar(static_cast<int64_t>(s.i));
+    case Scalar::Kind::kFloat: return at::Scalar(s.f);
+    case Scalar::Kind::kComplex: return at::Scalar(c10::complex<double>(s.c.real(), s.c.imag()));
+  }
+  return at::Scalar();
+}
+
+// A Python number as PyTorch's Python layer passes it to an op: a wrapped-number tensor.
+at::Tensor ToAten(const Operand& o) {
+  if (const Scalar* s = std::get_if<Scalar>(&o)) return at::native::wrapped_scalar_tensor(ToAten(*s));
+  return Unbox(std::get<TensorHandle>(o));
+}
+
+class LibtorchCandidate final : public Candidate {
+ public:
+  std::string name() const override { return "libtorch"; }
+  std::string version() const override { return TORCH_VERSION; }
+  bool supports(Feature f) const override {
+    // libtorch's C++ API has no dtype-name parser (names live in PyTorch's Python layer).
+    return f != Feature::kDTypeNames;
+  }
+  bool supports_dtype(DType) const override { return true; }
+
+  Result<DTypeInfo> dtype_info(DType d) override {
+    return Guard([&]() -> Result<DTypeInfo> {
+      const at::ScalarType t = ToAten(d);
+      DTypeInfo info;
+      info.itemsize = static_cast<int>(c10::elementSize(t));
+      info.is_floating_point = at::isFloatingType(t);
+      info.is_complex = at::isComplexType(t);
+      info.is_signed = at::isSignedType(t);
+      return info;
+    });
+  }
+
+  Result<FloatInfo> finfo(DType d) override {
+    return Guard([&]() -> Result<FloatInfo> {
+      FloatInfo fi;
+      AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, ToAten(d), "finfo", [&] {
+        using L = std::numeric_limits<scalar_t>;
+        fi.bits = static_cast<int>(sizeof(scalar_t) * 8);
+        fi.eps = static_cast<double>(static_cast<float>(L::epsilon()));
+        fi.max = static_cast<double>(L::max());
+        fi.min = static_cast<double>(L::lowest());
+        fi.tiny = static_cast<double>(L::min());
+        if (std::is_same<scalar_t, double>::value) fi.eps = static_cast<double>(L::epsilon());
+      });
+      return fi;
+    });
+  }
+
+  Result<std::string> legacy_constructor(DType d) override {
+    return Guard([&]() -> Result<std::string> {
+      // DeprecatedTypeProperties names the legacy type "CPUFloatType"; the doc writes
+      // the constructor torch.*.FloatTensor.
+      std::string name = at::empty({0}, at::TensorOptions().dtype(ToAten(d))).type().toString();
+      const std::string prefix = "CPU", suffix = "Type";
+      if (name.rfind(prefix, 0) != 0 || name.size() < prefix.size() + suffix.size()) {
+        return Error{ErrorKind::kInternal, "unexpected legacy type name " + name};
+      }
+      name = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+      return "torch.*." + name + "Tensor";
+    });
+  }
+
+  Result<DType> promote_types(DType a, DType b) override {
+    return Guard([&]() -> Result<DType> { return FromAten(at::promote_types(ToAten(a), ToAten(b))); });
+  }
+  Result<bool> can_cast(DType from, DType to) override {
+    return Guard([&]() -> Result<bool> { return at::can_cast(ToAten(from), ToAten(to)); });
+  }
+  Result<DType> result_type(const Operand& a, const Operand& b) override {
+    return Guard([&]() -> Result<DType> { return FromAten(at::result_type(ToAten(a), ToAten(b))); });
+  }
+  Result<DType> default_dtype() override {
+    return Guard([&]() -> Result<DType> { return FromAten(c10::typeMetaToScalarType(c10::get_default_dtype())); });
+  }
+  Status set_default_dtype(DType d) override {
+    return Guard([&]() -> Status {
+      c10::set_default_dtype(c10::scalarTypeToTypeMeta(ToAten(d)));
+      return {};
+    });
+  }
+
+  Result<TensorHandle> make_tensor(const std::vector<std::int64_t>& sizes, DType dtype,
+                                   const std::vector<Scalar>& values) override {
+    return Guard([&]() -> Result<TensorHandle> {
+      at::Tensor t = at::empty(sizes, at::TensorOptions().dtype(ToAten(dtype)));
+      TORCH_CHECK_VALUE(static_cast<int64_t>(values.size()) == t.numel(), "tensor of ", t.numel(), " elements given ",
+                        values.size(), " values");
+      at::Tensor flat = t.view({-1});
+      for (std::size_t k = 0; k < values.size(); ++k) flat.select(0, static_cast<int64_t>(k)).fill_(ToAten(values[k]));
+      return TensorHandle(std::make_shared<TorchBox>(t));
+    });
+  }
+
+  Result<TensorMeta> meta(const TensorHandle& h) override {
+    return Guard([&]() -> Result<TensorMeta> {
+      const at::Tensor& t = Unbox(h);
+      Result<DType> d = FromAten(t.scalar_type());
+      if (!d.ok()) return d.error();
+      return TensorMeta{d.value(), t.sizes().vec(), t.strides().vec(), t.storage_offset(), t.device().str()};
+    });
+  }
+
+  Result<std::vector<Scalar>> values(const TensorHandle& h) override {
+    return Guard([&]() -> Result<std::vector<Scalar>> {
+      const at::Tensor& t = Unbox(h);
+      const at::ScalarType st = t.scalar_type();
+      std::vector<Scalar> out;
+      // Widen exactly, then read element by element.
+      if (st == at::kBool) {
+        at::Tensor w = t.reshape({-1}).contiguous();
+        for (int64_t k = 0; k < w.numel(); ++k) out.push_back(Scalar::Bool(w[k].item<bool>()));
+      } else if (at::isIntegralType(st, /*includeBool=*/false)) {
+        at::Tensor w = t.to(at::kLong).reshape({-1}).contiguous();
+        for (int64_t k = 0; k < w.numel(); ++k) out.push_back(Scalar::Int(w[k].item<int64_t>()));
+      } else if (at::isFloatingType(st)) {
+        at::Tensor w = t.to(at::kDouble).reshape({-1}).contiguous();
+        for (int64_t k = 0; k < w.numel(); ++k) out.push_back(Scalar::Float(w[k].item<double>()));
+      } else {
+        at::Tensor w = t.to(at::kComplexDouble).reshape({-1}).contiguous();
+        for (int64_t k = 0; k < w.numel(); ++k) {
+          const c10::complex<double> c = w[k].item<c10::complex<double>>();
+          out.push_back(Scalar::Complex({c.real(), c.imag()}));
+        }
+      }
+      return out;
+    });
+  }
+
+  Result<TensorHandle> binary(BinaryOp op, const Operand& a, const Operand& b) override {
+    return Guard([&]() -> Result<TensorHandle> {
+      const at::Tensor x = ToAten(a), y = ToAten(b);
+      at::Tensor r;
+      switch (op) {
+        case BinaryOp::kAdd: r = at::add(x, y); break;
+        case BinaryOp::kSub: r = at::sub(x, y); break;
+        case BinaryOp::kMul: r = at::mul(x, y); break;
+        case BinaryOp::kDiv: r = at::div(x, y); break;
+      }
+      return TensorHandle(std::make_shared<TorchBox>(r));
+    });
+  }
+
+  Status binary_out(BinaryOp op, const Operand& a, const Operand& b, const TensorHandle& out) override {
+    return Guard([&]() -> Status {
+      const at::Tensor x = ToAten(a), y = ToAten(b);
+      at::Tensor& o = Unbox(out);
+      switch (op) {
+        case BinaryOp::kAdd: at::add_out(o, x, y); break;
+        case BinaryOp::kSub: at::sub_out(o, x, y); break;
+        case BinaryOp::kMul: at::mul_out(o, x, y); break;
+        case BinaryOp::kDiv: at::div_out(o, x, y); break;
+      }
+      return {};
+    });
+  }
+
+  Status binary_inplace(BinaryOp op, const TensorHandle& self, const Operand& other) override {
+    return Guard([&]() -> Status {
+      at::Tensor& s = Unbox(self);
+      const at::Tensor y = ToAten(other);
+      switch (op) {
+        case BinaryOp::kAdd: s.add_(y); break;
+        case BinaryOp::kSub: s.sub_(y); break;
+        case BinaryOp::kMul: s.mul_(y); break;
+        case BinaryOp::kDiv: s.div_(y); break;
+      }
+      return {};
+    });
+  }
+};
+
+TCTS_REGISTER_CANDIDATE("libtorch", [] { return std::unique_ptr<Candidate>(new LibtorchCandidate()); });
+
+}  // namespace
+}  // namespace tcts
