@@ -132,6 +132,7 @@ class Spec:
         self._load_dtypes()
         self._load_promotion()
         self._load_casting()
+        self._check_examples()
 
     # ----------------------------------------------------------------- loading
     @staticmethod
@@ -390,6 +391,20 @@ class Spec:
                 "self": self.dtype(_require(ex, "self", str, path, row), path, row).name,
                 "other": self.dtype(_require(ex, "other", str, path, row), path, row).name,
                 "allowed": _require(ex, "allowed", bool, path, row)})
+
+    def _check_examples(self) -> None:
+        """The literal rows must agree with the rules: a table that contradicts itself fails."""
+        for (row_id, a, b, res, _text, _src) in self.examples:
+            derived = self.result_type(a, b, self.initial_default)
+            if derived != res:
+                raise SpecError(self.files["promotion.toml"][0], row_id,
+                                f"the rules give {derived}, the row says {res}: the table contradicts itself")
+        for ex in self.cast_examples:
+            outcome = self.op_outcome("mul", Operand("tensor", ex["self"]), Operand("tensor", ex["other"]),
+                                      self.initial_default, ex["self"])
+            if (outcome[0] == "ok") != ex["allowed"]:
+                raise SpecError(self.files["casting.toml"][0], ex["id"],
+                                f"the rules and the example's `allowed = {str(ex['allowed']).lower()}` disagree")
 
     # ----------------------------------------------------------------- ids
     def promote_id(self, a: str, b: str) -> str:

@@ -1,0 +1,83 @@
+"""Emits the whole spec as one JSON document (bazel run //spec:json prints it).
+
+Sections: dtypes, extended_dtypes, categories, promote_types, promotion_lattice,
+result_type, ops, can_cast, can_cast_rules, output_casting. Names are canonical.
+Deterministic: keys keep spec order, output ends with a newline.
+
+Usage: emit_json.py --out FILE spec/*.toml
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import emit_common as ec
+from spec_model import Spec, SpecError
+
+SCHEMA_VERSION = 1
+
+
+def dtype_obj(d) -> dict:
+    obj = {"name": d.name, "id": d.id, "aliases": list(d.aliases), "short": d.short,
+           "legacy_constructor": d.legacy_constructor or None, "c10_name": d.c10_name,
+           "itemsize": d.itemsize, "category": d.category, "is_signed": d.is_signed,
+           "is_floating_point": d.is_floating_point, "is_complex": d.is_complex,
+           "documented": d.documented, "clause": d.clause, "basis": d.basis}
+    if d.bits:
+        obj["bits"] = dict(zip(("sign", "exponent", "significand"), d.bits))
+    return obj
+
+
+def export(spec: Spec) -> dict:
+    names = [d.name for d in spec.documented]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "generated_from": ["spec/dtypes.toml", "spec/promotion.toml", "spec/casting.toml"],
+        "dtypes": [dtype_obj(d) for d in spec.documented],
+        "extended_dtypes": [dtype_obj(d) for d in spec.dtypes if not d.documented],
+        "categories": list(spec.category_order),
+        "promote_types": {a: {b: spec.matrix[(a, b)] for b in names} for a in names},
+        "promote_types_source": {"clause": spec.promote_source.clause, "basis": spec.promote_source.basis},
+        "promotion_lattice": [list(e) for e in spec.lattice_edges],
+        "result_type": {
+            "clause": spec.result_type_source.clause,
+            "basis": spec.result_type_source.basis,
+            "operand_classes": ["dimensioned", "zero_dim", "scalar"],
+            "scalar_dtype": spec.scalar_dtype,
+            "default_dtypes": spec.default_dtypes,
+            "initial_default": spec.initial_default,
+            "default_complex": spec.default_complex,
+            "to_complex": spec.to_complex_map,
+            "examples": [{"id": rid, "a": str(a), "b": str(b), "result": res, "text": text, "basis": src.basis}
+                         for (rid, a, b, res, text, src) in spec.examples],
+        },
+        "ops": {name: {"basis": op["source"].basis, "bool_error": op["bool_error"],
+                       "integer_to_default_float": op["integer_to_default_float"]}
+                for name, op in spec.ops.items()},
+        "can_cast": {a: {b: spec.can_cast(a, b) for b in names} for a in names},
+        "can_cast_rules": [{"id": r["id"], "text": r["text"], "from": r["from"], "to": r["to"],
+                            "basis": r["source"].basis} for r in spec.cast_rules],
+        "output_casting": {"error_kind": spec.cast_error_kind, "message": spec.cast_message,
+                           "doc_message": spec.cast_doc_message, "basis": spec.output_casting_source.basis,
+                           "examples": spec.cast_examples},
+    }
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("spec", nargs="+")
+    args = ap.parse_args(argv)
+    try:
+        doc = export(Spec.load(args.spec))
+    except SpecError as e:
+        print(f"spec error: {e}", file=sys.stderr)
+        return 1
+    ec.write(args.out, json.dumps(doc, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
