@@ -5,6 +5,7 @@
 #include <c10/core/DefaultDtype.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "conformance/candidate.h"
@@ -156,11 +157,49 @@ class LibtorchCandidate final : public Candidate {
   Result<TensorHandle> make_tensor(const std::vector<std::int64_t>& sizes, DType dtype,
                                    const std::vector<Scalar>& values) override {
     return Guard([&]() -> Result<TensorHandle> {
-      at::Tensor t = at::empty(sizes, at::TensorOptions().dtype(ToAten(dtype)));
-      TORCH_CHECK_VALUE(static_cast<int64_t>(values.size()) == t.numel(), "tensor of ", t.numel(), " elements given ",
-                        values.size(), " values");
-      at::Tensor flat = t.view({-1});
-      for (std::size_t k = 0; k < values.size(); ++k) flat.select(0, static_cast<int64_t>(k)).fill_(ToAten(values[k]));
+      const int64_t n = c10::multiply_integers(sizes);
+      TORCH_CHECK_VALUE(static_cast<int64_t>(values.size()) == n, "tensor of ", n, " elements given ", values.size(),
+                        " values");
+      // Build a widened tensor (bool, int64, double or complex128) and cast it with .to(),
+      // libtorch's own value conversion.
+      at::Tensor wide;
+      if (!values.empty() && std::all_of(values.begin(), values.end(),
+                                          [&](const Scalar& v) { return v.kind == values.front().kind; })) {
+        switch (values.front().kind) {
+          case Scalar::Kind::kBool: {
+            std::vector<uint8_t> v;  // at::kBool storage is one byte per element
+            for (const Scalar& x : values) v.push_back(x.b);
+            wide = at::from_blob(v.data(), sizes, at::kBool).clone();
+            break;
+          }
+          case Scalar::Kind::kInt: {
+            std::vector<int64_t> v;
+            for (const Scalar& x : values) v.push_back(x.i);
+            wide = at::from_blob(v.data(), sizes, at::kLong).clone();
+            break;
+          }
+          case Scalar::Kind::kFloat: {
+            std::vector<double> v;
+            for (const Scalar& x : values) v.push_back(x.f);
+            wide = at::from_blob(v.data(), sizes, at::kDouble).clone();
+            break;
+          }
+          case Scalar::Kind::kComplex: {
+            std::vector<c10::complex<double>> v;
+            for (const Scalar& x : values) v.emplace_back(x.c.real(), x.c.imag());
+            wide = at::from_blob(v.data(), sizes, at::kComplexDouble).clone();
+            break;
+          }
+        }
+      }
+      at::Tensor t;
+      if (wide.defined()) {
+        t = wide.to(ToAten(dtype));
+      } else {  // mixed kinds (or no values): element by element
+        t = at::empty(sizes, at::TensorOptions().dtype(ToAten(dtype)));
+        at::Tensor flat = t.view({-1});
+        for (std::size_t k = 0; k < values.size(); ++k) flat.select(0, static_cast<int64_t>(k)).fill_(ToAten(values[k]));
+      }
       return TensorHandle(std::make_shared<TorchBox>(t));
     });
   }
@@ -179,22 +218,23 @@ class LibtorchCandidate final : public Candidate {
       const at::Tensor& t = Unbox(h);
       const at::ScalarType st = t.scalar_type();
       std::vector<Scalar> out;
-      // Widen exactly, then read element by element.
+      // Widen exactly (bool, int64, double, complex128), then read the contiguous buffer.
       if (st == at::kBool) {
-        at::Tensor w = t.reshape({-1}).contiguous();
-        for (int64_t k = 0; k < w.numel(); ++k) out.push_back(Scalar::Bool(w[k].item<bool>()));
+        const at::Tensor w = t.contiguous();
+        const bool* p = w.data_ptr<bool>();
+        for (int64_t k = 0; k < w.numel(); ++k) out.push_back(Scalar::Bool(p[k]));
       } else if (at::isIntegralType(st, /*includeBool=*/false)) {
-        at::Tensor w = t.to(at::kLong).reshape({-1}).contiguous();
-        for (int64_t k = 0; k < w.numel(); ++k) out.push_back(Scalar::Int(w[k].item<int64_t>()));
+        const at::Tensor w = t.to(at::kLong).contiguous();
+        const int64_t* p = w.data_ptr<int64_t>();
+        for (int64_t k = 0; k < w.numel(); ++k) out.push_back(Scalar::Int(p[k]));
       } else if (at::isFloatingType(st)) {
-        at::Tensor w = t.to(at::kDouble).reshape({-1}).contiguous();
-        for (int64_t k = 0; k < w.numel(); ++k) out.push_back(Scalar::Float(w[k].item<double>()));
+        const at::Tensor w = t.to(at::kDouble).contiguous();
+        const double* p = w.data_ptr<double>();
+        for (int64_t k = 0; k < w.numel(); ++k) out.push_back(Scalar::Float(p[k]));
       } else {
-        at::Tensor w = t.to(at::kComplexDouble).reshape({-1}).contiguous();
-        for (int64_t k = 0; k < w.numel(); ++k) {
-          const c10::complex<double> c = w[k].item<c10::complex<double>>();
-          out.push_back(Scalar::Complex({c.real(), c.imag()}));
-        }
+        const at::Tensor w = t.to(at::kComplexDouble).contiguous();
+        const c10::complex<double>* p = w.data_ptr<c10::complex<double>>();
+        for (int64_t k = 0; k < w.numel(); ++k) out.push_back(Scalar::Complex({p[k].real(), p[k].imag()}));
       }
       return out;
     });
