@@ -21,6 +21,7 @@ SOURCES = {
     "promotion": "spec/promotion.toml, spec/dtypes.toml",
     "casting": "spec/casting.toml, spec/promotion.toml, spec/dtypes.toml",
     "spec_consistency": "spec/promotion.toml, spec/dtypes.toml",
+    "manifest": "spec/*.toml",
 }
 
 
@@ -28,9 +29,10 @@ class Table:
     """One parameterized test: a C++ row type, a test-suite name and its rows."""
 
     def __init__(self, name: str, row_type: str):
-        self.name, self.row_type, self.rows = name, row_type, []
+        self.name, self.row_type, self.rows, self.ids = name, row_type, [], []
 
     def add(self, row_id: str, clause: str, basis: str, text: str, fields: list[str]) -> None:
+        self.ids.append(row_id)
         meta = "{" + ", ".join(ec.cstr(x) for x in (row_id, clause, basis, text)) + "}"
         self.rows.append("  {" + ", ".join([meta, *fields]) + "},")
 
@@ -291,11 +293,25 @@ INSTANTIATE_TEST_SUITE_P(Spec, PromoteMatrixIsLatticeJoin, ::testing::ValuesIn(k
 """
 
 
+SUITE_TABLES = {"dtypes": dtypes_tables, "promotion": promotion_tables, "casting": casting_tables}
+
+
+def manifest(spec: Spec) -> str:
+    """Every case id of every suite, one per line: what expectations entries may match."""
+    ids = []
+    for name, tables in SUITE_TABLES.items():
+        for t in tables(spec):
+            ids += [f"{name}\t{rid}" for rid in t.ids]
+    return "# " + ec.header(SOURCES["manifest"], "generators/emit_gtest.py", "").strip() + "\n" + "\n".join(ids) + "\n"
+
+
 def emit(spec: Spec, suite: str) -> str:
+    if suite == "manifest":
+        return manifest(spec)
     head = ec.header(SOURCES[suite], "generators/emit_gtest.py")
     if suite == "spec_consistency":
         return head + spec_consistency(spec)
-    tables = {"dtypes": dtypes_tables, "promotion": promotion_tables, "casting": casting_tables}[suite](spec)
+    tables = SUITE_TABLES[suite](spec)
     body = "\n".join(t.emit() for t in tables)
     counts = ", ".join(f"{t.name}: {len(t.rows)}" for t in tables)
     return head + f"""// Cases: {counts}.
