@@ -16,13 +16,24 @@ load("@libtorch//:defs.bzl", "HAVE_LIBTORCH", "LIBTORCH_MESSAGE")
 _GEN = "//generators:%s"
 _TOOLS = ["//generators:emitters"]
 
-def _python_gen(name, emitter, suite, out):
+def spec_genrule(name, emitter, out, suite = None):
+    """Runs a generators/ emitter over the spec tables: `python3 EMITTER [--suite S] --out OUT`.
+
+    Args:
+      name: the genrule's name.
+      emitter: the emitter script in generators/, e.g. "emit_gtest.py".
+      out: the generated file (a build output; never checked in).
+      suite: the emitter's --suite, when it has one.
+    """
     native.genrule(
         name = name,
         srcs = ["//spec:tables"],
         outs = [out],
         tools = _TOOLS + [_GEN % emitter],
-        cmd = "python3 $(location %s) --suite %s --out $@ $(locations //spec:tables)" % (_GEN % emitter, suite),
+        cmd = "python3 $(location %s) %s--out $@ $(locations //spec:tables)" % (
+            _GEN % emitter,
+            ("--suite %s " % suite) if suite else "",
+        ),
     )
 
 def tcts_suite(name, properties = False):
@@ -33,10 +44,10 @@ def tcts_suite(name, properties = False):
       properties: also emit RapidCheck properties (generators/emit_rapidcheck.py --suite).
     """
     srcs = [name + "_gtest.cc"]
-    _python_gen(name + "_gtest_gen", "emit_gtest.py", name, name + "_gtest.cc")
+    spec_genrule(name + "_gtest_gen", "emit_gtest.py", name + "_gtest.cc", suite = name)
     if properties:
         srcs.append(name + "_properties.cc")
-        _python_gen(name + "_properties_gen", "emit_rapidcheck.py", name, name + "_properties.cc")
+        spec_genrule(name + "_properties_gen", "emit_rapidcheck.py", name + "_properties.cc", suite = name)
     native.cc_library(
         name = name + "_suite",
         testonly = True,

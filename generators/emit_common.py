@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
+from typing import Callable
 
 
 def header(sources: str, generator: str, comment: str = "//") -> str:
@@ -31,3 +34,27 @@ def ident(row_id: str) -> str:
 def write(path: str, text: str) -> None:
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
+
+
+def main(argv: list[str], doc: str, emit: Callable, suites: list[str] | None = None) -> int:
+    """The command line every emitter shares: [--suite S] --out FILE spec/*.toml.
+
+    A malformed spec prints "spec error: <file>: <row>: <reason>" and returns 1, so the
+    genrule (and the build) fails naming what is wrong.
+    """
+    from spec_model import Spec, SpecError  # here, so this module stays importable alone
+
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if suites:
+        ap.add_argument("--suite", required=True, choices=suites)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("spec", nargs="+")
+    args = ap.parse_args(argv)
+    try:
+        spec = Spec.load(args.spec)
+        text = emit(spec, args.suite) if suites else emit(spec)
+    except SpecError as e:
+        print(f"spec error: {e}", file=sys.stderr)
+        return 1
+    write(args.out, text)
+    return 0

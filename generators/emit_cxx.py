@@ -5,7 +5,6 @@ Usage: emit_cxx.py --out FILE spec/dtypes.toml spec/promotion.toml spec/casting.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from spec_model import Spec, SpecError
@@ -45,19 +44,5 @@ def emit(spec: Spec) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("spec", nargs="+")
-    args = ap.parse_args(argv)
-    try:
-        text = emit(Spec.load(args.spec))
-    except SpecError as e:
-        print(f"spec error: {e}", file=sys.stderr)
-        return 1
-    emit_common.write(args.out, text)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(emit_common.main(sys.argv[1:], __doc__, emit))

@@ -9,7 +9,6 @@ Usage: emit_json.py --out FILE spec/*.toml
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
@@ -65,19 +64,5 @@ def export(spec: Spec) -> dict:
     }
 
 
-def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("spec", nargs="+")
-    args = ap.parse_args(argv)
-    try:
-        doc = export(Spec.load(args.spec))
-    except SpecError as e:
-        print(f"spec error: {e}", file=sys.stderr)
-        return 1
-    ec.write(args.out, json.dumps(doc, indent=2) + "\n")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(ec.main(sys.argv[1:], __doc__, lambda spec: json.dumps(export(spec), indent=2) + "\n"))

@@ -8,7 +8,6 @@ Usage: emit_rapidcheck.py --suite {promotion,casting} --out FILE spec/*.toml
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import emit_common as ec
@@ -156,20 +155,5 @@ namespace {{
 """
 
 
-def main(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--suite", required=True, choices=["promotion", "casting"])
-    ap.add_argument("--out", required=True)
-    ap.add_argument("spec", nargs="+")
-    args = ap.parse_args(argv)
-    try:
-        text = emit(Spec.load(args.spec), args.suite)
-    except SpecError as e:
-        print(f"spec error: {e}", file=sys.stderr)
-        return 1
-    ec.write(args.out, text)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(ec.main(sys.argv[1:], __doc__, emit, ["promotion", "casting"]))
