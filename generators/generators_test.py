@@ -68,7 +68,7 @@ class Golden(unittest.TestCase):
         for name in OUTPUTS:
             if name.endswith((".cc", ".inc")):
                 first = open(os.path.join(GOLDEN, name), encoding="utf-8").readline()
-                self.assertTrue(first.startswith("// " + "GENERATED from spec/"), name)  # split: not itself a generated file
+                self.assertTrue(first.startswith("// GENERATED " + "from spec/"), name)  # split: not itself a generated file
                 self.assertIn("do not edit", first)
 
 
