@@ -36,7 +36,7 @@ cc_library(
 """.format(api = api_include, lib = libdir))
     else:
         msg = ("libtorch not found under %s (looked for %s and libtorch_cpu.so in %s); " +
-               "the libtorch candidate is skipped. Install it with ./setup " +
+               "the libtorch candidate is skipped. Install it with `sudo bash .ci/setup` " +
                "(Debian package libtorch-dev) or set TCTS_LIBTORCH_PREFIX.") % (prefix, header, ", ".join(_LIB_DIRS))
         ctx.file("BUILD", """
 package(default_visibility = ["//visibility:public"])

@@ -48,8 +48,18 @@ for suite in "${suite_list[@]}"; do
     "--target=//conformance:${suite}_${candidate}" \
     "--gtest_output=xml:${out}/${suite}.xml" > "${out}/${suite}.log" 2>&1
   echo "ran ${suite} for ${candidate}: exit $? (log: ${out}/${suite}.log)"
+  if [[ ! -f "${out}/${suite}.xml" ]]; then
+    # A placeholder target (candidate library not found) or a runner that died early.
+    sed 's/^/  | /' "${out}/${suite}.log" | tail -5
+    echo "run: ${suite}_${candidate} produced no results" >&2
+    no_results=1
+  fi
 done
 end=$(date +%s%N)
 ms=$(( (end - start) / 1000000 ))
 printf 'wall time: %d.%03d s for %d suites\n' $((ms / 1000)) $((ms % 1000)) "${#suite_list[@]}"
+if [[ -n "${no_results:-}" ]]; then
+  echo "run: no report for ${candidate}: some suites produced no results (see above)" >&2
+  exit 2
+fi
 exec python3 reports/summarize.py --candidate="$candidate" "$out"/*.xml
