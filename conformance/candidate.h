@@ -173,9 +173,6 @@ class Candidate {
   virtual std::string version() const = 0;
   // The declared capabilities. Must not depend on what a call returned.
   virtual bool supports(Feature feature) const = 0;
-  // Whether tensors of this dtype can be created (make_tensor). Operations whose spec'd
-  // result is an unsupported dtype are still run, and must then fail cleanly.
-  virtual bool supports_dtype(DType dtype) const = 0;
 
   // -- dtypes (tensor_attributes#torch.dtype)
   // "float32", "float", "bool", ... -> the dtype; unknown names are an error.

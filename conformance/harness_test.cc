@@ -14,7 +14,6 @@ class FakeCandidate final : public Candidate {
   std::string name() const override { return "fake"; }
   std::string version() const override { return "0"; }
   bool supports(Feature f) const override { return f == Feature::kPromoteTypes; }
-  bool supports_dtype(DType) const override { return true; }
 };
 
 class HarnessTest : public ::testing::Test {

@@ -91,7 +91,6 @@ class LibtorchCandidate final : public Candidate {
     // libtorch's C++ API has no dtype-name parser (names live in PyTorch's Python layer).
     return f != Feature::kDTypeNames;
   }
-  bool supports_dtype(DType) const override { return true; }
 
   Result<DTypeInfo> dtype_info(DType d) override {
     return Guard([&]() -> Result<DTypeInfo> {

@@ -91,7 +91,6 @@ class ReferenceCandidate final : public Candidate {
   std::string name() const override { return "reference"; }
   std::string version() const override { return "tcts::ref (this build)"; }
   bool supports(Feature) const override { return true; }
-  bool supports_dtype(DType) const override { return true; }
 
   Result<DType> dtype_from_name(std::string_view name) override {
     if (auto d = DTypeFromName(name)) return *d;
