@@ -31,6 +31,20 @@ def ident(row_id: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in row_id)
 
 
+def cxx_file(sources: str, generator: str, includes: list[str], body: str) -> str:
+    """A generated C++ source: the header line, includes, and body inside tcts::{anonymous}."""
+    inc = "\n".join(f"#include {i}" for i in includes)
+    return header(sources, generator) + f"""{inc}
+
+namespace tcts {{
+namespace {{
+
+{body}
+}}  // namespace
+}}  // namespace tcts
+"""
+
+
 def write(path: str, text: str) -> None:
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write(text)

@@ -13,7 +13,7 @@ import math
 import sys
 
 import emit_common as ec
-from spec_model import OPS, SCALAR_KINDS, Operand, Spec, SpecError
+from spec_model import OPS, Operand, Spec
 
 SOURCES = {
     "dtypes": "spec/dtypes.toml",
@@ -218,28 +218,17 @@ def casting_tables(spec: Spec) -> list[Table]:
 def spec_consistency(spec: Spec) -> str:
     """A candidate-independent test: the promote_types matrix is the lattice join, cell by cell."""
     edges = ",\n".join(f"    {{{dt(spec, a)}, {dt(spec, b)}}}" for a, b in spec.lattice_edges)
-    cells = ",\n".join(f"    {{{ec.cstr(spec.promote_id(a, b))}, {dt(spec, a)}, {dt(spec, b)}, {dt(spec, r)}}}"
+    cells = ",\n".join(f"    {{{ec.cstr(spec.promote_id(a, b))}, {ec.cstr(ec.ident(spec.promote_id(a, b)))}, "
+                       f"{dt(spec, a)}, {dt(spec, b)}, {dt(spec, r)}}}"
                        for (a, b), r in spec.matrix.items())
-    return f"""#include <gtest/gtest.h>
-
-#include <cctype>
-#include <set>
-#include <string>
-#include <utility>
-#include <vector>
-
-#include "conformance/dtype.h"
-
-namespace tcts {{
-namespace {{
-
-// promotion.toml [promotion_lattice]: an edge {{a, b}} says b holds a.
+    return f"""// promotion.toml [promotion_lattice]: an edge {{a, b}} says b holds a.
 const std::pair<DType, DType> kEdges[] = {{
 {edges}
 }};
 
 struct Cell {{
   const char* id;
+  const char* test_name;  // the id as a GoogleTest name
   DType a, b, matrix;
 }};
 // promotion.toml [promote_types], the literal matrix.
@@ -280,15 +269,7 @@ TEST_P(PromoteMatrixIsLatticeJoin, Cell) {{
 }}
 
 INSTANTIATE_TEST_SUITE_P(Spec, PromoteMatrixIsLatticeJoin, ::testing::ValuesIn(kCells),
-                         [](const ::testing::TestParamInfo<Cell>& info) {{
-                           std::string s = info.param.id;
-                           for (char& ch : s)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return s;
-                         }});
-
-}}  // namespace
-}}  // namespace tcts
+                         [](const ::testing::TestParamInfo<Cell>& info) {{ return std::string(info.param.test_name); }});
 """
 
 
@@ -307,25 +288,15 @@ def manifest(spec: Spec) -> str:
 def emit(spec: Spec, suite: str) -> str:
     if suite == "manifest":
         return manifest(spec)
-    head = ec.header(SOURCES[suite], "generators/emit_gtest.py")
     if suite == "spec_consistency":
-        return head + spec_consistency(spec)
+        return ec.cxx_file(SOURCES[suite], "generators/emit_gtest.py",
+                           ["<gtest/gtest.h>", "<set>", "<string>", "<utility>", "<vector>",
+                            '"conformance/dtype.h"'], spec_consistency(spec))
     tables = SUITE_TABLES[suite](spec)
     body = "\n".join(t.emit() for t in tables)
     counts = ", ".join(f"{t.name}: {len(t.rows)}" for t in tables)
-    return head + f"""// Cases: {counts}.
-#include <gtest/gtest.h>
-
-#include "conformance/checks.h"
-
-namespace tcts {{
-namespace {{
-
-{body}
-}}  // namespace
-}}  // namespace tcts
-"""
-
+    return ec.cxx_file(SOURCES[suite], "generators/emit_gtest.py", ["<gtest/gtest.h>", '"conformance/checks.h"'],
+                       f"// Cases: {counts}.\n\n{body}")
 
 if __name__ == "__main__":
     sys.exit(ec.main(sys.argv[1:], __doc__, emit, sorted(SOURCES)))

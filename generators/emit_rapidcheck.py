@@ -12,7 +12,7 @@ import sys
 
 import emit_common as ec
 from emit_gtest import dt
-from spec_model import OPS, Operand, Spec, SpecError
+from spec_model import OPS, Operand, Spec
 
 
 def promotion(spec: Spec) -> str:
@@ -135,25 +135,9 @@ RC_GTEST_PROP(CastingProperties, RejectedInplaceLeavesDestinationUnchanged, ()) 
 def emit(spec: Spec, suite: str) -> str:
     body = {"promotion": promotion, "casting": casting}[suite](spec)
     src = {"promotion": "spec/promotion.toml", "casting": "spec/casting.toml, spec/promotion.toml"}[suite]
-    return ec.header(src, "generators/emit_rapidcheck.py") + f"""#include <gtest/gtest.h>
-#include <rapidcheck.h>
-#include <rapidcheck/gtest.h>
-
-#include <algorithm>
-#include <string>
-#include <vector>
-
-#include "conformance/checks.h"
-#include "conformance/properties.h"
-
-namespace tcts {{
-namespace {{
-
-{body}
-}}  // namespace
-}}  // namespace tcts
-"""
-
+    return ec.cxx_file(src, "generators/emit_rapidcheck.py",
+                       ["<gtest/gtest.h>", "<rapidcheck.h>", "<rapidcheck/gtest.h>", "<algorithm>", "<string>",
+                        "<vector>", '"conformance/checks.h"', '"conformance/properties.h"'], body)
 
 if __name__ == "__main__":
     sys.exit(ec.main(sys.argv[1:], __doc__, emit, ["promotion", "casting"]))

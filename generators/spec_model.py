@@ -92,10 +92,6 @@ class Source:
     clause: str
     basis: str
 
-    @property
-    def basis_text(self) -> str:
-        return self.basis
-
 
 def _require(table: dict, key: str, typ, path: str, row: str):
     if key not in table:
@@ -486,8 +482,7 @@ class Spec:
         return self._combine(classes["tensor"], self._combine(classes["zerodim"], classes["scalar"]))
 
     def can_cast(self, frm: str, to: str) -> bool:
-        cf, ct = self.by_name[frm].category, self.by_name[to].category
-        return not any(cf in r["from"] and ct in r["to"] for r in self.cast_rules)
+        return self.cast_rule_violated(frm, to) is None
 
     def cast_rule_violated(self, frm: str, to: str) -> dict | None:
         cf, ct = self.by_name[frm].category, self.by_name[to].category
@@ -496,8 +491,10 @@ class Spec:
                 return r
         return None
 
-    def operand_is_bool(self, o: Operand) -> bool:
-        return (o.kind == "scalar" and o.what == "bool") or (o.kind != "scalar" and o.what == "bool")
+    @staticmethod
+    def operand_is_bool(o: Operand) -> bool:
+        """A bool tensor or a Python bool: the scalar kind and the dtype are both spelled "bool"."""
+        return o.what == "bool"
 
     def op_outcome(self, op: str, a: Operand, b: Operand, default: str, out: str | None = None):
         """What op(a, b[, out]) must do: ("error", kind, message) or ("ok", result dtype, output dtype)."""
@@ -524,6 +521,3 @@ class Spec:
         return out
 
 
-
-def spec_inputs(argv_paths: list[str]) -> Spec:
-    return Spec.load(argv_paths)

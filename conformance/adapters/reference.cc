@@ -140,15 +140,11 @@ class ReferenceCandidate final : public Candidate {
   }
 
   Result<std::string> legacy_constructor(DType d) override {
-    // The reference keeps PyTorch's legacy names for documented non-complex dtypes.
-    switch (d) {
-      case DType::kComplex32:
-      case DType::kComplex64:
-      case DType::kComplex128:
-        return Error{ErrorKind::kValueError, std::string(DTypeName(d)) + " has no legacy constructor"};
-      default:
-        return std::string("torch.*.") + DTypeC10Name(d) + "Tensor";
+    // The doc lists legacy constructors for every non-complex dtype: torch.*.<c10 name>Tensor.
+    if (DTypeCategory(d) == Category::kComplex) {
+      return Error{ErrorKind::kValueError, std::string(DTypeName(d)) + " has no legacy constructor"};
     }
+    return std::string("torch.*.") + DTypeC10Name(d) + "Tensor";
   }
 
   Result<DType> promote_types(DType a, DType b) override { return FromRef(ref::PromoteTypes(ToRef(a), ToRef(b))); }

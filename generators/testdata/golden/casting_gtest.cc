@@ -1,11 +1,11 @@
 // GENERATED from spec/casting.toml, spec/promotion.toml, spec/dtypes.toml by generators/emit_gtest.py — do not edit.
-// Cases: CanCast: 16, InplaceCasting: 64, OutCasting: 64, InplaceCastingDocExamples: 1.
 #include <gtest/gtest.h>
-
 #include "conformance/checks.h"
 
 namespace tcts {
 namespace {
+
+// Cases: CanCast: 16, InplaceCasting: 64, OutCasting: 64, InplaceCastingDocExamples: 1.
 
 const CanCastRow kCanCastRows[] = {
   {{"can_cast.float32.float32", "002#type-promotion", "doc", "can_cast(float32, float32) = true (no disallow rule applies)"}, DType::kFloat32, DType::kFloat32, true},

@@ -2,11 +2,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
-
 #include <algorithm>
 #include <string>
 #include <vector>
-
 #include "conformance/checks.h"
 #include "conformance/properties.h"
 

@@ -1,11 +1,11 @@
 // GENERATED from spec/dtypes.toml by generators/emit_gtest.py — do not edit.
-// Cases: DTypeNames: 7, DTypeAttributes: 4, DTypeFinfo: 1, DTypeLegacyConstructor: 3.
 #include <gtest/gtest.h>
-
 #include "conformance/checks.h"
 
 namespace tcts {
 namespace {
+
+// Cases: DTypeNames: 7, DTypeAttributes: 4, DTypeFinfo: 1, DTypeLegacyConstructor: 3.
 
 const DTypeNameRow kDTypeNamesRows[] = {
   {{"dtype.float32.name.float32", "002#torch.dtype", "doc", "torch.float32 is torch.float32"}, "float32", DType::kFloat32},

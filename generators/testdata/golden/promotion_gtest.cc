@@ -1,11 +1,11 @@
 // GENERATED from spec/promotion.toml, spec/dtypes.toml by generators/emit_gtest.py — do not edit.
-// Cases: PromoteTypes: 16, ResultType: 144, ResultTypeDocExamples: 1, BinaryOps: 577.
 #include <gtest/gtest.h>
-
 #include "conformance/checks.h"
 
 namespace tcts {
 namespace {
+
+// Cases: PromoteTypes: 16, ResultType: 144, ResultTypeDocExamples: 1, BinaryOps: 577.
 
 const PromoteRow kPromoteTypesRows[] = {
   {{"promote_types.bool.bool", "002#type-promotion", "pytorch: c10/core/ScalarType.cpp promoteTypes", "promote_types(bool, bool) = bool"}, DType::kBool, DType::kBool, DType::kBool},

@@ -1,12 +1,9 @@
 // GENERATED from spec/promotion.toml, spec/dtypes.toml by generators/emit_gtest.py — do not edit.
 #include <gtest/gtest.h>
-
-#include <cctype>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
-
 #include "conformance/dtype.h"
 
 namespace tcts {
@@ -21,26 +18,27 @@ const std::pair<DType, DType> kEdges[] = {
 
 struct Cell {
   const char* id;
+  const char* test_name;  // the id as a GoogleTest name
   DType a, b, matrix;
 };
 // promotion.toml [promote_types], the literal matrix.
 const Cell kCells[] = {
-    {"promote_types.bool.bool", DType::kBool, DType::kBool, DType::kBool},
-    {"promote_types.bool.int32", DType::kBool, DType::kInt32, DType::kInt32},
-    {"promote_types.bool.float32", DType::kBool, DType::kFloat32, DType::kFloat32},
-    {"promote_types.bool.complex64", DType::kBool, DType::kComplex64, DType::kComplex64},
-    {"promote_types.int32.bool", DType::kInt32, DType::kBool, DType::kInt32},
-    {"promote_types.int32.int32", DType::kInt32, DType::kInt32, DType::kInt32},
-    {"promote_types.int32.float32", DType::kInt32, DType::kFloat32, DType::kFloat32},
-    {"promote_types.int32.complex64", DType::kInt32, DType::kComplex64, DType::kComplex64},
-    {"promote_types.float32.bool", DType::kFloat32, DType::kBool, DType::kFloat32},
-    {"promote_types.float32.int32", DType::kFloat32, DType::kInt32, DType::kFloat32},
-    {"promote_types.float32.float32", DType::kFloat32, DType::kFloat32, DType::kFloat32},
-    {"promote_types.float32.complex64", DType::kFloat32, DType::kComplex64, DType::kComplex64},
-    {"promote_types.complex64.bool", DType::kComplex64, DType::kBool, DType::kComplex64},
-    {"promote_types.complex64.int32", DType::kComplex64, DType::kInt32, DType::kComplex64},
-    {"promote_types.complex64.float32", DType::kComplex64, DType::kFloat32, DType::kComplex64},
-    {"promote_types.complex64.complex64", DType::kComplex64, DType::kComplex64, DType::kComplex64}
+    {"promote_types.bool.bool", "promote_types_bool_bool", DType::kBool, DType::kBool, DType::kBool},
+    {"promote_types.bool.int32", "promote_types_bool_int32", DType::kBool, DType::kInt32, DType::kInt32},
+    {"promote_types.bool.float32", "promote_types_bool_float32", DType::kBool, DType::kFloat32, DType::kFloat32},
+    {"promote_types.bool.complex64", "promote_types_bool_complex64", DType::kBool, DType::kComplex64, DType::kComplex64},
+    {"promote_types.int32.bool", "promote_types_int32_bool", DType::kInt32, DType::kBool, DType::kInt32},
+    {"promote_types.int32.int32", "promote_types_int32_int32", DType::kInt32, DType::kInt32, DType::kInt32},
+    {"promote_types.int32.float32", "promote_types_int32_float32", DType::kInt32, DType::kFloat32, DType::kFloat32},
+    {"promote_types.int32.complex64", "promote_types_int32_complex64", DType::kInt32, DType::kComplex64, DType::kComplex64},
+    {"promote_types.float32.bool", "promote_types_float32_bool", DType::kFloat32, DType::kBool, DType::kFloat32},
+    {"promote_types.float32.int32", "promote_types_float32_int32", DType::kFloat32, DType::kInt32, DType::kFloat32},
+    {"promote_types.float32.float32", "promote_types_float32_float32", DType::kFloat32, DType::kFloat32, DType::kFloat32},
+    {"promote_types.float32.complex64", "promote_types_float32_complex64", DType::kFloat32, DType::kComplex64, DType::kComplex64},
+    {"promote_types.complex64.bool", "promote_types_complex64_bool", DType::kComplex64, DType::kBool, DType::kComplex64},
+    {"promote_types.complex64.int32", "promote_types_complex64_int32", DType::kComplex64, DType::kInt32, DType::kComplex64},
+    {"promote_types.complex64.float32", "promote_types_complex64_float32", DType::kComplex64, DType::kFloat32, DType::kComplex64},
+    {"promote_types.complex64.complex64", "promote_types_complex64_complex64", DType::kComplex64, DType::kComplex64, DType::kComplex64}
 };
 
 // Every dtype reachable from d (d included).
@@ -76,12 +74,7 @@ TEST_P(PromoteMatrixIsLatticeJoin, Cell) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Spec, PromoteMatrixIsLatticeJoin, ::testing::ValuesIn(kCells),
-                         [](const ::testing::TestParamInfo<Cell>& info) {
-                           std::string s = info.param.id;
-                           for (char& ch : s)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return s;
-                         });
+                         [](const ::testing::TestParamInfo<Cell>& info) { return std::string(info.param.test_name); });
 
 }  // namespace
 }  // namespace tcts
