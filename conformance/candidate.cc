@@ -164,6 +164,29 @@ const char* FeatureName(Feature f) {
     case Feature::kBinaryOps: return "binary";
     case Feature::kBinaryOut: return "binary_out";
     case Feature::kBinaryInplace: return "binary_inplace";
+    case Feature::kMemoryFormats: return "memory_formats";
+    case Feature::kSparseLayout: return "sparse_layout";
+    case Feature::kViews: return "views";
+    case Feature::kFormatCopies: return "format_copies";
+    case Feature::kStorage: return "storage";
+  }
+  return "?";
+}
+
+const char* LayoutName(Layout layout) {
+  switch (layout) {
+    case Layout::kStrided: return "strided";
+    case Layout::kSparseCoo: return "sparse_coo";
+  }
+  return "?";
+}
+
+const char* MemoryFormatName(MemoryFormat format) {
+  switch (format) {
+    case MemoryFormat::kContiguous: return "contiguous_format";
+    case MemoryFormat::kChannelsLast: return "channels_last";
+    case MemoryFormat::kChannelsLast3d: return "channels_last_3d";
+    case MemoryFormat::kPreserve: return "preserve_format";
   }
   return "?";
 }

@@ -23,6 +23,7 @@
 #include <complex>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -117,6 +118,14 @@ using TensorHandle = std::shared_ptr<TensorBox>;
 // An operand of a binary operation: a tensor (dimensioned or zero-dim) or a scalar.
 using Operand = std::variant<TensorHandle, Scalar>;
 
+// torch.layout (spec/strided.toml [[layout]]).
+enum class Layout { kStrided, kSparseCoo };
+const char* LayoutName(Layout layout);
+
+// torch.memory_format (spec/strided.toml [[memory_format]]).
+enum class MemoryFormat { kContiguous, kChannelsLast, kChannelsLast3d, kPreserve };
+const char* MemoryFormatName(MemoryFormat format);  // "contiguous_format", ...
+
 // Metadata read back from a tensor.
 struct TensorMeta {
   DType dtype = DType::kFloat32;
@@ -124,6 +133,13 @@ struct TensorMeta {
   std::vector<std::int64_t> strides;  // in elements
   std::int64_t storage_offset = 0;    // in elements
   std::string device;                 // "cpu", "cuda:0", ...
+  Layout layout = Layout::kStrided;
+};
+
+// A tensor's storage as the storage model (seed 004) sees it.
+struct StorageInfo {
+  std::uintptr_t id = 0;   // identity: equal for tensors sharing a storage, distinct otherwise
+  std::int64_t numel = 0;  // elements of the tensor's dtype the storage holds
 };
 
 // What a candidate reports about a dtype (torch.dtype attributes).
@@ -160,6 +176,12 @@ enum class Feature {
   kBinaryOps,           // binary
   kBinaryOut,           // binary_out
   kBinaryInplace,       // binary_inplace
+  kMemoryFormats,       // empty / empty_strided / is_contiguous
+  kSparseLayout,        // empty(..., Layout::kSparseCoo)
+  kViews,               // t / transpose / permute / narrow / select / slice / expand / unsqueeze /
+                        // squeeze / view / reshape / as_strided
+  kFormatCopies,        // contiguous / clone / empty_like
+  kStorage,             // storage / storage_values / write_storage / write_element
 };
 const char* FeatureName(Feature f);
 
@@ -213,6 +235,81 @@ class Candidate {
   // self op= other.
   virtual Status binary_inplace(BinaryOp op, const TensorHandle& self, const Operand& other) {
     return NotSupported("binary_inplace");
+  }
+
+  // -- strided tensors (spec/strided.toml). Dimensions wrap as PyTorch's do (-1 is the last).
+  // torch.empty(sizes, dtype=dtype, layout=layout, memory_format=format).
+  virtual Result<TensorHandle> empty(const std::vector<std::int64_t>& sizes, DType dtype, Layout layout,
+                                     MemoryFormat format) {
+    return NotSupported("empty");
+  }
+  virtual Result<TensorHandle> empty_strided(const std::vector<std::int64_t>& sizes,
+                                             const std::vector<std::int64_t>& strides, DType dtype) {
+    return NotSupported("empty_strided");
+  }
+  virtual Result<bool> is_contiguous(const TensorHandle& t, MemoryFormat format) {
+    return NotSupported("is_contiguous");
+  }
+  // Views: the result shares t's storage.
+  virtual Result<TensorHandle> as_strided(const TensorHandle& t, const std::vector<std::int64_t>& sizes,
+                                          const std::vector<std::int64_t>& strides, std::int64_t storage_offset) {
+    return NotSupported("as_strided");
+  }
+  virtual Result<TensorHandle> t(const TensorHandle& t) { return NotSupported("t"); }
+  virtual Result<TensorHandle> transpose(const TensorHandle& t, std::int64_t dim0, std::int64_t dim1) {
+    return NotSupported("transpose");
+  }
+  virtual Result<TensorHandle> permute(const TensorHandle& t, const std::vector<std::int64_t>& dims) {
+    return NotSupported("permute");
+  }
+  virtual Result<TensorHandle> narrow(const TensorHandle& t, std::int64_t dim, std::int64_t start,
+                                      std::int64_t length) {
+    return NotSupported("narrow");
+  }
+  virtual Result<TensorHandle> select(const TensorHandle& t, std::int64_t dim, std::int64_t index) {
+    return NotSupported("select");
+  }
+  // t[..., start:end:step, ...] along dim (Python slice semantics; end may be INT64_MAX).
+  virtual Result<TensorHandle> slice(const TensorHandle& t, std::int64_t dim, std::int64_t start, std::int64_t end,
+                                     std::int64_t step) {
+    return NotSupported("slice");
+  }
+  virtual Result<TensorHandle> expand(const TensorHandle& t, const std::vector<std::int64_t>& sizes) {
+    return NotSupported("expand");
+  }
+  virtual Result<TensorHandle> unsqueeze(const TensorHandle& t, std::int64_t dim) { return NotSupported("unsqueeze"); }
+  // squeeze() when dim is empty, squeeze(dim) otherwise.
+  virtual Result<TensorHandle> squeeze(const TensorHandle& t, std::optional<std::int64_t> dim) {
+    return NotSupported("squeeze");
+  }
+  virtual Result<TensorHandle> view(const TensorHandle& t, const std::vector<std::int64_t>& sizes) {
+    return NotSupported("view");
+  }
+  // A view when view() would succeed, a copy otherwise.
+  virtual Result<TensorHandle> reshape(const TensorHandle& t, const std::vector<std::int64_t>& sizes) {
+    return NotSupported("reshape");
+  }
+  // Memory-format-aware copies. contiguous() returns t itself (sharing its storage) when
+  // t is already contiguous in that format.
+  virtual Result<TensorHandle> contiguous(const TensorHandle& t, MemoryFormat format) {
+    return NotSupported("contiguous");
+  }
+  virtual Result<TensorHandle> clone(const TensorHandle& t, MemoryFormat format) { return NotSupported("clone"); }
+  virtual Result<TensorHandle> empty_like(const TensorHandle& t, MemoryFormat format) {
+    return NotSupported("empty_like");
+  }
+
+  // -- storage (seed 004)
+  virtual Result<StorageInfo> storage(const TensorHandle& t) { return NotSupported("storage"); }
+  // Every element of t's storage (storage.numel of them), in storage order, read as t's dtype.
+  virtual Result<std::vector<Scalar>> storage_values(const TensorHandle& t) { return NotSupported("storage_values"); }
+  // t.storage()[index] = value.
+  virtual Status write_storage(const TensorHandle& t, std::int64_t index, const Scalar& value) {
+    return NotSupported("write_storage");
+  }
+  // t[index...] = value (one element, through t's geometry).
+  virtual Status write_element(const TensorHandle& t, const std::vector<std::int64_t>& index, const Scalar& value) {
+    return NotSupported("write_element");
   }
 };
 

@@ -6,11 +6,10 @@
 
 namespace tcts {
 
-namespace {
-
 std::string Str(DType d) { return DTypeName(d); }
 std::string Str(bool b) { return b ? "true" : "false"; }
 std::string Str(int v) { return std::to_string(v); }
+std::string Str(std::int64_t v) { return std::to_string(v); }
 std::string Str(double v) {
   std::ostringstream os;
   os.precision(17);
@@ -28,11 +27,17 @@ std::string Str(const std::vector<Scalar>& v) {
   return s + "]";
 }
 
-// Compares one field; records a mismatch when it differs.
-template <class T>
-void ExpectEq(Case& c, const std::string& check, const T& expected, const T& observed) {
-  if (!(expected == observed)) c.Mismatch(check, Str(expected), Str(observed));
+std::optional<std::vector<Scalar>> ReadValues(Case& c, const TensorHandle& t, const std::string& what) {
+  Result<std::vector<Scalar>> v = CurrentCandidate().values(t);
+  if (!c.Usable(Feature::kTensors, v, "values(" + what + ")")) return std::nullopt;
+  if (!v.ok()) {
+    c.Mismatch("values(" + what + ")", "the tensor's values", Describe(v.error()));
+    return std::nullopt;
+  }
+  return v.value();
 }
+
+namespace {
 
 bool MessageMatches(const BinaryRow& row, const std::string& message) {
   if (row.match == MessageMatch::kGlob) return GlobMatch(row.error_message, message);
@@ -61,17 +66,6 @@ std::complex<double> Exact(BinaryOp op, std::complex<double> a, std::complex<dou
     case BinaryOp::kDiv: return a / b;
   }
   return 0.0;
-}
-
-// Reads a tensor's values; records a mismatch and returns nullopt when that fails.
-std::optional<std::vector<Scalar>> ReadValues(Case& c, const TensorHandle& t, const std::string& what) {
-  Result<std::vector<Scalar>> v = CurrentCandidate().values(t);
-  if (!c.Usable(Feature::kTensors, v, "values(" + what + ")")) return std::nullopt;
-  if (!v.ok()) {
-    c.Mismatch("values(" + what + ")", "the tensor's values", Describe(v.error()));
-    return std::nullopt;
-  }
-  return v.value();
 }
 
 }  // namespace

@@ -116,6 +116,23 @@ void Check(const ResultTypeRow& row);
 void Check(const BinaryRow& row);
 void Check(const CanCastRow& row);
 
+// ---------------------------------------------------------------- shared with other checks
+// How checks print values in mismatch reports.
+std::string Str(DType d);
+std::string Str(bool b);
+std::string Str(int v);
+std::string Str(std::int64_t v);
+std::string Str(double v);
+std::string Str(const std::vector<std::int64_t>& v);
+std::string Str(const std::vector<Scalar>& v);
+// Compares one field; records a mismatch when it differs.
+template <class T>
+void ExpectEq(Case& c, const std::string& check, const T& expected, const T& observed) {
+  if (!(expected == observed)) c.Mismatch(check, Str(expected), Str(observed));
+}
+// Reads a tensor's values; records a mismatch and returns nullopt when that fails.
+std::optional<std::vector<Scalar>> ReadValues(Case& c, const TensorHandle& t, const std::string& what);
+
 // ---------------------------------------------------------------- shared with properties
 // The value a row's operand holds: 3 for the first operand, 2 for the second (so every
 // add/sub/mul/div result is exact in every dtype); bool operands hold true.

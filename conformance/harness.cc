@@ -114,6 +114,12 @@ void Case::Mismatch(const std::string& check, const std::string& expected, const
   mismatches_.push_back({check, expected, observed});
 }
 
+std::string Case::MismatchText() const {
+  std::string text;
+  for (const Diff& d : mismatches_) text += d.check + ": expected " + d.expected + ", observed " + d.observed + "\n";
+  return text;
+}
+
 bool Case::Usable(Feature feature, const Error* error, const std::string& call) {
   const bool declared = CurrentCandidate().supports(feature);
   const bool answered_unsupported = error && error->kind == ErrorKind::kNotSupported;

@@ -83,6 +83,9 @@ class Case {
     return Usable(feature, r.ok() ? nullptr : &r.error(), call);
   }
   bool failed() const { return !mismatches_.empty(); }
+  // The mismatches so far, one per line ("check: expected X, observed Y"); properties
+  // use it as their failure message.
+  std::string MismatchText() const;
   bool not_supported() const { return not_supported_; }
   const RowMeta& row() const { return row_; }
 

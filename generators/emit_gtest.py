@@ -13,13 +13,15 @@ import math
 import sys
 
 import emit_common as ec
-from spec_model import OPS, Operand, Spec
+import strided_model as sm
+from spec_model import ALLOCATING_FORMATS, OPS, Operand, Spec
 
 SOURCES = {
     "dtypes": "spec/dtypes.toml",
     "promotion": "spec/promotion.toml, spec/dtypes.toml",
     "casting": "spec/casting.toml, spec/promotion.toml, spec/dtypes.toml",
     "spec_consistency": "spec/promotion.toml, spec/dtypes.toml",
+    "strided": "spec/strided.toml",
     "manifest": "spec/*.toml",
 }
 
@@ -273,7 +275,168 @@ INSTANTIATE_TEST_SUITE_P(Spec, PromoteMatrixIsLatticeJoin, ::testing::ValuesIn(k
 """
 
 
-SUITE_TABLES = {"dtypes": dtypes_tables, "promotion": promotion_tables, "casting": casting_tables}
+# ------------------------------------------------------------------ strided.toml
+FORMAT_CXX = {"contiguous_format": "MemoryFormat::kContiguous", "channels_last": "MemoryFormat::kChannelsLast",
+              "channels_last_3d": "MemoryFormat::kChannelsLast3d", "preserve_format": "MemoryFormat::kPreserve"}
+
+
+def dims(values) -> str:
+    values = list(values)
+    if len(values) > 16:
+        raise ValueError(f"{values}: more than 16 entries")
+    return "{" + str(len(values)) + ", {" + ", ".join(str(v) for v in values) + "}}"
+
+
+def no_error() -> str:
+    return '{false, ErrorKind::kRuntimeError, ""}'
+
+
+def error_cxx(err: dict) -> str:
+    return f"{{true, ErrorKind::k{err['kind']}, {ec.cstr(err['message'])}}}"
+
+
+def step_cxx(step: list) -> str:
+    op, args = step[0], list(step[1:])
+    kind = "ViewKind::k" + "".join(p.capitalize() for p in op.split("_"))
+    if op in ("contiguous", "clone", "empty_like"):
+        return f"{{{kind}, {dims([])}, {FORMAT_CXX[args[0]]}}}"
+    return f"{{{kind}, {dims(args)}, MemoryFormat::kContiguous}}"
+
+
+def step_text(step: list) -> str:
+    op, args = step[0], list(step[1:])
+    if op == "as_strided":
+        k = len(args) // 2
+        return f"as_strided({args[:k]}, {args[k:2 * k]}, {args[-1]})"
+    if op in ("permute", "expand", "view", "reshape"):
+        return f"{op}({args})"
+    return f"{op}({', '.join(str(a) for a in args)})".replace(str(sm.INT64_MAX), "INT64_MAX")
+
+
+def view_row(spec: Spec, table: Table, row_id: str, base: tuple[int, ...], steps: list[list], prefix_text: str) -> None:
+    """One ViewRow: the chain's last step as the rules decide it (the earlier steps must succeed)."""
+    g = sm.allocated_geometry(base, spec.formats)
+    numel = g.numel  # elements in the storage the next step sees
+    for st in steps[:-1]:
+        out = sm.apply(st[0], list(st[1:]), g, numel, spec.formats)
+        g = out.geometry
+        numel = g.numel if out.copies else numel
+    last = steps[-1]
+    view = spec.views[last[0]]
+    src = view["source"]
+    call = f"{prefix_text}.{step_text(last)}"
+    try:
+        out = sm.apply(last[0], list(last[1:]), g, numel, spec.formats)
+    except sm.RuleError as e:
+        err, esrc, erow = spec.rule_error(e)
+        text = f"{call} -> {err['kind']}" + (f" containing {err['message']!r}" if err["message"] else "") + f" ({erow})"
+        table.add(row_id, esrc.clause, esrc.basis, text,
+                  [dims(base), str(len(steps)), "{" + ", ".join(step_cxx(s) for s in steps) + "}", error_cxx(err),
+                   dims([]), dims([]), "0", "false", "false"])
+        return
+    o = out.geometry
+    kind = "copy" if out.copies else "view"
+    text = f"{call} -> sizes {list(o.sizes)} strides {list(o.strides)} offset {o.offset} ({kind})"
+    table.add(row_id, src.clause, src.basis, text,
+              [dims(base), str(len(steps)), "{" + ", ".join(step_cxx(s) for s in steps) + "}", no_error(),
+               dims(o.sizes), dims(o.strides), str(o.offset), ec.cbool(out.copies), ec.cbool(last[0] != "empty_like")])
+
+
+def layout_token(sizes, strides) -> str:
+    return f"{sm.shape_token(sizes)}.s{sm.ints_token(strides)}"
+
+
+def strided_tables(spec: Spec) -> list[Table]:
+    layouts = Table("Layouts", "LayoutRow")
+    for l in spec.layouts:
+        layouts.add(l["id"], l["source"].clause, l["source"].basis, l["text"],
+                    [f"Layout::k{''.join(p.capitalize() for p in l['name'].split('_'))}", ec.cbool(l["required"])])
+
+    address = Table("AddressExamples", "AddressRow")
+    for ex in spec.address["examples"]:
+        w = ex["write"] or (0, 0)
+        address.add(ex["id"], ex["source"].clause, ex["source"].basis, ex["text"],
+                    [dims(ex["sizes"]), dims(ex["values"]), dims(ex["strides"]), str(ex["offset"]),
+                     ec.cbool(ex["write"] is not None), str(w[0]), str(w[1]), dims(ex.get("after", ()))])
+
+    empty = Table("EmptyStrides", "EmptyRow")
+    notes = "; ".join(n["id"] for n in spec.stride_notes)
+    for sizes in sm.shapes(spec.sweep["empty_shapes"]):
+        for name, fmt in spec.formats.items():
+            rejected = not fmt["allocates"] or (fmt["rank"] != "any" and len(sizes) != fmt["rank"])
+            if rejected and any(s != 2 for s in sizes):
+                continue  # a rejection does not depend on the sizes: one row per rank says so
+            row_id = f"empty.{name}.{sm.shape_token(sizes)}"
+            call = f"empty({list(sizes)}, memory_format={name})"
+            try:
+                st = sm.format_strides(fmt, sizes)
+            except sm.RuleError as e:
+                err, src, erow = spec.rule_error(e)
+                empty.add(row_id, src.clause, src.basis, f"{call} -> {err['kind']}: {err['message']}",
+                          [dims(sizes), FORMAT_CXX[name], error_cxx(err), dims([])])
+                continue
+            src = fmt["source"]
+            extra = f" (see {notes})" if notes and any(s < 2 for s in sizes) else ""
+            empty.add(row_id, src.clause, src.basis, f"{call} -> strides {list(st)}{extra}",
+                      [dims(sizes), FORMAT_CXX[name], no_error(), dims(st)])
+
+    contiguity = Table("IsContiguous", "ContiguityRow")
+    rule = spec.is_contiguous
+    for ex in rule["examples"]:
+        e = ex["expected"]
+        contiguity.add(ex["id"], ex["source"].clause, ex["source"].basis, ex["text"],
+                       [dims(ex["sizes"]), dims(ex["strides"]), *(ec.cbool(e[n]) for n in ALLOCATING_FORMATS)])
+    layouts_swept = []
+    seen = set()
+    for sizes in sm.shapes(spec.sweep["layout_shapes"]):
+        for variant in spec.sweep["layout_variants"]:
+            st = sm.layout_variant(variant, sizes, spec.formats)
+            if st is None or (sizes, st) in seen:
+                continue
+            seen.add((sizes, st))
+            layouts_swept.append((sizes, st, variant))
+    for sizes, st, variant in layouts_swept:
+        got = {n: sm.is_contiguous(spec.formats[n], sizes, st) for n in ALLOCATING_FORMATS}
+        text = (f"sizes {list(sizes)} strides {list(st)} ({variant}): " +
+                ", ".join(f"{n} {ec.cbool(v)}" for n, v in got.items()))
+        contiguity.add(f"is_contiguous.{layout_token(sizes, st)}", rule["source"].clause, rule["source"].basis, text,
+                       [dims(sizes), dims(st), *(ec.cbool(got[n]) for n in ALLOCATING_FORMATS)])
+
+    # Memory-format copies of every swept layout, built as as_strided views of a 1-D base.
+    copies = Table("FormatCopies", "ViewRow")
+    for ex in spec.preserve["examples"]:
+        g = sm.Geometry(ex["sizes"], ex["strides"])
+        base = (max(g.extent(), 1),)
+        view_row(spec, copies, ex["id"], base, [["as_strided", *ex["sizes"], *ex["strides"], 0],
+                                                 ["clone", "preserve_format"]], f"make_tensor({list(base)})")
+    for sizes, st, variant in layouts_swept:
+        g = sm.Geometry(sizes, st)
+        base = (max(g.extent(), 1),)
+        setup = ["as_strided", *sizes, *st, 0]
+        prefix = f"make_tensor({list(base)}).as_strided({list(sizes)}, {list(st)}, 0)"
+        tok = layout_token(sizes, st)
+        dense = sm.non_overlapping_and_dense(sizes, st)
+        for op, fmt in (("clone", "preserve_format"), ("empty_like", "preserve_format"),
+                        ("contiguous", "contiguous_format"), ("contiguous", "channels_last"),
+                        ("contiguous", "channels_last_3d")):
+            if op == "empty_like" and dense:
+                continue  # same strides as clone's; kept where the preserve rule infers new ones
+            if fmt != "contiguous_format" and fmt != "preserve_format" and len(sizes) != spec.formats[fmt]["rank"]:
+                continue  # wrong ranks: EmptyStrides and the Views table cover the rejection
+            view_row(spec, copies, f"{op}.{fmt}.{tok}", base, [setup, [op, fmt]], prefix)
+
+    views = Table("Views", "ViewRow")
+    for b in spec.view_bases:
+        prefix = f"make_tensor({list(b['sizes'])})" + "".join("." + step_text(s) for s in b["chain"])
+        for op in spec.views:
+            for args in sm.view_arg_sweep(op, b["geometry"]):
+                row_id = f"{op}.{b['id']}.{sm.ints_token([a for a in args if isinstance(a, int)]) if op not in ('contiguous', 'clone', 'empty_like') else args[0]}"
+                view_row(spec, views, row_id, b["sizes"], [*b["chain"], [op, *args]], prefix)
+    return [layouts, address, empty, contiguity, copies, views]
+
+
+SUITE_TABLES = {"dtypes": dtypes_tables, "promotion": promotion_tables, "casting": casting_tables,
+                "strided": strided_tables}
 
 
 def manifest(spec: Spec) -> str:
@@ -295,7 +458,8 @@ def emit(spec: Spec, suite: str) -> str:
     tables = SUITE_TABLES[suite](spec)
     body = "\n".join(t.emit() for t in tables)
     counts = ", ".join(f"{t.name}: {len(t.rows)}" for t in tables)
-    return ec.cxx_file(SOURCES[suite], "generators/emit_gtest.py", ["<gtest/gtest.h>", '"conformance/checks.h"'],
+    header = '"conformance/strided_checks.h"' if suite == "strided" else '"conformance/checks.h"'
+    return ec.cxx_file(SOURCES[suite], "generators/emit_gtest.py", ["<gtest/gtest.h>", header],
                        f"// Cases: {counts}.\n\n{body}")
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ import os
 import tomllib
 from typing import Iterable
 
+import strided_model
+
 
 class SpecError(Exception):
     """A malformed spec table: names the file, the row and the reason."""
@@ -30,7 +32,12 @@ class SpecError(Exception):
 CATEGORY_ORDER_DEFAULT = ("bool", "integral", "floating", "complex")
 SCALAR_KINDS = ("bool", "int", "float", "complex")
 OPERAND_KINDS = ("tensor", "zerodim", "scalar")
+ALLOCATING_FORMATS = ("contiguous_format", "channels_last", "channels_last_3d")
 OPS = ("add", "sub", "mul", "div")
+SPEC_FILES = ("dtypes.toml", "promotion.toml", "casting.toml", "strided.toml")
+ERROR_KINDS = ("RuntimeError", "TypeError", "ValueError", "IndexError", "NotImplementedError")
+VIEW_OPS = ("t", "transpose", "permute", "narrow", "select", "slice", "expand", "unsqueeze", "squeeze", "view",
+            "reshape", "as_strided", "contiguous", "clone", "empty_like")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,6 +135,7 @@ class Spec:
         self._load_dtypes()
         self._load_promotion()
         self._load_casting()
+        self._load_strided()
         self._check_examples()
 
     # ----------------------------------------------------------------- loading
@@ -143,7 +151,7 @@ class Spec:
                 raise SpecError(path, "(file)", f"not valid TOML: {e}") from None
             except OSError as e:
                 raise SpecError(path, "(file)", f"cannot read: {e.strerror}") from None
-        for needed in ("dtypes.toml", "promotion.toml", "casting.toml"):
+        for needed in SPEC_FILES:
             if needed not in files:
                 raise SpecError(needed, "(file)", "missing from the spec inputs")
         return Spec(files)
@@ -388,8 +396,192 @@ class Spec:
                 "other": self.dtype(_require(ex, "other", str, path, row), path, row).name,
                 "allowed": _require(ex, "allowed", bool, path, row)})
 
+    def _error(self, table, key: str, path: str, row: str) -> dict:
+        """An error spec `{ kind, message }` (message: a fragment every conforming message contains)."""
+        e = _require(table, key, dict, path, row)
+        kind = _require(e, "kind", str, path, f"{row}.{key}")
+        if kind not in ERROR_KINDS:
+            raise SpecError(path, f"{row}.{key}", f"kind {kind!r} is not one of {', '.join(ERROR_KINDS)}")
+        return {"kind": kind, "message": _require(e, "message", str, path, f"{row}.{key}")}
+
+    def _ints(self, table, key: str, path: str, row: str, lo: int = 0) -> tuple[int, ...]:
+        v = _require(table, key, list, path, row)
+        if not all(isinstance(x, int) and not isinstance(x, bool) and x >= lo for x in v):
+            raise SpecError(path, row, f"field '{key}' must be a list of integers >= {lo}, got {v!r}")
+        return tuple(v)
+
+    def _load_strided(self) -> None:
+        path, doc = self._file("strided.toml")
+
+        def claimed(table, row_hint):
+            row = _require(table, "id", str, path, row_hint)
+            self._claim_id(row, path)
+            return row
+
+        self.layouts = []
+        for i, r in enumerate(doc.get("layout", [])):
+            row = claimed(r, f"layout[{i}]")
+            self.layouts.append({"id": row, "name": _require(r, "name", str, path, row),
+                                 "required": _require(r, "required", bool, path, row),
+                                 "text": _require(r, "text", str, path, row), "source": _source(r, path, row)})
+        if [l["name"] for l in self.layouts] != ["strided", "sparse_coo"]:
+            raise SpecError(path, "layout", "expected the layouts strided and sparse_coo, in that order")
+
+        addr = _require(doc, "address", dict, path, "address")
+        self.address = {"id": claimed(addr, "address"), "text": _require(addr, "text", str, path, "address"),
+                        "source": _source(addr, path, "address"), "examples": []}
+        for i, ex in enumerate(addr.get("example", [])):
+            row = claimed(ex, f"address.example[{i}]")
+            e = {"id": row, "text": _require(ex, "text", str, path, row), "source": _source(ex, path, row),
+                 "sizes": self._ints(ex, "sizes", path, row), "values": self._ints(ex, "values", path, row, -2**31),
+                 "strides": self._ints(ex, "strides", path, row),
+                 "offset": _require(ex, "storage_offset", int, path, row), "write": None}
+            if "write_storage" in ex:
+                w = _require(ex, "write_storage", dict, path, row)
+                e["write"] = (_require(w, "index", int, path, row), _require(w, "value", int, path, row))
+                e["after"] = self._ints(ex, "after", path, row, -2**31)
+            self.address["examples"].append(e)
+
+        self.formats: dict[str, dict] = {}
+        for i, r in enumerate(doc.get("memory_format", [])):
+            row = claimed(r, f"memory_format[{i}]")
+            name = _require(r, "name", str, path, row)
+            f = {"id": row, "name": name, "allocates": _require(r, "allocates", bool, path, row),
+                 "text": _require(r, "text", str, path, row), "source": _source(r, path, row)}
+            if f["allocates"]:
+                rank = r.get("rank")
+                if rank != "any" and not (isinstance(rank, int) and rank > 0):
+                    raise SpecError(path, row, "rank must be \"any\" or a positive integer")
+                order = r.get("order")
+                if order != "reverse" and not (isinstance(order, list) and isinstance(rank, int) and
+                                               sorted(order) == list(range(rank))):
+                    raise SpecError(path, row, "order must be \"reverse\" or a permutation of range(rank)")
+                floor = _require(r, "size_floor", int, path, row)
+                if floor not in (0, 1):
+                    raise SpecError(path, row, "size_floor must be 0 or 1")
+                f.update(rank=rank, order=order, size_floor=floor)
+                if rank != "any":
+                    f["rank_error"] = self._error(r, "rank_error", path, row)
+            else:
+                f["rank"] = "any"
+                f["empty_error"] = self._error(r, "empty_error", path, row)
+                f["contiguous_error"] = self._error(r, "contiguous_error", path, row)
+            self.formats[name] = f
+        if list(self.formats) != ["contiguous_format", "channels_last", "channels_last_3d", "preserve_format"]:
+            raise SpecError(path, "memory_format", "expected contiguous_format, channels_last, channels_last_3d, "
+                                                   "preserve_format, in that order")
+        self.stride_notes = []
+        for i, note in enumerate(doc.get("stride_note", [])):
+            row = claimed(note, f"stride_note[{i}]")
+            self.stride_notes.append({"id": row, "text": _require(note, "text", str, path, row),
+                                      "source": _source(note, path, row)})
+
+        ic = _require(doc, "is_contiguous", dict, path, "is_contiguous")
+        self.is_contiguous = {"id": claimed(ic, "is_contiguous"), "text": _require(ic, "text", str, path, "is_contiguous"),
+                              "source": _source(ic, path, "is_contiguous"), "examples": []}
+        for i, ex in enumerate(ic.get("example", [])):
+            row = claimed(ex, f"is_contiguous.example[{i}]")
+            self.is_contiguous["examples"].append({
+                "id": row, "text": _require(ex, "text", str, path, row), "source": _source(ex, path, row),
+                "sizes": self._ints(ex, "sizes", path, row), "strides": self._ints(ex, "strides", path, row),
+                "expected": {n: _require(ex, n, bool, path, row) for n in ALLOCATING_FORMATS}})
+
+        pf = _require(doc, "preserve_format", dict, path, "preserve_format")
+        self.preserve = {"id": claimed(pf, "preserve_format"), "text": _require(pf, "text", str, path, "preserve_format"),
+                         "source": _source(pf, path, "preserve_format"), "examples": []}
+        for i, ex in enumerate(pf.get("example", [])):
+            row = claimed(ex, f"preserve_format.example[{i}]")
+            self.preserve["examples"].append({
+                "id": row, "text": _require(ex, "text", str, path, row), "source": _source(ex, path, row),
+                "sizes": self._ints(ex, "sizes", path, row), "strides": self._ints(ex, "strides", path, row),
+                "expected": self._ints(ex, "expected", path, row)})
+
+        dw = _require(doc, "dim_wrap", dict, path, "dim_wrap")
+        self.dim_wrap = {"id": claimed(dw, "dim_wrap"), "text": _require(dw, "text", str, path, "dim_wrap"),
+                         "source": _source(dw, path, "dim_wrap"), "error": self._error(dw, "error", path, "dim_wrap")}
+
+        self.views: dict[str, dict] = {}
+        for i, r in enumerate(doc.get("view", [])):
+            row = claimed(r, f"view[{i}]")
+            op = _require(r, "op", str, path, row)
+            if op not in VIEW_OPS or op in self.views:
+                raise SpecError(path, row, f"op {op!r} is unknown or listed twice (ops: {', '.join(VIEW_OPS)})")
+            copies = r.get("copies")
+            if copies not in (True, False, "when_view_fails", "unless_contiguous"):
+                raise SpecError(path, row, "copies must be true, false, \"when_view_fails\" or \"unless_contiguous\"")
+            errors = _require(r, "errors", dict, path, row)
+            self.views[op] = {"id": row, "op": op, "copies": copies, "text": _require(r, "text", str, path, row),
+                              "source": _source(r, path, row),
+                              "errors": {cause: self._error(errors, cause, path, row) for cause in errors}}
+        if set(self.views) != set(VIEW_OPS):
+            raise SpecError(path, "view", f"missing view rows for {', '.join(sorted(set(VIEW_OPS) - set(self.views)))}")
+
+        sw = _require(doc, "sweep", dict, path, "sweep")
+        self._claim_id(_require(sw, "id", str, path, "sweep"), path)
+        for key in ("empty_shapes", "layout_shapes"):
+            for j, s in enumerate(_require(sw, key, list, path, "sweep")):
+                self._ints(s, "ranks", path, f"sweep.{key}[{j}]")
+                self._ints(s, "sizes", path, f"sweep.{key}[{j}]")
+        variants = _require(sw, "layout_variants", list, path, "sweep")
+        unknown = [v for v in variants if v not in strided_model.VARIANTS]
+        if unknown:
+            raise SpecError(path, "sweep", f"unknown layout variants {unknown} (known: {', '.join(strided_model.VARIANTS)})")
+        self.sweep = sw
+        self.view_bases = []
+        for j, b in enumerate(_require(sw, "view_bases", list, path, "sweep")):
+            brow = f"sweep.view_bases[{j}]"
+            bid = _require(b, "id", str, path, brow)
+            sizes = self._ints(b, "sizes", path, brow)
+            chain = b.get("chain", [])
+            g = strided_model.allocated_geometry(sizes, self.formats)
+            numel = g.numel
+            for step in chain:
+                if not isinstance(step, list) or not step or step[0] not in VIEW_OPS:
+                    raise SpecError(path, brow, f"chain step {step!r} is not [op, args...]")
+                try:
+                    g = strided_model.apply(step[0], list(step[1:]), g, numel, self.formats).geometry
+                except strided_model.RuleError as e:
+                    raise SpecError(path, brow, f"chain step {step!r} is rejected by the rules: {e}") from None
+            self.view_bases.append({"id": bid, "sizes": sizes, "chain": [list(s) for s in chain], "geometry": g})
+
+    def rule_error(self, e: "strided_model.RuleError") -> tuple[dict, Source, str]:
+        """The error spec, source and row id that a RuleError from the strided rules refers to."""
+        path = self.files["strided.toml"][0]
+        if e.row == self.dim_wrap["id"]:
+            return self.dim_wrap["error"], self.dim_wrap["source"], e.row
+        for f in self.formats.values():
+            if e.row == f["id"]:
+                key = {"rank": "rank_error", "empty": "empty_error", "contiguous": "contiguous_error"}[e.cause]
+                return f[key], f["source"], e.row
+        for v in self.views.values():
+            if e.row == v["id"]:
+                if e.cause not in v["errors"]:
+                    raise SpecError(path, e.row, f"the rules reject this ({e.detail}) but the row lists no "
+                                                 f"'{e.cause}' error")
+                return v["errors"][e.cause], v["source"], e.row
+        raise SpecError(path, e.row, f"no spec row for rule error {e}")
+
     def _check_examples(self) -> None:
         """The literal rows must agree with the rules: a table that contradicts itself fails."""
+        strided = self.files["strided.toml"][0]
+        for ex in self.is_contiguous["examples"]:
+            for name, want in ex["expected"].items():
+                got = strided_model.is_contiguous(self.formats[name], ex["sizes"], ex["strides"])
+                if got != want:
+                    raise SpecError(strided, ex["id"], f"the rule gives is_contiguous({name}) = {got}, "
+                                                       f"the row says {want}: the table contradicts itself")
+        for ex in self.preserve["examples"]:
+            got = strided_model.preserve_strides(ex["sizes"], ex["strides"])
+            if got != ex["expected"]:
+                raise SpecError(strided, ex["id"], f"the rule gives strides {list(got)}, the row says "
+                                                   f"{list(ex['expected'])}: the table contradicts itself")
+        for ex in self.address["examples"]:
+            if len(ex["values"]) != strided_model.Geometry(ex["sizes"], ex["strides"]).numel:
+                raise SpecError(strided, ex["id"], "values do not fill the shape")
+            got = strided_model.format_strides(self.formats["contiguous_format"], ex["sizes"])
+            if got != ex["strides"]:
+                raise SpecError(strided, ex["id"], f"a new tensor of these sizes has strides {list(got)}, "
+                                                   f"the row says {list(ex['strides'])}")
         for (row_id, a, b, res, _text, _src) in self.examples:
             derived = self.result_type(a, b, self.initial_default)
             if derived != res:

@@ -22,6 +22,7 @@ class Error : public std::runtime_error {
 inline Error RuntimeError(const std::string& m) { return Error(Error::Kind::kRuntimeError, m); }
 inline Error TypeError(const std::string& m) { return Error(Error::Kind::kTypeError, m); }
 inline Error ValueError(const std::string& m) { return Error(Error::Kind::kValueError, m); }
+inline Error IndexError(const std::string& m) { return Error(Error::Kind::kIndexError, m); }
 // A bug in the reference itself, never the caller's fault.
 inline Error InternalError(const std::string& m) { return Error(Error::Kind::kInternal, "internal error: " + m); }
 

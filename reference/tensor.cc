@@ -43,6 +43,20 @@ void CheckSizes(const std::vector<std::int64_t>& sizes) {
     if (s < 0) throw RuntimeError("Trying to create tensor with negative dimension " + std::to_string(s) + ": " + ShapeString(sizes));
   }
 }
+// Sizes and strides of one geometry: as many strides as sizes, none negative.
+void CheckGeometry(const char* op, const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides) {
+  CheckSizes(sizes);
+  if (sizes.size() != strides.size()) {
+    throw RuntimeError(std::string(op) + ": mismatch in length of strides and shape: sizes " + ShapeString(sizes) +
+                       ", strides " + ShapeString(strides));
+  }
+  for (std::int64_t s : strides) {
+    if (s < 0) {
+      throw RuntimeError(std::string(op) + ": Negative strides are not supported at the moment, got strides: " +
+                         ShapeString(strides));
+    }
+  }
+}
 }  // namespace
 
 Tensor::Tensor(std::shared_ptr<Storage> storage, std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides,
@@ -54,6 +68,66 @@ Tensor Tensor::Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype) {
   CheckSizes(sizes);
   auto storage = std::make_shared<Storage>(static_cast<std::size_t>(Numel(sizes)) * Info(dtype).itemsize);
   return Tensor(std::move(storage), sizes, ContiguousStrides(sizes), 0, dtype);
+}
+
+std::int64_t StorageExtent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides) {
+  std::int64_t extent = 1;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    if (sizes[k] == 0) return 0;
+    extent += (sizes[k] - 1) * strides[k];
+  }
+  return extent;
+}
+
+Tensor Tensor::EmptyStrided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
+                            ScalarType dtype) {
+  CheckGeometry("empty_strided", sizes, strides);
+  auto storage = std::make_shared<Storage>(static_cast<std::size_t>(StorageExtent(sizes, strides)) * Info(dtype).itemsize);
+  return Tensor(std::move(storage), sizes, strides, 0, dtype);
+}
+
+Tensor Tensor::AsStrided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
+                         std::int64_t storage_offset) const {
+  CheckGeometry("as_strided", sizes, strides);
+  if (storage_offset < 0) throw RuntimeError("Tensor: invalid storage offset " + std::to_string(storage_offset));
+  const std::int64_t extent = StorageExtent(sizes, strides);
+  if (extent > 0 && storage_offset + extent > StorageNumel()) {
+    const std::int64_t itemsize = Info(dtype_).itemsize;
+    throw RuntimeError("setStorage: sizes " + ShapeString(sizes) + ", strides " + ShapeString(strides) +
+                       ", storage offset " + std::to_string(storage_offset) + ", and itemsize " +
+                       std::to_string(itemsize) + " requiring a storage size of " +
+                       std::to_string((storage_offset + extent) * itemsize) + " are out of bounds for storage of size " +
+                       std::to_string(storage_->nbytes()));
+  }
+  return Tensor(storage_, sizes, strides, storage_offset, dtype_);
+}
+
+std::int64_t Tensor::StorageNumel() const {
+  return static_cast<std::int64_t>(storage_->nbytes()) / Info(dtype_).itemsize;
+}
+
+std::int64_t Tensor::Offset(const std::vector<std::int64_t>& index) const {
+  if (index.size() != sizes_.size()) {
+    throw IndexError("an index of " + std::to_string(index.size()) + " dimensions for a tensor of " +
+                     std::to_string(sizes_.size()));
+  }
+  std::int64_t offset = storage_offset_;
+  for (std::size_t k = 0; k < index.size(); ++k) {
+    if (index[k] < 0 || index[k] >= sizes_[k]) {
+      throw IndexError("index " + std::to_string(index[k]) + " is out of bounds for dimension " + std::to_string(k) +
+                       " with size " + std::to_string(sizes_[k]));
+    }
+    offset += strides_[k] * index[k];
+  }
+  return offset;
+}
+
+void Tensor::Write(std::int64_t offset, const Scalar& value) const {
+  std::byte* p = ElementPtr(offset);
+  Dispatch(dtype_, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    *reinterpret_cast<T*>(p) = value.To<T>();
+  });
 }
 
 Tensor Tensor::FromScalars(const std::vector<std::int64_t>& sizes, ScalarType dtype, const std::vector<Scalar>& values) {
@@ -98,18 +172,8 @@ Scalar Tensor::Read(std::int64_t offset) const {
 
 std::vector<Scalar> Tensor::ToScalars() const {
   std::vector<Scalar> out;
-  const std::int64_t n = numel();
-  out.reserve(static_cast<std::size_t>(n));
-  std::vector<std::int64_t> index(sizes_.size(), 0);
-  for (std::int64_t linear = 0; linear < n; ++linear) {
-    std::int64_t offset = storage_offset_;
-    for (std::size_t k = 0; k < index.size(); ++k) offset += strides_[k] * index[k];
-    out.push_back(Read(offset));
-    for (std::size_t k = index.size(); k-- > 0;) {  // odometer increment, last dim fastest
-      if (++index[k] < sizes_[k]) break;
-      index[k] = 0;
-    }
-  }
+  out.reserve(static_cast<std::size_t>(numel()));
+  ForEachIndex(sizes_, [&](const std::vector<std::int64_t>& index) { out.push_back(Read(Offset(index))); });
   return out;
 }
 

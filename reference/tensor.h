@@ -66,6 +66,10 @@ class Tensor {
  public:
   // A new contiguous tensor (zero-filled). Empty `sizes` makes a zero-dim tensor.
   static Tensor Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype);
+  // A new zero-filled tensor with exactly these strides (torch.empty_strided): its storage
+  // holds the elements the strides reach, 1 + sum((size-1)*stride), or none when empty.
+  static Tensor EmptyStrided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
+                             ScalarType dtype);
   // A new contiguous tensor holding `values` (row-major), each cast to dtype.
   static Tensor FromScalars(const std::vector<std::int64_t>& sizes, ScalarType dtype,
                             const std::vector<Scalar>& values);
@@ -83,6 +87,17 @@ class Tensor {
   std::byte* ElementPtr(std::int64_t offset) const;
   // Reads element at storage index `offset` as a Scalar of the dtype's kind.
   Scalar Read(std::int64_t offset) const;
+  // Writes `value`, cast to the dtype, at storage index `offset`.
+  void Write(std::int64_t offset, const Scalar& value) const;
+  // The storage index of the element at `index` (seed 004's formula), bounds-checked.
+  std::int64_t Offset(const std::vector<std::int64_t>& index) const;
+  // Elements of the dtype the storage holds.
+  std::int64_t StorageNumel() const;
+
+  // A view of the same storage with this geometry (torch.as_strided; offset is absolute).
+  // Throws RuntimeError, naming the geometry, when it would reach outside the storage.
+  Tensor AsStrided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
+                   std::int64_t storage_offset) const;
   // All elements in row-major order of the logical shape.
   std::vector<Scalar> ToScalars() const;
 
@@ -103,6 +118,23 @@ class Tensor {
 // Row-major strides of a contiguous tensor of `sizes` (size-0/1 dims get the stride
 // they would have with size 1, as PyTorch does).
 std::vector<std::int64_t> ContiguousStrides(const std::vector<std::int64_t>& sizes);
+
+// Elements a geometry reaches from offset 0: 1 + sum((size-1)*stride), or 0 when empty.
+std::int64_t StorageExtent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides);
+
+// Calls f(index) for every index of `sizes` in row-major order (last dimension fastest).
+template <class F>
+void ForEachIndex(const std::vector<std::int64_t>& sizes, F&& f) {
+  for (std::int64_t s : sizes)
+    if (s == 0) return;
+  std::vector<std::int64_t> index(sizes.size(), 0);
+  while (true) {
+    f(static_cast<const std::vector<std::int64_t>&>(index));
+    std::size_t k = index.size();
+    while (k > 0 && ++index[k - 1] == sizes[k - 1]) index[--k] = 0;
+    if (k == 0) return;
+  }
+}
 
 // "[2, 3]": shapes in messages are printed as PyTorch prints them.
 std::string ShapeString(const std::vector<std::int64_t>& sizes);

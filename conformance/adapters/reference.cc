@@ -5,6 +5,7 @@
 #include "conformance/candidate.h"
 #include "reference/binary_ops.h"
 #include "reference/promotion.h"
+#include "reference/strided.h"
 
 namespace tcts {
 namespace {
@@ -86,11 +87,30 @@ ref::BinaryOp ToRef(BinaryOp op) {
   return ref::BinaryOp::kAdd;
 }
 
+ref::MemoryFormat ToRef(MemoryFormat f) {
+  switch (f) {
+    case MemoryFormat::kContiguous: return ref::MemoryFormat::kContiguous;
+    case MemoryFormat::kChannelsLast: return ref::MemoryFormat::kChannelsLast;
+    case MemoryFormat::kChannelsLast3d: return ref::MemoryFormat::kChannelsLast3d;
+    case MemoryFormat::kPreserve: return ref::MemoryFormat::kPreserve;
+  }
+  return ref::MemoryFormat::kContiguous;
+}
+
+TensorHandle Box(ref::Tensor t) { return std::make_shared<RefBox>(std::move(t)); }
+
+// Runs a reference function returning a tensor and boxes the result.
+template <class F>
+Result<TensorHandle> Boxed(F&& f) {
+  return Guard([&]() -> Result<TensorHandle> { return Box(f()); });
+}
+
 class ReferenceCandidate final : public Candidate {
  public:
   std::string name() const override { return "reference"; }
   std::string version() const override { return "tcts::ref (this build)"; }
-  bool supports(Feature) const override { return true; }
+  // Everything but sparse layouts: the reference is strided only.
+  bool supports(Feature f) const override { return f != Feature::kSparseLayout; }
 
   Result<DType> dtype_from_name(std::string_view name) override {
     if (auto d = DTypeFromName(name)) return *d;
@@ -162,17 +182,17 @@ class ReferenceCandidate final : public Candidate {
 
   Result<TensorHandle> make_tensor(const std::vector<std::int64_t>& sizes, DType dtype,
                                    const std::vector<Scalar>& values) override {
-    return Guard([&]() -> Result<TensorHandle> {
+    return Boxed([&] {
       std::vector<ref::Scalar> v;
       for (const Scalar& s : values) v.push_back(ToRef(s));
-      return TensorHandle(std::make_shared<RefBox>(ref::Tensor::FromScalars(sizes, ToRef(dtype), v)));
+      return ref::Tensor::FromScalars(sizes, ToRef(dtype), v);
     });
   }
 
   Result<TensorMeta> meta(const TensorHandle& h) override {
     return Guard([&]() -> Result<TensorMeta> {
       const ref::Tensor& t = Unbox(h);
-      return TensorMeta{FromRef(t.dtype()), t.sizes(), t.strides(), t.storage_offset(), t.device()};
+      return TensorMeta{FromRef(t.dtype()), t.sizes(), t.strides(), t.storage_offset(), t.device(), Layout::kStrided};
     });
   }
 
@@ -185,9 +205,7 @@ class ReferenceCandidate final : public Candidate {
   }
 
   Result<TensorHandle> binary(BinaryOp op, const Operand& a, const Operand& b) override {
-    return Guard([&]() -> Result<TensorHandle> {
-      return TensorHandle(std::make_shared<RefBox>(ref::Binary(ToRef(op), ToRef(a), ToRef(b))));
-    });
+    return Boxed([&] { return ref::Binary(ToRef(op), ToRef(a), ToRef(b)); });
   }
 
   Status binary_out(BinaryOp op, const Operand& a, const Operand& b, const TensorHandle& out) override {
@@ -200,6 +218,99 @@ class ReferenceCandidate final : public Candidate {
   Status binary_inplace(BinaryOp op, const TensorHandle& self, const Operand& other) override {
     return Guard([&]() -> Status {
       ref::BinaryInplace(ToRef(op), Unbox(self), ToRef(other));
+      return {};
+    });
+  }
+
+  // -- strided tensors
+  Result<TensorHandle> empty(const std::vector<std::int64_t>& sizes, DType dtype, Layout layout,
+                             MemoryFormat format) override {
+    if (layout != Layout::kStrided) return NotSupported("empty: the reference has strided tensors only");
+    return Boxed([&] { return ref::Empty(sizes, ToRef(dtype), ToRef(format)); });
+  }
+  Result<TensorHandle> empty_strided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
+                                     DType dtype) override {
+    return Boxed([&] { return ref::Tensor::EmptyStrided(sizes, strides, ToRef(dtype)); });
+  }
+  Result<bool> is_contiguous(const TensorHandle& t, MemoryFormat format) override {
+    return Guard([&]() -> Result<bool> { return ref::IsContiguous(Unbox(t), ToRef(format)); });
+  }
+  Result<TensorHandle> as_strided(const TensorHandle& t, const std::vector<std::int64_t>& sizes,
+                                  const std::vector<std::int64_t>& strides, std::int64_t offset) override {
+    return Boxed([&] { return Unbox(t).AsStrided(sizes, strides, offset); });
+  }
+  Result<TensorHandle> t(const TensorHandle& t) override { return Boxed([&] { return ref::T(Unbox(t)); }); }
+  Result<TensorHandle> transpose(const TensorHandle& t, std::int64_t d0, std::int64_t d1) override {
+    return Boxed([&] { return ref::Transpose(Unbox(t), d0, d1); });
+  }
+  Result<TensorHandle> permute(const TensorHandle& t, const std::vector<std::int64_t>& dims) override {
+    return Boxed([&] { return ref::Permute(Unbox(t), dims); });
+  }
+  Result<TensorHandle> narrow(const TensorHandle& t, std::int64_t dim, std::int64_t start, std::int64_t length) override {
+    return Boxed([&] { return ref::Narrow(Unbox(t), dim, start, length); });
+  }
+  Result<TensorHandle> select(const TensorHandle& t, std::int64_t dim, std::int64_t index) override {
+    return Boxed([&] { return ref::Select(Unbox(t), dim, index); });
+  }
+  Result<TensorHandle> slice(const TensorHandle& t, std::int64_t dim, std::int64_t start, std::int64_t end,
+                             std::int64_t step) override {
+    return Boxed([&] { return ref::Slice(Unbox(t), dim, start, end, step); });
+  }
+  Result<TensorHandle> expand(const TensorHandle& t, const std::vector<std::int64_t>& sizes) override {
+    return Boxed([&] { return ref::Expand(Unbox(t), sizes); });
+  }
+  Result<TensorHandle> unsqueeze(const TensorHandle& t, std::int64_t dim) override {
+    return Boxed([&] { return ref::Unsqueeze(Unbox(t), dim); });
+  }
+  Result<TensorHandle> squeeze(const TensorHandle& t, std::optional<std::int64_t> dim) override {
+    return Boxed([&] { return ref::Squeeze(Unbox(t), dim); });
+  }
+  Result<TensorHandle> view(const TensorHandle& t, const std::vector<std::int64_t>& sizes) override {
+    return Boxed([&] { return ref::View(Unbox(t), sizes); });
+  }
+  Result<TensorHandle> reshape(const TensorHandle& t, const std::vector<std::int64_t>& sizes) override {
+    return Boxed([&] { return ref::Reshape(Unbox(t), sizes); });
+  }
+  Result<TensorHandle> contiguous(const TensorHandle& t, MemoryFormat format) override {
+    return Boxed([&] { return ref::Contiguous(Unbox(t), ToRef(format)); });
+  }
+  Result<TensorHandle> clone(const TensorHandle& t, MemoryFormat format) override {
+    return Boxed([&] { return ref::Clone(Unbox(t), ToRef(format)); });
+  }
+  Result<TensorHandle> empty_like(const TensorHandle& t, MemoryFormat format) override {
+    return Boxed([&] { return ref::EmptyLike(Unbox(t), ToRef(format)); });
+  }
+
+  // -- storage
+  Result<StorageInfo> storage(const TensorHandle& h) override {
+    return Guard([&]() -> Result<StorageInfo> {
+      const ref::Tensor& t = Unbox(h);
+      return StorageInfo{reinterpret_cast<std::uintptr_t>(t.storage().get()), t.StorageNumel()};
+    });
+  }
+  Result<std::vector<Scalar>> storage_values(const TensorHandle& h) override {
+    return Guard([&]() -> Result<std::vector<Scalar>> {
+      const ref::Tensor& t = Unbox(h);
+      std::vector<Scalar> out;
+      for (std::int64_t k = 0; k < t.StorageNumel(); ++k) out.push_back(FromRef(t.Read(k)));
+      return out;
+    });
+  }
+  Status write_storage(const TensorHandle& h, std::int64_t index, const Scalar& value) override {
+    return Guard([&]() -> Status {
+      const ref::Tensor& t = Unbox(h);
+      if (index < 0 || index >= t.StorageNumel()) {
+        throw ref::IndexError("storage index " + std::to_string(index) + " out of range for a storage of " +
+                              std::to_string(t.StorageNumel()) + " elements");
+      }
+      t.Write(index, ToRef(value));
+      return {};
+    });
+  }
+  Status write_element(const TensorHandle& h, const std::vector<std::int64_t>& index, const Scalar& value) override {
+    return Guard([&]() -> Status {
+      const ref::Tensor& t = Unbox(h);
+      t.Write(t.Offset(index), ToRef(value));
       return {};
     });
   }

@@ -1,0 +1,57 @@
+// Memory formats, contiguity and view operations of the reference (spec/strided.toml).
+//
+// Views return a Tensor sharing the input's Storage with new sizes/strides/offset; copies
+// (contiguous when needed, clone, reshape when no view exists) allocate a new Storage.
+// Dimensions wrap as PyTorch's do: d in [-n, n-1], a 0-dim tensor accepting -1 and 0.
+#ifndef TCTS_REFERENCE_STRIDED_H_
+#define TCTS_REFERENCE_STRIDED_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "reference/tensor.h"
+
+namespace tcts::ref {
+
+enum class MemoryFormat { kContiguous, kChannelsLast, kChannelsLast3d, kPreserve };
+const char* MemoryFormatName(MemoryFormat format);
+
+// The strides empty(sizes, memory_format=format) allocates (RuntimeError for a rank the
+// format does not support, or for preserve_format).
+std::vector<std::int64_t> FormatStrides(const std::vector<std::int64_t>& sizes, MemoryFormat format);
+Tensor Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype, MemoryFormat format);
+
+bool IsContiguous(const Tensor& t, MemoryFormat format);
+// Some permutation of the dimensions is contiguous (size-0/1 dimensions aside).
+bool IsNonOverlappingAndDense(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides);
+// Dense strides in the order the input's strides give its dimensions (preserve_format).
+std::vector<std::int64_t> InferDenseStrides(const std::vector<std::int64_t>& sizes,
+                                            const std::vector<std::int64_t>& strides);
+
+// Wraps a possibly negative dimension for a tensor of `rank` (IndexError when out of range).
+std::int64_t WrapDim(std::int64_t dim, std::int64_t rank);
+
+// ---------------------------------------------------------------- views
+Tensor T(const Tensor& t);
+Tensor Transpose(const Tensor& t, std::int64_t dim0, std::int64_t dim1);
+Tensor Permute(const Tensor& t, const std::vector<std::int64_t>& dims);
+Tensor Narrow(const Tensor& t, std::int64_t dim, std::int64_t start, std::int64_t length);
+Tensor Select(const Tensor& t, std::int64_t dim, std::int64_t index);
+Tensor Slice(const Tensor& t, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step);
+Tensor Expand(const Tensor& t, const std::vector<std::int64_t>& sizes);
+Tensor Unsqueeze(const Tensor& t, std::int64_t dim);
+Tensor Squeeze(const Tensor& t, std::optional<std::int64_t> dim);
+Tensor View(const Tensor& t, const std::vector<std::int64_t>& sizes);
+Tensor Reshape(const Tensor& t, const std::vector<std::int64_t>& sizes);
+
+// ---------------------------------------------------------------- copies
+Tensor EmptyLike(const Tensor& t, MemoryFormat format);
+Tensor Clone(const Tensor& t, MemoryFormat format);
+Tensor Contiguous(const Tensor& t, MemoryFormat format);
+// dst[i...] = src[i...] for every index (same sizes), cast to dst's dtype.
+void CopyInto(const Tensor& dst, const Tensor& src);
+
+}  // namespace tcts::ref
+
+#endif  // TCTS_REFERENCE_STRIDED_H_
