@@ -415,7 +415,7 @@ def strided_tables(spec: Spec) -> list[Table]:
         setup = ["as_strided", *sizes, *st, 0]
         prefix = f"make_tensor({list(base)}).as_strided({list(sizes)}, {list(st)}, 0)"
         tok = layout_token(sizes, st)
-        dense = sm.non_overlapping_and_dense(sizes, st)
+        dense = sm.dense_for_preserve(spec.formats, sizes, st)
         for op, fmt in (("clone", "preserve_format"), ("empty_like", "preserve_format"),
                         ("contiguous", "contiguous_format"), ("contiguous", "channels_last"),
                         ("contiguous", "channels_last_3d")):

@@ -1,7 +1,8 @@
 """Emits the whole spec as one JSON document (bazel run //spec:json prints it).
 
 Sections: dtypes, extended_dtypes, categories, promote_types, promotion_lattice,
-result_type, ops, can_cast, can_cast_rules, output_casting. Names are canonical.
+result_type, ops, can_cast, can_cast_rules, output_casting, layouts, address,
+memory_formats, is_contiguous, preserve_format, views. Names are canonical.
 Deterministic: keys keep spec order, output ends with a newline.
 
 Usage: emit_json.py --out FILE spec/*.toml
@@ -13,6 +14,7 @@ import json
 import sys
 
 import emit_common as ec
+import strided_model
 from spec_model import Spec, SpecError
 
 SCHEMA_VERSION = 1
@@ -33,7 +35,7 @@ def export(spec: Spec) -> dict:
     names = [d.name for d in spec.documented]
     return {
         "schema_version": SCHEMA_VERSION,
-        "generated_from": ["spec/dtypes.toml", "spec/promotion.toml", "spec/casting.toml"],
+        "generated_from": ["spec/dtypes.toml", "spec/promotion.toml", "spec/casting.toml", "spec/strided.toml"],
         "dtypes": [dtype_obj(d) for d in spec.documented],
         "extended_dtypes": [dtype_obj(d) for d in spec.dtypes if not d.documented],
         "categories": list(spec.category_order),
@@ -61,7 +63,43 @@ def export(spec: Spec) -> dict:
         "output_casting": {"error_kind": spec.cast_error_kind, "message": spec.cast_message,
                            "doc_message": spec.cast_doc_message, "basis": spec.output_casting_source.basis,
                            "examples": spec.cast_examples},
+        "layouts": [{"name": l["name"], "id": l["id"], "required": l["required"], "text": l["text"],
+                     **src(l["source"])} for l in spec.layouts],
+        "address": {"id": spec.address["id"], "text": spec.address["text"], **src(spec.address["source"]),
+                    "examples": [{k: (list(v) if isinstance(v, tuple) else v) for k, v in ex.items() if k != "source"}
+                                 for ex in spec.address["examples"]]},
+        "memory_formats": [format_obj(spec, f) for f in spec.formats.values()],
+        "stride_notes": [{"id": n["id"], "text": n["text"], **src(n["source"])} for n in spec.stride_notes],
+        "is_contiguous": {"id": spec.is_contiguous["id"], "text": spec.is_contiguous["text"],
+                          **src(spec.is_contiguous["source"]),
+                          "examples": [{"id": ex["id"], "sizes": list(ex["sizes"]), "strides": list(ex["strides"]),
+                                        **ex["expected"]} for ex in spec.is_contiguous["examples"]]},
+        "preserve_format": {"id": spec.preserve["id"], "text": spec.preserve["text"], **src(spec.preserve["source"]),
+                            "examples": [{"id": ex["id"], "sizes": list(ex["sizes"]), "strides": list(ex["strides"]),
+                                          "expected": list(ex["expected"])} for ex in spec.preserve["examples"]]},
+        "dim_wrap": {"id": spec.dim_wrap["id"], "text": spec.dim_wrap["text"], "error": spec.dim_wrap["error"],
+                     **src(spec.dim_wrap["source"])},
+        "views": {op: {"id": v["id"], "text": v["text"], "copies": v["copies"], "errors": v["errors"],
+                       **src(v["source"])} for op, v in spec.views.items()},
     }
+
+
+def src(s) -> dict:
+    return {"clause": s.clause, "basis": s.basis}
+
+
+def format_obj(spec: Spec, f: dict) -> dict:
+    """A memory format, with its strides for a sample shape so the formula reads concretely."""
+    obj = {"name": f["name"], "id": f["id"], "allocates": f["allocates"], "text": f["text"], **src(f["source"])}
+    if f["allocates"]:
+        obj.update(rank=f["rank"], order=f["order"], size_floor=f["size_floor"])
+        if "rank_error" in f:
+            obj["rank_error"] = f["rank_error"]
+        sample = (2, 3, 4, 5) if f["rank"] in ("any", 4) else (2, 3, 4, 5, 6)
+        obj["example"] = {"sizes": list(sample), "strides": list(strided_model.format_strides(f, sample))}
+    else:
+        obj.update(empty_error=f["empty_error"], contiguous_error=f["contiguous_error"])
+    return obj
 
 
 if __name__ == "__main__":

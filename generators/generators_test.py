@@ -18,7 +18,7 @@ import xml.sax.saxutils as sx
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "testdata", "spec")
 GOLDEN = os.path.join(HERE, "testdata", "golden")
-SPEC_FILES = ["dtypes.toml", "promotion.toml", "casting.toml"]
+SPEC_FILES = ["dtypes.toml", "promotion.toml", "casting.toml", "strided.toml"]
 
 # golden file -> emitter command line (without --out and spec files)
 OUTPUTS = {
@@ -26,6 +26,8 @@ OUTPUTS = {
     "dtypes_gtest.cc": ["emit_gtest.py", "--suite", "dtypes"],
     "promotion_gtest.cc": ["emit_gtest.py", "--suite", "promotion"],
     "casting_gtest.cc": ["emit_gtest.py", "--suite", "casting"],
+    "strided_gtest.cc": ["emit_gtest.py", "--suite", "strided"],
+    "strided_properties.cc": ["emit_rapidcheck.py", "--suite", "strided"],
     "spec_consistency_test.cc": ["emit_gtest.py", "--suite", "spec_consistency"],
     "promotion_properties.cc": ["emit_rapidcheck.py", "--suite", "promotion"],
     "casting_properties.cc": ["emit_rapidcheck.py", "--suite", "casting"],
@@ -96,6 +98,18 @@ MALFORMED = [
      ["casting.toml", "output_casting.doc.int_mul_float", "disagree"]),
     ("casting.toml", '[output_casting]', '[output_casting',
      ["casting.toml", "(file)", "not valid TOML"]),
+    ("strided.toml", 'channels_last = true\nchannels_last_3d = false\nclause = "002#torch.memory_format"',
+     'channels_last = false\nchannels_last_3d = false\nclause = "002#torch.memory_format"',
+     ["strided.toml", "is_contiguous.example.both_formats", "the rule gives is_contiguous(channels_last) = True"]),
+    ("strided.toml", 'expected = [2, 1]', 'expected = [4, 2]',
+     ["strided.toml", "preserve_format.example.stepped_slice", "the rule gives strides [2, 1]"]),
+    ("strided.toml", 'order = [1, 3, 2, 0]', 'order = [1, 3, 2]',
+     ["strided.toml", "memory_format.channels_last", "order must be"]),
+    ("strided.toml", 'errors = { rank = { kind = "RuntimeError", message = "t() expects',
+     'errors = { rnk = { kind = "RuntimeError", message = "t() expects',
+     ["strided.toml", "view.t", "errors must specify exactly", "missing rank", "unknown rnk"]),
+    ("strided.toml", 'message = "slice step must be positive" }', 'message = "slice step must be positive", kind2 = 1 }',
+     ["strided.toml", "view.slice.step", "unknown field(s) kind2"]),
 ]
 
 
@@ -109,10 +123,11 @@ class Malformed(unittest.TestCase):
                 text = open(path).read()
                 self.assertIn(old, text, "fixture changed: update the malformed case")
                 open(path, "w").write(text.replace(old, new, 1))
-                for cmd in (["emit_gtest.py", "--suite", "casting"], ["emit_cxx.py"], ["emit_json.py"]):
+                gtest = ["emit_gtest.py", "--suite", "strided" if fname == "strided.toml" else "casting"]
+                for cmd in (gtest, ["emit_cxx.py"], ["emit_json.py"]):
                     r = run_emitter(cmd, tmp, os.path.join(tmp, "out"))
                     self.assertEqual(r.returncode, 1, f"{cmd[0]} accepted a malformed spec: {new!r}")
-                    if cmd[0] == "emit_gtest.py":
+                    if cmd is gtest:
                         for frag in fragments:
                             self.assertIn(frag, r.stderr)
                     self.assertNotIn("Traceback", r.stderr)

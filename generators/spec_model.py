@@ -399,6 +399,9 @@ class Spec:
     def _error(self, table, key: str, path: str, row: str) -> dict:
         """An error spec `{ kind, message }` (message: a fragment every conforming message contains)."""
         e = _require(table, key, dict, path, row)
+        unknown = sorted(set(e) - {"kind", "message", "source"})
+        if unknown:
+            raise SpecError(path, f"{row}.{key}", f"unknown field(s) {', '.join(unknown)} (fields: kind, message, source)")
         kind = _require(e, "kind", str, path, f"{row}.{key}")
         if kind not in ERROR_KINDS:
             raise SpecError(path, f"{row}.{key}", f"kind {kind!r} is not one of {', '.join(ERROR_KINDS)}")
@@ -510,6 +513,13 @@ class Spec:
             if copies not in (True, False, "when_view_fails", "unless_contiguous"):
                 raise SpecError(path, row, "copies must be true, false, \"when_view_fails\" or \"unless_contiguous\"")
             errors = _require(r, "errors", dict, path, row)
+            want = strided_model.VIEW_CAUSES[op]
+            if set(errors) != want:
+                missing, extra = sorted(want - set(errors)), sorted(set(errors) - want)
+                raise SpecError(path, row, "errors must specify exactly what the rules raise for "
+                                           f"{op}: {', '.join(sorted(want)) or 'nothing'}"
+                                           + (f"; missing {', '.join(missing)}" if missing else "")
+                                           + (f"; unknown {', '.join(extra)}" if extra else ""))
             self.views[op] = {"id": row, "op": op, "copies": copies, "text": _require(r, "text", str, path, row),
                               "source": _source(r, path, row),
                               "errors": {cause: self._error(errors, cause, path, row) for cause in errors}}
@@ -571,7 +581,7 @@ class Spec:
                     raise SpecError(strided, ex["id"], f"the rule gives is_contiguous({name}) = {got}, "
                                                        f"the row says {want}: the table contradicts itself")
         for ex in self.preserve["examples"]:
-            got = strided_model.preserve_strides(ex["sizes"], ex["strides"])
+            got = strided_model.preserve_strides(self.formats, ex["sizes"], ex["strides"])
             if got != ex["expected"]:
                 raise SpecError(strided, ex["id"], f"the rule gives strides {list(got)}, the row says "
                                                    f"{list(ex['expected'])}: the table contradicts itself")

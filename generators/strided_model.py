@@ -41,6 +41,18 @@ class Geometry:
         return self.offset + 1 + sum((s - 1) * st for s, st in zip(self.sizes, self.strides))
 
 
+# The errors each op's rules can raise (RuleError.cause); spec/strided.toml's [[view]] row
+# for the op must specify exactly these (dimension wrapping is [dim_wrap]'s).
+VIEW_CAUSES = {
+    "t": {"rank"}, "transpose": set(), "permute": {"length", "duplicate"},
+    "narrow": {"zero_dim", "length", "start", "bounds"}, "select": {"zero_dim", "index"},
+    "slice": {"zero_dim", "step"}, "expand": {"rank", "leading_minus1", "mismatch"}, "unsqueeze": set(),
+    "squeeze": set(), "view": {"numel", "infer", "incompatible"}, "reshape": {"numel", "infer"},
+    "as_strided": {"length", "negative", "offset", "bounds"}, "contiguous": set(), "clone": set(),
+    "empty_like": set(),
+}
+
+
 class RuleError(Exception):
     """An operation the rules reject: `row` is the spec row, `cause` a key of its errors."""
 
@@ -142,8 +154,15 @@ def infer_dense_strides(sizes: Sequence[int], strides: Sequence[int]) -> tuple[i
     return tuple(out)
 
 
-def preserve_strides(sizes: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
-    if non_overlapping_and_dense(sizes, strides):
+def dense_for_preserve(formats: dict[str, dict], sizes: Sequence[int], strides: Sequence[int]) -> bool:
+    """TensorImpl's is_non_overlapping_and_dense: contiguous in some format (so every empty
+    tensor) or some permutation of the dimensions dense."""
+    return (any(is_contiguous(f, sizes, strides) for f in formats.values() if f["allocates"]) or
+            non_overlapping_and_dense(sizes, strides))
+
+
+def preserve_strides(formats: dict[str, dict], sizes: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
+    if dense_for_preserve(formats, sizes, strides):
         return tuple(strides)
     return infer_dense_strides(sizes, strides)
 
@@ -381,14 +400,16 @@ def apply(op: str, args: list, g: Geometry, storage_numel: int, formats: dict[st
     if op in ("contiguous", "clone", "empty_like"):
         fmt = formats[args[0]]
         if op == "contiguous":
-            if not fmt["allocates"]:
-                raise RuleError(fmt["id"], "contiguous", "contiguous(preserve_format)")
-            if is_contiguous(fmt, g.sizes, g.strides):
+            # is_contiguous(preserve_format) reads as contiguous_format; only a tensor that
+            # would need a copy makes preserve_format an error.
+            if is_contiguous(fmt if fmt["allocates"] else formats["contiguous_format"], g.sizes, g.strides):
                 return Outcome(g, False)
+            if not fmt["allocates"]:
+                raise RuleError(fmt["id"], "contiguous", "contiguous(preserve_format) of a non-contiguous tensor")
         if fmt["allocates"]:
             st = format_strides(fmt, g.sizes)
         else:
-            st = preserve_strides(g.sizes, g.strides)
+            st = preserve_strides(formats, g.sizes, g.strides)
         return Outcome(Geometry(g.sizes, st, 0), True)
     raise ValueError(f"unknown op {op!r}")
 
@@ -419,8 +440,10 @@ def view_arg_sweep(op: str, g: Geometry) -> list[list]:
         for (dim,) in some_dims:
             size = sizes[wrap_dim_or(dim, n)] if n else 0
             for start in (-size - 1, -1, 0, 1, size):
-                for length in (-1, 0, 1, size):
+                for length in (0, 1, size):
                     out.append([dim, start, length])
+            # A negative length, alone and together with a bad start: which error comes first.
+            out += [[dim, 0, -1], [dim, -size - 1, -1]]
         return dedupe(out)
     if op == "select":
         out = []

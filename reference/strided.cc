@@ -68,7 +68,7 @@ bool IsContiguous(const Tensor& t, MemoryFormat format) {
   const std::vector<std::int64_t>& sizes = t.sizes();
   const std::vector<std::int64_t>& strides = t.strides();
   std::vector<std::size_t> order = ChannelsLastOrder(format);
-  if (format == MemoryFormat::kContiguous) {
+  if (format == MemoryFormat::kContiguous || format == MemoryFormat::kPreserve) {  // Preserve reads as Contiguous
     if (t.numel() == 0) return true;
     order.resize(sizes.size());
     std::iota(order.rbegin(), order.rend(), 0);  // n-1, ..., 0
@@ -366,9 +366,12 @@ Tensor Reshape(const Tensor& t, const std::vector<std::int64_t>& shape) {
 // ---------------------------------------------------------------- copies
 Tensor EmptyLike(const Tensor& t, MemoryFormat format) {
   if (format != MemoryFormat::kPreserve) return Empty(t.sizes(), t.dtype(), format);
-  const std::vector<std::int64_t> strides = IsNonOverlappingAndDense(t.sizes(), t.strides())
-                                                ? t.strides()
-                                                : InferDenseStrides(t.sizes(), t.strides());
+  // Dense as TensorImpl defines it: contiguous in some format (every empty tensor is) or
+  // dense under some permutation of the dimensions.
+  const bool dense = IsContiguous(t, MemoryFormat::kContiguous) || IsContiguous(t, MemoryFormat::kChannelsLast) ||
+                     IsContiguous(t, MemoryFormat::kChannelsLast3d) ||
+                     IsNonOverlappingAndDense(t.sizes(), t.strides());
+  const std::vector<std::int64_t> strides = dense ? t.strides() : InferDenseStrides(t.sizes(), t.strides());
   return Tensor::EmptyStrided(t.sizes(), strides, t.dtype());
 }
 
@@ -388,10 +391,10 @@ Tensor Clone(const Tensor& t, MemoryFormat format) {
 }
 
 Tensor Contiguous(const Tensor& t, MemoryFormat format) {
+  if (IsContiguous(t, format)) return t;
   if (format == MemoryFormat::kPreserve) {
     throw RuntimeError("preserve memory format is unsupported by the contiguous operator");
   }
-  if (IsContiguous(t, format)) return t;
   return Clone(t, format);
 }
 

@@ -3,6 +3,7 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 #include <algorithm>
+#include <numeric>
 #include <string>
 #include <vector>
 #include "conformance/checks.h"
