@@ -138,7 +138,6 @@ inline ModelStep RandomStep(const Logical& in, bool allow_reshape) {
     case 2: {  // permute
       std::vector<std::int64_t> dims(n);
       std::iota(dims.begin(), dims.end(), 0);
-      dims = *rc::gen::just(dims);
       for (std::size_t k = n; k > 1; --k) std::swap(dims[k - 1], dims[*rc::gen::inRange<std::size_t>(0, k)]);
       std::vector<std::int64_t> args;
       for (std::int64_t d : dims) args.push_back(SomeDim(static_cast<std::size_t>(d), n));

@@ -298,7 +298,7 @@ def error_cxx(err: dict) -> str:
 def step_cxx(step: list) -> str:
     op, args = step[0], list(step[1:])
     kind = "ViewKind::k" + "".join(p.capitalize() for p in op.split("_"))
-    if op in ("contiguous", "clone", "empty_like"):
+    if op in sm.COPY_OPS:
         return f"{{{kind}, {dims([])}, {FORMAT_CXX[args[0]]}}}"
     return f"{{{kind}, {dims(args)}, MemoryFormat::kContiguous}}"
 
@@ -430,7 +430,8 @@ def strided_tables(spec: Spec) -> list[Table]:
         prefix = f"make_tensor({list(b['sizes'])})" + "".join("." + step_text(s) for s in b["chain"])
         for op in spec.views:
             for args in sm.view_arg_sweep(op, b["geometry"]):
-                row_id = f"{op}.{b['id']}.{sm.ints_token([a for a in args if isinstance(a, int)]) if op not in ('contiguous', 'clone', 'empty_like') else args[0]}"
+                arg_token = args[0] if op in sm.COPY_OPS else sm.ints_token(args)  # copies: the format name
+                row_id = f"{op}.{b['id']}.{arg_token}"
                 view_row(spec, views, row_id, b["sizes"], [*b["chain"], [op, *args]], prefix)
     return [layouts, address, empty, contiguity, copies, views]
 

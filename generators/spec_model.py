@@ -421,29 +421,42 @@ class Spec:
             self._claim_id(row, path)
             return row
 
-        self.layouts = []
-        for i, r in enumerate(doc.get("layout", [])):
-            row = claimed(r, f"layout[{i}]")
-            self.layouts.append({"id": row, "name": _require(r, "name", str, path, row),
-                                 "required": _require(r, "required", bool, path, row),
-                                 "text": _require(r, "text", str, path, row), "source": _source(r, path, row)})
+        def rule(table, row_hint, **fields) -> dict:
+            """A rule or example row: its claimed id, text and source, plus `fields` read by
+            the given functions (each called as f(table, row))."""
+            row = claimed(table, row_hint)
+            out = {"id": row, "text": _require(table, "text", str, path, row), "source": _source(table, path, row)}
+            out.update({k: f(table, row) for k, f in fields.items()})
+            return out
+
+        def ints(key, lo=0):
+            return lambda t, row: self._ints(t, key, path, row, lo)
+
+        def section(key) -> dict:
+            return _require(doc, key, dict, path, key)
+
+        self.layouts = [rule(r, f"layout[{i}]", name=lambda t, row: _require(t, "name", str, path, row),
+                             required=lambda t, row: _require(t, "required", bool, path, row))
+                        for i, r in enumerate(doc.get("layout", []))]
         if [l["name"] for l in self.layouts] != ["strided", "sparse_coo"]:
             raise SpecError(path, "layout", "expected the layouts strided and sparse_coo, in that order")
 
-        addr = _require(doc, "address", dict, path, "address")
-        self.address = {"id": claimed(addr, "address"), "text": _require(addr, "text", str, path, "address"),
-                        "source": _source(addr, path, "address"), "examples": []}
-        for i, ex in enumerate(addr.get("example", [])):
-            row = claimed(ex, f"address.example[{i}]")
-            e = {"id": row, "text": _require(ex, "text", str, path, row), "source": _source(ex, path, row),
-                 "sizes": self._ints(ex, "sizes", path, row), "values": self._ints(ex, "values", path, row, -2**31),
-                 "strides": self._ints(ex, "strides", path, row),
-                 "offset": _require(ex, "storage_offset", int, path, row), "write": None}
-            if "write_storage" in ex:
-                w = _require(ex, "write_storage", dict, path, row)
-                e["write"] = (_require(w, "index", int, path, row), _require(w, "value", int, path, row))
-                e["after"] = self._ints(ex, "after", path, row, -2**31)
-            self.address["examples"].append(e)
+        def write(t, row):
+            if "write_storage" not in t:
+                return None
+            w = _require(t, "write_storage", dict, path, row)
+            return (_require(w, "index", int, path, row), _require(w, "value", int, path, row))
+
+        addr = section("address")
+        self.address = rule(addr, "address")
+        self.address["examples"] = [
+            rule(ex, f"address.example[{i}]", sizes=ints("sizes"), values=ints("values", -2**31),
+                 strides=ints("strides"), offset=lambda t, row: _require(t, "storage_offset", int, path, row),
+                 write=write, after=lambda t, row: self._ints(t, "after", path, row, -2**31) if "after" in t else ())
+            for i, ex in enumerate(addr.get("example", []))]
+        for ex in self.address["examples"]:
+            if (ex["write"] is None) != (not ex["after"]):
+                raise SpecError(path, ex["id"], "write_storage and after go together")
 
         self.formats: dict[str, dict] = {}
         for i, r in enumerate(doc.get("memory_format", [])):
@@ -473,39 +486,29 @@ class Spec:
         if list(self.formats) != ["contiguous_format", "channels_last", "channels_last_3d", "preserve_format"]:
             raise SpecError(path, "memory_format", "expected contiguous_format, channels_last, channels_last_3d, "
                                                    "preserve_format, in that order")
-        self.stride_notes = []
-        for i, note in enumerate(doc.get("stride_note", [])):
-            row = claimed(note, f"stride_note[{i}]")
-            self.stride_notes.append({"id": row, "text": _require(note, "text", str, path, row),
-                                      "source": _source(note, path, row)})
+        self.stride_notes = [rule(n, f"stride_note[{i}]") for i, n in enumerate(doc.get("stride_note", []))]
 
-        ic = _require(doc, "is_contiguous", dict, path, "is_contiguous")
-        self.is_contiguous = {"id": claimed(ic, "is_contiguous"), "text": _require(ic, "text", str, path, "is_contiguous"),
-                              "source": _source(ic, path, "is_contiguous"), "examples": []}
-        for i, ex in enumerate(ic.get("example", [])):
-            row = claimed(ex, f"is_contiguous.example[{i}]")
-            self.is_contiguous["examples"].append({
-                "id": row, "text": _require(ex, "text", str, path, row), "source": _source(ex, path, row),
-                "sizes": self._ints(ex, "sizes", path, row), "strides": self._ints(ex, "strides", path, row),
-                "expected": {n: _require(ex, n, bool, path, row) for n in ALLOCATING_FORMATS}})
+        ic = section("is_contiguous")
+        self.is_contiguous = rule(ic, "is_contiguous")
+        self.is_contiguous["examples"] = [
+            rule(ex, f"is_contiguous.example[{i}]", sizes=ints("sizes"), strides=ints("strides"),
+                 expected=lambda t, row: {n: _require(t, n, bool, path, row) for n in ALLOCATING_FORMATS})
+            for i, ex in enumerate(ic.get("example", []))]
 
-        pf = _require(doc, "preserve_format", dict, path, "preserve_format")
-        self.preserve = {"id": claimed(pf, "preserve_format"), "text": _require(pf, "text", str, path, "preserve_format"),
-                         "source": _source(pf, path, "preserve_format"), "examples": []}
-        for i, ex in enumerate(pf.get("example", [])):
-            row = claimed(ex, f"preserve_format.example[{i}]")
-            self.preserve["examples"].append({
-                "id": row, "text": _require(ex, "text", str, path, row), "source": _source(ex, path, row),
-                "sizes": self._ints(ex, "sizes", path, row), "strides": self._ints(ex, "strides", path, row),
-                "expected": self._ints(ex, "expected", path, row)})
+        pf = section("preserve_format")
+        self.preserve = rule(pf, "preserve_format")
+        self.preserve["examples"] = [
+            rule(ex, f"preserve_format.example[{i}]", sizes=ints("sizes"), strides=ints("strides"),
+                 expected=ints("expected"))
+            for i, ex in enumerate(pf.get("example", []))]
 
-        dw = _require(doc, "dim_wrap", dict, path, "dim_wrap")
-        self.dim_wrap = {"id": claimed(dw, "dim_wrap"), "text": _require(dw, "text", str, path, "dim_wrap"),
-                         "source": _source(dw, path, "dim_wrap"), "error": self._error(dw, "error", path, "dim_wrap")}
+        self.dim_wrap = rule(section("dim_wrap"), "dim_wrap",
+                             error=lambda t, row: self._error(t, "error", path, row))
 
         self.views: dict[str, dict] = {}
         for i, r in enumerate(doc.get("view", [])):
-            row = claimed(r, f"view[{i}]")
+            v = rule(r, f"view[{i}]")
+            row = v["id"]
             op = _require(r, "op", str, path, row)
             if op not in VIEW_OPS or op in self.views:
                 raise SpecError(path, row, f"op {op!r} is unknown or listed twice (ops: {', '.join(VIEW_OPS)})")
@@ -520,8 +523,7 @@ class Spec:
                                            f"{op}: {', '.join(sorted(want)) or 'nothing'}"
                                            + (f"; missing {', '.join(missing)}" if missing else "")
                                            + (f"; unknown {', '.join(extra)}" if extra else ""))
-            self.views[op] = {"id": row, "op": op, "copies": copies, "text": _require(r, "text", str, path, row),
-                              "source": _source(r, path, row),
+            self.views[op] = {**v, "op": op, "copies": copies,
                               "errors": {cause: self._error(errors, cause, path, row) for cause in errors}}
         if set(self.views) != set(VIEW_OPS):
             raise SpecError(path, "view", f"missing view rows for {', '.join(sorted(set(VIEW_OPS) - set(self.views)))}")

@@ -17,6 +17,7 @@ import itertools
 from typing import Sequence
 
 INT64_MAX = 2**63 - 1
+COPY_OPS = ("contiguous", "clone", "empty_like")  # ops whose argument is a memory format
 VARIANTS = ("contiguous", "channels_last", "channels_last_3d", "reversed", "swap_last", "gap_last",
             "broadcast_first", "size1_odd")
 
@@ -397,7 +398,7 @@ def apply(op: str, args: list, g: Geometry, storage_numel: int, formats: dict[st
         if new.extent() > storage_numel:
             raise RuleError(row, "bounds", f"needs {new.extent()} elements, storage has {storage_numel}")
         return Outcome(new, False)
-    if op in ("contiguous", "clone", "empty_like"):
+    if op in COPY_OPS:
         fmt = formats[args[0]]
         if op == "contiguous":
             # is_contiguous(preserve_format) reads as contiguous_format; only a tensor that
@@ -490,7 +491,7 @@ def view_arg_sweep(op: str, g: Geometry) -> list[list]:
         ext = g.extent()
         return dedupe([[*sizes, *g.strides, g.offset], [2, 2, 1, 2, 0], [3, 1, 0], [2, 2, ext],
                        [1, 1, ext - 1 if ext else 0], [2, -1, 0], [2, 1, -1], [2, 3, 1]])
-    if op in ("contiguous", "clone", "empty_like"):
+    if op in COPY_OPS:
         return [["contiguous_format"], ["channels_last"], ["channels_last_3d"], ["preserve_format"]]
     raise ValueError(op)
 

@@ -77,10 +77,9 @@ RC_GTEST_PROP(StridedProperties, WritesThroughAViewAreVisibleEverywhere, ()) {
   if (!s.ok() && Unsupported(s.error())) RC_DISCARD("write_element not supported");
   RC_ASSERT(s.ok());
   Case c(PropertyRow("property.views.write", "004#3-stride", "write through a view"));
-  prop::Logical base_model = prop::Iota({});
   const Result<TensorMeta> bm = cand.meta(chain.base);
   RC_ASSERT(bm.ok());
-  base_model = prop::Iota(bm.value().sizes);
+  prop::Logical base_model = prop::Iota(bm.value().sizes);
   for (std::int64_t& v : base_model.ids) v = v == id ? -1 : v;
   prop::Logical view_model = chain.model;
   for (std::int64_t& v : view_model.ids) v = v == id ? -1 : v;
