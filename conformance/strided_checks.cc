@@ -258,9 +258,11 @@ void Check(const ContiguityRow& row) {
   const auto t = Get(c, Feature::kMemoryFormats, cand.empty_strided(row.sizes.vec(), row.strides.vec(), DType::kFloat32), made);
   if (t) {
     if (auto m = Meta(c, *t, "empty_strided")) ExpectGeometry(c, made, *m, row.sizes.vec(), row.strides.vec(), 0);
+    // is_contiguous(preserve_format) reads as contiguous_format (spec: is_contiguous.rule).
     const std::pair<MemoryFormat, bool> want[] = {{MemoryFormat::kContiguous, row.contiguous},
                                                   {MemoryFormat::kChannelsLast, row.channels_last},
-                                                  {MemoryFormat::kChannelsLast3d, row.channels_last_3d}};
+                                                  {MemoryFormat::kChannelsLast3d, row.channels_last_3d},
+                                                  {MemoryFormat::kPreserve, row.contiguous}};
     for (const auto& [format, expected] : want) {
       const std::string call = made + ".is_contiguous(" + MemoryFormatName(format) + ")";
       if (auto got = Get(c, Feature::kMemoryFormats, cand.is_contiguous(*t, format), call)) ExpectEq(c, call, expected, *got);

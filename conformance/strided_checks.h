@@ -80,7 +80,8 @@ struct EmptyRow {
   Dims strides;
 };
 
-// is_contiguous(fmt) of empty_strided(sizes, strides), for the three allocating formats.
+// is_contiguous(fmt) of empty_strided(sizes, strides), for the three allocating formats
+// (and preserve_format, which reads as contiguous_format).
 struct ContiguityRow {
   RowMeta meta;
   Dims sizes, strides;
