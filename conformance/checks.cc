@@ -27,6 +27,12 @@ std::string Str(const std::vector<Scalar>& v) {
   return s + "]";
 }
 
+std::int64_t Numel(const std::vector<std::int64_t>& sizes) {
+  std::int64_t n = 1;
+  for (std::int64_t s : sizes) n *= s;
+  return n;
+}
+
 std::optional<std::vector<Scalar>> ReadValues(Case& c, const TensorHandle& t, const std::string& what) {
   Result<std::vector<Scalar>> v = CurrentCandidate().values(t);
   if (!c.Usable(Feature::kTensors, v, "values(" + what + ")")) return std::nullopt;

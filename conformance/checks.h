@@ -130,6 +130,8 @@ template <class T>
 void ExpectEq(Case& c, const std::string& check, const T& expected, const T& observed) {
   if (!(expected == observed)) c.Mismatch(check, Str(expected), Str(observed));
 }
+// The number of elements of a tensor of `sizes` (1 for a zero-dim tensor).
+std::int64_t Numel(const std::vector<std::int64_t>& sizes);
 // Reads a tensor's values; records a mismatch and returns nullopt when that fails.
 std::optional<std::vector<Scalar>> ReadValues(Case& c, const TensorHandle& t, const std::string& what);
 

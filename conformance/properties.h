@@ -63,9 +63,8 @@ inline rc::Gen<std::vector<std::int64_t>> Shape() {
 inline std::optional<Operand> RandomOperand(const OperandSpec& o, const std::vector<std::int64_t>& shape) {
   if (o.kind == OperandKind::kScalar) return Operand(*ScalarOf(o.scalar_kind));
   const std::vector<std::int64_t> sizes = o.kind == OperandKind::kTensor ? shape : std::vector<std::int64_t>{};
-  std::int64_t n = 1;
-  for (std::int64_t s : sizes) n *= s;
-  const auto values = *rc::gen::container<std::vector<Scalar>>(static_cast<std::size_t>(n), ValueFor(o.dtype));
+  const auto values =
+      *rc::gen::container<std::vector<Scalar>>(static_cast<std::size_t>(Numel(sizes)), ValueFor(o.dtype));
   Result<TensorHandle> t = CurrentCandidate().make_tensor(sizes, o.dtype, values);
   if (!t.ok()) return std::nullopt;
   return Operand(t.value());

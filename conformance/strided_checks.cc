@@ -87,11 +87,9 @@ std::int64_t Address(const TensorMeta& m, const std::vector<std::int64_t>& index
 }
 
 std::vector<std::vector<std::int64_t>> Indices(const std::vector<std::int64_t>& sizes) {
-  std::int64_t n = 1;
-  for (std::int64_t s : sizes) n *= s;
   std::vector<std::vector<std::int64_t>> out;
   std::vector<std::int64_t> index(sizes.size(), 0);
-  for (std::int64_t linear = 0; linear < n; ++linear) {
+  for (std::int64_t linear = 0, n = Numel(sizes); linear < n; ++linear) {
     out.push_back(index);
     for (std::size_t k = index.size(); k-- > 0;) {
       if (++index[k] < sizes[k]) break;
@@ -150,12 +148,14 @@ void ExpectGeometry(Case& c, const std::string& call, const TensorMeta& m, const
 
 }  // namespace
 
-std::optional<TensorHandle> MakeIota(Case& c, const std::vector<std::int64_t>& sizes) {
-  std::int64_t n = 1;
-  for (std::int64_t s : sizes) n *= s;
+std::vector<Scalar> IotaValues(std::int64_t n) {
   std::vector<Scalar> values;
   for (std::int64_t k = 0; k < n; ++k) values.push_back(Scalar::Int(k));
-  return Get(c, Feature::kTensors, CurrentCandidate().make_tensor(sizes, DType::kInt64, values),
+  return values;
+}
+
+std::optional<TensorHandle> MakeIota(Case& c, const std::vector<std::int64_t>& sizes) {
+  return Get(c, Feature::kTensors, CurrentCandidate().make_tensor(sizes, DType::kInt64, IotaValues(Numel(sizes))),
              "make_tensor(" + Str(sizes) + ", int64, 0..n-1)");
 }
 

@@ -118,6 +118,8 @@ void Check(const ViewRow& row);
 std::int64_t Address(const TensorMeta& m, const std::vector<std::int64_t>& index);
 // Every index of `sizes` in row-major order.
 std::vector<std::vector<std::int64_t>> Indices(const std::vector<std::int64_t>& sizes);
+// The int64 values 0..n-1: what every strided case's base tensor holds.
+std::vector<Scalar> IotaValues(std::int64_t n);
 // A contiguous int64 tensor holding 0..numel-1. Records a mismatch and returns nullopt on failure.
 std::optional<TensorHandle> MakeIota(Case& c, const std::vector<std::int64_t>& sizes);
 // Checks seed 004's address formula: values(t)[i] == storage_values(t)[offset + sum stride*index].

@@ -32,12 +32,6 @@ struct Logical {
   std::vector<std::int64_t> ids;  // row-major
 };
 
-inline std::int64_t Numel(const std::vector<std::int64_t>& sizes) {
-  std::int64_t n = 1;
-  for (std::int64_t s : sizes) n *= s;
-  return n;
-}
-
 inline Logical Iota(const std::vector<std::int64_t>& sizes) {
   Logical l{sizes, std::vector<std::int64_t>(static_cast<std::size_t>(Numel(sizes)))};
   std::iota(l.ids.begin(), l.ids.end(), 0);
@@ -242,9 +236,7 @@ inline std::string Describe(const Chain& c) {
 inline Chain RandomChain(int max_steps, bool allow_reshape) {
   Candidate& cand = CurrentCandidate();
   const std::vector<std::int64_t> sizes = *StridedShape();
-  std::vector<Scalar> values;
-  for (std::int64_t k = 0; k < Numel(sizes); ++k) values.push_back(Scalar::Int(k));
-  Result<TensorHandle> base = cand.make_tensor(sizes, DType::kInt64, values);
+  Result<TensorHandle> base = cand.make_tensor(sizes, DType::kInt64, IotaValues(Numel(sizes)));
   RC_PRE(base.ok());
   Chain c{base.value(), base.value(), Iota(sizes), {}, false};
   const int steps = *rc::gen::inRange(1, max_steps + 1);

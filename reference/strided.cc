@@ -26,12 +26,6 @@ std::vector<std::size_t> ChannelsLastOrder(MemoryFormat format) {
   return {};
 }
 
-std::int64_t Numel(const std::vector<std::int64_t>& sizes) {
-  std::int64_t n = 1;
-  for (std::int64_t s : sizes) n *= s;
-  return n;
-}
-
 }  // namespace
 
 std::vector<std::int64_t> FormatStrides(const std::vector<std::int64_t>& sizes, MemoryFormat format) {

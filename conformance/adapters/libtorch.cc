@@ -257,7 +257,7 @@ class LibtorchCandidate final : public Candidate {
         at::Tensor flat = t.view({-1});
         for (std::size_t k = 0; k < values.size(); ++k) flat.select(0, static_cast<int64_t>(k)).fill_(ToAten(values[k]));
       }
-      return TensorHandle(std::make_shared<TorchBox>(t));
+      return Box(t);
     });
   }
 
@@ -288,7 +288,7 @@ class LibtorchCandidate final : public Candidate {
         case BinaryOp::kMul: r = at::mul(x, y); break;
         case BinaryOp::kDiv: r = at::div(x, y); break;
       }
-      return TensorHandle(std::make_shared<TorchBox>(r));
+      return Box(r);
     });
   }
 

@@ -101,7 +101,7 @@ RC_GTEST_PROP(StridedProperties, IsContiguousAgreesWithItsDefinition, ()) {
     if (!got.ok() && Unsupported(got.error())) RC_DISCARD("is_contiguous not supported");
     RC_ASSERT(got.ok());
     bool want = false;
-    if (f.empty_is_contiguous && prop::Numel(meta.sizes) == 0) {
+    if (f.empty_is_contiguous && Numel(meta.sizes) == 0) {
       want = true;
     } else if (f.rank < 0 || static_cast<int>(meta.sizes.size()) == f.rank) {
       const Result<TensorHandle> fresh = cand.empty(meta.sizes, DType::kInt64, Layout::kStrided, f.format);
@@ -121,9 +121,7 @@ RC_GTEST_PROP(StridedProperties, ClonePreservesTheStridesOfADenseTensor, ()) {
   std::vector<std::int64_t> dims(sizes.size());
   std::iota(dims.begin(), dims.end(), 0);
   for (std::size_t k = dims.size(); k > 1; --k) std::swap(dims[k - 1], dims[*rc::gen::inRange<std::size_t>(0, k)]);
-  std::vector<Scalar> values;
-  for (std::int64_t k = 0; k < prop::Numel(sizes); ++k) values.push_back(Scalar::Int(k));
-  const Result<TensorHandle> base = cand.make_tensor(sizes, DType::kInt64, values);
+  const Result<TensorHandle> base = cand.make_tensor(sizes, DType::kInt64, IotaValues(Numel(sizes)));
   RC_PRE(base.ok());
   const Result<TensorHandle> dense = cand.permute(base.value(), dims);  // dense, in a random dimension order
   if (!dense.ok() && Unsupported(dense.error())) RC_DISCARD("views not supported");
@@ -178,9 +176,7 @@ RC_GTEST_PROP(StridedProperties, TransposingTwiceRestoresTheGeometry, ()) {
 RC_GTEST_PROP(StridedProperties, InvalidViewRequestsAreErrors, ()) {
   Candidate& cand = CurrentCandidate();
   const std::int64_t numel = *rc::gen::inRange<std::int64_t>(1, 30);
-  std::vector<Scalar> values;
-  for (std::int64_t k = 0; k < numel; ++k) values.push_back(Scalar::Int(k));
-  const Result<TensorHandle> base = cand.make_tensor({numel}, DType::kInt64, values);
+  const Result<TensorHandle> base = cand.make_tensor({numel}, DType::kInt64, IotaValues(numel));
   RC_PRE(base.ok());
   const std::size_t rank = *rc::gen::inRange<std::size_t>(0, 4);
   const auto sizes = *rc::gen::container<std::vector<std::int64_t>>(rank, rc::gen::inRange<std::int64_t>(0, 5));
@@ -188,7 +184,7 @@ RC_GTEST_PROP(StridedProperties, InvalidViewRequestsAreErrors, ()) {
   const std::int64_t offset = *rc::gen::inRange<std::int64_t>(0, numel + 3);
   std::int64_t extent = offset + 1;
   for (std::size_t k = 0; k < rank; ++k) extent += (sizes[k] - 1) * strides[k];
-  const bool fits = prop::Numel(sizes) == 0 || extent <= numel;
+  const bool fits = Numel(sizes) == 0 || extent <= numel;
   const Result<TensorHandle> v = cand.as_strided(base.value(), sizes, strides, offset);
   if (!v.ok() && Unsupported(v.error())) RC_DISCARD("as_strided not supported");
   RC_ASSERT(v.ok() == fits);
