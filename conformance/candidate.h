@@ -224,16 +224,19 @@ class Candidate {
   // as kInt, floating as kFloat (exact, widened to double), complex as kComplex.
   virtual Result<std::vector<Scalar>> values(const TensorHandle& t) { return NotSupported("values"); }
 
-  // -- arithmetic: add/sub/mul/div (alpha = 1; div is true division)
-  virtual Result<TensorHandle> binary(BinaryOp op, const Operand& a, const Operand& b) {
+  // -- arithmetic: add/sub/mul/div (div is true division), on strided operands of any
+  // layout, with broadcasting. alpha scales b for add and sub (a + alpha*b, a - alpha*b);
+  // callers pass Scalar::Int(1) for mul and div, and adapters ignore it there.
+  virtual Result<TensorHandle> binary(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha) {
     return NotSupported("binary");
   }
-  // op(a, b, out=out): writes into `out`.
-  virtual Status binary_out(BinaryOp op, const Operand& a, const Operand& b, const TensorHandle& out) {
+  // op(a, b, out=out): writes into `out` (resizing it when its shape differs).
+  virtual Status binary_out(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha,
+                            const TensorHandle& out) {
     return NotSupported("binary_out");
   }
   // self op= other.
-  virtual Status binary_inplace(BinaryOp op, const TensorHandle& self, const Operand& other) {
+  virtual Status binary_inplace(BinaryOp op, const TensorHandle& self, const Operand& other, const Scalar& alpha) {
     return NotSupported("binary_inplace");
   }
 

@@ -257,7 +257,7 @@ void Check(const BinaryRow& row) {
   switch (row.form) {
     case BinaryForm::kFunctional: {
       call = op + "(" + ToString(row.a) + ", " + ToString(row.b) + ")";
-      Result<TensorHandle> r = cand.binary(row.op, *a, *b);
+      Result<TensorHandle> r = cand.binary(row.op, *a, *b, Scalar::Int(1));
       if (r.ok()) dest = r.value();
       else status = r.error();
       break;
@@ -275,7 +275,7 @@ void Check(const BinaryRow& row) {
       auto before = ReadValues(c, dest, "out before the call");
       if (!before) return c.Finish();
       dest_before = *before;
-      status = cand.binary_out(row.op, *a, *b, dest);
+      status = cand.binary_out(row.op, *a, *b, Scalar::Int(1), dest);
       break;
     }
     case BinaryForm::kInplace: {
@@ -285,7 +285,7 @@ void Check(const BinaryRow& row) {
       auto before = ReadValues(c, dest, "self before the call");
       if (!before) return c.Finish();
       dest_before = *before;
-      status = cand.binary_inplace(row.op, dest, *b);
+      status = cand.binary_inplace(row.op, dest, *b, Scalar::Int(1));
       break;
     }
   }

@@ -99,37 +99,8 @@ std::vector<std::vector<std::int64_t>> Indices(const std::vector<std::int64_t>& 
   return out;
 }
 
-namespace {
-
 std::string ExpectedText(const ExpectedError& e) {
   return std::string(ErrorKindName(e.kind)) + (*e.fragment ? std::string(" containing \"") + e.fragment + "\"" : "");
-}
-
-// Compares an answer with the row's expected error. Returns true when the check should
-// go on to look at a value (no error expected and none came).
-template <class T>
-bool CheckOutcome(Case& c, const ExpectedError& e, const Result<T>& r, const std::string& call, const std::string& want) {
-  if (e.expected) {
-    if (r.ok()) c.Mismatch(call, ExpectedText(e), "no error");
-    else if (r.error().kind != e.kind || r.error().message.find(e.fragment) == std::string::npos)
-      c.Mismatch(call, ExpectedText(e), Describe(r.error()));
-    return false;
-  }
-  if (!r.ok()) {
-    c.Mismatch(call, want, Describe(r.error()));
-    return false;
-  }
-  return true;
-}
-
-template <class T>
-std::optional<T> Get(Case& c, Feature f, Result<T> r, const std::string& call) {
-  if (!c.Usable(f, r, call)) return std::nullopt;
-  if (!r.ok()) {
-    c.Mismatch(call, "an answer", Describe(r.error()));
-    return std::nullopt;
-  }
-  return std::move(r.value());
 }
 
 std::optional<TensorMeta> Meta(Case& c, const TensorHandle& t, const std::string& what) {
@@ -145,8 +116,6 @@ void ExpectGeometry(Case& c, const std::string& call, const TensorMeta& m, const
   ExpectEq(c, call + " strides", strides, m.strides);
   ExpectEq(c, call + " storage_offset", offset, m.storage_offset);
 }
-
-}  // namespace
 
 std::vector<Scalar> IotaValues(std::int64_t n) {
   std::vector<Scalar> values;

@@ -125,6 +125,44 @@ std::optional<TensorHandle> MakeIota(Case& c, const std::vector<std::int64_t>& s
 // Checks seed 004's address formula: values(t)[i] == storage_values(t)[offset + sum stride*index].
 void CheckAddressFormula(Case& c, const TensorHandle& t, const std::string& what);
 
+// ---------------------------------------------------------------- shared with other checks
+// "RuntimeError containing \"fragment\"".
+std::string ExpectedText(const ExpectedError& e);
+
+// Compares an answer with the row's expected error. Returns true when the check should
+// go on to look at a value (no error expected and none came).
+template <class T>
+bool CheckOutcome(Case& c, const ExpectedError& e, const Result<T>& r, const std::string& call, const std::string& want) {
+  if (e.expected) {
+    if (r.ok()) c.Mismatch(call, ExpectedText(e), "no error");
+    else if (r.error().kind != e.kind || r.error().message.find(e.fragment) == std::string::npos)
+      c.Mismatch(call, ExpectedText(e), Describe(r.error()));
+    return false;
+  }
+  if (!r.ok()) {
+    c.Mismatch(call, want, Describe(r.error()));
+    return false;
+  }
+  return true;
+}
+
+// The answer of a call, or nullopt after recording NOT_SUPPORTED or a mismatch.
+template <class T>
+std::optional<T> Get(Case& c, Feature f, Result<T> r, const std::string& call) {
+  if (!c.Usable(f, r, call)) return std::nullopt;
+  if (!r.ok()) {
+    c.Mismatch(call, "an answer", Describe(r.error()));
+    return std::nullopt;
+  }
+  return std::move(r.value());
+}
+
+std::optional<TensorMeta> Meta(Case& c, const TensorHandle& t, const std::string& what);
+std::optional<StorageInfo> Storage(Case& c, const TensorHandle& t, const std::string& what);
+// Compares sizes, strides and storage_offset.
+void ExpectGeometry(Case& c, const std::string& call, const TensorMeta& m, const std::vector<std::int64_t>& sizes,
+                    const std::vector<std::int64_t>& strides, std::int64_t offset);
+
 }  // namespace tcts
 
 #endif  // TCTS_CONFORMANCE_STRIDED_CHECKS_H_

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import sys
 
+import arith_tables
 import emit_common as ec
 import strided_model as sm
 from spec_model import ALLOCATING_FORMATS, OPS, Operand, Spec
@@ -22,6 +23,7 @@ SOURCES = {
     "casting": "spec/casting.toml, spec/promotion.toml, spec/dtypes.toml",
     "spec_consistency": "spec/promotion.toml, spec/dtypes.toml",
     "strided": "spec/strided.toml",
+    "arithmetic": "spec/arithmetic.toml, spec/strided.toml, spec/promotion.toml, spec/casting.toml, spec/dtypes.toml",
     "manifest": "spec/*.toml",
 }
 
@@ -437,7 +439,7 @@ def strided_tables(spec: Spec) -> list[Table]:
 
 
 SUITE_TABLES = {"dtypes": dtypes_tables, "promotion": promotion_tables, "casting": casting_tables,
-                "strided": strided_tables}
+                "strided": strided_tables, "arithmetic": lambda spec: arith_tables.arithmetic_tables(spec, Table)}
 
 
 def manifest(spec: Spec) -> str:
@@ -458,9 +460,11 @@ def emit(spec: Spec, suite: str) -> str:
                             '"conformance/dtype.h"'], spec_consistency(spec))
     tables = SUITE_TABLES[suite](spec)
     body = "\n".join(t.emit() for t in tables)
-    counts = ", ".join(f"{t.name}: {len(t.rows)}" for t in tables)
-    header = '"conformance/strided_checks.h"' if suite == "strided" else '"conformance/checks.h"'
-    return ec.cxx_file(SOURCES[suite], "generators/emit_gtest.py", ["<gtest/gtest.h>", header],
+    counts = ", ".join(f"{t.name}: {len(t.rows)}" for t in tables if t.rows)
+    header = {"strided": '"conformance/strided_checks.h"', "arithmetic": '"conformance/arith_checks.h"'}.get(
+        suite, '"conformance/checks.h"')
+    includes = ["<gtest/gtest.h>", header] + (["<cstdint>", "<limits>"] if suite == "arithmetic" else [])
+    return ec.cxx_file(SOURCES[suite], "generators/emit_gtest.py", includes,
                        f"// Cases: {counts}.\n\n{body}")
 
 if __name__ == "__main__":

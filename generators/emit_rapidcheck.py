@@ -80,7 +80,8 @@ RC_GTEST_PROP(PromotionProperties, ResultTypeIgnoresValues, ()) {{
     if (!m.ok()) return m.error();
     return m.value().dtype;
   }};
-  const Result<DType> op_want = dtype_of(cand.binary(op, *fa, *fb)), op_got = dtype_of(cand.binary(op, *ra, *rb));
+  const Result<DType> op_want = dtype_of(cand.binary(op, *fa, *fb, Scalar::Int(1))),
+                      op_got = dtype_of(cand.binary(op, *ra, *rb, Scalar::Int(1)));
   if (!op_want.ok() && Unsupported(op_want.error())) RC_SUCCEED("binary not supported");
   RC_ASSERT(prop::DTypeOutcome(op_got) == prop::DTypeOutcome(op_want));
 }}
@@ -122,7 +123,7 @@ RC_GTEST_PROP(CastingProperties, RejectedInplaceLeavesDestinationUnchanged, ()) 
   const TensorHandle dest = std::get<TensorHandle>(*self);
   const Result<std::vector<Scalar>> before = cand.values(dest);
   RC_ASSERT(before.ok());
-  const Status s = cand.binary_inplace(r.op, dest, *other);
+  const Status s = cand.binary_inplace(r.op, dest, *other, Scalar::Int(1));
   if (!s.ok() && s.error().kind == ErrorKind::kNotSupported) RC_SUCCEED("in-place not supported");
   RC_ASSERT(!s.ok());
   const Result<std::vector<Scalar>> after = cand.values(dest);

@@ -18,7 +18,7 @@ import xml.sax.saxutils as sx
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "testdata", "spec")
 GOLDEN = os.path.join(HERE, "testdata", "golden")
-SPEC_FILES = ["dtypes.toml", "promotion.toml", "casting.toml", "strided.toml"]
+SPEC_FILES = ["dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml"]
 
 # golden file -> emitter command line (without --out and spec files)
 OUTPUTS = {
@@ -28,6 +28,7 @@ OUTPUTS = {
     "casting_gtest.cc": ["emit_gtest.py", "--suite", "casting"],
     "strided_gtest.cc": ["emit_gtest.py", "--suite", "strided"],
     "strided_properties.cc": ["emit_rapidcheck.py", "--suite", "strided"],
+    "arithmetic_gtest.cc": ["emit_gtest.py", "--suite", "arithmetic"],
     "spec_consistency_test.cc": ["emit_gtest.py", "--suite", "spec_consistency"],
     "promotion_properties.cc": ["emit_rapidcheck.py", "--suite", "promotion"],
     "casting_properties.cc": ["emit_rapidcheck.py", "--suite", "casting"],
@@ -110,6 +111,14 @@ MALFORMED = [
      ["strided.toml", "view.t", "errors must specify exactly", "missing rank", "unknown rnk"]),
     ("strided.toml", 'message = "slice step must be positive" }', 'message = "slice step must be positive", kind2 = 1 }',
      ["strided.toml", "view.slice.step", "unknown field(s) kind2"]),
+    ("arithmetic.toml", 'a = 7\nb = 2\nexpected = 3.5', 'a = 7\nb = 2\nexpected = 3.0',
+     ["arithmetic.toml", "arith.example.int_true_division", "the rules give 3.5, the row says 3.0"]),
+    ("arithmetic.toml", 'float32 = [3.4028234663852886e38, -3.0]', 'float32 = [3.4028234663852889e38, 0.1]',
+     ["arithmetic.toml", "values.sets.float32", "not exactly representable in float32"]),
+    ("arithmetic.toml", 'chain = [["contiguous", "channels_last"]]', 'chain = [["transpose", 1, 7]]',
+     ["arithmetic.toml", "layout_sweep.layouts[1]", "rejected by the rules"]),
+    ("arithmetic.toml", 'eps_multiple = 8', 'eps_multiple = 0',
+     ["arithmetic.toml", "arith.tolerance.complex_div", "eps_multiple must be >= 1"]),
 ]
 
 
@@ -123,7 +132,7 @@ class Malformed(unittest.TestCase):
                 text = open(path).read()
                 self.assertIn(old, text, "fixture changed: update the malformed case")
                 open(path, "w").write(text.replace(old, new, 1))
-                gtest = ["emit_gtest.py", "--suite", "strided" if fname == "strided.toml" else "casting"]
+                gtest = ["emit_gtest.py", "--suite", {"strided.toml": "strided", "arithmetic.toml": "arithmetic"}.get(fname, "casting")]
                 for cmd in (gtest, ["emit_cxx.py"], ["emit_json.py"]):
                     r = run_emitter(cmd, tmp, os.path.join(tmp, "out"))
                     self.assertEqual(r.returncode, 1, f"{cmd[0]} accepted a malformed spec: {new!r}")

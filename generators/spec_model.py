@@ -18,6 +18,7 @@ import os
 import tomllib
 from typing import Iterable
 
+import arith_model
 import strided_model
 
 
@@ -34,7 +35,7 @@ SCALAR_KINDS = ("bool", "int", "float", "complex")
 OPERAND_KINDS = ("tensor", "zerodim", "scalar")
 ALLOCATING_FORMATS = ("contiguous_format", "channels_last", "channels_last_3d")
 OPS = ("add", "sub", "mul", "div")
-SPEC_FILES = ("dtypes.toml", "promotion.toml", "casting.toml", "strided.toml")
+SPEC_FILES = ("dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml")
 ERROR_KINDS = ("RuntimeError", "TypeError", "ValueError", "IndexError", "NotImplementedError")
 VIEW_OPS = ("t", "transpose", "permute", "narrow", "select", "slice", "expand", "unsqueeze", "squeeze", "view",
             "reshape", "as_strided", "contiguous", "clone", "empty_like")
@@ -136,6 +137,7 @@ class Spec:
         self._load_promotion()
         self._load_casting()
         self._load_strided()
+        self._load_arithmetic()
         self._check_examples()
 
     # ----------------------------------------------------------------- loading
@@ -556,6 +558,167 @@ class Spec:
                     raise SpecError(path, brow, f"chain step {step!r} is rejected by the rules: {e}") from None
             self.view_bases.append({"id": bid, "sizes": sizes, "chain": [list(s) for s in chain], "geometry": g})
 
+    # ----------------------------------------------------------------- arithmetic.toml
+    def _value(self, v, dtype: str, path: str, row: str):
+        """A TOML value as the model holds it for `dtype`: it must be exact in that dtype."""
+        cat = arith_model.category(dtype)
+        ok = {"bool": isinstance(v, bool),
+              "integral": isinstance(v, int) and not isinstance(v, bool),
+              "floating": isinstance(v, (int, float)) and not isinstance(v, bool),
+              "complex": isinstance(v, list) and len(v) == 2 and all(isinstance(x, (int, float)) for x in v)}[cat]
+        if not ok:
+            raise SpecError(path, row, f"value {v!r} is not a {cat} value for {dtype}")
+        if cat == "complex":
+            v = complex(float(v[0]), float(v[1]))
+        elif cat == "floating":
+            v = float(v)
+        if self.compute.cast(v, dtype) != v and not (cat == "floating" and v != v):
+            raise SpecError(path, row, f"value {v!r} is not exactly representable in {dtype}")
+        return v
+
+    def _load_arithmetic(self) -> None:
+        path, doc = self._file("arithmetic.toml")
+
+        def section(key) -> dict:
+            t = _require(doc, key, dict, path, key)
+            row = _require(t, "id", str, path, key)
+            self._claim_id(row, path)
+            return {"id": row, "text": _require(t, "text", str, path, row), "source": _source(t, path, row), "raw": t}
+
+        self.arith = {k: section(k) for k in ("formula", "compute", "scalars", "alpha", "values", "broadcast",
+                                              "output_layout", "out", "inplace", "overlap", "error_leaves_output")}
+        comp = self.arith["compute"]["raw"]
+        opmath = _require(comp, "opmath", dict, path, "compute")
+        via = _require(comp, "via_float32", list, path, "compute")
+        for name in [*opmath, *opmath.values(), *via]:
+            self.dtype(name, path, "compute")
+        if (comp.get("bool_add"), comp.get("bool_mul")) != ("or", "and"):
+            raise SpecError(path, "compute", "bool_add must be \"or\" and bool_mul \"and\" (the only rule the model implements)")
+        self.compute = arith_model.Compute(opmath, via)
+
+        self.tolerances = []
+        for i, t in enumerate(doc.get("tolerance", [])):
+            row = _require(t, "id", str, path, f"tolerance[{i}]")
+            self._claim_id(row, path)
+            ops = _require(t, "ops", list, path, row)
+            cats = _require(t, "categories", list, path, row)
+            if not set(ops) <= set(OPS) or not set(cats) <= set(CATEGORY_ORDER_DEFAULT):
+                raise SpecError(path, row, "ops must be among add/sub/mul/div and categories among " + ", ".join(CATEGORY_ORDER_DEFAULT))
+            k = _require(t, "eps_multiple", int, path, row)
+            if k < 1:
+                raise SpecError(path, row, "eps_multiple must be >= 1")
+            self.tolerances.append({"id": row, "ops": ops, "categories": cats, "alpha": bool(t.get("alpha_not_one", False)),
+                                    "k": k, "text": _require(t, "text", str, path, row), "source": _source(t, path, row)})
+
+        sc = self.arith["scalars"]["raw"]
+        sv = _require(sc, "values", dict, path, "scalars")
+        if sorted(sv) != sorted(SCALAR_KINDS):
+            raise SpecError(path, "scalars.values", f"must list values for {', '.join(SCALAR_KINDS)}")
+        kind_dtype = {"bool": "bool", "int": "int64", "float": "float64", "complex": "complex128"}
+        self.scalar_values = {k: [self._value(v, kind_dtype[k], path, "scalars.values") for v in sv[k]] for k in SCALAR_KINDS}
+
+        al = self.arith["alpha"]["raw"]
+        self.alpha_errors = {k: self._error(al, k, path, "alpha") for k in ("bool_error", "float_error", "complex_error")}
+        av = _require(al, "values", dict, path, "alpha")
+        if sorted(av) != sorted(CATEGORY_ORDER_DEFAULT):
+            raise SpecError(path, "alpha.values", f"must list values for {', '.join(CATEGORY_ORDER_DEFAULT)}")
+        cat_dtype = {"bool": "bool", "integral": "int64", "floating": "float64", "complex": "complex128"}
+        self.alpha_values = {c: [self._value(v, cat_dtype[c], path, "alpha.values") for v in av[c]] for c in av}
+
+        vs = self.arith["values"]["raw"]
+        sets = _require(vs, "sets", dict, path, "values")
+        if sorted(sets) != sorted(d.name for d in self.documented):
+            raise SpecError(path, "values.sets", "must list values for exactly the documented dtypes")
+        self.value_sets = {d: [self._value(v, d, path, f"values.sets.{d}") for v in _require(sets, d, list, path, "values.sets")]
+                           for d in sets}
+        self.value_mixed = _require(vs, "mixed", int, path, "values")
+        self.value_examples = []
+        for i, ex in enumerate(vs.get("example", [])):
+            row = _require(ex, "id", str, path, f"values.example[{i}]")
+            self._claim_id(row, path)
+            op = _require(ex, "op", str, path, row)
+            if op not in OPS:
+                raise SpecError(path, row, f"op {op!r} is not one of {', '.join(OPS)}")
+            da = self.dtype(ex.get("a_dtype", ex.get("dtype", "")), path, row).name
+            db = self.dtype(ex.get("b_dtype", ex.get("dtype", "")), path, row).name
+            outcome = self.op_outcome(op, Operand("tensor", da), Operand("tensor", db), self.initial_default)
+            if outcome[0] != "ok":
+                raise SpecError(path, row, f"the rules reject this op: {outcome[2]}")
+            r = outcome[1]
+            if ex.get("result_dtype", da if da == db else None) not in (r, None) or ("result_dtype" not in ex and da != db):
+                raise SpecError(path, row, f"result_dtype must be stated when it is not the operands' dtype; the rules give {r}")
+            a, b = self._value(ex.get("a"), da, path, row), self._value(ex.get("b"), db, path, row)
+            alpha = ex.get("alpha")
+            if alpha is not None and op not in ("add", "sub"):
+                raise SpecError(path, row, "alpha exists for add and sub only")
+            expected = self._value(_require(ex, "expected", (bool, int, float, list), path, row), r, path, row)
+            got = self.compute.element(op, self.compute.cast(a, r), self.compute.cast(b, r), r, alpha)
+            if not same_value(got, expected):
+                raise SpecError(path, row, f"the rules give {got!r}, the row says {expected!r}: the table contradicts itself")
+            self.value_examples.append({"id": row, "op": op, "a_dtype": da, "b_dtype": db, "a": a, "b": b, "alpha": alpha,
+                                        "result": r, "expected": expected, "text": _require(ex, "text", str, path, row),
+                                        "source": self.arith["values"]["source"]})
+
+        bc = self.arith["broadcast"]["raw"]
+        self.broadcast_error = self._error(bc, "error", path, "broadcast")
+        self.broadcast_shapes = []
+        for j, pair in enumerate(_require(bc, "shapes", list, path, "broadcast")):
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise SpecError(path, f"broadcast.shapes[{j}]", "must be [a shape, b shape]")
+            self.broadcast_shapes.append(tuple(self._ints({"s": s}, "s", path, f"broadcast.shapes[{j}]") for s in pair))
+        self.inplace_error = self._error(self.arith["inplace"]["raw"], "error", path, "inplace")
+        ov = self.arith["overlap"]["raw"]
+        self.overlap_errors = {k: self._error(ov, k, path, "overlap") for k in ("internal_error", "partial_error")}
+
+        ls = _require(doc, "layout_sweep", dict, path, "layout_sweep")
+        self._claim_id(_require(ls, "id", str, path, "layout_sweep"), path)
+        shape = self._ints(ls, "shape", path, "layout_sweep")
+
+        def recipe(r, where, want_shape):
+            rid = _require(r, "id", str, path, where)
+            base = self._ints(r, "base", path, where)
+            g = strided_model.allocated_geometry(base, self.formats)
+            numel = g.numel
+            for step in r.get("chain", []):
+                if not isinstance(step, list) or not step or step[0] not in VIEW_OPS:
+                    raise SpecError(path, where, f"chain step {step!r} is not [op, args...]")
+                try:
+                    out = strided_model.apply(step[0], list(step[1:]), g, numel, self.formats)
+                except strided_model.RuleError as e:
+                    raise SpecError(path, where, f"chain step {step!r} is rejected by the rules: {e}") from None
+                g, numel = out.geometry, (out.geometry.extent() if out.copies else numel)
+            if want_shape is not None and g.sizes != want_shape:
+                raise SpecError(path, where, f"the recipe makes shape {list(g.sizes)}, the sweep shape is {list(want_shape)}")
+            return {"id": rid, "base": base, "chain": [list(s) for s in r.get("chain", [])], "geometry": g}
+
+        self.layout_shape = shape
+        self.layouts_same = [recipe(r, f"layout_sweep.layouts[{j}]", shape) for j, r in enumerate(_require(ls, "layouts", list, path, "layout_sweep"))]
+        self.layouts_broadcast = [recipe(r, f"layout_sweep.broadcast[{j}]", None) for j, r in enumerate(_require(ls, "broadcast", list, path, "layout_sweep"))]
+        for r in self.layouts_broadcast:
+            try:
+                arith_model.broadcast(shape, r["geometry"].sizes)
+            except arith_model.ArithError:
+                raise SpecError(path, "layout_sweep.broadcast", f"{r['id']} does not broadcast with {list(shape)}") from None
+        self.layout_dtypes = []
+        for pair in _require(ls, "dtypes", list, path, "layout_sweep"):
+            self.layout_dtypes.append(tuple(self.dtype(d, path, "layout_sweep.dtypes").name for d in pair))
+        self.layout_extra = []
+        for j, e in enumerate(_require(ls, "extra", list, path, "layout_sweep")):
+            where = f"layout_sweep.extra[{j}]"
+            fmts = _require(e, "formats", list, path, where)
+            if not set(fmts) <= set(ALLOCATING_FORMATS):
+                raise SpecError(path, where, f"formats must be among {', '.join(ALLOCATING_FORMATS)}")
+            self.layout_extra.append({"id": _require(e, "id", str, path, where), "base": self._ints(e, "base", path, where),
+                                      "formats": fmts})
+
+    def tolerance_for(self, op: str, result: str, alpha) -> tuple[str, int] | None:
+        """The [[tolerance]] row (id, eps multiple) that applies, or None: compare exactly."""
+        cat = self.by_name[result].category
+        for t in self.tolerances:
+            if op in t["ops"] and cat in t["categories"] and (not t["alpha"] or (alpha is not None and alpha != 1)):
+                return t["id"], t["k"]
+        return None
+
     def rule_error(self, e: "strided_model.RuleError") -> tuple[dict, Source, str]:
         """The error spec, source and row id that a RuleError from the strided rules refers to."""
         path = self.files["strided.toml"][0]
@@ -725,3 +888,15 @@ class Spec:
         return out
 
 
+def same_value(a, b) -> bool:
+    """Exact equality of model values: NaN equals NaN, the sign of zero counts."""
+    import math
+    if isinstance(a, complex) or isinstance(b, complex):
+        a, b = complex(a), complex(b)
+        return same_value(a.real, b.real) and same_value(a.imag, b.imag)
+    if isinstance(a, float) or isinstance(b, float):
+        a, b = float(a), float(b)
+        if a != a or b != b:
+            return a != a and b != b
+        return a == b and math.copysign(1, a) == math.copysign(1, b)
+    return type(a) is type(b) and a == b

@@ -1,9 +1,12 @@
 #include "reference/binary_ops.h"
 
+#include <algorithm>
+#include <numeric>
 #include <optional>
 #include <type_traits>
 
 #include "reference/promotion.h"
+#include "reference/strided.h"
 
 namespace tcts::ref {
 
@@ -51,7 +54,7 @@ MaybeType Combine(MaybeType higher, MaybeType lower) {
   return higher;  // both integral: the higher class decides
 }
 
-// ---------------------------------------------------------------- element loop
+// ---------------------------------------------------------------- shapes
 std::vector<std::int64_t> ShapeOf(const Operand& o) {
   if (const Tensor* t = std::get_if<Tensor>(&o)) return t->sizes();
   return {};
@@ -60,7 +63,7 @@ std::vector<std::int64_t> ShapeOf(const Operand& o) {
 std::vector<std::int64_t> BroadcastShapes(const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
   const std::size_t n = std::max(a.size(), b.size());
   std::vector<std::int64_t> out(n);
-  for (std::size_t k = 0; k < n; ++k) {
+  for (std::size_t k = n; k-- > 0;) {  // from the last dimension, as infer_size: the error names the last mismatch
     const std::int64_t sa = k + a.size() >= n ? a[k + a.size() - n] : 1;
     const std::int64_t sb = k + b.size() >= n ? b[k + b.size() - n] : 1;
     if (sa != sb && sa != 1 && sb != 1) {
@@ -72,123 +75,35 @@ std::vector<std::int64_t> BroadcastShapes(const std::vector<std::int64_t>& a, co
   return out;
 }
 
-// Strides that read tensor t as if broadcast to `shape` (stride 0 on broadcast dims).
-std::vector<std::int64_t> BroadcastStrides(const Tensor& t, const std::vector<std::int64_t>& shape) {
-  std::vector<std::int64_t> strides(shape.size(), 0);
-  const std::size_t lead = shape.size() - t.sizes().size();
-  for (std::size_t k = 0; k < t.sizes().size(); ++k) {
-    strides[lead + k] = t.sizes()[k] == 1 ? 0 : t.strides()[k];
+// Strides (in elements) that read a tensor of `sizes` as if broadcast to `shape`.
+std::vector<std::int64_t> BroadcastStrides(const std::vector<std::int64_t>& sizes,
+                                           const std::vector<std::int64_t>& strides,
+                                           const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> out(shape.size(), 0);
+  const std::size_t lead = shape.size() - sizes.size();
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    out[lead + k] = sizes[k] == 1 && shape[lead + k] != 1 ? 0 : strides[k];
   }
-  return strides;
+  return out;
 }
 
-// One input as the loop sees it: a broadcast tensor view, or a scalar already in the
-// compute type.
-template <class C>
-struct Input {
-  const Tensor* tensor = nullptr;
-  std::vector<std::int64_t> strides;
-  C scalar{};
-
-  C Load(std::int64_t offset) const {
-    if (!tensor) return scalar;
-    return Dispatch(tensor->dtype(), [&](auto tag) -> C {
-      using T = typename decltype(tag)::type;
-      return Convert<C>(*reinterpret_cast<const T*>(tensor->ElementPtr(offset)));
-    });
-  }
-};
-
-template <class C>
-Input<C> MakeInput(const Operand& o, const std::vector<std::int64_t>& shape) {
-  Input<C> in;
-  if (const Tensor* t = std::get_if<Tensor>(&o)) {
-    in.tensor = t;
-    in.strides = BroadcastStrides(*t, shape);
-  } else {
-    in.scalar = std::get<Scalar>(o).To<C>();
-  }
-  return in;
-}
-
-// The arithmetic itself, in compute type M. Integers wrap (two's complement): the
-// operation is done on the unsigned type of the same width, where wrapping is defined.
-template <class M>
-M Apply(BinaryOp op, M a, M b) {
-  if constexpr (std::is_same_v<M, bool>) {
-    switch (op) {
-      case BinaryOp::kAdd: return a || b;  // 1 + 1 = 2, stored as true
-      case BinaryOp::kMul: return a && b;
-      default: throw InternalError("bool arithmetic for sub/div is rejected earlier");
-    }
-  } else if constexpr (std::is_integral_v<M>) {
-    using U = std::make_unsigned_t<M>;
-    const U ua = static_cast<U>(a), ub = static_cast<U>(b);
-    switch (op) {
-      case BinaryOp::kAdd: return static_cast<M>(static_cast<U>(ua + ub));
-      case BinaryOp::kSub: return static_cast<M>(static_cast<U>(ua - ub));
-      case BinaryOp::kMul: return static_cast<M>(static_cast<U>(ua * ub));
-      default: throw InternalError("integer true division is promoted to float earlier");
-    }
-  } else {
-    switch (op) {
-      case BinaryOp::kAdd: return a + b;
-      case BinaryOp::kSub: return a - b;
-      case BinaryOp::kMul: return a * b;
-      case BinaryOp::kDiv: return a / b;
-    }
-    throw InternalError("Apply");
-  }
-}
-
-// Runs op over every element of `out` (already shaped like the broadcast result),
-// computing in `common` and converting to out's dtype.
-void Run(BinaryOp op, const Operand& a, const Operand& b, ScalarType common, Tensor& out) {
-  const std::vector<std::int64_t>& shape = out.sizes();
-  Dispatch(common, [&](auto ctag) {
-    using C = typename decltype(ctag)::type;  // storage type of the result dtype
-    using M = typename OpMath<C>::type;       // what it computes in
-    const Input<C> ia = MakeInput<C>(a, shape), ib = MakeInput<C>(b, shape);
-    Dispatch(out.dtype(), [&](auto otag) {
-      using O = typename decltype(otag)::type;
-      const std::int64_t n = out.numel();
-      std::vector<std::int64_t> index(shape.size(), 0);
-      for (std::int64_t linear = 0; linear < n; ++linear) {
-        std::int64_t oa = ia.tensor ? ia.tensor->storage_offset() : 0;
-        std::int64_t ob = ib.tensor ? ib.tensor->storage_offset() : 0;
-        std::int64_t oo = out.storage_offset();
-        for (std::size_t k = 0; k < index.size(); ++k) {
-          if (ia.tensor) oa += ia.strides[k] * index[k];
-          if (ib.tensor) ob += ib.strides[k] * index[k];
-          oo += out.strides()[k] * index[k];
-        }
-        const M r = Apply<M>(op, Convert<M>(ia.Load(oa)), Convert<M>(ib.Load(ob)));
-        const C rounded = Convert<C>(r);  // rounded once, in the result dtype
-        *reinterpret_cast<O*>(out.ElementPtr(oo)) = Convert<O>(rounded);
-        for (std::size_t k = index.size(); k-- > 0;) {
-          if (++index[k] < shape[k]) break;
-          index[k] = 0;
-        }
-      }
-    });
-  });
-}
-
+// ---------------------------------------------------------------- checks
 bool OperandIsBool(const Operand& o) {
   if (const Scalar* s = std::get_if<Scalar>(&o)) return s->kind == Scalar::Kind::kBool;
   return std::get<Tensor>(o).dtype() == ScalarType::kBool;
 }
 
-// Steps 1-3 of the rule: checks and the dtype the op computes in.
-ScalarType CommonDType(BinaryOp op, const Operand& a, const Operand& b) {
-  if (op == BinaryOp::kSub && (OperandIsBool(a) || OperandIsBool(b))) {
-    if (OperandIsBool(a) && OperandIsBool(b)) {
-      throw RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                         "Use the `^` or `logical_xor()` operator instead.");
-    }
-    throw RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                       "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+void CheckSub(BinaryOp op, const Operand& a, const Operand& b) {
+  if (op != BinaryOp::kSub || !(OperandIsBool(a) || OperandIsBool(b))) return;
+  if (OperandIsBool(a) && OperandIsBool(b)) {
+    throw RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                       "Use the `^` or `logical_xor()` operator instead.");
   }
+  throw RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                     "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+
+ScalarType CommonDType(BinaryOp op, const Operand& a, const Operand& b) {
   ScalarType common = ResultType(a, b);
   if (op == BinaryOp::kDiv && (IsIntegral(common) || IsBool(common))) common = DefaultDType();
   return common;
@@ -199,6 +114,74 @@ void CheckOutputCast(ScalarType common, const Tensor& out) {
     throw RuntimeError(std::string("result type ") + Info(common).c10_name + " can't be cast to the desired output type " +
                        Info(out.dtype()).c10_name);
   }
+}
+
+void CheckAlpha(ScalarType common, const Scalar& alpha) {
+  if (alpha.kind == Scalar::Kind::kBool && common != ScalarType::kBool) {
+    throw RuntimeError("Boolean alpha only supported for Boolean results.");
+  }
+  if (!(IsFloating(common) || IsComplex(common)) &&
+      (alpha.kind == Scalar::Kind::kFloat || alpha.kind == Scalar::Kind::kComplex)) {
+    throw RuntimeError("For integral input tensors, argument alpha must not be a floating point number.");
+  }
+  if (!IsComplex(common) && alpha.kind == Scalar::Kind::kComplex) {
+    throw RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.");
+  }
+}
+
+// MemoryOverlap.cpp: an output may not have internal overlap that is certain (a stride-0
+// dimension of size > 1) nor partially overlap an input (both dense, same storage, byte
+// ranges intersecting but not identical with identical strides).
+void CheckOverlap(const Tensor& out, const std::vector<const Operand*>& inputs) {
+  for (std::size_t d = 0; d < out.sizes().size(); ++d) {
+    if (out.sizes()[d] > 1 && out.strides()[d] == 0) {
+      throw RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                         "memory location. Please clone() the tensor before performing the operation.");
+    }
+  }
+  for (const Operand* o : inputs) {
+    const Tensor* in = std::get_if<Tensor>(o);
+    if (!in || in->storage() != out.storage() || in->numel() == 0 || out.numel() == 0) continue;
+    if (!IsDense(*in) || !IsDense(out)) continue;  // "too hard": allowed
+    const std::int64_t ib = in->storage_offset() * Info(in->dtype()).itemsize;
+    const std::int64_t ie = ib + in->numel() * Info(in->dtype()).itemsize;
+    const std::int64_t ob = out.storage_offset() * Info(out.dtype()).itemsize;
+    const std::int64_t oe = ob + out.numel() * Info(out.dtype()).itemsize;
+    const bool full = ib == ob && ie == oe && in->strides() == out.strides();
+    if (!full && ib < oe && ob < ie) {
+      throw RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+                         "a single memory location. Please clone() the tensor before performing the operation.");
+    }
+  }
+}
+
+// ---------------------------------------------------------------- computing
+// A scalar operand, converted to the result dtype, as a loop operand of stride 0.
+struct ScalarSlot {
+  alignas(16) std::byte bytes[16];
+};
+
+LoopOperand LoopInput(const Operand& o, ScalarType common, const std::vector<std::int64_t>& shape, ScalarSlot& slot) {
+  if (const Tensor* t = std::get_if<Tensor>(&o)) {
+    std::vector<std::int64_t> strides = BroadcastStrides(t->sizes(), t->strides(), shape);
+    for (std::int64_t& s : strides) s *= Info(t->dtype()).itemsize;
+    return LoopOperand{t->numel() ? t->ElementPtr(t->storage_offset()) : nullptr, strides, t->dtype()};
+  }
+  Dispatch(common, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    *reinterpret_cast<T*>(slot.bytes) = std::get<Scalar>(o).To<T>();
+  });
+  return LoopOperand{slot.bytes, std::vector<std::int64_t>(shape.size(), 0), common};
+}
+
+void Run(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha, ScalarType common, Tensor& out) {
+  if (out.numel() == 0) return;
+  const std::vector<std::int64_t>& shape = out.sizes();
+  ScalarSlot sa, sb;
+  std::vector<std::int64_t> out_strides = out.strides();
+  for (std::int64_t& s : out_strides) s *= Info(out.dtype()).itemsize;
+  const LoopOperand lo{out.ElementPtr(out.storage_offset()), out_strides, out.dtype()};
+  RunBinary(op, common, alpha, shape, lo, LoopInput(a, common, shape, sa), LoopInput(b, common, shape, sb));
 }
 
 }  // namespace
@@ -216,32 +199,116 @@ ScalarType ResultType(const Operand& a, const Operand& b) {
   return *r;
 }
 
-Tensor Binary(BinaryOp op, const Operand& a, const Operand& b) {
-  const ScalarType common = CommonDType(op, a, b);
-  Tensor out = Tensor::Empty(BroadcastShapes(ShapeOf(a), ShapeOf(b)), common);
-  Run(op, a, b, common, out);
+
+std::vector<std::int64_t> OutputStrides(const std::vector<std::int64_t>& shape, ScalarType common,
+                                        const std::vector<const Operand*>& inputs) {
+  // Step 1: on the CPU an input of another dtype takes part as its copy to(common), which
+  // keeps dense strides and otherwise infers dense ones (preserve_format).
+  struct Geometry {
+    std::vector<std::int64_t> sizes, strides;
+  };
+  std::vector<Geometry> ops;
+  for (const Operand* o : inputs) {
+    if (const Tensor* t = std::get_if<Tensor>(o)) {
+      ops.push_back({t->sizes(), t->dtype() == common ? t->strides() : PreserveStrides(*t)});
+    } else {
+      ops.push_back({{}, {}});  // a Python scalar is a zero-dim operand
+    }
+  }
+  // Step 2: same-shape inputs that agree on a layout keep it.
+  bool same_shape = true, any_zero_dim = false, any_dimensioned = false;
+  for (const Geometry& g : ops) {
+    same_shape = same_shape && g.sizes == ops.front().sizes;
+    (g.sizes.empty() ? any_zero_dim : any_dimensioned) = true;
+  }
+  if (same_shape && !(any_zero_dim && any_dimensioned)) {
+    const auto all = [&](auto pred) { return std::all_of(ops.begin(), ops.end(), pred); };
+    if (all([](const Geometry& g) { return IsContiguous(g.sizes, g.strides, MemoryFormat::kContiguous); })) {
+      return FormatStrides(shape, MemoryFormat::kContiguous);
+    }
+    if (all([](const Geometry& g) {
+          return g.sizes.size() == 4 && IsContiguous(g.sizes, g.strides, MemoryFormat::kChannelsLast);
+        })) {
+      return FormatStrides(shape, MemoryFormat::kChannelsLast);
+    }
+    if (all([&](const Geometry& g) { return IsDense(g.sizes, g.strides) && g.strides == ops.front().strides; })) {
+      return ops.front().strides;
+    }
+  }
+  // Step 3: sort the dimensions innermost first by the operands' broadcast strides.
+  const std::size_t n = shape.size();
+  std::vector<std::vector<std::int64_t>> strides;
+  for (const Geometry& g : ops) strides.push_back(BroadcastStrides(g.sizes, g.strides, shape));
+  const auto should_swap = [&](std::size_t d0, std::size_t d1) -> int {
+    for (const std::vector<std::int64_t>& st : strides) {
+      if (st[d0] == 0 || st[d1] == 0) continue;
+      if (st[d0] != st[d1]) return st[d0] < st[d1] ? -1 : 1;
+      if (shape[d0] > shape[d1]) return 1;
+    }
+    return 0;
+  };
+  std::vector<std::size_t> perm(n);
+  std::iota(perm.rbegin(), perm.rend(), 0);  // n-1, ..., 0: innermost first
+  for (std::size_t i = 1; i < n; ++i) {
+    std::size_t d1 = i;
+    for (std::size_t d0 = i; d0-- > 0;) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  bool reversed = true;
+  for (std::size_t k = 0; k < n; ++k) reversed = reversed && perm[k] == n - 1 - k;
+  if (reversed) return FormatStrides(shape, MemoryFormat::kContiguous);
+  std::vector<std::int64_t> out(n);
+  std::int64_t running = 1;
+  for (std::size_t d : perm) {
+    out[d] = running;
+    running *= shape[d];  // raw sizes: TensorIterator::compatible_stride
+  }
   return out;
 }
 
-void BinaryOut(BinaryOp op, const Operand& a, const Operand& b, Tensor& out) {
-  const ScalarType common = CommonDType(op, a, b);
+Tensor Binary(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha) {
+  CheckSub(op, a, b);
   const std::vector<std::int64_t> shape = BroadcastShapes(ShapeOf(a), ShapeOf(b));
-  CheckOutputCast(common, out);
-  // PyTorch resizes an out= tensor of another shape (and warns when it had elements).
-  out.Resize(shape);
-  Run(op, a, b, common, out);
+  const ScalarType common = CommonDType(op, a, b);
+  CheckAlpha(common, alpha);
+  Tensor out = Tensor::EmptyStrided(shape, OutputStrides(shape, common, {&a, &b}), common, Storage::Init::kUninitialized);
+  Run(op, a, b, alpha, common, out);
+  return out;
 }
 
-void BinaryInplace(BinaryOp op, Tensor& self, const Operand& other) {
+void BinaryOut(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha, Tensor& out) {
+  CheckSub(op, a, b);
+  CheckOverlap(out, {&a, &b});
+  const std::vector<std::int64_t> shape = BroadcastShapes(ShapeOf(a), ShapeOf(b));
+  const ScalarType common = CommonDType(op, a, b);
+  CheckOutputCast(common, out);
+  CheckAlpha(common, alpha);
+  // PyTorch resizes an out= of another shape (warning when it had elements) and lays it
+  // out as a new result.
+  if (out.sizes() != shape) out.Restride(shape, OutputStrides(shape, common, {&a, &b}));
+  Run(op, a, b, alpha, common, out);
+}
+
+void BinaryInplace(BinaryOp op, Tensor& self, const Operand& other, const Scalar& alpha) {
   const Operand self_operand = self;
-  const ScalarType common = CommonDType(op, self_operand, other);
+  CheckSub(op, self_operand, other);
+  CheckOverlap(self, {&other});
   const std::vector<std::int64_t> shape = BroadcastShapes(self.sizes(), ShapeOf(other));
   if (shape != self.sizes()) {
     throw RuntimeError("output with shape " + ShapeString(self.sizes()) + " doesn't match the broadcast shape " +
                        ShapeString(shape));
   }
+  const ScalarType common = CommonDType(op, self_operand, other);
   CheckOutputCast(common, self);
-  Run(op, self_operand, other, common, self);
+  CheckAlpha(common, alpha);
+  Run(op, self_operand, other, alpha, common, self);
 }
 
 }  // namespace tcts::ref

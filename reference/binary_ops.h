@@ -1,25 +1,27 @@
-// add, sub, mul, div (true division) with PyTorch's type promotion and output casting.
+// add, sub, mul, div (true division) with PyTorch's promotion, broadcasting, output
+// layout and output checks (spec/promotion.toml, casting.toml, arithmetic.toml).
 //
-// The rule, in the order PyTorch's TensorIterator applies it:
+// The order PyTorch checks things in, and so the error an op with several faults gives:
 //   1. sub rejects bool operands (BinaryOps.h sub_check).
-//   2. The result dtype is result_type(a, b): operands are ranked dimensioned tensor >
-//      zero-dim tensor > Python scalar, and a lower rank only matters when its category
-//      is higher (ResultType below).
-//   3. div turns an integral or bool result dtype into the default dtype.
-//   4. With an output (out= or in-place) the result dtype must be castable to the
-//      output's dtype, else "result type X can't be cast to the desired output type Y".
-//   5. Every element is computed in the result dtype (float16/bfloat16 via float, rounded
-//      once), then converted to the output dtype.
+//   2. out= / in-place: the destination must not overlap itself (a stride-0 dimension of
+//      size > 1) nor partially overlap an input (TensorIterator compute_mem_overlaps).
+//   3. The shapes must broadcast; in-place, to self's shape.
+//   4. The result dtype is result_type(a, b) (ResultType below); div turns an integral or
+//      bool result into the default dtype; an out= / in-place destination must be a
+//      dtype it can be cast to.
+//   5. alpha must suit the result dtype (alpha_check).
+// Then a new result (or an out= of another shape) gets TensorIterator's layout
+// (OutputStrides) and elementwise.h computes every element.
 #ifndef TCTS_REFERENCE_BINARY_OPS_H_
 #define TCTS_REFERENCE_BINARY_OPS_H_
 
 #include <variant>
+#include <vector>
 
+#include "reference/elementwise.h"
 #include "reference/tensor.h"
 
 namespace tcts::ref {
-
-enum class BinaryOp { kAdd, kSub, kMul, kDiv };
 
 // A binary operand: a tensor (any dim) or a Python scalar.
 using Operand = std::variant<Tensor, Scalar>;
@@ -27,12 +29,18 @@ using Operand = std::variant<Tensor, Scalar>;
 // torch.result_type(a, b).
 ScalarType ResultType(const Operand& a, const Operand& b);
 
-// op(a, b): a new tensor of the broadcast shape and the op's result dtype.
-Tensor Binary(BinaryOp op, const Operand& a, const Operand& b);
-// op(a, b, out=out): out is resized to the broadcast shape when its shape differs.
-void BinaryOut(BinaryOp op, const Operand& a, const Operand& b, Tensor& out);
-// self op= other: the broadcast shape must be self's shape.
-void BinaryInplace(BinaryOp op, Tensor& self, const Operand& other);
+// The strides TensorIterator gives a new result of `shape` and dtype `common` computed
+// from `inputs` (spec/arithmetic.toml [output_layout]).
+std::vector<std::int64_t> OutputStrides(const std::vector<std::int64_t>& shape, ScalarType common,
+                                        const std::vector<const Operand*>& inputs);
+
+// op(a, b, alpha): a new tensor of the broadcast shape and the op's result dtype.
+Tensor Binary(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha = Scalar::Int(1));
+// op(a, b, alpha, out=out): out keeps its strides when it has the broadcast shape, else it
+// is resized and restrided like a new result.
+void BinaryOut(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha, Tensor& out);
+// self op= other (alpha scaling other).
+void BinaryInplace(BinaryOp op, Tensor& self, const Operand& other, const Scalar& alpha = Scalar::Int(1));
 
 }  // namespace tcts::ref
 

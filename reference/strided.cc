@@ -58,12 +58,13 @@ Tensor Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype, MemoryFor
   return Tensor::EmptyStrided(sizes, FormatStrides(sizes, format), dtype);
 }
 
-bool IsContiguous(const Tensor& t, MemoryFormat format) {
-  const std::vector<std::int64_t>& sizes = t.sizes();
-  const std::vector<std::int64_t>& strides = t.strides();
+bool IsContiguous(const Tensor& t, MemoryFormat format) { return IsContiguous(t.sizes(), t.strides(), format); }
+
+bool IsContiguous(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
+                  MemoryFormat format) {
   std::vector<std::size_t> order = ChannelsLastOrder(format);
   if (format == MemoryFormat::kContiguous || format == MemoryFormat::kPreserve) {  // Preserve reads as Contiguous
-    if (t.numel() == 0) return true;
+    if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return true;
     order.resize(sizes.size());
     std::iota(order.rbegin(), order.rend(), 0);  // n-1, ..., 0
   } else if (order.empty() || order.size() != sizes.size()) {
@@ -360,13 +361,19 @@ Tensor Reshape(const Tensor& t, const std::vector<std::int64_t>& shape) {
 // ---------------------------------------------------------------- copies
 Tensor EmptyLike(const Tensor& t, MemoryFormat format) {
   if (format != MemoryFormat::kPreserve) return Empty(t.sizes(), t.dtype(), format);
-  // Dense as TensorImpl defines it: contiguous in some format (every empty tensor is) or
-  // dense under some permutation of the dimensions.
-  const bool dense = IsContiguous(t, MemoryFormat::kContiguous) || IsContiguous(t, MemoryFormat::kChannelsLast) ||
-                     IsContiguous(t, MemoryFormat::kChannelsLast3d) ||
-                     IsNonOverlappingAndDense(t.sizes(), t.strides());
-  const std::vector<std::int64_t> strides = dense ? t.strides() : InferDenseStrides(t.sizes(), t.strides());
-  return Tensor::EmptyStrided(t.sizes(), strides, t.dtype());
+  return Tensor::EmptyStrided(t.sizes(), PreserveStrides(t), t.dtype());
+}
+
+bool IsDense(const Tensor& t) { return IsDense(t.sizes(), t.strides()); }
+
+bool IsDense(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides) {
+  return IsContiguous(sizes, strides, MemoryFormat::kContiguous) ||
+         IsContiguous(sizes, strides, MemoryFormat::kChannelsLast) ||
+         IsContiguous(sizes, strides, MemoryFormat::kChannelsLast3d) || IsNonOverlappingAndDense(sizes, strides);
+}
+
+std::vector<std::int64_t> PreserveStrides(const Tensor& t) {
+  return IsDense(t) ? t.strides() : InferDenseStrides(t.sizes(), t.strides());
 }
 
 void CopyInto(const Tensor& dst, const Tensor& src) {

@@ -23,8 +23,16 @@ std::vector<std::int64_t> FormatStrides(const std::vector<std::int64_t>& sizes, 
 Tensor Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype, MemoryFormat format);
 
 bool IsContiguous(const Tensor& t, MemoryFormat format);
+bool IsContiguous(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
+                  MemoryFormat format);
 // Some permutation of the dimensions is contiguous (size-0/1 dimensions aside).
 bool IsNonOverlappingAndDense(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides);
+// TensorImpl::is_non_overlapping_and_dense: contiguous in some memory format (so every
+// empty tensor) or dense under some permutation of the dimensions.
+bool IsDense(const Tensor& t);
+bool IsDense(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides);
+// The strides preserve_format keeps for t: its own when IsDense(t), else InferDenseStrides.
+std::vector<std::int64_t> PreserveStrides(const Tensor& t);
 // Dense strides in the order the input's strides give its dimensions (preserve_format).
 std::vector<std::int64_t> InferDenseStrides(const std::vector<std::int64_t>& sizes,
                                             const std::vector<std::int64_t>& strides);

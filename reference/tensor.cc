@@ -80,9 +80,10 @@ std::int64_t StorageExtent(const std::vector<std::int64_t>& sizes, const std::ve
 }
 
 Tensor Tensor::EmptyStrided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
-                            ScalarType dtype) {
+                            ScalarType dtype, Storage::Init init) {
   CheckGeometry("empty_strided", sizes, strides);
-  auto storage = std::make_shared<Storage>(static_cast<std::size_t>(StorageExtent(sizes, strides)) * Info(dtype).itemsize);
+  auto storage =
+      std::make_shared<Storage>(static_cast<std::size_t>(StorageExtent(sizes, strides)) * Info(dtype).itemsize, init);
   return Tensor(std::move(storage), sizes, strides, 0, dtype);
 }
 
@@ -183,6 +184,14 @@ void Tensor::Resize(const std::vector<std::int64_t>& sizes) {
   sizes_ = sizes;
   strides_ = ContiguousStrides(sizes);
   storage_->EnsureSize(static_cast<std::size_t>(storage_offset_ + Numel(sizes)) * Info(dtype_).itemsize);
+}
+
+void Tensor::Restride(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides) {
+  CheckGeometry("as_strided_", sizes, strides);
+  sizes_ = sizes;
+  strides_ = strides;
+  const std::int64_t extent = StorageExtent(sizes, strides);
+  if (extent > 0) storage_->EnsureSize(static_cast<std::size_t>(storage_offset_ + extent) * Info(dtype_).itemsize);
 }
 
 }  // namespace tcts::ref

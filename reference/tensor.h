@@ -5,6 +5,7 @@
 #ifndef TCTS_REFERENCE_TENSOR_H_
 #define TCTS_REFERENCE_TENSOR_H_
 
+#include <algorithm>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -19,17 +20,26 @@ namespace tcts::ref {
 
 class Storage {
  public:
-  explicit Storage(std::size_t nbytes) : bytes_(nbytes) {}
-  std::byte* data() { return bytes_.data(); }
-  const std::byte* data() const { return bytes_.data(); }
-  std::size_t nbytes() const { return bytes_.size(); }
-  // Grows (never shrinks) the allocation; existing bytes are kept.
+  // kUninitialized is for results every byte of which is written before anyone reads it
+  // (PyTorch's empty() does not initialise either); everything else starts zeroed.
+  enum class Init { kZero, kUninitialized };
+  explicit Storage(std::size_t nbytes, Init init = Init::kZero)
+      : bytes_(init == Init::kZero ? new std::byte[nbytes]() : new std::byte[nbytes]), nbytes_(nbytes) {}
+  std::byte* data() { return bytes_.get(); }
+  const std::byte* data() const { return bytes_.get(); }
+  std::size_t nbytes() const { return nbytes_; }
+  // Grows (never shrinks) the allocation; existing bytes are kept, new ones zeroed.
   void EnsureSize(std::size_t nbytes) {
-    if (nbytes > bytes_.size()) bytes_.resize(nbytes);
+    if (nbytes <= nbytes_) return;
+    std::unique_ptr<std::byte[]> grown(new std::byte[nbytes]());
+    std::copy(bytes_.get(), bytes_.get() + nbytes_, grown.get());
+    bytes_ = std::move(grown);
+    nbytes_ = nbytes;
   }
 
  private:
-  std::vector<std::byte> bytes_;
+  std::unique_ptr<std::byte[]> bytes_;
+  std::size_t nbytes_;
 };
 
 // A number outside any tensor: a Python scalar's four kinds.
@@ -49,6 +59,17 @@ struct Scalar {
   // The dtype PyTorch gives a Python number of this kind before promotion
   // ("wrapped number"): bool, int64, double, complex128.
   ScalarType WrappedType() const;
+  // -value (an int wraps at int64's limits; a bool becomes the int -0/-1), as c10::Scalar's
+  // unary minus: what sub(a, b, alpha) hands to add.
+  Scalar Negated() const {
+    switch (kind) {
+      case Kind::kBool: return Int(-static_cast<std::int64_t>(b));
+      case Kind::kInt: return Int(static_cast<std::int64_t>(0ULL - static_cast<std::uint64_t>(i)));
+      case Kind::kFloat: return Float(-f);
+      case Kind::kComplex: return Complex(-c);
+    }
+    return *this;
+  }
   // Converts to storage type T as a cast would.
   template <class T>
   T To() const {
@@ -69,7 +90,7 @@ class Tensor {
   // A new zero-filled tensor with exactly these strides (torch.empty_strided): its storage
   // holds the elements the strides reach, 1 + sum((size-1)*stride), or none when empty.
   static Tensor EmptyStrided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
-                             ScalarType dtype);
+                             ScalarType dtype, Storage::Init init = Storage::Init::kZero);
   // A new contiguous tensor holding `values` (row-major), each cast to dtype.
   static Tensor FromScalars(const std::vector<std::int64_t>& sizes, ScalarType dtype,
                             const std::vector<Scalar>& values);
@@ -103,6 +124,9 @@ class Tensor {
 
   // out=-style resize: a new shape gets contiguous strides; the storage grows if needed.
   void Resize(const std::vector<std::int64_t>& sizes);
+  // Resize to `sizes` with exactly `strides` (same storage and offset; the storage grows
+  // if needed): resize_output followed by as_strided_.
+  void Restride(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides);
 
  private:
   Tensor(std::shared_ptr<Storage> storage, std::vector<std::int64_t> sizes, std::vector<std::int64_t> strides,

@@ -278,13 +278,13 @@ class LibtorchCandidate final : public Candidate {
     return Guard([&]() -> Result<std::vector<Scalar>> { return ValuesOf(Unbox(h)); });
   }
 
-  Result<TensorHandle> binary(BinaryOp op, const Operand& a, const Operand& b) override {
+  Result<TensorHandle> binary(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha) override {
     return Guard([&]() -> Result<TensorHandle> {
       const at::Tensor x = ToAten(a), y = ToAten(b);
       at::Tensor r;
       switch (op) {
-        case BinaryOp::kAdd: r = at::add(x, y); break;
-        case BinaryOp::kSub: r = at::sub(x, y); break;
+        case BinaryOp::kAdd: r = at::add(x, y, ToAten(alpha)); break;
+        case BinaryOp::kSub: r = at::sub(x, y, ToAten(alpha)); break;
         case BinaryOp::kMul: r = at::mul(x, y); break;
         case BinaryOp::kDiv: r = at::div(x, y); break;
       }
@@ -292,13 +292,14 @@ class LibtorchCandidate final : public Candidate {
     });
   }
 
-  Status binary_out(BinaryOp op, const Operand& a, const Operand& b, const TensorHandle& out) override {
+  Status binary_out(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha,
+                    const TensorHandle& out) override {
     return Guard([&]() -> Status {
       const at::Tensor x = ToAten(a), y = ToAten(b);
       at::Tensor& o = Unbox(out);
       switch (op) {
-        case BinaryOp::kAdd: at::add_out(o, x, y); break;
-        case BinaryOp::kSub: at::sub_out(o, x, y); break;
+        case BinaryOp::kAdd: at::add_out(o, x, y, ToAten(alpha)); break;
+        case BinaryOp::kSub: at::sub_out(o, x, y, ToAten(alpha)); break;
         case BinaryOp::kMul: at::mul_out(o, x, y); break;
         case BinaryOp::kDiv: at::div_out(o, x, y); break;
       }
@@ -306,13 +307,13 @@ class LibtorchCandidate final : public Candidate {
     });
   }
 
-  Status binary_inplace(BinaryOp op, const TensorHandle& self, const Operand& other) override {
+  Status binary_inplace(BinaryOp op, const TensorHandle& self, const Operand& other, const Scalar& alpha) override {
     return Guard([&]() -> Status {
       at::Tensor& s = Unbox(self);
       const at::Tensor y = ToAten(other);
       switch (op) {
-        case BinaryOp::kAdd: s.add_(y); break;
-        case BinaryOp::kSub: s.sub_(y); break;
+        case BinaryOp::kAdd: s.add_(y, ToAten(alpha)); break;
+        case BinaryOp::kSub: s.sub_(y, ToAten(alpha)); break;
         case BinaryOp::kMul: s.mul_(y); break;
         case BinaryOp::kDiv: s.div_(y); break;
       }

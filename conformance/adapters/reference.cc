@@ -204,20 +204,21 @@ class ReferenceCandidate final : public Candidate {
     });
   }
 
-  Result<TensorHandle> binary(BinaryOp op, const Operand& a, const Operand& b) override {
-    return Boxed([&] { return ref::Binary(ToRef(op), ToRef(a), ToRef(b)); });
+  Result<TensorHandle> binary(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha) override {
+    return Boxed([&] { return ref::Binary(ToRef(op), ToRef(a), ToRef(b), ToRef(alpha)); });
   }
 
-  Status binary_out(BinaryOp op, const Operand& a, const Operand& b, const TensorHandle& out) override {
+  Status binary_out(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha,
+                    const TensorHandle& out) override {
     return Guard([&]() -> Status {
-      ref::BinaryOut(ToRef(op), ToRef(a), ToRef(b), Unbox(out));
+      ref::BinaryOut(ToRef(op), ToRef(a), ToRef(b), ToRef(alpha), Unbox(out));
       return {};
     });
   }
 
-  Status binary_inplace(BinaryOp op, const TensorHandle& self, const Operand& other) override {
+  Status binary_inplace(BinaryOp op, const TensorHandle& self, const Operand& other, const Scalar& alpha) override {
     return Guard([&]() -> Status {
-      ref::BinaryInplace(ToRef(op), Unbox(self), ToRef(other));
+      ref::BinaryInplace(ToRef(op), Unbox(self), ToRef(other), ToRef(alpha));
       return {};
     });
   }

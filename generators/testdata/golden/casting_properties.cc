@@ -67,7 +67,7 @@ RC_GTEST_PROP(CastingProperties, RejectedInplaceLeavesDestinationUnchanged, ()) 
   const TensorHandle dest = std::get<TensorHandle>(*self);
   const Result<std::vector<Scalar>> before = cand.values(dest);
   RC_ASSERT(before.ok());
-  const Status s = cand.binary_inplace(r.op, dest, *other);
+  const Status s = cand.binary_inplace(r.op, dest, *other, Scalar::Int(1));
   if (!s.ok() && s.error().kind == ErrorKind::kNotSupported) RC_SUCCEED("in-place not supported");
   RC_ASSERT(!s.ok());
   const Result<std::vector<Scalar>> after = cand.values(dest);

@@ -75,7 +75,8 @@ RC_GTEST_PROP(PromotionProperties, ResultTypeIgnoresValues, ()) {
     if (!m.ok()) return m.error();
     return m.value().dtype;
   };
-  const Result<DType> op_want = dtype_of(cand.binary(op, *fa, *fb)), op_got = dtype_of(cand.binary(op, *ra, *rb));
+  const Result<DType> op_want = dtype_of(cand.binary(op, *fa, *fb, Scalar::Int(1))),
+                      op_got = dtype_of(cand.binary(op, *ra, *rb, Scalar::Int(1)));
   if (!op_want.ok() && Unsupported(op_want.error())) RC_SUCCEED("binary not supported");
   RC_ASSERT(prop::DTypeOutcome(op_got) == prop::DTypeOutcome(op_want));
 }

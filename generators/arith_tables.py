@@ -1,0 +1,492 @@
+"""The arithmetic suite's tables (spec/arithmetic.toml), for emit_gtest.py.
+
+Every expected value, shape and stride comes from generators/arith_model.py applied to
+the spec's rows; nothing is typed in by hand except what the spec itself states.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import arith_model as am
+import emit_common as ec
+import strided_model as sm
+from spec_model import OPS, Operand, Spec
+
+FORM_CXX = {"functional": "BinaryForm::kFunctional", "out": "BinaryForm::kOut", "inplace": "BinaryForm::kInplace"}
+KIND_CXX = {"bool": "kBool", "integral": "kInt", "floating": "kFloat", "complex": "kComplex"}
+
+
+def double_cxx(v: float) -> str:
+    if math.isinf(v):
+        return ("-" if v < 0 else "") + "std::numeric_limits<double>::infinity()"
+    return ec.cdouble(v)
+
+
+def value_cxx(v, dtype: str) -> str:
+    kind = KIND_CXX[am.category(dtype)]
+    if kind == "kBool":
+        return f"{{Scalar::Kind::kBool, {int(bool(v))}, 0, 0}}"
+    if kind == "kInt":
+        return f"{{Scalar::Kind::kInt, {'INT64_MIN' if v == -2**63 else str(v) + 'LL'}, 0, 0}}"
+    if kind == "kFloat":
+        return f"{{Scalar::Kind::kFloat, 0, {double_cxx(v)}, 0}}"
+    c = complex(v)
+    return f"{{Scalar::Kind::kComplex, 0, {double_cxx(c.real)}, {double_cxx(c.imag)}}}"
+
+
+def scalar_value_cxx(v) -> str:
+    """A Python scalar: its kind is its Python type."""
+    if isinstance(v, bool):
+        return value_cxx(v, "bool")
+    if isinstance(v, int):
+        return value_cxx(v, "int64")
+    if isinstance(v, float):
+        return value_cxx(v, "float64")
+    return value_cxx(v, "complex128")
+
+
+class Pool:
+    """Interned literal arrays, emitted before the tables that point into them."""
+
+    name, ids, rows = "ValuePool", [], []
+
+    def __init__(self):
+        self.names: dict[tuple[str, ...], str] = {}
+        self.lines: list[str] = []
+
+    def ref(self, values: list, dtype: str) -> str:
+        items = tuple(value_cxx(v, dtype) for v in values)
+        if not items:
+            return "nullptr"
+        if items not in self.names:
+            self.names[items] = f"kValues{len(self.names)}"
+            self.lines.append(f"const Value {self.names[items]}[] = {{{', '.join(items)}}};")
+        return self.names[items]
+
+    def emit(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+class Storage:
+    """make_tensor(base, dtype, values): values in row-major order of base."""
+
+    def __init__(self, dtype: str, base, values: list):
+        self.dtype, self.base, self.values = dtype, tuple(base), list(values)
+
+
+class Arg:
+    """A row operand: a tensor (storage index + geometry; view=False: the storage itself)
+    or a Python scalar."""
+
+    def __init__(self, storage: int | None = None, geometry: sm.Geometry | None = None, scalar=None):
+        self.storage, self.geometry, self.scalar = storage, geometry, scalar
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.storage is None
+
+
+def plain(storages: list[Storage], k: int) -> Arg:
+    s = storages[k]
+    return Arg(k, sm.Geometry(s.base, tuple(sm_contiguous(s.base)), 0))
+
+
+def sm_contiguous(sizes) -> list[int]:
+    strides, running = [0] * len(sizes), 1
+    for d in range(len(sizes) - 1, -1, -1):
+        strides[d] = running
+        running *= max(sizes[d], 1)
+    return strides
+
+
+def element(storages: list[Storage], arg: Arg, index) -> object:
+    g = arg.geometry
+    return storages[arg.storage].values[g.offset + sum(i * s for i, s in zip(index, g.strides))]
+
+
+def indices(shape):
+    return itertools.product(*[range(s) for s in shape])
+
+
+class Builder:
+    def __init__(self, spec: Spec):
+        self.spec, self.pool, self.c = spec, Pool(), spec.compute
+        self.formats = spec.formats
+
+    # ------------------------------------------------------------ the row
+    def row(self, table, row_id: str, source, text: str, form: str, op: str, storages: list[Storage], a: Arg, b: Arg,
+            out: Arg | None = None, alpha=None, tol_for: str | None = None) -> None:
+        """Derives the outcome from the rules and emits one ArithRow."""
+        spec = self.spec
+        dtype_of = lambda x: None if x.is_scalar else storages[x.storage].dtype  # noqa: E731
+        oa = Operand("scalar", scalar_kind(a.scalar)) if a.is_scalar else Operand(
+            "zerodim" if not a.geometry.sizes else "tensor", dtype_of(a))
+        ob = Operand("scalar", scalar_kind(b.scalar)) if b.is_scalar else Operand(
+            "zerodim" if not b.geometry.sizes else "tensor", dtype_of(b))
+        dest = a if form == "inplace" else out
+        error, result, shape, strides, values, keeps = None, None, (), (), [], False
+        try:
+            outcome = spec.op_outcome(op, oa, ob, spec.initial_default)
+            if outcome[0] == "error":
+                raise am.ArithError("sub", outcome[2])
+            if dest is not None:
+                self.check_overlap(storages, dest, [a, b] if form == "out" else [b])
+            sa = () if a.is_scalar else a.geometry.sizes
+            sb = () if b.is_scalar else b.geometry.sizes
+            try:
+                shape = am.broadcast(sa, sb)
+            except am.ArithError as e:
+                x, y, k = e.message.split(",")
+                raise am.ArithError("broadcast", spec.broadcast_error["message"].format(a=x, b=y, dim=k)) from None
+            if form == "inplace" and shape != tuple(sa):
+                raise am.ArithError("inplace", spec.inplace_error["message"].format(
+                    self=shape_text(sa), shape=shape_text(shape)))
+            result = outcome[1]
+            if dest is not None:
+                outcome = spec.op_outcome(op, oa, ob, spec.initial_default, storages[dest.storage].dtype)
+                if outcome[0] == "error":
+                    raise am.ArithError("cast", outcome[2])
+            if alpha is not None:
+                if isinstance(alpha, bool) and result != "bool":
+                    raise am.ArithError("alpha", spec.alpha_errors["bool_error"]["message"])
+                if isinstance(alpha, (float, complex)) and am.category(result) not in ("floating", "complex"):
+                    raise am.ArithError("alpha", spec.alpha_errors["float_error"]["message"])
+                if isinstance(alpha, complex) and am.category(result) != "complex":
+                    raise am.ArithError("alpha", spec.alpha_errors["complex_error"]["message"])
+        except am.ArithError as e:
+            error = e
+        out_dtype = result
+        if error is None:
+            if dest is not None and dest.geometry.sizes == shape:
+                strides, keeps = dest.geometry.strides, True
+                out_dtype = storages[dest.storage].dtype
+            else:
+                strides = self.layout(storages, shape, result, [a, b])
+                if dest is not None:
+                    out_dtype = storages[dest.storage].dtype
+            values = []
+            for index in indices(shape):
+                x = a.scalar if a.is_scalar else element(storages, a, am.source_index(index, a.geometry.sizes))
+                y = b.scalar if b.is_scalar else element(storages, b, am.source_index(index, b.geometry.sizes))
+                v = self.c.element(op, self.c.cast(x, result), self.c.cast(y, result), result, alpha)
+                values.append(self.c.cast(v, out_dtype))
+        atol = rtol = 0.0
+        tol = spec.tolerance_for(op, result, alpha) if result else None
+        if tol is not None and error is None:
+            fmt = am.real_format(out_dtype)
+            atol, rtol = am.tiny(fmt), tol[1] * am.eps(fmt)
+            text += f" [tolerance: {tol[0]}]"
+        self.emit(table, row_id, source, text, form, op, alpha, storages, a, b, out, error, out_dtype or "bool",
+                  shape, strides, keeps, values, atol, rtol)
+
+    def check_overlap(self, storages, dest: Arg, inputs: list[Arg]) -> None:
+        g = dest.geometry
+        if am.internal_overlap(g.sizes, g.strides):
+            raise am.ArithError("overlap", self.spec.overlap_errors["internal_error"]["message"])
+        size = lambda k: self.spec.by_name[storages[k].dtype].itemsize  # noqa: E731
+        for x in inputs:
+            if x.is_scalar or x.storage != dest.storage or x is dest:
+                continue
+            if am.partial_overlap(self.formats, g, x.geometry, size(dest.storage), size(x.storage)):
+                raise am.ArithError("overlap", self.spec.overlap_errors["partial_error"]["message"])
+
+    def layout(self, storages, shape, result: str, inputs: list[Arg]) -> tuple[int, ...]:
+        ops = []
+        for x in inputs:
+            if x.is_scalar:
+                ops.append(((), (), True))
+                continue
+            g = x.geometry
+            strides = g.strides if storages[x.storage].dtype == result else sm.preserve_strides(self.formats, g.sizes, g.strides)
+            ops.append((g.sizes, strides, True))
+        return am.output_strides(self.formats, shape, ops)
+
+    def emit(self, table, row_id, source, text, form, op, alpha, storages, a, b, out, error, dtype, shape, strides, keeps,
+             values, atol, rtol) -> None:
+        sdefs = []
+        for k in range(3):
+            if k < len(storages):
+                s = storages[k]
+                sdefs.append(f"{{true, {dt(self.spec, s.dtype)}, {dims(s.base)}, {len(s.values)}, "
+                             f"{self.pool.ref(s.values, s.dtype)}}}")
+            else:
+                sdefs.append(f"{{false, DType::kBool, {dims([])}, 0, nullptr}}")
+        err = "{false, ErrorKind::kRuntimeError, \"\"}" if error is None else \
+            f"{{true, ErrorKind::kRuntimeError, {ec.cstr(error.message)}}}"
+        fields = [FORM_CXX[form], f"BinaryOp::k{op.capitalize()}", ec.cbool(alpha is not None),
+                  scalar_value_cxx(alpha if alpha is not None else 1), "{" + ", ".join(sdefs) + "}",
+                  self.arg_cxx(storages, a), self.arg_cxx(storages, b), self.arg_cxx(storages, out), err,
+                  dt(self.spec, dtype), dims(shape), dims(strides), "true", ec.cbool(keeps), str(len(values)),
+                  self.pool.ref(values, dtype) if values else "nullptr", double_cxx(atol), double_cxx(rtol)]
+        table.add(row_id, source.clause, source.basis, text, fields)
+
+    def arg_cxx(self, storages, x: Arg | None) -> str:
+        if x is None:
+            return f"{{ArithOperandKind::kNone, 0, false, {dims([])}, {dims([])}, 0, {value_cxx(0, 'int64')}}}"
+        if x.is_scalar:
+            return f"{{ArithOperandKind::kScalar, 0, false, {dims([])}, {dims([])}, 0, {scalar_value_cxx(x.scalar)}}}"
+        g, base = x.geometry, storages[x.storage].base
+        view = not (g.sizes == base and list(g.strides) == sm_contiguous(base) and g.offset == 0)
+        return (f"{{ArithOperandKind::kTensor, {x.storage}, {ec.cbool(view)}, {dims(g.sizes)}, {dims(g.strides)}, "
+                f"{g.offset}, {value_cxx(0, 'int64')}}}")
+
+
+def scalar_kind(v) -> str:
+    return "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "float" if isinstance(v, float) else "complex"
+
+
+def shape_text(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def dt(spec: Spec, name: str) -> str:
+    return "DType::" + spec.by_name[name].cxx
+
+
+def dims(values) -> str:
+    values = list(values)
+    if len(values) > 16:
+        raise ValueError(f"{values}: more than 16 entries")
+    return "{" + str(len(values)) + ", {" + ", ".join(str(v) for v in values) + "}}"
+
+
+def defined_pairs(c: am.Compute, op: str, xs: list, ys: list, r: str, alpha=None) -> list[tuple]:
+    """The (x, y) pairs the rules define (complex mul/div of non-finite values and complex
+    division by zero are left unspecified by the spec)."""
+    out = []
+    for x, y in itertools.product(xs, ys):
+        try:
+            c.element(op, c.cast(x, r), c.cast(y, r), r, alpha)
+        except am.ArithError:
+            continue
+        out.append((x, y))
+    return out
+
+
+def iota(n: int, scale: int, dtype: str) -> list:
+    return [(k + 1) * scale if dtype != "bool" else bool((k + 1) % 2) for k in range(n)]
+
+
+def geometry_of(recipe: dict) -> sm.Geometry:
+    return recipe["geometry"]
+
+
+def storage_numel(recipe: dict) -> int:
+    n = 1
+    for s in recipe["base"]:
+        n *= s
+    return n
+
+
+# ------------------------------------------------------------------ tables
+def arithmetic_tables(spec: Spec, Table) -> list:
+    """The suite's tables; Table is emit_gtest's table writer."""
+    bld = Builder(spec)
+    vals = spec.arith["values"]["source"]
+    documented = [d.name for d in spec.documented]
+    # Shape and layout rows hold integers: the widest integral dtype the spec documents.
+    ints = [d for d in documented if am.category(d) == "integral"]
+    i64 = "int64" if "int64" in ints else ints[-1]
+
+    def value_row(table, row_id, text, op, da, db, pairs, alpha=None, source=vals):
+        xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
+        st = [Storage(da, [len(xs)], xs), Storage(db, [len(ys)], ys)]
+        bld.row(table, row_id, source, text, "functional", op, st, plain(st, 0), plain(st, 1), alpha=alpha)
+
+    examples = Table("ValueExamples", "ArithRow")
+    for ex in spec.value_examples:
+        value_row(examples, ex["id"], ex["text"], ex["op"], ex["a_dtype"], ex["b_dtype"], [(ex["a"], ex["b"])],
+                  ex["alpha"])
+
+    values = Table("Values", "ArithRow")
+    for d in documented:
+        for op in OPS:
+            outcome = spec.op_outcome(op, Operand("tensor", d), Operand("tensor", d), spec.initial_default)
+            r = outcome[1] if outcome[0] == "ok" else d
+            pairs = defined_pairs(spec.compute, op, spec.value_sets[d], spec.value_sets[d], r) if outcome[0] == "ok" \
+                else [(spec.value_sets[d][0], spec.value_sets[d][0])]
+            value_row(values, f"arith.values.{op}.{d}", f"{op} over every pair of the {d} value set", op, d, d, pairs)
+
+    alpha_table = Table("Alpha", "ArithRow")
+    asrc = spec.arith["alpha"]["source"]
+    for d in documented:
+        for alpha in spec.alpha_values[am.category(d)]:
+            for op in ("add", "sub"):
+                if op == "sub" and d == "bool":
+                    continue
+                pairs = defined_pairs(spec.compute, op, spec.value_sets[d], spec.value_sets[d], d, alpha)
+                value_row(alpha_table, f"arith.alpha.{op}.{d}.{alpha_token(alpha)}",
+                          f"{op}(a, b, alpha={alpha!r}) over every pair of the {d} value set", op, d, d, pairs,
+                          alpha, asrc)
+    # Each kind of alpha against one dtype of each category: alpha_check accepts or refuses.
+    firsts = {}
+    for d in documented:
+        firsts.setdefault(am.category(d), d)
+    for d in firsts.values():
+        for alpha in (True, 2, 0.5, complex(0.5, 1.0)):
+            value_row(alpha_table, f"arith.alpha.kind.{d}.{alpha_token(alpha)}",
+                      f"add({d}, {d}, alpha={alpha!r}): alpha_check", "add", d, d, [(spec.value_sets[d][1],) * 2],
+                      alpha, asrc)
+
+    mixed = Table("MixedDTypes", "ArithRow")
+    m = spec.value_mixed
+    for da, db in itertools.permutations(documented, 2):
+        for op in OPS:
+            outcome = spec.op_outcome(op, Operand("tensor", da), Operand("tensor", db), spec.initial_default)
+            xs, ys = spec.value_sets[da][:m], spec.value_sets[db][:m]
+            pairs = defined_pairs(spec.compute, op, xs, ys, outcome[1]) if outcome[0] == "ok" else [(xs[0], ys[0])]
+            value_row(mixed, f"arith.mixed.{op}.{da}.{db}", f"{op}({da} tensor, {db} tensor): promoted, then computed",
+                      op, da, db, pairs)
+
+    scalars = Table("Scalars", "ArithRow")
+    ssrc = spec.arith["scalars"]["source"]
+    for d in documented:
+        for kind in ("bool", "int", "float", "complex"):
+            s = spec.scalar_values[kind][0]
+            for op in OPS:
+                for side in ("right", "left"):
+                    outcome = spec.op_outcome(op, Operand("tensor", d) if side == "right" else Operand("scalar", kind),
+                                              Operand("scalar", kind) if side == "right" else Operand("tensor", d),
+                                              spec.initial_default)
+                    xs = spec.value_sets[d][:m]
+                    if outcome[0] == "ok":  # the tensor values the rules define with this scalar
+                        xs = [p[0] if side == "right" else p[1] for p in
+                              (defined_pairs(spec.compute, op, xs, [s], outcome[1]) if side == "right"
+                               else defined_pairs(spec.compute, op, [s], xs, outcome[1]))]
+                        if not xs:
+                            continue
+                    st = [Storage(d, [len(xs)], xs)]
+                    t = plain(st, 0)
+                    a, b = (t, Arg(scalar=s)) if side == "right" else (Arg(scalar=s), t)
+                    text = f"{op}({d} tensor, {kind} scalar {s!r})" if side == "right" else \
+                        f"{op}({kind} scalar {s!r}, {d} tensor)"
+                    bld.row(scalars, f"arith.scalar.{op}.{d}.{side}_{kind}", ssrc, text, "functional", op, st, a, b)
+
+    broadcast = Table("Broadcast", "ArithRow")
+    bsrc = spec.arith["broadcast"]["source"]
+    for sa, sb in spec.broadcast_shapes:
+        tok = f"{sm.shape_token(sa)}.{sm.shape_token(sb)}"
+        na, nb = prod(sa), prod(sb)
+        st = [Storage(i64, sa, iota(na, 1, i64)), Storage(i64, sb, iota(nb, 100, i64))]
+        bld.row(broadcast, f"arith.broadcast.{tok}", bsrc, f"add of shapes {list(sa)} and {list(sb)}", "functional",
+                "add", st, plain(st, 0), plain(st, 1))
+        if sa:  # in-place into a (zero-dim self is covered by the promotion suite)
+            bld.row(broadcast, f"arith.broadcast.inplace.{tok}", spec.arith["inplace"]["source"],
+                    f"self of shape {list(sa)} += shape {list(sb)}", "inplace", "add", st, plain(st, 0), plain(st, 1))
+
+    layouts = Table("OutputLayout", "ArithRow")
+    lsrc = spec.arith["output_layout"]["source"]
+    for la, lb in itertools.product(spec.layouts_same, repeat=2):
+        for da, db in spec.layout_dtypes:
+            st = [Storage(da, la["base"], iota(storage_numel(la), 1, da)),
+                  Storage(db, lb["base"], iota(storage_numel(lb), 1000, db))]
+            bld.row(layouts, f"arith.layout.{la['id']}.{lb['id']}.{da}.{db}", lsrc,
+                    f"add({da} {la['id']}, {db} {lb['id']}): the result's strides", "functional", "add", st,
+                    Arg(0, la["geometry"]), Arg(1, lb["geometry"]))
+    for l in spec.layouts_same:
+        for bc in spec.layouts_broadcast:
+            for first in (l, bc):
+                second = bc if first is l else l
+                st = [Storage(i64, first["base"], iota(storage_numel(first), 1, i64)),
+                      Storage(i64, second["base"], iota(storage_numel(second), 1000, i64))]
+                bld.row(layouts, f"arith.layout.{first['id']}.{second['id']}", lsrc,
+                        f"add({first['id']}, {second['id']}): broadcast, the result's strides", "functional", "add",
+                        st, Arg(0, first["geometry"]), Arg(1, second["geometry"]))
+    for e in spec.layout_extra:
+        for fa, fb in itertools.product(e["formats"], repeat=2):
+            st = [Storage(i64, e["base"], iota(prod(e["base"]), 1, i64)),
+                  Storage(i64, e["base"], iota(prod(e["base"]), 1000, i64))]
+            ga = sm.Geometry(e["base"], sm.format_strides(spec.formats[fa], e["base"]), 0)
+            gb = sm.Geometry(e["base"], sm.format_strides(spec.formats[fb], e["base"]), 0)
+            bld.row(layouts, f"arith.layout.{e['id']}.{fa}.{fb}", lsrc, f"add({e['id']} {fa}, {fb})", "functional",
+                    "add", st, Arg(0, ga), Arg(1, gb))
+
+    return [bld.pool, examples, values, alpha_table, mixed, scalars, broadcast, layouts, forms_table(spec, bld, Table)]
+
+
+def forms_table(spec: Spec, bld: Builder, Table):
+    """out= and in-place: kept strides, resizing, overlap, and which error comes first."""
+    t = Table("OutAndInplace", "ArithRow")
+    osrc, isrc, vsrc = spec.arith["out"]["source"], spec.arith["inplace"]["source"], spec.arith["overlap"]["source"]
+    shape = spec.layout_shape
+    n = prod(shape)
+    contiguous = sm.Geometry(shape, tuple(sm_contiguous(shape)), 0)
+
+    def two(dtype="float32"):
+        return [Storage(dtype, shape, iota(n, 1, dtype)), Storage(dtype, shape, iota(n, 1000, dtype))]
+
+    for r in spec.layouts_same:
+        if r["id"] == "expanded":
+            continue  # an expanded output is the overlap rows' business
+        st = two() + [Storage("float32", r["base"], [7.0] * storage_numel(r))]
+        bld.row(t, f"arith.out.keeps_strides.{r['id']}", osrc, f"add(a, b, out={r['id']} tensor of the right shape)",
+                "out", "add", st, Arg(0, contiguous), Arg(1, contiguous), Arg(2, r["geometry"]))
+        st = [Storage("float32", r["base"], iota(storage_numel(r), 1, "float32")), two()[1]]
+        bld.row(t, f"arith.inplace.keeps_strides.{r['id']}", isrc, f"{r['id']} self += contiguous other", "inplace",
+                "add", st, Arg(0, r["geometry"]), Arg(1, contiguous))
+    cl = spec.layouts_same[1]
+    for size, fill in (((0,), []), ((3,), [7.0] * 3)):
+        for name, g, base in (("contiguous", contiguous, shape), ("channels_last", cl["geometry"], cl["base"])):
+            st = [Storage("float32", base, iota(n, 1, "float32")), Storage("float32", base, iota(n, 1000, "float32")),
+                  Storage("float32", size, fill)]
+            bld.row(t, f"arith.out.resized.{'empty' if not fill else 'nonempty'}.{name}", osrc,
+                    f"add({name}, {name}, out=shape {list(size)}): resized and laid out as a new result", "out",
+                    "add", st, Arg(0, g), Arg(1, g), plain(st, 2))
+    # Errors leave the destination untouched.
+    st = two() + [Storage("int32", (3,), [7] * 3)]
+    bld.row(t, "arith.out.cast_error", osrc, "add(float32, float32, out=int32) is refused before any resize", "out",
+            "add", st, Arg(0, contiguous), Arg(1, contiguous), plain(st, 2))
+    st = [Storage("float32", (4, 5), iota(20, 1, "float32")), Storage("float32", (4, 5), iota(20, 10, "float32")),
+          Storage("float32", (1, 5), [7.0] * 5)]
+    expanded = sm.Geometry((4, 5), (0, 1), 0)
+    bld.row(t, "arith.out.internal_overlap", vsrc, "out= an expanded tensor (stride 0, size 4) is refused", "out",
+            "add", st, plain(st, 0), plain(st, 1), Arg(2, expanded))
+    st2 = [Storage("float32", (1, 5), iota(5, 1, "float32")), Storage("float32", (4, 5), iota(20, 10, "float32"))]
+    bld.row(t, "arith.inplace.internal_overlap", vsrc, "an expanded self += other is refused", "inplace", "add", st2,
+            Arg(0, expanded), plain(st2, 1))
+    line = [Storage("float32", (10,), iota(10, 1, "float32")), Storage("float32", (6,), iota(6, 100, "float32"))]
+    view = lambda off: sm.Geometry((6,), (1,), off)  # noqa: E731
+    bld.row(t, "arith.out.partial_overlap", vsrc, "out= a view overlapping input a by 4 of 6 elements is refused", "out",
+            "add", line, Arg(0, view(0)), plain(line, 1), Arg(0, view(2)))
+    bld.row(t, "arith.out.full_overlap", vsrc, "out= a view with a's exact memory and strides is allowed", "out", "add",
+            line, Arg(0, view(2)), plain(line, 1), Arg(0, view(2)))
+    bld.row(t, "arith.inplace.partial_overlap", vsrc, "x[0:6] += x[2:8] is refused", "inplace", "add", line,
+            Arg(0, view(0)), Arg(0, view(2)))
+    bld.row(t, "arith.inplace.self", vsrc, "x += x (the same memory) is allowed", "inplace", "add", line,
+            Arg(0, view(2)), Arg(0, view(2)))
+    # Which check comes first (sub_check, overlap, shapes, dtypes, alpha).
+    st = [Storage("bool", (4, 5), [True] * 20), Storage("bool", (4, 5), [False] * 20), Storage("bool", (1, 5), [False] * 5)]
+    bld.row(t, "arith.order.sub_before_overlap", vsrc, "sub of bools into an expanded out: the bool error first",
+            "out", "sub", st, plain(st, 0), plain(st, 1), Arg(2, expanded))
+    st = [Storage("float32", (4, 5), iota(20, 1, "float32")), Storage("float32", (3,), iota(3, 1, "float32")),
+          Storage("int32", (1, 5), [7] * 5)]
+    bld.row(t, "arith.order.overlap_before_shape", vsrc, "expanded out, shapes that do not broadcast, float into int: "
+            "the overlap error first", "out", "add", st, plain(st, 0), plain(st, 1), Arg(2, expanded))
+    st = [Storage("float32", (4, 5), iota(20, 1, "float32")), Storage("float32", (3,), iota(3, 1, "float32")),
+          Storage("int32", (2,), [7] * 2)]
+    bld.row(t, "arith.order.shape_before_cast", spec.arith["broadcast"]["source"],
+            "shapes that do not broadcast and float into int: the shape error first", "out", "add", st, plain(st, 0),
+            plain(st, 1), plain(st, 2))
+    st = [Storage("float32", (3,), iota(3, 1, "float32")), Storage("float32", (3,), iota(3, 1, "float32")),
+          Storage("int32", (3,), [7] * 3)]
+    bld.row(t, "arith.order.cast_before_alpha", spec.arith["alpha"]["source"],
+            "float into int with a bool alpha: the cast error first", "out", "add", st, plain(st, 0), plain(st, 1),
+            plain(st, 2), alpha=True)
+    return t
+
+
+def alpha_token(alpha) -> str:
+    if isinstance(alpha, bool):
+        return str(alpha).lower()
+    if isinstance(alpha, complex):
+        return f"c{alpha.real:g}_{alpha.imag:g}".replace("-", "m").replace(".", "p")
+    return f"{alpha:g}".replace("-", "m").replace(".", "p")
+
+
+def prod(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
