@@ -29,6 +29,7 @@ OUTPUTS = {
     "strided_gtest.cc": ["emit_gtest.py", "--suite", "strided"],
     "strided_properties.cc": ["emit_rapidcheck.py", "--suite", "strided"],
     "arithmetic_gtest.cc": ["emit_gtest.py", "--suite", "arithmetic"],
+    "arithmetic_properties.cc": ["emit_rapidcheck.py", "--suite", "arithmetic"],
     "spec_consistency_test.cc": ["emit_gtest.py", "--suite", "spec_consistency"],
     "promotion_properties.cc": ["emit_rapidcheck.py", "--suite", "promotion"],
     "casting_properties.cc": ["emit_rapidcheck.py", "--suite", "casting"],

@@ -1,0 +1,89 @@
+// GENERATED from spec/arithmetic.toml by generators/emit_rapidcheck.py — do not edit.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+#include "conformance/checks.h"
+#include "conformance/arith_properties.h"
+
+namespace tcts {
+namespace {
+
+
+// A random view chain a (int64, value == its storage index) plus an operand b of random
+// layout that broadcasts against it: the result's values follow broadcasting, it is dense,
+// and when a alone decides the order (dense, no size-1 dimension, the result's shape)
+// the result has a's strides (arith.output_layout).
+RC_GTEST_PROP(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays, ()) {
+  const prop::Chain a = prop::RandomChain(4, false);
+  Candidate& cand = CurrentCandidate();
+  const TensorMeta ma = cand.meta(a.tensor).value();
+  const prop::Layout b = prop::RandomBroadcastLayout(ma.sizes);
+  const Result<TensorHandle> r = cand.binary(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1));
+  if (!r.ok() && r.error().kind == ErrorKind::kNotSupported) RC_DISCARD("binary not supported");
+  RC_ASSERT(r.ok());
+  const TensorMeta m = cand.meta(r.value()).value();
+  RC_ASSERT(m.sizes == ma.sizes);
+  RC_ASSERT(m.dtype == DType::kInt64);
+  if (Numel(m.sizes) > 0) RC_ASSERT(prop::DenseStrides(m.sizes, m.strides));  // an empty result has no memory to be dense in
+  const std::vector<Scalar> got = cand.values(r.value()).value();
+  const std::vector<std::vector<std::int64_t>> index = Indices(m.sizes);
+  RC_ASSERT(got.size() == index.size());
+  for (std::size_t k = 0; k < index.size(); ++k) {
+    RC_ASSERT(got[k] == Scalar::Int(a.model.ids[k] + b.At(index[k])));
+  }
+  const bool decides = prop::DenseStrides(ma.sizes, ma.strides) && Numel(ma.sizes) > 0 &&
+                       std::none_of(ma.sizes.begin(), ma.sizes.end(), [](std::int64_t s) { return s == 1; });
+  if (decides) RC_ASSERT(m.strides == ma.strides);
+}
+
+// out= of the right shape keeps its strides and storage; out= of another shape gets the
+// functional result's layout (arith.out); in-place into a writable a gives the same values and
+// keeps a's strides.
+RC_GTEST_PROP(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm, ()) {
+  const prop::Chain a = prop::RandomChain(3, false);
+  Candidate& cand = CurrentCandidate();
+  const TensorMeta ma = cand.meta(a.tensor).value();
+  const prop::Layout b = prop::RandomBroadcastLayout(ma.sizes);
+  const Result<TensorHandle> r = cand.binary(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1));
+  if (!r.ok() && r.error().kind == ErrorKind::kNotSupported) RC_DISCARD("binary not supported");
+  RC_ASSERT(r.ok());
+  const TensorMeta mr = cand.meta(r.value()).value();
+  const std::vector<Scalar> want = cand.values(r.value()).value();
+
+  const Result<TensorHandle> empty = cand.make_tensor({0}, DType::kInt64, {});
+  RC_ASSERT(empty.ok());
+  const Status resized = cand.binary_out(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), empty.value());
+  if (!resized.ok() && resized.error().kind == ErrorKind::kNotSupported) RC_DISCARD("binary_out not supported");
+  RC_ASSERT(resized.ok());
+  RC_ASSERT(cand.meta(empty.value()).value().strides == mr.strides);
+  RC_ASSERT(cand.values(empty.value()).value() == want);
+
+  const prop::Layout out = prop::RandomBroadcastLayout(ma.sizes);
+  const bool right_shape = out.sizes == ma.sizes &&
+                           std::none_of(out.strides.begin(), out.strides.end(), [](std::int64_t s) { return s == 0; });
+  if (right_shape) {
+    const StorageInfo before = cand.storage(out.tensor).value();
+    RC_ASSERT(cand.binary_out(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), out.tensor).ok());
+    const TensorMeta mo = cand.meta(out.tensor).value();
+    RC_ASSERT(mo.strides == out.strides);
+    RC_ASSERT(mo.storage_offset == out.offset);
+    RC_ASSERT(cand.storage(out.tensor).value().id == before.id);
+    RC_ASSERT(cand.values(out.tensor).value() == want);
+  }
+
+  bool writable = true;  // no dimension of size > 1 with stride 0 (an expanded view)
+  for (std::size_t d = 0; d < ma.sizes.size(); ++d) writable = writable && !(ma.sizes[d] > 1 && ma.strides[d] == 0);
+  if (writable) {
+    const Status s = cand.binary_inplace(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1));
+    RC_ASSERT(s.ok());
+    RC_ASSERT(cand.meta(a.tensor).value().strides == ma.strides);
+    RC_ASSERT(cand.values(a.tensor).value() == want);
+  }
+}
+
+}  // namespace
+}  // namespace tcts
