@@ -316,16 +316,7 @@ def output_strides(formats: dict[str, dict], shape: Sequence[int], operands: lis
                 return 1
         return 0
 
-    perm = list(range(nd - 1, -1, -1))
-    for i in range(1, nd):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            c = should_swap(perm[dim0], perm[dim1])
-            if c > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif c < 0:
-                break
+    perm = sm.tensoriterator_order(nd, should_swap)
     if perm == list(range(nd - 1, -1, -1)):
         return sm.format_strides(contiguous, shape)
     strides = [0] * nd

@@ -120,23 +120,10 @@ def non_overlapping_and_dense(sizes: Sequence[int], strides: Sequence[int]) -> b
     return True
 
 
-def infer_dense_strides(sizes: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
-    """Dense strides in the input's dimension order (aten infer_dense_strides)."""
-    n = len(sizes)
-    if n == 0:
-        return ()
-    if n == 1:
-        return (1,)
-    perm = list(range(n - 1, -1, -1))  # innermost first
-
-    def should_swap(d0: int, d1: int) -> int:
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if sizes[d0] > sizes[d1] else 0
-
+def tensoriterator_order(n: int, should_swap) -> list[int]:
+    """TensorIterator's dimension order, innermost first: an insertion sort over the reversed
+    dimensions in which should_swap(d0, d1) > 0 moves d1 inside d0, < 0 stops, 0 passes."""
+    perm = list(range(n - 1, -1, -1))
     for i in range(1, n):
         d1 = i
         for d0 in range(i - 1, -1, -1):
@@ -146,6 +133,26 @@ def infer_dense_strides(sizes: Sequence[int], strides: Sequence[int]) -> tuple[i
                 d1 = d0
             elif c < 0:
                 break
+    return perm
+
+
+def infer_dense_strides(sizes: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
+    """Dense strides in the input's dimension order (aten infer_dense_strides)."""
+    n = len(sizes)
+    if n == 0:
+        return ()
+    if n == 1:
+        return (1,)
+
+    def should_swap(d0: int, d1: int) -> int:
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if sizes[d0] > sizes[d1] else 0
+
+    perm = tensoriterator_order(n, should_swap)
     out = [0] * n
     running = 1
     for d in perm:

@@ -247,20 +247,7 @@ std::vector<std::int64_t> OutputStrides(const std::vector<std::int64_t>& shape, 
     }
     return 0;
   };
-  std::vector<std::size_t> perm(n);
-  std::iota(perm.rbegin(), perm.rend(), 0);  // n-1, ..., 0: innermost first
-  for (std::size_t i = 1; i < n; ++i) {
-    std::size_t d1 = i;
-    for (std::size_t d0 = i; d0-- > 0;) {
-      const int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  const std::vector<std::size_t> perm = TensorIteratorOrder(n, should_swap);
   bool reversed = true;
   for (std::size_t k = 0; k < n; ++k) reversed = reversed && perm[k] == n - 1 - k;
   if (reversed) return FormatStrides(shape, MemoryFormat::kContiguous);

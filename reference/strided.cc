@@ -98,25 +98,11 @@ std::vector<std::int64_t> InferDenseStrides(const std::vector<std::int64_t>& siz
   // Dimensions innermost first, starting from the row-major order; a stable insertion sort
   // by stride, in which a stride-0 dimension compares equal to every other (stays put) and
   // equal strides put the smaller size inner — TensorIterator's rule.
-  std::vector<std::size_t> perm(n);
-  std::iota(perm.rbegin(), perm.rend(), 0);
-  const auto should_swap = [&](std::size_t d0, std::size_t d1) -> int {
+  const std::vector<std::size_t> perm = TensorIteratorOrder(n, [&](std::size_t d0, std::size_t d1) -> int {
     if (strides[d0] == 0 || strides[d1] == 0) return 0;
     if (strides[d0] != strides[d1]) return strides[d0] < strides[d1] ? -1 : 1;
     return sizes[d0] > sizes[d1] ? 1 : 0;
-  };
-  for (std::size_t i = 1; i < n; ++i) {
-    std::size_t d1 = i;
-    for (std::size_t d0 = i; d0-- > 0;) {
-      const int c = should_swap(perm[d0], perm[d1]);
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
+  });
   std::vector<std::int64_t> out(n);
   std::int64_t running = 1;
   for (std::size_t d : perm) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "reference/tensor.h"
@@ -33,6 +34,28 @@ bool IsDense(const Tensor& t);
 bool IsDense(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides);
 // The strides preserve_format keeps for t: its own when IsDense(t), else InferDenseStrides.
 std::vector<std::int64_t> PreserveStrides(const Tensor& t);
+// TensorIterator's dimension order, innermost first: an insertion sort over the reversed
+// dimensions (n-1, ..., 0) in which should_swap(d0, d1) > 0 moves d1 inside d0, < 0 stops
+// the scan and 0 passes over d0.
+template <class ShouldSwap>
+std::vector<std::size_t> TensorIteratorOrder(std::size_t n, ShouldSwap should_swap) {
+  std::vector<std::size_t> perm(n);
+  for (std::size_t k = 0; k < n; ++k) perm[k] = n - 1 - k;
+  for (std::size_t i = 1; i < n; ++i) {
+    std::size_t d1 = i;
+    for (std::size_t d0 = i; d0-- > 0;) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  return perm;
+}
+
 // Dense strides in the order the input's strides give its dimensions (preserve_format).
 std::vector<std::int64_t> InferDenseStrides(const std::vector<std::int64_t>& sizes,
                                             const std::vector<std::int64_t>& strides);
