@@ -174,7 +174,7 @@ void Check(const ArithRow& row) {
   if (!m) return c.Finish();
   ExpectEq(c, call + " dtype", row.dtype, m->dtype);
   ExpectEq(c, call + " sizes", row.sizes.vec(), m->sizes);
-  if (row.check_strides) ExpectEq(c, call + " strides", row.strides.vec(), m->strides);
+  ExpectEq(c, call + " strides", row.strides.vec(), m->strides);
   if (before && row.keeps_storage) {
     ExpectEq(c, call + " storage_offset (kept)", before->meta.storage_offset, m->storage_offset);
     if (dest_storage) {

@@ -57,7 +57,6 @@ struct ArithRow {
   ExpectedError error;
   DType dtype;             // the result's dtype
   Dims sizes, strides;     // the result's geometry
-  bool check_strides;      // false where the rule leaves strides open (never, so far: always true)
   bool keeps_storage;      // out=/in-place: the destination keeps its storage and offset
   int n;
   const Value* values;     // the result's values, row-major

@@ -61,6 +61,27 @@ inline Layout RandomBroadcastLayout(const std::vector<std::int64_t>& shape) {
   return l;
 }
 
+// add(a, b) for a random view chain a (int64, value == storage index) and an operand b of
+// random layout broadcasting against it; discards the case when binary is unsupported.
+struct RandomAdd {
+  Chain a;
+  TensorMeta a_meta;
+  Layout b;
+  TensorHandle result;
+  TensorMeta result_meta;
+};
+inline RandomAdd AddRandomLayouts(int max_steps) {
+  Candidate& cand = CurrentCandidate();
+  Chain a = RandomChain(max_steps, false);
+  const TensorMeta ma = cand.meta(a.tensor).value();
+  Layout b = RandomBroadcastLayout(ma.sizes);
+  const Result<TensorHandle> r = cand.binary(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1));
+  if (!r.ok() && r.error().kind == ErrorKind::kNotSupported) RC_DISCARD("binary not supported");
+  RC_ASSERT(r.ok());
+  const TensorMeta mr = cand.meta(r.value()).value();
+  return RandomAdd{std::move(a), ma, std::move(b), r.value(), mr};
+}
+
 // Strides that are a dense layout of `sizes` under some order of the dimensions.
 inline bool DenseStrides(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides) {
   std::vector<std::size_t> dims;

@@ -69,10 +69,6 @@ def _round_nonzero(q: Fraction, fmt: str) -> float:
     return sign * math.ldexp(m, -shift)  # exact: m <= 2^p <= 2^53
 
 
-def representable(x: float, fmt: str) -> bool:
-    return x != x or round_to(x, fmt) == x
-
-
 def max_finite(fmt: str) -> float:
     p, _, emax = FORMATS[fmt]
     return float((2 - Fraction(2) ** (1 - p)) * Fraction(2) ** emax)

@@ -11,6 +11,7 @@ import math
 
 import arith_model as am
 import emit_common as ec
+from emit_common import dims, dt
 import strided_model as sm
 from spec_model import OPS, Operand, Spec
 
@@ -88,19 +89,6 @@ class Arg:
         return self.storage is None
 
 
-def plain(storages: list[Storage], k: int) -> Arg:
-    s = storages[k]
-    return Arg(k, sm.Geometry(s.base, tuple(sm_contiguous(s.base)), 0))
-
-
-def sm_contiguous(sizes) -> list[int]:
-    strides, running = [0] * len(sizes), 1
-    for d in range(len(sizes) - 1, -1, -1):
-        strides[d] = running
-        running *= max(sizes[d], 1)
-    return strides
-
-
 def element(storages: list[Storage], arg: Arg, index) -> object:
     g = arg.geometry
     return storages[arg.storage].values[g.offset + sum(i * s for i, s in zip(index, g.strides))]
@@ -114,6 +102,14 @@ class Builder:
     def __init__(self, spec: Spec):
         self.spec, self.pool, self.c = spec, Pool(), spec.compute
         self.formats = spec.formats
+
+    def contiguous(self, sizes) -> tuple[int, ...]:
+        return sm.format_strides(self.formats["contiguous_format"], sizes)
+
+    def plain(self, storages: list[Storage], k: int) -> Arg:
+        """Operand k: storage k itself, contiguous."""
+        base = storages[k].base
+        return Arg(k, sm.Geometry(base, self.contiguous(base), 0))
 
     # ------------------------------------------------------------ the row
     def row(self, table, row_id: str, source, text: str, form: str, op: str, storages: list[Storage], a: Arg, b: Arg,
@@ -218,7 +214,7 @@ class Builder:
         fields = [FORM_CXX[form], f"BinaryOp::k{op.capitalize()}", ec.cbool(alpha is not None),
                   scalar_value_cxx(alpha if alpha is not None else 1), "{" + ", ".join(sdefs) + "}",
                   self.arg_cxx(storages, a), self.arg_cxx(storages, b), self.arg_cxx(storages, out), err,
-                  dt(self.spec, dtype), dims(shape), dims(strides), "true", ec.cbool(keeps), str(len(values)),
+                  dt(self.spec, dtype), dims(shape), dims(strides), ec.cbool(keeps), str(len(values)),
                   self.pool.ref(values, dtype) if values else "nullptr", double_cxx(atol), double_cxx(rtol)]
         table.add(row_id, source.clause, source.basis, text, fields)
 
@@ -228,7 +224,7 @@ class Builder:
         if x.is_scalar:
             return f"{{ArithOperandKind::kScalar, 0, false, {dims([])}, {dims([])}, 0, {scalar_value_cxx(x.scalar)}}}"
         g, base = x.geometry, storages[x.storage].base
-        view = not (g.sizes == base and list(g.strides) == sm_contiguous(base) and g.offset == 0)
+        view = not (g.sizes == base and g.strides == self.contiguous(base) and g.offset == 0)
         return (f"{{ArithOperandKind::kTensor, {x.storage}, {ec.cbool(view)}, {dims(g.sizes)}, {dims(g.strides)}, "
                 f"{g.offset}, {value_cxx(0, 'int64')}}}")
 
@@ -239,17 +235,6 @@ def scalar_kind(v) -> str:
 
 def shape_text(shape) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]"
-
-
-def dt(spec: Spec, name: str) -> str:
-    return "DType::" + spec.by_name[name].cxx
-
-
-def dims(values) -> str:
-    values = list(values)
-    if len(values) > 16:
-        raise ValueError(f"{values}: more than 16 entries")
-    return "{" + str(len(values)) + ", {" + ", ".join(str(v) for v in values) + "}}"
 
 
 def defined_pairs(c: am.Compute, op: str, xs: list, ys: list, r: str, alpha=None) -> list[tuple]:
@@ -269,17 +254,6 @@ def iota(n: int, scale: int, dtype: str) -> list:
     return [(k + 1) * scale if dtype != "bool" else bool((k + 1) % 2) for k in range(n)]
 
 
-def geometry_of(recipe: dict) -> sm.Geometry:
-    return recipe["geometry"]
-
-
-def storage_numel(recipe: dict) -> int:
-    n = 1
-    for s in recipe["base"]:
-        n *= s
-    return n
-
-
 # ------------------------------------------------------------------ tables
 def arithmetic_tables(spec: Spec, Table) -> list:
     """The suite's tables; Table is emit_gtest's table writer."""
@@ -293,7 +267,7 @@ def arithmetic_tables(spec: Spec, Table) -> list:
     def value_row(table, row_id, text, op, da, db, pairs, alpha=None, source=vals):
         xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
         st = [Storage(da, [len(xs)], xs), Storage(db, [len(ys)], ys)]
-        bld.row(table, row_id, source, text, "functional", op, st, plain(st, 0), plain(st, 1), alpha=alpha)
+        bld.row(table, row_id, source, text, "functional", op, st, bld.plain(st, 0), bld.plain(st, 1), alpha=alpha)
 
     examples = Table("ValueExamples", "ArithRow")
     for ex in spec.value_examples:
@@ -358,7 +332,7 @@ def arithmetic_tables(spec: Spec, Table) -> list:
                         if not xs:
                             continue
                     st = [Storage(d, [len(xs)], xs)]
-                    t = plain(st, 0)
+                    t = bld.plain(st, 0)
                     a, b = (t, Arg(scalar=s)) if side == "right" else (Arg(scalar=s), t)
                     text = f"{op}({d} tensor, {kind} scalar {s!r})" if side == "right" else \
                         f"{op}({kind} scalar {s!r}, {d} tensor)"
@@ -368,20 +342,20 @@ def arithmetic_tables(spec: Spec, Table) -> list:
     bsrc = spec.arith["broadcast"]["source"]
     for sa, sb in spec.broadcast_shapes:
         tok = f"{sm.shape_token(sa)}.{sm.shape_token(sb)}"
-        na, nb = prod(sa), prod(sb)
+        na, nb = math.prod(sa), math.prod(sb)
         st = [Storage(i64, sa, iota(na, 1, i64)), Storage(i64, sb, iota(nb, 100, i64))]
         bld.row(broadcast, f"arith.broadcast.{tok}", bsrc, f"add of shapes {list(sa)} and {list(sb)}", "functional",
-                "add", st, plain(st, 0), plain(st, 1))
+                "add", st, bld.plain(st, 0), bld.plain(st, 1))
         if sa:  # in-place into a (zero-dim self is covered by the promotion suite)
             bld.row(broadcast, f"arith.broadcast.inplace.{tok}", spec.arith["inplace"]["source"],
-                    f"self of shape {list(sa)} += shape {list(sb)}", "inplace", "add", st, plain(st, 0), plain(st, 1))
+                    f"self of shape {list(sa)} += shape {list(sb)}", "inplace", "add", st, bld.plain(st, 0), bld.plain(st, 1))
 
     layouts = Table("OutputLayout", "ArithRow")
     lsrc = spec.arith["output_layout"]["source"]
     for la, lb in itertools.product(spec.layouts_same, repeat=2):
         for da, db in spec.layout_dtypes:
-            st = [Storage(da, la["base"], iota(storage_numel(la), 1, da)),
-                  Storage(db, lb["base"], iota(storage_numel(lb), 1000, db))]
+            st = [Storage(da, la["base"], iota(math.prod(la["base"]), 1, da)),
+                  Storage(db, lb["base"], iota(math.prod(lb["base"]), 1000, db))]
             bld.row(layouts, f"arith.layout.{la['id']}.{lb['id']}.{da}.{db}", lsrc,
                     f"add({da} {la['id']}, {db} {lb['id']}): the result's strides", "functional", "add", st,
                     Arg(0, la["geometry"]), Arg(1, lb["geometry"]))
@@ -389,15 +363,15 @@ def arithmetic_tables(spec: Spec, Table) -> list:
         for bc in spec.layouts_broadcast:
             for first in (l, bc):
                 second = bc if first is l else l
-                st = [Storage(i64, first["base"], iota(storage_numel(first), 1, i64)),
-                      Storage(i64, second["base"], iota(storage_numel(second), 1000, i64))]
+                st = [Storage(i64, first["base"], iota(math.prod(first["base"]), 1, i64)),
+                      Storage(i64, second["base"], iota(math.prod(second["base"]), 1000, i64))]
                 bld.row(layouts, f"arith.layout.{first['id']}.{second['id']}", lsrc,
                         f"add({first['id']}, {second['id']}): broadcast, the result's strides", "functional", "add",
                         st, Arg(0, first["geometry"]), Arg(1, second["geometry"]))
     for e in spec.layout_extra:
         for fa, fb in itertools.product(e["formats"], repeat=2):
-            st = [Storage(i64, e["base"], iota(prod(e["base"]), 1, i64)),
-                  Storage(i64, e["base"], iota(prod(e["base"]), 1000, i64))]
+            st = [Storage(i64, e["base"], iota(math.prod(e["base"]), 1, i64)),
+                  Storage(i64, e["base"], iota(math.prod(e["base"]), 1000, i64))]
             ga = sm.Geometry(e["base"], sm.format_strides(spec.formats[fa], e["base"]), 0)
             gb = sm.Geometry(e["base"], sm.format_strides(spec.formats[fb], e["base"]), 0)
             bld.row(layouts, f"arith.layout.{e['id']}.{fa}.{fb}", lsrc, f"add({e['id']} {fa}, {fb})", "functional",
@@ -411,8 +385,8 @@ def forms_table(spec: Spec, bld: Builder, Table):
     t = Table("OutAndInplace", "ArithRow")
     osrc, isrc, vsrc = spec.arith["out"]["source"], spec.arith["inplace"]["source"], spec.arith["overlap"]["source"]
     shape = spec.layout_shape
-    n = prod(shape)
-    contiguous = sm.Geometry(shape, tuple(sm_contiguous(shape)), 0)
+    n = math.prod(shape)
+    contiguous = sm.Geometry(shape, bld.contiguous(shape), 0)
 
     def two(dtype="float32"):
         return [Storage(dtype, shape, iota(n, 1, dtype)), Storage(dtype, shape, iota(n, 1000, dtype))]
@@ -420,10 +394,10 @@ def forms_table(spec: Spec, bld: Builder, Table):
     for r in spec.layouts_same:
         if r["id"] == "expanded":
             continue  # an expanded output is the overlap rows' business
-        st = two() + [Storage("float32", r["base"], [7.0] * storage_numel(r))]
+        st = two() + [Storage("float32", r["base"], [7.0] * math.prod(r["base"]))]
         bld.row(t, f"arith.out.keeps_strides.{r['id']}", osrc, f"add(a, b, out={r['id']} tensor of the right shape)",
                 "out", "add", st, Arg(0, contiguous), Arg(1, contiguous), Arg(2, r["geometry"]))
-        st = [Storage("float32", r["base"], iota(storage_numel(r), 1, "float32")), two()[1]]
+        st = [Storage("float32", r["base"], iota(math.prod(r["base"]), 1, "float32")), two()[1]]
         bld.row(t, f"arith.inplace.keeps_strides.{r['id']}", isrc, f"{r['id']} self += contiguous other", "inplace",
                 "add", st, Arg(0, r["geometry"]), Arg(1, contiguous))
     cl = spec.layouts_same[1]
@@ -433,25 +407,25 @@ def forms_table(spec: Spec, bld: Builder, Table):
                   Storage("float32", size, fill)]
             bld.row(t, f"arith.out.resized.{'empty' if not fill else 'nonempty'}.{name}", osrc,
                     f"add({name}, {name}, out=shape {list(size)}): resized and laid out as a new result", "out",
-                    "add", st, Arg(0, g), Arg(1, g), plain(st, 2))
+                    "add", st, Arg(0, g), Arg(1, g), bld.plain(st, 2))
     # Errors leave the destination untouched.
     st = two() + [Storage("int32", (3,), [7] * 3)]
     bld.row(t, "arith.out.cast_error", osrc, "add(float32, float32, out=int32) is refused before any resize", "out",
-            "add", st, Arg(0, contiguous), Arg(1, contiguous), plain(st, 2))
+            "add", st, Arg(0, contiguous), Arg(1, contiguous), bld.plain(st, 2))
     st = [Storage("float32", (4, 5), iota(20, 1, "float32")), Storage("float32", (4, 5), iota(20, 10, "float32")),
           Storage("float32", (1, 5), [7.0] * 5)]
     expanded = sm.Geometry((4, 5), (0, 1), 0)
     bld.row(t, "arith.out.internal_overlap", vsrc, "out= an expanded tensor (stride 0, size 4) is refused", "out",
-            "add", st, plain(st, 0), plain(st, 1), Arg(2, expanded))
+            "add", st, bld.plain(st, 0), bld.plain(st, 1), Arg(2, expanded))
     st2 = [Storage("float32", (1, 5), iota(5, 1, "float32")), Storage("float32", (4, 5), iota(20, 10, "float32"))]
     bld.row(t, "arith.inplace.internal_overlap", vsrc, "an expanded self += other is refused", "inplace", "add", st2,
-            Arg(0, expanded), plain(st2, 1))
+            Arg(0, expanded), bld.plain(st2, 1))
     line = [Storage("float32", (10,), iota(10, 1, "float32")), Storage("float32", (6,), iota(6, 100, "float32"))]
     view = lambda off: sm.Geometry((6,), (1,), off)  # noqa: E731
     bld.row(t, "arith.out.partial_overlap", vsrc, "out= a view overlapping input a by 4 of 6 elements is refused", "out",
-            "add", line, Arg(0, view(0)), plain(line, 1), Arg(0, view(2)))
+            "add", line, Arg(0, view(0)), bld.plain(line, 1), Arg(0, view(2)))
     bld.row(t, "arith.out.full_overlap", vsrc, "out= a view with a's exact memory and strides is allowed", "out", "add",
-            line, Arg(0, view(2)), plain(line, 1), Arg(0, view(2)))
+            line, Arg(0, view(2)), bld.plain(line, 1), Arg(0, view(2)))
     bld.row(t, "arith.inplace.partial_overlap", vsrc, "x[0:6] += x[2:8] is refused", "inplace", "add", line,
             Arg(0, view(0)), Arg(0, view(2)))
     bld.row(t, "arith.inplace.self", vsrc, "x += x (the same memory) is allowed", "inplace", "add", line,
@@ -459,21 +433,21 @@ def forms_table(spec: Spec, bld: Builder, Table):
     # Which check comes first (sub_check, overlap, shapes, dtypes, alpha).
     st = [Storage("bool", (4, 5), [True] * 20), Storage("bool", (4, 5), [False] * 20), Storage("bool", (1, 5), [False] * 5)]
     bld.row(t, "arith.order.sub_before_overlap", vsrc, "sub of bools into an expanded out: the bool error first",
-            "out", "sub", st, plain(st, 0), plain(st, 1), Arg(2, expanded))
+            "out", "sub", st, bld.plain(st, 0), bld.plain(st, 1), Arg(2, expanded))
     st = [Storage("float32", (4, 5), iota(20, 1, "float32")), Storage("float32", (3,), iota(3, 1, "float32")),
           Storage("int32", (1, 5), [7] * 5)]
     bld.row(t, "arith.order.overlap_before_shape", vsrc, "expanded out, shapes that do not broadcast, float into int: "
-            "the overlap error first", "out", "add", st, plain(st, 0), plain(st, 1), Arg(2, expanded))
+            "the overlap error first", "out", "add", st, bld.plain(st, 0), bld.plain(st, 1), Arg(2, expanded))
     st = [Storage("float32", (4, 5), iota(20, 1, "float32")), Storage("float32", (3,), iota(3, 1, "float32")),
           Storage("int32", (2,), [7] * 2)]
     bld.row(t, "arith.order.shape_before_cast", spec.arith["broadcast"]["source"],
-            "shapes that do not broadcast and float into int: the shape error first", "out", "add", st, plain(st, 0),
-            plain(st, 1), plain(st, 2))
+            "shapes that do not broadcast and float into int: the shape error first", "out", "add", st, bld.plain(st, 0),
+            bld.plain(st, 1), bld.plain(st, 2))
     st = [Storage("float32", (3,), iota(3, 1, "float32")), Storage("float32", (3,), iota(3, 1, "float32")),
           Storage("int32", (3,), [7] * 3)]
     bld.row(t, "arith.order.cast_before_alpha", spec.arith["alpha"]["source"],
-            "float into int with a bool alpha: the cast error first", "out", "add", st, plain(st, 0), plain(st, 1),
-            plain(st, 2), alpha=True)
+            "float into int with a bool alpha: the cast error first", "out", "add", st, bld.plain(st, 0), bld.plain(st, 1),
+            bld.plain(st, 2), alpha=True)
     return t
 
 
@@ -483,10 +457,3 @@ def alpha_token(alpha) -> str:
     if isinstance(alpha, complex):
         return f"c{alpha.real:g}_{alpha.imag:g}".replace("-", "m").replace(".", "p")
     return f"{alpha:g}".replace("-", "m").replace(".", "p")
-
-
-def prod(shape) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n

@@ -26,6 +26,19 @@ def cdouble(v: float) -> str:
     return float(v).hex() if v == v else "std::numeric_limits<double>::quiet_NaN()"
 
 
+def dims(values) -> str:
+    """A Dims literal {n, {v...}} (conformance/strided_checks.h)."""
+    values = list(values)
+    if len(values) > 16:
+        raise ValueError(f"{values}: more than 16 entries")
+    return "{" + str(len(values)) + ", {" + ", ".join(str(v) for v in values) + "}}"
+
+
+def dt(spec, name: str) -> str:
+    """The C++ DType enumerator of a dtype name: float32 -> DType::kFloat32."""
+    return "DType::" + spec.by_name[name].cxx
+
+
 def ident(row_id: str) -> str:
     """A GoogleTest-safe test name from a row id: promote_types.int8.uint8 -> promote_types_int8_uint8."""
     return "".join(c if c.isalnum() else "_" for c in row_id)

@@ -14,6 +14,7 @@ import sys
 
 import arith_tables
 import emit_common as ec
+from emit_common import dims, dt
 import strided_model as sm
 from spec_model import ALLOCATING_FORMATS, OPS, Operand, Spec
 
@@ -52,10 +53,6 @@ class Table:
             f"INSTANTIATE_TEST_SUITE_P(Spec, {self.name}, ::testing::ValuesIn({arr}), RowName<{self.row_type}>);",
             "",
         ])
-
-
-def dt(spec: Spec, name: str) -> str:
-    return "DType::" + spec.by_name[name].cxx
 
 
 def operand_cxx(spec: Spec, o: Operand) -> str:
@@ -280,13 +277,6 @@ INSTANTIATE_TEST_SUITE_P(Spec, PromoteMatrixIsLatticeJoin, ::testing::ValuesIn(k
 # ------------------------------------------------------------------ strided.toml
 FORMAT_CXX = {"contiguous_format": "MemoryFormat::kContiguous", "channels_last": "MemoryFormat::kChannelsLast",
               "channels_last_3d": "MemoryFormat::kChannelsLast3d", "preserve_format": "MemoryFormat::kPreserve"}
-
-
-def dims(values) -> str:
-    values = list(values)
-    if len(values) > 16:
-        raise ValueError(f"{values}: more than 16 entries")
-    return "{" + str(len(values)) + ", {" + ", ".join(str(v) for v in values) + "}}"
 
 
 def no_error() -> str:

@@ -547,15 +547,7 @@ class Spec:
             bid = _require(b, "id", str, path, brow)
             sizes = self._ints(b, "sizes", path, brow)
             chain = b.get("chain", [])
-            g = strided_model.allocated_geometry(sizes, self.formats)
-            numel = g.numel
-            for step in chain:
-                if not isinstance(step, list) or not step or step[0] not in VIEW_OPS:
-                    raise SpecError(path, brow, f"chain step {step!r} is not [op, args...]")
-                try:
-                    g = strided_model.apply(step[0], list(step[1:]), g, numel, self.formats).geometry
-                except strided_model.RuleError as e:
-                    raise SpecError(path, brow, f"chain step {step!r} is rejected by the rules: {e}") from None
+            g = self._chain_geometry(sizes, chain, path, brow)
             self.view_bases.append({"id": bid, "sizes": sizes, "chain": [list(s) for s in chain], "geometry": g})
 
     # ----------------------------------------------------------------- arithmetic.toml
@@ -677,16 +669,7 @@ class Spec:
         def recipe(r, where, want_shape):
             rid = _require(r, "id", str, path, where)
             base = self._ints(r, "base", path, where)
-            g = strided_model.allocated_geometry(base, self.formats)
-            numel = g.numel
-            for step in r.get("chain", []):
-                if not isinstance(step, list) or not step or step[0] not in VIEW_OPS:
-                    raise SpecError(path, where, f"chain step {step!r} is not [op, args...]")
-                try:
-                    out = strided_model.apply(step[0], list(step[1:]), g, numel, self.formats)
-                except strided_model.RuleError as e:
-                    raise SpecError(path, where, f"chain step {step!r} is rejected by the rules: {e}") from None
-                g, numel = out.geometry, (out.geometry.extent() if out.copies else numel)
+            g = self._chain_geometry(base, r.get("chain", []), path, where)
             if want_shape is not None and g.sizes != want_shape:
                 raise SpecError(path, where, f"the recipe makes shape {list(g.sizes)}, the sweep shape is {list(want_shape)}")
             return {"id": rid, "base": base, "chain": [list(s) for s in r.get("chain", [])], "geometry": g}
@@ -718,6 +701,22 @@ class Spec:
             if op in t["ops"] and cat in t["categories"] and (not t["alpha"] or (alpha is not None and alpha != 1)):
                 return t["id"], t["k"]
         return None
+
+    def _chain_geometry(self, sizes, chain, path: str, where: str) -> "strided_model.Geometry":
+        """The geometry a table's chain of strided.toml view steps gives a new tensor of
+        `sizes` (a copying step starts a storage of its own); a step the rules reject fails
+        the build naming the row."""
+        g = strided_model.allocated_geometry(sizes, self.formats)
+        numel = g.numel  # elements in the storage the next step sees
+        for step in chain:
+            if not isinstance(step, list) or not step or step[0] not in VIEW_OPS:
+                raise SpecError(path, where, f"chain step {step!r} is not [op, args...]")
+            try:
+                out = strided_model.apply(step[0], list(step[1:]), g, numel, self.formats)
+            except strided_model.RuleError as e:
+                raise SpecError(path, where, f"chain step {step!r} is rejected by the rules: {e}") from None
+            g, numel = out.geometry, (out.geometry.numel if out.copies else numel)
+        return g
 
     def rule_error(self, e: "strided_model.RuleError") -> tuple[dict, Source, str]:
         """The error spec, source and row id that a RuleError from the strided rules refers to."""

@@ -1,7 +1,6 @@
 #include "reference/binary_ops.h"
 
 #include <algorithm>
-#include <numeric>
 #include <optional>
 #include <type_traits>
 

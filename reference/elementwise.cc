@@ -4,12 +4,14 @@
 #include <array>
 #include <cmath>
 #include <complex>
-#include <numeric>
 #include <type_traits>
 
 namespace tcts::ref {
+namespace {
 
 // ---------------------------------------------------------------- arithmetic per type
+// Integers wrap (computed unsigned), bool add/mul are or/and, complex mul is
+// (ac - bd) + (ad + bc)i and complex div follows c10::complex (Smith's scaling).
 template <class M>
 struct Arith {
   static_assert(std::is_arithmetic_v<M>, "complex types have their own specialisation");
@@ -57,11 +59,6 @@ struct Arith<std::complex<V>> {
     return C((a * rat + b) * scl, (b * rat - a) * scl);
   }
 };
-
-template struct Arith<bool>;
-template struct Arith<std::complex<float>>;
-
-namespace {
 
 // ---------------------------------------------------------------- the plan
 struct Plan {

@@ -37,12 +37,6 @@ struct LoopOperand {
 void RunBinary(BinaryOp op, ScalarType common, const Scalar& alpha, const std::vector<std::int64_t>& shape,
                const LoopOperand& out, const LoopOperand& a, const LoopOperand& b);
 
-// Elementwise arithmetic in a compute type, shared with the CUDA kernels' host tests:
-// integers wrap (computed unsigned), bool add/mul are or/and, complex mul is
-// (ac - bd) + (ad + bc)i and complex div follows c10::complex (Smith's scaling).
-template <class M>
-struct Arith;
-
 }  // namespace tcts::ref
 
 #endif  // TCTS_REFERENCE_ELEMENTWISE_H_

@@ -18,18 +18,16 @@ namespace {
 // and when a alone decides the order (dense, no size-1 dimension, the result's shape)
 // the result has a's strides (arith.output_layout).
 RC_GTEST_PROP(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays, ()) {
-  const prop::Chain a = prop::RandomChain(4, false);
+  const prop::RandomAdd add = prop::AddRandomLayouts(4);
   Candidate& cand = CurrentCandidate();
-  const TensorMeta ma = cand.meta(a.tensor).value();
-  const prop::Layout b = prop::RandomBroadcastLayout(ma.sizes);
-  const Result<TensorHandle> r = cand.binary(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1));
-  if (!r.ok() && r.error().kind == ErrorKind::kNotSupported) RC_DISCARD("binary not supported");
-  RC_ASSERT(r.ok());
-  const TensorMeta m = cand.meta(r.value()).value();
+  const prop::Chain& a = add.a;
+  const prop::Layout& b = add.b;
+  const TensorMeta& ma = add.a_meta;
+  const TensorMeta& m = add.result_meta;
   RC_ASSERT(m.sizes == ma.sizes);
   RC_ASSERT(m.dtype == DType::kInt64);
   if (Numel(m.sizes) > 0) RC_ASSERT(prop::DenseStrides(m.sizes, m.strides));  // an empty result has no memory to be dense in
-  const std::vector<Scalar> got = cand.values(r.value()).value();
+  const std::vector<Scalar> got = cand.values(add.result).value();
   const std::vector<std::vector<std::int64_t>> index = Indices(m.sizes);
   RC_ASSERT(got.size() == index.size());
   for (std::size_t k = 0; k < index.size(); ++k) {
@@ -44,15 +42,13 @@ RC_GTEST_PROP(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays, ()) 
 // functional result's layout (arith.out); in-place into a writable a gives the same values and
 // keeps a's strides.
 RC_GTEST_PROP(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm, ()) {
-  const prop::Chain a = prop::RandomChain(3, false);
+  const prop::RandomAdd add = prop::AddRandomLayouts(3);
   Candidate& cand = CurrentCandidate();
-  const TensorMeta ma = cand.meta(a.tensor).value();
-  const prop::Layout b = prop::RandomBroadcastLayout(ma.sizes);
-  const Result<TensorHandle> r = cand.binary(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1));
-  if (!r.ok() && r.error().kind == ErrorKind::kNotSupported) RC_DISCARD("binary not supported");
-  RC_ASSERT(r.ok());
-  const TensorMeta mr = cand.meta(r.value()).value();
-  const std::vector<Scalar> want = cand.values(r.value()).value();
+  const prop::Chain& a = add.a;
+  const prop::Layout& b = add.b;
+  const TensorMeta& ma = add.a_meta;
+  const TensorMeta& mr = add.result_meta;
+  const std::vector<Scalar> want = cand.values(add.result).value();
 
   const Result<TensorHandle> empty = cand.make_tensor({0}, DType::kInt64, {});
   RC_ASSERT(empty.ok());
