@@ -190,9 +190,11 @@ class Candidate {
  public:
   virtual ~Candidate() = default;
 
-  // Identity, for reports: e.g. "libtorch", "1.13.1".
+  // Identity, for reports: e.g. "libtorch", "1.13.1", and how the library was built
+  // (compiler, flags, configuration; one line, may be empty).
   virtual std::string name() const = 0;
   virtual std::string version() const = 0;
+  virtual std::string build() const { return ""; }
   // The declared capabilities. Must not depend on what a call returned.
   virtual bool supports(Feature feature) const = 0;
 

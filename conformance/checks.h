@@ -104,6 +104,7 @@ TCTS_ROW_PRINTER(CanCastRow)
 std::string RowIdentifier(const char* row_id);
 template <class Row>
 std::string RowName(const ::testing::TestParamInfo<Row>& info) {
+  RegisterRow(info.param.meta);  // GoogleTest names each case once, at registration
   return RowIdentifier(info.param.meta.id);
 }
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
+#include <unordered_map>
 #include <sstream>
 
 namespace tcts {
@@ -20,7 +22,67 @@ Expectations& ExpectationsSlot() {
   static Expectations e;
   return e;
 }
+std::optional<CaseRecord>& RecordSlot() {
+  static std::optional<CaseRecord> record;
+  return record;
+}
+std::unordered_map<std::string, RowMeta>& RowRegistry() {
+  static std::unordered_map<std::string, RowMeta> registry;
+  return registry;
+}
+std::map<std::string, std::string>& PropertyRegistry() {  // test -> row id
+  static std::map<std::string, std::string> registry;
+  return registry;
+}
+bool KnownOutcome(const std::string& outcome) {
+  return outcome == "FAIL" || outcome == "CRASH" || outcome == "TIMEOUT";
+}
 }  // namespace
+
+std::optional<CaseRecord> TakeCaseRecord() {
+  std::optional<CaseRecord> r = std::move(RecordSlot());
+  RecordSlot().reset();
+  return r;
+}
+
+void RegisterRow(const RowMeta& row) { RowRegistry()[row.id] = row; }
+
+const RowMeta* FindRow(const std::string& id) {
+  auto it = RowRegistry().find(id);
+  return it == RowRegistry().end() ? nullptr : &it->second;
+}
+
+bool RegisterProperty(const char* test, const char* id, const char* clause, const char* text) {
+  RegisterRow(RowMeta{id, clause, "property", text});
+  PropertyRegistry()[test] = id;
+  return true;
+}
+
+const RowMeta* FindProperty(const std::string& test) {
+  auto it = PropertyRegistry().find(test);
+  return it == PropertyRegistry().end() ? nullptr : FindRow(it->second);
+}
+
+namespace {
+CaseFileLoader& LoaderSlot() {
+  static CaseFileLoader loader = nullptr;
+  return loader;
+}
+}  // namespace
+
+bool RegisterCaseFileLoader(CaseFileLoader loader) {
+  LoaderSlot() = loader;
+  return true;
+}
+
+bool LoadCaseFile(const std::string& path, std::string* error) {
+  if (path.empty()) return true;
+  if (!LoaderSlot()) {
+    *error = "--replay=" + path + ": this binary has no replay suite (use bazel run //conformance:replay)";
+    return false;
+  }
+  return LoaderSlot()(path, error);
+}
 
 const RunConfig& Config() { return MutableConfig(); }
 void SetConfig(RunConfig config) { MutableConfig() = std::move(config); }
@@ -70,10 +132,12 @@ Result<Expectations> Expectations::Parse(const std::string& path, const std::str
     e.line = n;
     if (!(fields >> e.pattern)) continue;  // blank or comment
     if (!(fields >> e.outcome)) {
-      return Error{ErrorKind::kValueError, path + ":" + std::to_string(n) + ": '" + e.pattern + "' has no outcome (expected FAIL)"};
+      return Error{ErrorKind::kValueError,
+                   path + ":" + std::to_string(n) + ": '" + e.pattern + "' has no outcome (expected FAIL, CRASH or TIMEOUT)"};
     }
-    if (e.outcome != "FAIL") {
-      return Error{ErrorKind::kValueError, path + ":" + std::to_string(n) + ": unknown outcome '" + e.outcome + "' (expected FAIL)"};
+    if (!KnownOutcome(e.outcome)) {
+      return Error{ErrorKind::kValueError, path + ":" + std::to_string(n) + ": unknown outcome '" + e.outcome +
+                                               "' (expected FAIL, CRASH or TIMEOUT)"};
     }
     std::getline(fields >> std::ws, e.reason);
     if (e.reason.empty()) {
@@ -104,8 +168,17 @@ std::string Describe(const Error& e) { return std::string(ErrorKindName(e.kind))
 std::string RerunCommand() {
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
   const std::string filter = info ? std::string(info->test_suite_name()) + "." + info->name() : "*";
-  if (!Config().target.empty()) return "bazel test " + Config().target + " --test_filter='" + filter + "'";
-  return "<test binary> --candidate=" + Config().candidate + " --gtest_filter='" + filter + "'";
+  const bool property = info && FindProperty(filter) != nullptr;
+  if (!Config().replay.empty()) {
+    return "bazel run //conformance:replay -- " + Config().replay + " --candidate=" + Config().candidate +
+           " --gtest_filter='" + filter + "'";
+  }
+  if (!Config().target.empty()) {
+    return "bazel test " + Config().target + " --test_filter='" + filter + "' --test_output=errors" +
+           (property ? " --test_arg=--seed=" + Config().seed : "");
+  }
+  return "<test binary> --candidate=" + Config().candidate + " --gtest_filter='" + filter + "'" +
+         (property ? " --seed=" + Config().seed : "");
 }
 
 Case::Case(const RowMeta& row) : row_(row) {}
@@ -149,6 +222,7 @@ void Case::Finish() {
   ::testing::Test::RecordProperty("candidate", Config().candidate);
   const Expectation* listed = CurrentExpectations().Match(row_.id);
 
+  CaseRecord record{row_.id, row_.clause, row_.basis, row_.text, "", "", "", mismatches_, RerunCommand()};
   std::ostringstream report;
   report << "case " << row_.id << "\n"
          << "  clause:   " << row_.clause << "\n"
@@ -159,36 +233,43 @@ void Case::Finish() {
            << "  expected: " << d.expected << "\n"
            << "  observed: " << d.observed << "\n";
   }
-  report << "  rerun:    " << RerunCommand() << "\n";
-
+  report << "  rerun:    " << record.rerun << "\n";
   if (!mismatches_.empty()) {
     ::testing::Test::RecordProperty("expected", mismatches_.front().expected);
     ::testing::Test::RecordProperty("observed", mismatches_.front().observed);
   }
+  if (listed) record.reason = listed->reason;
+
   if (not_supported_ && mismatches_.empty()) {
-    ::testing::Test::RecordProperty("outcome", "NOT_SUPPORTED");
+    record.outcome = "NOT_SUPPORTED";
+    record.not_supported = not_supported_call_;
+  } else if (!mismatches_.empty()) {
+    record.outcome = listed && listed->outcome == "FAIL" ? "XFAIL" : "FAIL";
+  } else {
+    record.outcome = listed ? "XPASS" : "PASS";
+  }
+  ::testing::Test::RecordProperty("outcome", record.outcome);
+  const std::string outcome = record.outcome;
+  RecordSlot() = std::move(record);
+
+  if (outcome == "NOT_SUPPORTED") {
     GTEST_SKIP() << "NOT_SUPPORTED: " << Config().candidate << " declares no support for " << not_supported_call_
                  << " (row " << row_.id << ")";
-  }
-  if (!mismatches_.empty() && listed) {
-    ::testing::Test::RecordProperty("outcome", "XFAIL");
+  } else if (outcome == "XFAIL") {
     ::testing::Test::RecordProperty("reason", listed->reason);
-    return;
-  }
-  if (!mismatches_.empty()) {
-    ::testing::Test::RecordProperty("outcome", "FAIL");
+  } else if (outcome == "FAIL") {
+    if (listed) {
+      report << "  listed:   " << Config().expectations << ":" << listed->line << " expects " << listed->outcome
+             << ", not a mismatch (" << listed->reason << ")\n";
+    }
     ADD_FAILURE() << "[tcts] FAIL " << report.str();
-    return;
-  }
-  if (listed) {
-    ::testing::Test::RecordProperty("outcome", "XPASS");
+  } else if (outcome == "XPASS") {
+    ::testing::Test::RecordProperty("reason", listed->reason);
     ADD_FAILURE() << "[tcts] XPASS " << row_.id << ": listed in " << Config().expectations << ":" << listed->line
-                  << " (" << listed->pattern << ", reason: " << listed->reason
+                  << " (" << listed->pattern << " " << listed->outcome << ", reason: " << listed->reason
                   << ") but the candidate now matches the spec; remove the entry.\n"
                   << report.str();
-    return;
   }
-  ::testing::Test::RecordProperty("outcome", "PASS");
 }
 
 DefaultDTypeScope::DefaultDTypeScope(Case& c, DType dtype) {

@@ -7,7 +7,9 @@
 //   XFAIL          mismatch, listed                -> passes; recorded with its reason
 //   XPASS          no mismatch, but listed         -> test failure (stale expectation)
 //   NOT_SUPPORTED  the candidate declared the feature unsupported and answered so -> skipped
-// Each outcome is written to the test XML (RecordProperty) for the report tools.
+//   (CRASH, TIMEOUT   decided by the runner, conformance/run.py, which isolates the process)
+// Each outcome is written to the test XML (RecordProperty) and, as a CaseRecord, to the
+// runner's result stream (conformance/stream.h).
 #ifndef TCTS_CONFORMANCE_HARNESS_H_
 #define TCTS_CONFORMANCE_HARNESS_H_
 
@@ -33,16 +35,30 @@ struct RunConfig {
   std::string candidate;     // --candidate=NAME
   std::string expectations;  // --expectations=PATH
   std::string target;        // --target=LABEL (for rerun commands)
+  std::string seed;          // the RapidCheck seed of this run (decimal), for rerun commands
+  std::string replay;        // --replay=FILE when running a replay file (conformance/replay.h)
 };
 const RunConfig& Config();
 void SetConfig(RunConfig config);
+
+// A suite that takes its cases from a file (the replay suite, conformance/replay.h)
+// registers a loader; the runner calls it with --replay=FILE before it lists or runs tests.
+using CaseFileLoader = bool (*)(const std::string& path, std::string* error);
+bool RegisterCaseFileLoader(CaseFileLoader loader);
+// Loads `path` with the registered loader. An empty path is nothing to load; a path with no
+// loader linked in is an error.
+bool LoadCaseFile(const std::string& path, std::string* error);
 
 Candidate& CurrentCandidate();
 void SetCurrentCandidate(std::unique_ptr<Candidate> candidate);
 
 // ---------------------------------------------------------------- expectations
 // One entry per line: `<case-id glob> <OUTCOME> <reason...>`; '#' starts a comment.
-// OUTCOME is FAIL (the case deviates from the spec). A reason is required.
+// OUTCOME is what the case is expected to do instead of passing: FAIL (it deviates from
+// the spec), CRASH (it takes the process down) or TIMEOUT (it does not finish). The runner
+// reports a case that does what its entry says as XFAIL; anything else it does is
+// unexpected (a listed case that passes is XPASS). A reason is required.
+// conformance/expectations.py parses the same format for the runner and the lint.
 struct Expectation {
   std::string pattern;
   std::string outcome;
@@ -64,6 +80,41 @@ class Expectations {
 bool GlobMatch(const std::string& pattern, const std::string& text);
 const Expectations& CurrentExpectations();
 void SetCurrentExpectations(Expectations e);
+
+// ---------------------------------------------------------------- case records
+// What one finished case reports: its row, its outcome, and every mismatch.
+struct CaseRecord {
+  struct Diff {
+    std::string check, expected, observed;
+  };
+  std::string row, clause, basis, statement;  // the RowMeta, as strings
+  std::string outcome;                         // PASS, FAIL, XFAIL, XPASS, NOT_SUPPORTED
+  std::string reason;                          // the expectations entry's, for XFAIL / XPASS
+  std::string not_supported;                   // the call the candidate declared unsupported
+  std::vector<Diff> mismatches;
+  std::string rerun;
+};
+// The record of the case the current test finished (Case::Finish), once; nullopt when
+// none finished (a property, or a test that stopped early).
+std::optional<CaseRecord> TakeCaseRecord();
+
+// Rows by id, as tests register them: RowName for table rows (when GoogleTest names the
+// cases), TCTS_PROP for properties, the replay loader for replayed cases. A runner names
+// a case that never finished (it crashed) from here.
+void RegisterRow(const RowMeta& row);
+const RowMeta* FindRow(const std::string& id);
+// A RapidCheck property test ("Suite.Name") and its row; the row's basis is "property".
+bool RegisterProperty(const char* test, const char* id, const char* clause, const char* text);
+// The row of property test "Suite.Name", or nullptr when it is not a property.
+const RowMeta* FindProperty(const std::string& test);
+
+// A RapidCheck property test with its row (id, clause, statement):
+//   TCTS_PROP(PromotionProperties, IsCommutative, "property.promote_types.commutative",
+//             "002#type-promotion", "promote_types(a, b) == promote_types(b, a)") { ... }
+#define TCTS_PROP(Suite, Name, id, clause, text)                                                  \
+  static const bool tcts_property_##Suite##_##Name = ::tcts::RegisterProperty(#Suite "." #Name, id, \
+                                                                               clause, text);     \
+  RC_GTEST_PROP(Suite, Name, ())
 
 // ---------------------------------------------------------------- a case
 class Case {
@@ -93,9 +144,7 @@ class Case {
   void Finish();
 
  private:
-  struct Diff {
-    std::string check, expected, observed;
-  };
+  using Diff = CaseRecord::Diff;
   RowMeta row_;
   std::vector<Diff> mismatches_;
   bool not_supported_ = false;
@@ -105,7 +154,7 @@ class Case {
 
 // "RuntimeError: message" / "ok".
 std::string Describe(const Error& e);
-// The command that reruns only the current test.
+// The command that reruns only the current test (with this run's seed for a property).
 std::string RerunCommand();
 
 // Sets the candidate's default dtype for a scope and restores the previous one.

@@ -8,6 +8,7 @@ Usage: emit_rapidcheck.py --suite {promotion,casting,strided} --out FILE spec/*.
 
 from __future__ import annotations
 
+import re
 import sys
 
 import emit_common as ec
@@ -403,6 +404,75 @@ def arithmetic(spec: Spec) -> str:
             .replace("@OUT@", spec.arith["out"]["id"]))
 
 
+# Each property's row: test name -> (id, clause, statement). A property test has no table
+# row, so it registers one (TCTS_PROP) for the runner's records and reports.
+def promotion_rows(spec: Spec) -> dict:
+    c = spec.result_type_source.clause
+    return {
+        "PromoteTypesIsCommutative": ("property.promote_types.commutative", c, "promote_types(a, b) == promote_types(b, a)"),
+        "PromoteTypesIsIdempotent": ("property.promote_types.idempotent", c, "promote_types(a, a) == a"),
+        "PromoteTypesCategoryIsTheHigher": ("property.promote_types.category", spec.categories_source.clause,
+                                            "the result's category is the higher of the inputs' categories"),
+        "ResultTypeIgnoresValues": ("property.result_type.ignores_values", c,
+                                    "result_type and the dtype of add/sub/mul/div never depend on operand values"),
+    }
+
+
+def casting_rows(spec: Spec) -> dict:
+    return {"RejectedInplaceLeavesDestinationUnchanged": (
+        "property.inplace.rejected_leaves_destination", spec.output_casting_source.clause,
+        "an in-place op whose result cannot be cast to self is an error and leaves self unchanged")}
+
+
+def strided_rows(spec: Spec) -> dict:
+    address = spec.address["source"].clause
+    view = lambda op: spec.views[op]["source"].clause  # noqa: E731
+    return {
+        "ViewChainsMatchTheLogicalModelAndTheAddressFormula": (
+            "property.views.model", address, "every view shows storage[offset + sum(stride * index)]"),
+        "ViewsShareStorageAndReshapeCopiesOnlyWhenViewFails": (
+            "property.views.share_storage", view("reshape"), "views share storage; reshape copies exactly when view fails"),
+        "WritesThroughAViewAreVisibleEverywhere": (
+            "property.views.write", address, "a write through a view is visible through every view of the storage"),
+        "IsContiguousAgreesWithItsDefinition": (
+            "property.is_contiguous.definition", spec.is_contiguous["source"].clause,
+            "is_contiguous(fmt) holds exactly for the strides empty(sizes, fmt) allocates"),
+        "ClonePreservesTheStridesOfADenseTensor": (
+            "property.clone.preserve_format", spec.preserve["source"].clause,
+            "clone(preserve_format) of a dense tensor keeps its strides"),
+        "ContiguousIsFormatContiguousAndValueEqual": (
+            "property.contiguous.format", view("contiguous"), "contiguous(fmt) is fmt-contiguous and equal in value"),
+        "TransposingTwiceRestoresTheGeometry": (
+            "property.transpose.involution", view("transpose"), "transpose(d0, d1) twice restores the geometry"),
+        "InvalidViewRequestsAreErrors": (
+            "property.views.invalid_requests", view("as_strided"), "invalid view requests are errors"),
+    }
+
+
+def arithmetic_rows(spec: Spec) -> dict:
+    return {
+        "RandomLayoutsAddAndLayOutAsTheRuleSays": (
+            "property.arith.random_layouts", spec.arith["output_layout"]["source"].clause,
+            "add over random layouts broadcasts, is dense and follows the output-layout rule"),
+        "OutAndInplaceAgreeWithTheFunctionalForm": (
+            "property.arith.out_and_inplace", spec.arith["out"]["source"].clause,
+            "out= and in-place agree with the functional form and keep the destination's layout"),
+    }
+
+
+PROP = re.compile(r"RC_GTEST_PROP\((\w+), (\w+), \(\)\)")
+
+
+def with_rows(body: str, rows: dict) -> str:
+    """Turns every RC_GTEST_PROP into TCTS_PROP with its row; a property without one is an error."""
+    names = PROP.findall(body)
+    missing = sorted({n for _, n in names} - set(rows))
+    unused = sorted(set(rows) - {n for _, n in names})
+    if missing or unused:
+        raise SystemExit(f"emit_rapidcheck: property rows out of step: missing {missing}, unused {unused}")
+    return PROP.sub(lambda m: "TCTS_PROP({}, {}, {})".format(m[1], m[2], ", ".join(map(ec.cstr, rows[m[2]]))), body)
+
+
 SUITES = {
     "arithmetic": (arithmetic, "spec/arithmetic.toml", '"conformance/arith_properties.h"'),
     "promotion": (promotion, "spec/promotion.toml", '"conformance/properties.h"'),
@@ -411,11 +481,15 @@ SUITES = {
 }
 
 
+ROWS = {"arithmetic": arithmetic_rows, "promotion": promotion_rows, "casting": casting_rows, "strided": strided_rows}
+
+
 def emit(spec: Spec, suite: str) -> str:
     body, src, helpers = SUITES[suite]
     return ec.cxx_file(src, "generators/emit_rapidcheck.py",
                        ["<gtest/gtest.h>", "<rapidcheck.h>", "<rapidcheck/gtest.h>", "<algorithm>", "<numeric>",
-                        "<string>", "<vector>", '"conformance/checks.h"', helpers], body(spec))
+                        "<string>", "<vector>", '"conformance/checks.h"', helpers],
+                       with_rows(body(spec), ROWS[suite](spec)))
 
 if __name__ == "__main__":
     sys.exit(ec.main(sys.argv[1:], __doc__, emit, sorted(SUITES)))

@@ -145,6 +145,19 @@ class LibtorchCandidate final : public Candidate {
 
   std::string name() const override { return "libtorch"; }
   std::string version() const override { return TORCH_VERSION; }
+  // at::show_config() ("PyTorch built with: - GCC 12.2 - C++ Version: 201703 ..."), one line.
+  std::string build() const override {
+    std::string line;
+    for (const char c : at::show_config()) {
+      if (c == '\n') {
+        if (!line.empty() && line.back() != ' ') line += ' ';
+      } else if (!(c == ' ' && (line.empty() || line.back() == ' '))) {
+        line += c;
+      }
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line;
+  }
   bool supports(Feature f) const override {
     // libtorch's C++ API has no dtype-name parser (names live in PyTorch's Python layer).
     return f != Feature::kDTypeNames;

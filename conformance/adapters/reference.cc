@@ -109,6 +109,23 @@ class ReferenceCandidate final : public Candidate {
  public:
   std::string name() const override { return "reference"; }
   std::string version() const override { return "tcts::ref (this build)"; }
+  std::string build() const override {
+#ifdef __clang__
+    std::string b = std::string("clang ") + __clang_version__;
+#else
+    std::string b = std::string("g++ ") + __VERSION__;
+#endif
+    b += ", C++ " + std::to_string(__cplusplus);
+#ifdef __OPTIMIZE__
+    b += ", optimized";
+#else
+    b += ", not optimized";
+#endif
+#ifdef NDEBUG
+    b += ", NDEBUG";
+#endif
+    return b;
+  }
   // Everything but sparse layouts: the reference is strided only.
   bool supports(Feature f) const override { return f != Feature::kSparseLayout; }
 

@@ -17,7 +17,7 @@ namespace {
 // layout that broadcasts against it: the result's values follow broadcasting, it is dense,
 // and when a alone decides the order (dense, no size-1 dimension, the result's shape)
 // the result has a's strides (arith.output_layout).
-RC_GTEST_PROP(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays, ()) {
+TCTS_PROP(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays, "property.arith.random_layouts", "pytorch#output-layout", "add over random layouts broadcasts, is dense and follows the output-layout rule") {
   const prop::RandomAdd add = prop::AddRandomLayouts(4);
   Candidate& cand = CurrentCandidate();
   const prop::Chain& a = add.a;
@@ -41,7 +41,7 @@ RC_GTEST_PROP(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays, ()) 
 // out= of the right shape keeps its strides and storage; out= of another shape gets the
 // functional result's layout (arith.out); in-place into a writable a gives the same values and
 // keeps a's strides.
-RC_GTEST_PROP(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm, ()) {
+TCTS_PROP(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm, "property.arith.out_and_inplace", "pytorch#out-and-inplace", "out= and in-place agree with the functional form and keep the destination's layout") {
   const prop::RandomAdd add = prop::AddRandomLayouts(3);
   Candidate& cand = CurrentCandidate();
   const prop::Chain& a = add.a;

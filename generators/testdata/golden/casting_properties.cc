@@ -57,7 +57,7 @@ const std::vector<Rejected> kRejected = {
     {BinaryOp::kDiv, DType::kBool, DType::kBool}
 };
 
-RC_GTEST_PROP(CastingProperties, RejectedInplaceLeavesDestinationUnchanged, ()) {
+TCTS_PROP(CastingProperties, RejectedInplaceLeavesDestinationUnchanged, "property.inplace.rejected_leaves_destination", "002#type-promotion", "an in-place op whose result cannot be cast to self is an error and leaves self unchanged") {
   const Rejected r = *rc::gen::elementOf(kRejected);
   const std::vector<std::int64_t> shape = *prop::Shape();
   const auto self = prop::RandomOperand({OperandKind::kTensor, r.self, Scalar::Kind::kInt}, shape);

@@ -31,7 +31,7 @@ rc::Gen<OperandSpec> AnyOperand() {
 
 bool Unsupported(const Error& e) { return e.kind == ErrorKind::kNotSupported; }
 
-RC_GTEST_PROP(PromotionProperties, PromoteTypesIsCommutative, ()) {
+TCTS_PROP(PromotionProperties, PromoteTypesIsCommutative, "property.promote_types.commutative", "002#type-promotion", "promote_types(a, b) == promote_types(b, a)") {
   const DType a = *rc::gen::elementOf(DocumentedDTypes());
   const DType b = *rc::gen::elementOf(DocumentedDTypes());
   const Result<DType> ab = CurrentCandidate().promote_types(a, b), ba = CurrentCandidate().promote_types(b, a);
@@ -39,14 +39,14 @@ RC_GTEST_PROP(PromotionProperties, PromoteTypesIsCommutative, ()) {
   RC_ASSERT(prop::DTypeOutcome(ab) == prop::DTypeOutcome(ba));
 }
 
-RC_GTEST_PROP(PromotionProperties, PromoteTypesIsIdempotent, ()) {
+TCTS_PROP(PromotionProperties, PromoteTypesIsIdempotent, "property.promote_types.idempotent", "002#type-promotion", "promote_types(a, a) == a") {
   const DType a = *rc::gen::elementOf(DocumentedDTypes());
   const Result<DType> aa = CurrentCandidate().promote_types(a, a);
   if (!aa.ok() && Unsupported(aa.error())) RC_SUCCEED("promote_types not supported");
   RC_ASSERT(prop::DTypeOutcome(aa) == prop::DTypeOutcome(Result<DType>(a)));
 }
 
-RC_GTEST_PROP(PromotionProperties, PromoteTypesCategoryIsTheHigher, ()) {
+TCTS_PROP(PromotionProperties, PromoteTypesCategoryIsTheHigher, "property.promote_types.category", "002#type-promotion", "the result's category is the higher of the inputs' categories") {
   const DType a = *rc::gen::elementOf(DocumentedDTypes());
   const DType b = *rc::gen::elementOf(DocumentedDTypes());
   const Result<DType> r = CurrentCandidate().promote_types(a, b);
@@ -56,7 +56,7 @@ RC_GTEST_PROP(PromotionProperties, PromoteTypesCategoryIsTheHigher, ()) {
   RC_ASSERT(std::string(CategoryName(DTypeCategory(r.value()))) == CategoryName(want));
 }
 
-RC_GTEST_PROP(PromotionProperties, ResultTypeIgnoresValues, ()) {
+TCTS_PROP(PromotionProperties, ResultTypeIgnoresValues, "property.result_type.ignores_values", "002#type-promotion", "result_type and the dtype of add/sub/mul/div never depend on operand values") {
   const OperandSpec a = *AnyOperand(), b = *AnyOperand();
   const BinaryOp op = *rc::gen::elementOf(kOps);
   const std::vector<std::int64_t> shape = *prop::Shape();

@@ -35,7 +35,7 @@ bool Unsupported(const Error& e) { return e.kind == ErrorKind::kNotSupported; }
 RowMeta PropertyRow(const char* id, const char* clause, const char* text) { return RowMeta{id, clause, "property", text}; }
 
 // Every view shows the elements the model says, at storage[offset + sum(stride * index)].
-RC_GTEST_PROP(StridedProperties, ViewChainsMatchTheLogicalModelAndTheAddressFormula, ()) {
+TCTS_PROP(StridedProperties, ViewChainsMatchTheLogicalModelAndTheAddressFormula, "property.views.model", "004#3-stride", "every view shows storage[offset + sum(stride * index)]") {
   const prop::Chain chain = prop::RandomChain(5, true);
   Case c(PropertyRow("property.views.model", "004#3-stride", "random view chain"));
   const auto got = ReadValues(c, chain.tensor, prop::Describe(chain));
@@ -46,7 +46,7 @@ RC_GTEST_PROP(StridedProperties, ViewChainsMatchTheLogicalModelAndTheAddressForm
 
 // Views never copy: the chain's result shares the base's storage unless a reshape had to copy,
 // and reshape copies exactly when view() of the same shape fails.
-RC_GTEST_PROP(StridedProperties, ViewsShareStorageAndReshapeCopiesOnlyWhenViewFails, ()) {
+TCTS_PROP(StridedProperties, ViewsShareStorageAndReshapeCopiesOnlyWhenViewFails, "property.views.share_storage", "004#3-stride", "views share storage; reshape copies exactly when view fails") {
   const prop::Chain chain = prop::RandomChain(5, false);
   Candidate& cand = CurrentCandidate();
   const Result<StorageInfo> a = cand.storage(chain.base), b = cand.storage(chain.tensor);
@@ -66,7 +66,7 @@ RC_GTEST_PROP(StridedProperties, ViewsShareStorageAndReshapeCopiesOnlyWhenViewFa
 }
 
 // Writing one element through a view is visible through the base and every other view of it.
-RC_GTEST_PROP(StridedProperties, WritesThroughAViewAreVisibleEverywhere, ()) {
+TCTS_PROP(StridedProperties, WritesThroughAViewAreVisibleEverywhere, "property.views.write", "004#3-stride", "a write through a view is visible through every view of the storage") {
   const prop::Chain chain = prop::RandomChain(4, false);
   RC_PRE(!chain.model.ids.empty());
   const std::size_t k = *rc::gen::inRange<std::size_t>(0, chain.model.ids.size());
@@ -90,7 +90,7 @@ RC_GTEST_PROP(StridedProperties, WritesThroughAViewAreVisibleEverywhere, ()) {
 
 // is_contiguous(fmt) holds exactly when the strides are those empty(sizes, fmt) allocates,
 // size-1 dimensions aside (and, for contiguous_format, whenever the tensor is empty).
-RC_GTEST_PROP(StridedProperties, IsContiguousAgreesWithItsDefinition, ()) {
+TCTS_PROP(StridedProperties, IsContiguousAgreesWithItsDefinition, "property.is_contiguous.definition", "002#torch.memory_format", "is_contiguous(fmt) holds exactly for the strides empty(sizes, fmt) allocates") {
   const prop::Chain chain = prop::RandomChain(4, false);
   Candidate& cand = CurrentCandidate();
   const Result<TensorMeta> m = cand.meta(chain.tensor);
@@ -115,7 +115,7 @@ RC_GTEST_PROP(StridedProperties, IsContiguousAgreesWithItsDefinition, ()) {
 }
 
 // clone(preserve_format) of a dense, non-overlapping tensor keeps its exact strides.
-RC_GTEST_PROP(StridedProperties, ClonePreservesTheStridesOfADenseTensor, ()) {
+TCTS_PROP(StridedProperties, ClonePreservesTheStridesOfADenseTensor, "property.clone.preserve_format", "002#torch.memory_format", "clone(preserve_format) of a dense tensor keeps its strides") {
   Candidate& cand = CurrentCandidate();
   std::vector<std::int64_t> sizes = *prop::StridedShape();
   std::vector<std::int64_t> dims(sizes.size());
@@ -135,7 +135,7 @@ RC_GTEST_PROP(StridedProperties, ClonePreservesTheStridesOfADenseTensor, ()) {
 }
 
 // contiguous(fmt) is fmt-contiguous and equal in value; an fmt-contiguous input comes back as itself.
-RC_GTEST_PROP(StridedProperties, ContiguousIsFormatContiguousAndValueEqual, ()) {
+TCTS_PROP(StridedProperties, ContiguousIsFormatContiguousAndValueEqual, "property.contiguous.format", "002#torch.memory_format", "contiguous(fmt) is fmt-contiguous and equal in value") {
   const prop::Chain chain = prop::RandomChain(4, false);
   Candidate& cand = CurrentCandidate();
   const std::size_t rank = cand.meta(chain.tensor).value().sizes.size();
@@ -155,7 +155,7 @@ RC_GTEST_PROP(StridedProperties, ContiguousIsFormatContiguousAndValueEqual, ()) 
 }
 
 // transpose(d0, d1) twice gives back the sizes, strides and offset.
-RC_GTEST_PROP(StridedProperties, TransposingTwiceRestoresTheGeometry, ()) {
+TCTS_PROP(StridedProperties, TransposingTwiceRestoresTheGeometry, "property.transpose.involution", "002#torch.layout", "transpose(d0, d1) twice restores the geometry") {
   const prop::Chain chain = prop::RandomChain(4, false);
   Candidate& cand = CurrentCandidate();
   const TensorMeta before = cand.meta(chain.tensor).value();
@@ -173,7 +173,7 @@ RC_GTEST_PROP(StridedProperties, TransposingTwiceRestoresTheGeometry, ()) {
 
 // Invalid requests are errors, never out-of-bounds views: as_strided reaching past the
 // storage, view() of another numel, select() past the end.
-RC_GTEST_PROP(StridedProperties, InvalidViewRequestsAreErrors, ()) {
+TCTS_PROP(StridedProperties, InvalidViewRequestsAreErrors, "property.views.invalid_requests", "004#3-stride", "invalid view requests are errors") {
   Candidate& cand = CurrentCandidate();
   const std::int64_t numel = *rc::gen::inRange<std::int64_t>(1, 30);
   const Result<TensorHandle> base = cand.make_tensor({numel}, DType::kInt64, IotaValues(numel));

@@ -1,0 +1,61 @@
+// The runner protocol of a suite binary: listing its cases, running a chosen subset, and
+// streaming each case's record as it finishes.
+//
+// The runner (conformance/run.py) isolates candidates: it runs suite binaries as child
+// processes and reads their result stream, one JSON object per line, flushed as written,
+// so that when a process dies or hangs it knows which case was running:
+//   {"event":"begin","candidate":{"name":..,"version":..,"build":..},"seed":"..","pid":N,
+//    "cases":[{"test":..,"id":..,"kind":..,"clause":..,"basis":..,"statement":..}, ...]}
+//   {"event":"start","test":"Spec/PromoteTypes.Case/promote_types_int8_uint8","id":..,"rerun":..}
+//   {"event":"end","test":..,"id":..,"kind":"case"|"property","outcome":..,...}
+//   {"event":"done"}
+// A start without its end is the case that crashed or hung; no "done" means the process
+// did not finish its list.
+#ifndef TCTS_CONFORMANCE_STREAM_H_
+#define TCTS_CONFORMANCE_STREAM_H_
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tcts {
+
+// s as a JSON string literal (quotes included; control characters and non-UTF-8-safe bytes
+// below 0x20 escaped).
+std::string JsonQuote(std::string_view s);
+
+// The case id of a test: its row id (the parameter, which prints as the row id) for table
+// cases, its registered id for properties, else "Suite.Name".
+std::string CaseId(const ::testing::TestInfo& info);
+
+// Writes "<test>\t<case id>\t<case|property>\t<clause>\t<basis>\t<statement>" for each
+// chosen test (SelectCases), in run order. Returns false with `error` set when the file
+// cannot be written.
+bool WriteCaseList(const std::string& path, const std::vector<std::string>& chosen, std::string* error);
+
+// Which tests this process runs: those named in `cases_file` (one full test name per line;
+// an unknown name is an error, a stale list being a runner bug), or else every test whose
+// case id matches the glob `filter` (empty: all) and whose index among those is
+// `shard` modulo `shards` (round-robin, so that slow tables spread over the processes).
+struct Selection {
+  std::string cases_file;
+  std::string filter;
+  int shard = 0, shards = 1;
+};
+// Parses "I/K" (0 <= I < K) into `s`.
+bool ParseShard(const std::string& text, Selection* s);
+// Applies the selection (as GoogleTest's filter) and returns the chosen tests' full names.
+bool SelectCases(const Selection& selection, std::vector<std::string>* chosen, std::string* error);
+
+// The listener that writes the stream to `path` (appending); its begin event lists
+// `chosen`. nullptr with `error` set when the file cannot be opened.
+std::unique_ptr<::testing::TestEventListener> MakeStreamListener(const std::string& path,
+                                                                 std::vector<std::string> chosen,
+                                                                 std::string* error);
+
+}  // namespace tcts
+
+#endif  // TCTS_CONFORMANCE_STREAM_H_

@@ -1,0 +1,315 @@
+"""Renders report.json as Markdown and as a self-contained HTML page.
+
+    python3 reports/render.py report.json [--out=DIR]    writes report.md and report.html
+
+Both show the same things: the verdict; the candidate, machine and run; a summary per spec
+file and per clause; dtype x dtype matrices (promote_types, can_cast, in-place acceptance
+per op) coloured by outcome; the deviations grouped by clause, each with its reason; every
+unexpected outcome with its rerun command (and seed and counterexample for properties);
+NOT_SUPPORTED calls; stale expectations. Standard library only.
+"""
+
+from __future__ import annotations
+
+import collections
+import html as html_lib
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report as report_lib  # noqa: E402
+
+OUTCOMES = report_lib.OUTCOMES
+COLORS = {"PASS": "#c8e6c9", "XFAIL": "#ffe082", "FAIL": "#ef9a9a", "XPASS": "#ce93d8",
+          "NOT_SUPPORTED": "#e0e0e0", "CRASH": "#e57373", "TIMEOUT": "#ffab91"}
+MARKS = {"PASS": "", "XFAIL": " ⚠", "FAIL": " ✗", "XPASS": " ✚", "NOT_SUPPORTED": " –", "CRASH": " ☠", "TIMEOUT": " ⌛"}
+
+
+def _after_equals(statement: str) -> str:
+    return statement.split(" = ", 1)[1].split(" ", 1)[0] if " = " in statement else "?"
+
+
+def _accepted(statement: str) -> str:
+    return "error" if "Error" in statement.split("->", 1)[-1] else "ok"
+
+
+# Matrices: a title, the case-id pattern (row dtype, column dtype), and the cell's label
+# taken from the row's statement.
+MATRICES = [
+    ("promote_types(row, column)", re.compile(r"promote_types\.(\w+)\.(\w+)\Z"), _after_equals),
+    ("can_cast(from = row, to = column)", re.compile(r"can_cast\.(\w+)\.(\w+)\Z"), _after_equals),
+] + [
+    (f"in-place acceptance: self (row).{op}_(other (column))", re.compile(rf"inplace\.{op}\.(\w+)\.(\w+)\Z"), _accepted)
+    for op in ("add", "sub", "mul", "div")
+]
+
+
+def matrices(cases: list[dict]):
+    """Yields (title, dtypes, {(row, col): case}, label) for every matrix with cases."""
+    for title, pattern, label in MATRICES:
+        cells, order = {}, []
+        for c in cases:
+            m = pattern.match(c["id"])
+            if not m:
+                continue
+            cells[(m[1], m[2])] = c
+            for d in (m[1], m[2]):
+                if d not in order:
+                    order.append(d)
+        if cells:
+            yield title, order, cells, label
+
+
+def by_clause(cases: list[dict], outcomes: tuple) -> dict:
+    groups = collections.defaultdict(list)
+    for c in cases:
+        if c["outcome"] in outcomes:
+            groups[c["clause"]].append(c)
+    return dict(sorted(groups.items()))
+
+
+def not_supported_calls(cases: list[dict]) -> collections.Counter:
+    return collections.Counter(c["observed"] for c in cases if c["outcome"] == "NOT_SUPPORTED")
+
+
+def verdict(doc: dict) -> str:
+    return "CONFORMS" if doc["summary"]["conforms"] else "DOES NOT CONFORM"
+
+
+def facts(doc: dict) -> list[tuple[str, str]]:
+    cand, run, m = doc["candidate"], doc["run"], doc["machine"]
+    stale = doc["expectations"]["stale"]
+    return [
+        ("candidate", f"{cand['name']} {cand['version']}"),
+        ("build", cand["build"] or "(not reported)"),
+        ("machine", f"{m['hostname']}: {m['cpu']}, {m['cpus']} CPUs, {m['memory_gib']} GiB, {m['os']}"),
+        ("command", run["command"]),
+        ("suites", ", ".join(run["suites"]) + (f" (filter {run['filter']})" if run["filter"] else "")),
+        ("RapidCheck seed", run["seed"]),
+        ("wall time", f"{run['wall_s']} s, {run['jobs']} jobs, {run['processes']} processes, "
+                      f"{run['isolated_processes']} isolated after a crash or hang"),
+        ("expectations", f"{doc['expectations']['file']} ({doc['expectations']['entries']} entries, "
+                         + ("stale check skipped: filtered run" if stale is None else f"{len(stale)} stale") + ")"),
+        ("suite commit", doc["tool"]["commit"] or "(unknown)"),
+        ("generated", doc["generated"]),
+    ]
+
+
+# ---------------------------------------------------------------- Markdown
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(header: list[str], rows: list[list]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(_md(x) for x in r) + " |" for r in rows]
+    return lines
+
+
+def _count_rows(table: dict) -> list[list]:
+    return [[k, sum(cnt.values())] + [cnt[o] or "" for o in OUTCOMES] for k, cnt in table.items()]
+
+
+def markdown(doc: dict) -> str:
+    cases = doc["cases"]
+    s = doc["summary"]
+    out = [f"# tensor-cts conformance report: {doc['candidate']['name']} {doc['candidate']['version']}".rstrip(), "",
+           f"**{verdict(doc)}** — {s['total']} cases: "
+           + ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]), ""]
+    out += _md_table(["", ""], [[k, v] for k, v in facts(doc)]) + [""]
+    out += ["## Summary per spec file", ""]
+    out += _md_table(["spec file", "cases", *OUTCOMES], _count_rows(report_lib.per_key(cases, "spec_file"))) + [""]
+    out += ["## Summary per clause", ""]
+    out += _md_table(["clause", "cases", *OUTCOMES], _count_rows(report_lib.per_key(cases, "clause"))) + [""]
+    out += ["## dtype matrices", "",
+            "Each cell is the spec's answer; a mark after it is the outcome: "
+            + ", ".join(f"{m.strip()} {o}" for o, m in MARKS.items() if m) + " (no mark: PASS).", ""]
+    for title, order, cells, label in matrices(cases):
+        out += [f"### {title}", ""]
+        rows = []
+        for r in order:
+            row = [f"**{r}**"]
+            for col in order:
+                c = cells.get((r, col))
+                row.append("" if c is None else label(c["statement"]) + MARKS[c["outcome"]])
+            rows.append(row)
+        out += _md_table(["", *order], rows) + [""]
+    deviations = by_clause(cases, ("XFAIL",))
+    out += ["## Expected deviations, by clause", ""]
+    if not deviations:
+        out += ["None.", ""]
+    for clause, group in deviations.items():
+        out += [f"### {clause} ({len(group)})", ""]
+        for reason, members in _group_by_reason(group):
+            out += [f"- **{reason}** ({len(members)}): " + ", ".join(f"`{c['id']}`" for c in members[:12])
+                    + (f" … and {len(members) - 12} more" if len(members) > 12 else "")]
+            first = members[0]
+            out += [f"  - e.g. `{first['id']}`: expected {first['expected']}; observed {first['observed']}"]
+        out += [""]
+    unexpected = by_clause(cases, report_lib.UNEXPECTED)
+    out += ["## Unexpected outcomes, by clause", ""]
+    if not unexpected:
+        out += ["None.", ""]
+    for clause, group in unexpected.items():
+        out += [f"### {clause} ({len(group)})", ""]
+        for c in group:
+            out += [f"- **{c['outcome']}** `{c['id']}` — {c['statement']}",
+                    f"  - expected: {_md(c['expected'])}", f"  - observed: {_md(c['observed'])}"]
+            if c["reason"]:
+                out += [f"  - note: {_md(c['reason'])}"]
+            if c.get("seed"):
+                out += [f"  - seed: {c['seed']}"]
+            if c.get("counterexample"):
+                out += ["  - counterexample:", "", "    ```", *("    " + l for l in c["counterexample"].splitlines()[:30]),
+                        "    ```", ""]
+            out += [f"  - rerun: `{c['rerun']}`"]
+        out += [""]
+    calls = not_supported_calls(cases)
+    if calls:
+        out += ["## Not supported (declared by the candidate)", ""]
+        out += _md_table(["call", "cases"], [[k, n] for k, n in calls.most_common()]) + [""]
+    stale = doc["expectations"]["stale"]
+    if stale:
+        out += ["## Stale expectations", "", f"Entries of {doc['expectations']['file']} that match no case:", ""]
+        out += _md_table(["line", "pattern", "outcome", "reason"],
+                         [[x["line"], f"`{x['pattern']}`", x["outcome"], x["reason"]] for x in stale]) + [""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _group_by_reason(group: list[dict]):
+    by = collections.defaultdict(list)
+    for c in group:
+        by[c["reason"]].append(c)
+    return sorted(by.items(), key=lambda kv: -len(kv[1]))
+
+
+# ---------------------------------------------------------------- HTML
+CSS = """
+body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; max-width: 1400px; }
+h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ccc; }
+h3 { font-size: 15px; }
+table { border-collapse: collapse; margin: 8px 0; }
+th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+table.matrix td { text-align: center; font-size: 12px; min-width: 56px; }
+.verdict { font-size: 18px; font-weight: bold; padding: 6px 10px; display: inline-block; border-radius: 4px; }
+.ok { background: #c8e6c9; } .bad { background: #ef9a9a; }
+code, pre { font-family: ui-monospace, monospace; font-size: 12px; }
+pre { background: #f5f5f5; padding: 6px; overflow-x: auto; }
+.legend span { display: inline-block; padding: 1px 8px; margin-right: 6px; border: 1px solid #bbb; }
+"""
+
+
+def _e(text) -> str:
+    return html_lib.escape(str(text))
+
+
+def _html_table(header: list[str], rows: list[list], numeric_from: int = 1) -> str:
+    h = "".join(f"<th>{_e(x)}</th>" for x in header)
+    body = []
+    for r in rows:
+        cells = []
+        for i, x in enumerate(r):
+            color = f' style="background:{COLORS[header[i]]}"' if header[i] in COLORS and x else ""
+            cls = ' class="n"' if i >= numeric_from else ""
+            cells.append(f"<td{cls}{color}>{_e(x)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><tr>{h}</tr>{''.join(body)}</table>"
+
+
+def html(doc: dict) -> str:
+    cases = doc["cases"]
+    s = doc["summary"]
+    name = f"{doc['candidate']['name']} {doc['candidate']['version']}".strip()
+    parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>tensor-cts: {_e(name)}</title>"
+             f"<style>{CSS}</style></head><body>",
+             f"<h1>tensor-cts conformance report: {_e(name)}</h1>",
+             f"<p><span class='verdict {'ok' if s['conforms'] else 'bad'}'>{verdict(doc)}</span> "
+             f"{s['total']} cases: " + ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]) + "</p>",
+             "<table>" + "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in facts(doc)) + "</table>",
+             "<p class=legend>" + "".join(f"<span style='background:{COLORS[o]}'>{o}</span>" for o in OUTCOMES) + "</p>",
+             "<h2>Summary per spec file</h2>",
+             _html_table(["spec file", "cases", *OUTCOMES], _count_rows(report_lib.per_key(cases, "spec_file"))),
+             "<h2>Summary per clause</h2>",
+             _html_table(["clause", "cases", *OUTCOMES], _count_rows(report_lib.per_key(cases, "clause"))),
+             "<h2>dtype matrices</h2><p>Each cell is the spec's answer, coloured by the candidate's outcome; "
+             "hover for the row, what was observed and why.</p>"]
+    for title, order, cells, label in matrices(cases):
+        rows = []
+        for r in order:
+            tds = []
+            for col in order:
+                c = cells.get((r, col))
+                if c is None:
+                    tds.append("<td></td>")
+                    continue
+                tip = f"{c['id']}: {c['statement']}\n{c['outcome']}" + (
+                    f": observed {c['observed']}" if c["outcome"] != "PASS" else "") + (
+                    f"\n{c['reason']}" if c["reason"] else "")
+                tds.append(f"<td style='background:{COLORS[c['outcome']]}' title='{_e(tip)}'>"
+                           f"{_e(label(c['statement']))}{_e(MARKS[c['outcome']])}</td>")
+            rows.append(f"<tr><th>{_e(r)}</th>{''.join(tds)}</tr>")
+        head = "".join(f"<th>{_e(d)}</th>" for d in order)
+        parts.append(f"<h3>{_e(title)}</h3><table class=matrix><tr><th></th>{head}</tr>{''.join(rows)}</table>")
+    parts.append("<h2>Expected deviations, by clause</h2>")
+    deviations = by_clause(cases, ("XFAIL",))
+    if not deviations:
+        parts.append("<p>None.</p>")
+    for clause, group in deviations.items():
+        parts.append(f"<h3>{_e(clause)} ({len(group)})</h3><ul>")
+        for reason, members in _group_by_reason(group):
+            ids = ", ".join(f"<code>{_e(c['id'])}</code>" for c in members[:12])
+            more = f" … and {len(members) - 12} more" if len(members) > 12 else ""
+            first = members[0]
+            parts.append(f"<li><b>{_e(reason)}</b> ({len(members)}): {ids}{more}<br>e.g. <code>{_e(first['id'])}</code>: "
+                         f"expected {_e(first['expected'])}; observed {_e(first['observed'])}</li>")
+        parts.append("</ul>")
+    parts.append("<h2>Unexpected outcomes, by clause</h2>")
+    unexpected = by_clause(cases, report_lib.UNEXPECTED)
+    if not unexpected:
+        parts.append("<p>None.</p>")
+    for clause, group in unexpected.items():
+        parts.append(f"<h3>{_e(clause)} ({len(group)})</h3><ul>")
+        for c in group:
+            extra = f"<br>note: {_e(c['reason'])}" if c["reason"] else ""
+            extra += f"<br>seed: <code>{_e(c['seed'])}</code>" if c.get("seed") else ""
+            extra += f"<pre>{_e(c['counterexample'])}</pre>" if c.get("counterexample") else ""
+            parts.append(f"<li style='background:{COLORS[c['outcome']]}'><b>{c['outcome']}</b> <code>{_e(c['id'])}</code> — "
+                         f"{_e(c['statement'])}<br>expected: {_e(c['expected'])}<br>observed: {_e(c['observed'])}"
+                         f"{extra}<br>rerun: <code>{_e(c['rerun'])}</code></li>")
+        parts.append("</ul>")
+    calls = not_supported_calls(cases)
+    if calls:
+        parts.append("<h2>Not supported (declared by the candidate)</h2>")
+        parts.append(_html_table(["call", "cases"], [[k, n] for k, n in calls.most_common()]))
+    stale = doc["expectations"]["stale"]
+    if stale:
+        parts.append(f"<h2>Stale expectations</h2><p>Entries of {_e(doc['expectations']['file'])} that match no case:</p>")
+        parts.append(_html_table(["line", "pattern", "outcome", "reason"],
+                                 [[x["line"], x["pattern"], x["outcome"], x["reason"]] for x in stale], numeric_from=9))
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    paths = [a for a in argv if not a.startswith("--out=")]
+    outs = [a.split("=", 1)[1] for a in argv if a.startswith("--out=")]
+    if len(paths) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    try:
+        doc = report_lib.load(paths[0])
+    except report_lib.ReportError as e:
+        print(f"render: {e}", file=sys.stderr)
+        return 1
+    out = outs[0] if outs else os.path.dirname(os.path.abspath(paths[0]))
+    for name, text in (("report.md", markdown(doc)), ("report.html", html(doc))):
+        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
+            f.write(text)
+        print(os.path.join(out, name))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
