@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Lists the cases whose outcome changed between two reports (two runs, or two candidates).
+
+    bazel run //reports:diff -- A.json B.json [--all]
+
+Prints one line per case whose outcome differs (A -> B), grouped by the kind of change,
+then cases only in A and only in B, and a count line. --all also prints unchanged counts
+per outcome. Exit status 0 when nothing changed, 1 when something did, 2 on bad input
+(a file that is not a tensor-cts report names itself). Standard library only.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report as report_lib  # noqa: E402
+
+
+def outcomes(doc: dict) -> dict[str, dict]:
+    """Case id -> case. Ids are unique within a report (the runner writes each case once)."""
+    return {c["id"]: c for c in doc["cases"]}
+
+
+def diff(a: dict, b: dict) -> tuple[dict, list, list, collections.Counter]:
+    """(changes grouped by (outcome in A, outcome in B), ids only in A, ids only in B, unchanged counts)."""
+    ca, cb = outcomes(a), outcomes(b)
+    changes: dict[tuple, list] = collections.defaultdict(list)
+    same: collections.Counter = collections.Counter()
+    for case_id in sorted(ca.keys() & cb.keys()):
+        oa, ob = ca[case_id]["outcome"], cb[case_id]["outcome"]
+        if oa != ob:
+            changes[(oa, ob)].append(case_id)
+        else:
+            same[oa] += 1
+    return dict(sorted(changes.items())), sorted(ca.keys() - cb.keys()), sorted(cb.keys() - ca.keys()), same
+
+
+def label(doc: dict, path: str) -> str:
+    c = doc["candidate"]
+    return f"{path} ({c['name']} {c['version']}, {doc['generated']})"
+
+
+def main(argv: list[str]) -> int:
+    show_all = "--all" in argv
+    paths = [a for a in argv if a != "--all"]
+    if len(paths) != 2 or any(p.startswith("--") for p in paths):
+        print(__doc__, file=sys.stderr)
+        return 2
+    where = os.environ.get("BUILD_WORKING_DIRECTORY", os.getcwd())
+    docs = []
+    for p in paths:
+        try:
+            docs.append(report_lib.load(os.path.join(where, p)))
+        except report_lib.ReportError as e:
+            print(f"diff: {e}", file=sys.stderr)
+            return 2
+    a, b = docs
+    changes, only_a, only_b, same = diff(a, b)
+    print(f"A: {label(a, paths[0])}\nB: {label(b, paths[1])}")
+    cases_b = outcomes(b)
+    cases_a = outcomes(a)
+    for (oa, ob), ids in changes.items():
+        print(f"\n{oa} -> {ob} ({len(ids)}):")
+        for i in ids:
+            c = cases_b[i] if ob not in ("PASS",) else cases_a[i]
+            detail = c["observed"] if c["outcome"] != "PASS" else ""
+            print(f"  {i}  [{c['clause']}]" + (f"  {detail}" if detail else ""))
+    for title, ids in (("only in A", only_a), ("only in B", only_b)):
+        if ids:
+            print(f"\n{title} ({len(ids)}):")
+            for i in ids[:200]:
+                print(f"  {i}")
+            if len(ids) > 200:
+                print(f"  ... and {len(ids) - 200} more")
+    if show_all:
+        print("\nunchanged: " + ", ".join(f"{n} {o}" for o, n in same.most_common()))
+    changed = sum(len(v) for v in changes.values())
+    print(f"\n{changed} changed, {len(only_a)} only in A, {len(only_b)} only in B, {sum(same.values())} unchanged")
+    return 1 if changed or only_a or only_b else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
