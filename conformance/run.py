@@ -156,7 +156,8 @@ def list_cases(suite: Suite, selection: list, tmp: str) -> list[ListedCase]:
     """The cases a selection names, asked of the binary without running any (the fallback when
     a process died before it said which cases it had)."""
     path = os.path.join(tmp, f"{suite.name}.list")
-    p = subprocess.run([suite.binary, *suite.args, *selection, f"--tcts_list={path}"], capture_output=True, text=True)
+    p = subprocess.run([suite.binary, *suite.args, *selection, f"--tcts_list={path}"], capture_output=True, text=True,
+                       env=child_env())
     if p.returncode != 0 or not os.path.exists(path):
         tail = "\n".join("  | " + l for l in (p.stdout + p.stderr).strip().splitlines()[-8:])
         raise UsageError(f"{suite.binary} could not list its cases (exit {p.returncode}):\n{tail}")
@@ -186,7 +187,7 @@ class Process:
         self.proc = subprocess.Popen(
             [unit.suite.binary, *unit.suite.args, f"--seed={seed}", *unit.selection,
              f"--tcts_stream={self.stream_path}"],
-            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True, env=child_env())
         self.offset = 0
         self.partial = ""
         self.last_progress = time.monotonic()
@@ -238,6 +239,18 @@ class Process:
     def log_tail(self, lines: int = 15) -> str:
         with open(self.log_path, encoding="utf-8", errors="replace") as f:
             return "\n".join(f.read().rstrip().splitlines()[-lines:])
+
+
+# Variables by which a test environment (bazel test) steers GoogleTest: a suite process must
+# neither overwrite the enclosing test's XML nor shard itself.
+TEST_ENVIRONMENT = ("XML_OUTPUT_FILE", "GTEST_OUTPUT", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS",
+                    "GTEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE", "GTEST_SHARD_STATUS_FILE", "TEST_PREMATURE_EXIT_FILE")
+
+
+def child_env(extra: dict | None = None) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in TEST_ENVIRONMENT}
+    env.update(extra or {})
+    return env
 
 
 def exit_description(returncode: int) -> str:

@@ -18,7 +18,9 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
+sys.path.insert(0, os.path.join(os.getcwd(), "conformance"))
 import report as report_lib  # noqa: E402
+from run import child_env  # noqa: E402
 
 SUITES = ["dtypes", "promotion"]
 FAULTS = {
@@ -36,7 +38,8 @@ def all_case_ids() -> set:
     with tempfile.TemporaryDirectory() as tmp:
         for s in SUITES:
             path = os.path.join(tmp, s)
-            subprocess.run([f"conformance/{s}_faulty", f"--tcts_list={path}"], check=True, capture_output=True)
+            subprocess.run([f"conformance/{s}_faulty", f"--tcts_list={path}"], check=True, capture_output=True,
+                           env=child_env())
             ids |= {line.split("\t")[1] for line in open(path).read().splitlines()}
     return ids
 
@@ -101,7 +104,7 @@ class RunnerIsolation(unittest.TestCase):
         again = subprocess.run(
             ["conformance/promotion_faulty", "--candidate=faulty", f"--seed={SEED}",
              "--gtest_filter=PromotionProperties.PromoteTypesIsCommutative"],
-            env=dict(os.environ, TCTS_FAULTS="wrong=property.promote_types.commutative"),
+            env=child_env({"TCTS_FAULTS": "wrong=property.promote_types.commutative"}),
             capture_output=True, text=True)
         first_lines = c["counterexample"].splitlines()[:4]
         for line in first_lines:
