@@ -37,6 +37,10 @@ std::map<std::string, std::string>& PropertyRegistry() {  // test -> row id
 bool KnownOutcome(const std::string& outcome) {
   return outcome == "FAIL" || outcome == "CRASH" || outcome == "TIMEOUT";
 }
+CaseFileLoader& LoaderSlot() {
+  static CaseFileLoader loader = nullptr;
+  return loader;
+}
 }  // namespace
 
 std::optional<CaseRecord> TakeCaseRecord() {
@@ -62,13 +66,6 @@ const RowMeta* FindProperty(const std::string& test) {
   auto it = PropertyRegistry().find(test);
   return it == PropertyRegistry().end() ? nullptr : FindRow(it->second);
 }
-
-namespace {
-CaseFileLoader& LoaderSlot() {
-  static CaseFileLoader loader = nullptr;
-  return loader;
-}
-}  // namespace
 
 bool RegisterCaseFileLoader(CaseFileLoader loader) {
   LoaderSlot() = loader;
@@ -167,11 +164,15 @@ std::string Describe(const Error& e) { return std::string(ErrorKindName(e.kind))
 
 std::string RerunCommand() {
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const std::string filter = info ? std::string(info->test_suite_name()) + "." + info->name() : "*";
-  const bool property = info && FindProperty(filter) != nullptr;
-  if (!Config().replay.empty()) {
+  return info ? RerunCommand(*info) : "(no test is running)";
+}
+
+std::string RerunCommand(const ::testing::TestInfo& info) {
+  const std::string filter = std::string(info.test_suite_name()) + "." + info.name();
+  const bool property = FindProperty(filter) != nullptr;
+  if (!Config().replay.empty()) {  // replayed cases are named by their id (the parameter)
     return "bazel run //conformance:replay -- " + Config().replay + " --candidate=" + Config().candidate +
-           " --gtest_filter='" + filter + "'";
+           " --filter='" + (info.value_param() ? info.value_param() : filter) + "'";
   }
   if (!Config().target.empty()) {
     return "bazel test " + Config().target + " --test_filter='" + filter + "' --test_output=errors" +
@@ -222,7 +223,7 @@ void Case::Finish() {
   ::testing::Test::RecordProperty("candidate", Config().candidate);
   const Expectation* listed = CurrentExpectations().Match(row_.id);
 
-  CaseRecord record{row_.id, row_.clause, row_.basis, row_.text, "", "", "", mismatches_, RerunCommand()};
+  CaseRecord record{"", "", "", mismatches_};
   std::ostringstream report;
   report << "case " << row_.id << "\n"
          << "  clause:   " << row_.clause << "\n"
@@ -233,7 +234,7 @@ void Case::Finish() {
            << "  expected: " << d.expected << "\n"
            << "  observed: " << d.observed << "\n";
   }
-  report << "  rerun:    " << record.rerun << "\n";
+  report << "  rerun:    " << RerunCommand() << "\n";
   if (!mismatches_.empty()) {
     ::testing::Test::RecordProperty("expected", mismatches_.front().expected);
     ::testing::Test::RecordProperty("observed", mismatches_.front().observed);

@@ -13,6 +13,8 @@
 #ifndef TCTS_CONFORMANCE_HARNESS_H_
 #define TCTS_CONFORMANCE_HARNESS_H_
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -83,16 +85,15 @@ void SetCurrentExpectations(Expectations e);
 
 // ---------------------------------------------------------------- case records
 // What one finished case reports: its row, its outcome, and every mismatch.
+// (The row itself is registered, below; the runner has it from the case list.)
 struct CaseRecord {
   struct Diff {
     std::string check, expected, observed;
   };
-  std::string row, clause, basis, statement;  // the RowMeta, as strings
-  std::string outcome;                         // PASS, FAIL, XFAIL, XPASS, NOT_SUPPORTED
-  std::string reason;                          // the expectations entry's, for XFAIL / XPASS
-  std::string not_supported;                   // the call the candidate declared unsupported
+  std::string outcome;        // PASS, FAIL, XFAIL, XPASS, NOT_SUPPORTED
+  std::string reason;         // the expectations entry's, for XFAIL / XPASS
+  std::string not_supported;  // the call the candidate declared unsupported
   std::vector<Diff> mismatches;
-  std::string rerun;
 };
 // The record of the case the current test finished (Case::Finish), once; nullopt when
 // none finished (a property, or a test that stopped early).
@@ -154,7 +155,9 @@ class Case {
 
 // "RuntimeError: message" / "ok".
 std::string Describe(const Error& e);
-// The command that reruns only the current test (with this run's seed for a property).
+// The command that reruns only `test` (with this run's seed for a property; through the
+// replay runner for a replayed case), or only the current test.
+std::string RerunCommand(const ::testing::TestInfo& test);
 std::string RerunCommand();
 
 // Sets the candidate's default dtype for a scope and restores the previous one.

@@ -60,6 +60,7 @@ class Replay(unittest.TestCase):
         self.assertIn("[1, 4]", failed["add.transposed_f32.row_f32"]["observed"])
         self.assertIn("TypeError", failed["add.broadcast_error"]["expected"])
         self.assertIn("bazel run //conformance:replay", failed["mul.uint8.wraps"]["rerun"])
+        self.assertIn("--filter='mul.uint8.wraps'", failed["mul.uint8.wraps"]["rerun"])
 
     def test_malformed_files_name_the_problem(self):
         first = self.doc["cases"][0]

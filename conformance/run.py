@@ -126,7 +126,6 @@ class Suite:
     binary: str
     args: list
     spec_file: str
-    target: str
 
 
 @dataclasses.dataclass
@@ -137,6 +136,7 @@ class ListedCase:
     clause: str
     basis: str
     statement: str
+    rerun: str
     suite: str
 
 
@@ -144,12 +144,9 @@ def suites_for(o: Options) -> list[Suite]:
     common = [f"--candidate={o.candidate}", f"--expectations={o.expectations}"]
     if o.replay:
         return [Suite("replay", "conformance/replay_runner", common + [f"--replay={o.replay}"],
-                      os.path.basename(o.replay), "//conformance:replay")]
-    out = []
-    for s in o.suites:
-        target = f"//conformance:{s}_{o.candidate}"
-        out.append(Suite(s, f"conformance/{s}_{o.candidate}", common + [f"--target={target}"], f"spec/{s}.toml", target))
-    return out
+                      os.path.basename(o.replay))]
+    return [Suite(s, f"conformance/{s}_{o.candidate}", common + [f"--target=//conformance:{s}_{o.candidate}"],
+                  f"spec/{s}.toml") for s in o.suites]
 
 
 def list_cases(suite: Suite, selection: list, tmp: str) -> list[ListedCase]:
@@ -191,7 +188,7 @@ class Process:
         self.offset = 0
         self.partial = ""
         self.last_progress = time.monotonic()
-        self.current = None  # the start event of the case running now
+        self.current = None  # the test running now (its start event came, its end did not)
         self.ended: dict[str, dict] = {}
         self.begin = None
         self.done = False
@@ -219,7 +216,7 @@ class Process:
                 if self.unit.tests is None:
                     self.unit.tests = [c["test"] for c in event["cases"]]
             elif kind == "start":
-                self.current = event
+                self.current = event["test"]
             elif kind == "end":
                 self.ended[event["test"]] = event
                 self.current = None
@@ -340,37 +337,32 @@ class Runner:
         what = (f"no progress for {self.o.case_timeout:g} s; the process was killed" if hung
                 else exit_description(p.proc.returncode))
         if p.current is not None:
-            self.records[(suite.name, p.current["test"])] = self.isolated_record(
-                suite, p.current["test"], outcome, what, p.log_tail(), p.current.get("rerun", ""))
-            return [t for t in left if t != p.current["test"]]
+            self.records[(suite.name, p.current)] = self.isolated_record(suite, p.current, outcome, what, p.log_tail())
+            return [t for t in left if t != p.current]
         if p.ended:
             return left  # it died between cases: resume with the rest
         # It died (or hung) before its first case: every case it had gets the outcome.
         for t in left:
             self.records[(suite.name, t)] = self.isolated_record(
-                suite, t, outcome, what + " before its first case", p.log_tail(), "")
+                suite, t, outcome, what + " before its first case", p.log_tail())
         return []
 
-    def listed_case(self, suite: Suite, test: str) -> ListedCase:
-        return self.listed[(suite.name, test)]
-
     def case_record(self, suite: Suite, e: dict) -> dict:
-        c = self.listed_case(suite, e["test"])
+        c = self.listed[(suite.name, e["test"])]
         mismatches = e["mismatches"]
         passed = e["outcome"] in ("PASS", "XPASS")
         record = {
-            "id": e["id"], "test": e["test"], "suite": suite.name, "spec_file": suite.spec_file, "kind": c.kind,
-            "clause": e["clause"] or c.clause, "basis": e["basis"] or c.basis,
-            "statement": e["statement"] or c.statement, "outcome": e["outcome"],
-            "expected": mismatches[0]["expected"] if mismatches else (e["statement"] or c.statement),
+            "id": c.id, "test": c.test, "suite": suite.name, "spec_file": suite.spec_file, "kind": c.kind,
+            "clause": c.clause, "basis": c.basis, "statement": c.statement, "outcome": e["outcome"],
+            "expected": mismatches[0]["expected"] if mismatches else c.statement,
             "observed": mismatches[0]["observed"] if mismatches else ("as expected" if passed else ""),
             "mismatches": mismatches, "reason": e["reason"], "message": e["message"].strip(),
-            "rerun": e["rerun"], "duration_ms": e["ms"],
+            "rerun": c.rerun, "duration_ms": e["ms"],
         }
         if e["outcome"] == "NOT_SUPPORTED":
             record["observed"] = f"NotSupported: {e['not_supported']}"
         if c.kind == "property":
-            record["seed"] = e.get("seed", self.seed)
+            record["seed"] = self.seed
             if e["outcome"] == "FAIL":
                 record["counterexample"] = record["message"]
                 record["observed"] = record["message"].splitlines()[0] if record["message"] else "falsified"
@@ -378,18 +370,18 @@ class Runner:
             record["observed"] = record["message"].splitlines()[0] if record["message"] else "failed"
         return record
 
-    def isolated_record(self, suite: Suite, test: str, outcome: str, what: str, log: str, rerun: str) -> dict:
-        c = self.listed_case(suite, test)
+    def isolated_record(self, suite: Suite, test: str, outcome: str, what: str, log: str) -> dict:
+        c = self.listed[(suite.name, test)]
         entry = expectations_file.match(self.entries, c.id)
         decided = "XFAIL" if entry and entry.outcome == outcome else outcome
         reason = entry.reason if entry else ""
         if entry and entry.outcome != outcome:
-            reason = f"listed as {entry.outcome} ({entry.reason}), but the case {outcome.lower()}ed"
+            reason = f"listed as {entry.outcome} ({entry.reason}), but it {'crashed' if outcome == 'CRASH' else 'timed out'}"
         record = {
             "id": c.id, "test": test, "suite": suite.name, "spec_file": suite.spec_file, "kind": c.kind,
             "clause": c.clause, "basis": c.basis, "statement": c.statement, "outcome": decided,
             "expected": c.statement, "observed": f"{outcome}: {what}", "mismatches": [], "reason": reason,
-            "message": log, "rerun": rerun or f"bazel test {suite.target} --test_filter='{test}' --test_output=errors",
+            "message": log, "rerun": c.rerun,
             "duration_ms": None, "isolated": outcome,
         }
         if c.kind == "property":

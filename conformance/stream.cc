@@ -86,9 +86,9 @@ std::string FailureText(const ::testing::TestResult& result) {
   return text;
 }
 
-// What a runner needs to name a case that never finished: its id, kind and row.
+// What a runner needs to name a case that never finished: its id, kind, row and rerun command.
 struct ListedCase {
-  std::string test, id, kind, clause, basis, statement;
+  std::string test, id, kind, clause, basis, statement, rerun;
 };
 ListedCase ListCase(const ::testing::TestInfo& info);
 
@@ -105,6 +105,7 @@ std::string CaseListJson(const std::vector<std::string>& tests) {
                                               .Field("clause", c.clause)
                                               .Field("basis", c.basis)
                                               .Field("statement", c.statement)
+                                              .Field("rerun", c.rerun)
                                               .Close();
   }
   return json + "]";
@@ -127,29 +128,14 @@ class StreamListener : public ::testing::EmptyTestEventListener {
   }
   void OnTestStart(const ::testing::TestInfo& info) override {
     TakeCaseRecord();  // nothing of an earlier test carries over
-    Write(Object()
-              .Field("event", "start")
-              .Field("test", FullName(info))
-              .Field("id", CaseId(info))
-              .Field("rerun", RerunCommand())
-              .Close());
+    Write(Object().Field("event", "start").Field("test", FullName(info)).Close());
   }
   void OnTestEnd(const ::testing::TestInfo& info) override {
     const ::testing::TestResult& result = *info.result();
-    const std::string test = FullName(info);
-    const bool property = FindProperty(test) != nullptr;
     std::optional<CaseRecord> record = TakeCaseRecord();
-    if (property || !record) {
+    if (FindProperty(FullName(info)) || !record) {
       // No Case decided this test: a property, or a test that stopped before Finish().
-      const std::string id = CaseId(info);
-      const RowMeta* row = FindRow(id);
-      record = CaseRecord{};
-      record->row = id;
-      record->clause = row ? row->clause : "";
-      record->basis = row ? row->basis : "";
-      record->statement = row ? row->text : "";
-      record->outcome = result.Failed() ? "FAIL" : result.Skipped() ? "NOT_SUPPORTED" : "PASS";
-      record->rerun = RerunCommand();  // OnTestEnd still runs inside the test
+      record = CaseRecord{result.Failed() ? "FAIL" : result.Skipped() ? "NOT_SUPPORTED" : "PASS", "", "", {}};
     } else if (result.Failed() && (record->outcome == "PASS" || record->outcome == "XFAIL")) {
       record->outcome = "FAIL";  // a failure the harness did not classify (an exception, an assertion)
     }
@@ -159,23 +145,16 @@ class StreamListener : public ::testing::EmptyTestEventListener {
                     Object().Field("check", d.check).Field("expected", d.expected).Field("observed", d.observed).Close();
     }
     mismatches += "]";
-    Object o;
-    o.Field("event", "end")
-        .Field("test", test)
-        .Field("id", record->row)
-        .Field("kind", property ? "property" : "case")
-        .Field("clause", record->clause)
-        .Field("basis", record->basis)
-        .Field("statement", record->statement)
-        .Field("outcome", record->outcome)
-        .Field("reason", record->reason)
-        .Field("not_supported", record->not_supported)
-        .Raw("mismatches", mismatches)
-        .Field("message", FailureText(result))
-        .Field("rerun", record->rerun)
-        .Raw("ms", std::to_string(result.elapsed_time()));
-    if (property) o.Field("seed", Config().seed);
-    Write(o.Close());
+    Write(Object()
+              .Field("event", "end")
+              .Field("test", FullName(info))
+              .Field("outcome", record->outcome)
+              .Field("reason", record->reason)
+              .Field("not_supported", record->not_supported)
+              .Raw("mismatches", mismatches)
+              .Field("message", FailureText(result))
+              .Raw("ms", std::to_string(result.elapsed_time()))
+              .Close());
   }
   void OnTestProgramEnd(const ::testing::UnitTest&) override { Write(Object().Field("event", "done").Close()); }
 
@@ -209,6 +188,7 @@ ListedCase ListCase(const ::testing::TestInfo& info) {
     c.basis = row->basis;
     c.statement = row->text;
   }
+  c.rerun = RerunCommand(info);
   return c;
 }
 }  // namespace
@@ -228,7 +208,7 @@ bool WriteCaseList(const std::string& path, const std::vector<std::string>& chos
       return f;
     };
     out << c.test << "\t" << field(c.id) << "\t" << c.kind << "\t" << field(c.clause) << "\t" << field(c.basis)
-        << "\t" << field(c.statement) << "\n";
+        << "\t" << field(c.statement) << "\t" << c.rerun << "\n";
   });
   out.flush();
   if (!out) *error = "cannot write the case list '" + path + "'";

@@ -5,9 +5,11 @@
 // processes and reads their result stream, one JSON object per line, flushed as written,
 // so that when a process dies or hangs it knows which case was running:
 //   {"event":"begin","candidate":{"name":..,"version":..,"build":..},"seed":"..","pid":N,
-//    "cases":[{"test":..,"id":..,"kind":..,"clause":..,"basis":..,"statement":..}, ...]}
-//   {"event":"start","test":"Spec/PromoteTypes.Case/promote_types_int8_uint8","id":..,"rerun":..}
-//   {"event":"end","test":..,"id":..,"kind":"case"|"property","outcome":..,...}
+//    "cases":[{"test":..,"id":..,"kind":"case"|"property","clause":..,"basis":..,"statement":..,
+//              "rerun":..}, ...]}
+//   {"event":"start","test":"Spec/PromoteTypes.Case/promote_types_int8_uint8"}
+//   {"event":"end","test":..,"outcome":..,"reason":..,"not_supported":..,"mismatches":[..],
+//    "message":..,"ms":N}
 //   {"event":"done"}
 // A start without its end is the case that crashed or hung; no "done" means the process
 // did not finish its list.
@@ -31,7 +33,7 @@ std::string JsonQuote(std::string_view s);
 // cases, its registered id for properties, else "Suite.Name".
 std::string CaseId(const ::testing::TestInfo& info);
 
-// Writes "<test>\t<case id>\t<case|property>\t<clause>\t<basis>\t<statement>" for each
+// Writes "<test>\t<case id>\t<case|property>\t<clause>\t<basis>\t<statement>\t<rerun>" for each
 // chosen test (SelectCases), in run order. Returns false with `error` set when the file
 // cannot be written.
 bool WriteCaseList(const std::string& path, const std::vector<std::string>& chosen, std::string* error);
