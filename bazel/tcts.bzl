@@ -36,12 +36,13 @@ def spec_genrule(name, emitter, out, suite = None):
         ),
     )
 
-def tcts_suite(name, properties = False):
+def tcts_suite(name, properties = False, deps = []):
     """A generated conformance suite as a cc_library named `<name>_suite`.
 
     Args:
-      name: the suite: dtypes, promotion or casting (generators/emit_gtest.py --suite).
+      name: the suite (generators/emit_gtest.py --suite).
       properties: also emit RapidCheck properties (generators/emit_rapidcheck.py --suite).
+      deps: what the suite's checks need beyond the harness (e.g. a peer candidate).
     """
     srcs = [name + "_gtest.cc"]
     spec_genrule(name + "_gtest_gen", "emit_gtest.py", name + "_gtest.cc", suite = name)
@@ -56,7 +57,7 @@ def tcts_suite(name, properties = False):
             "//bazel:gtest",
             "//bazel:rapidcheck",
             "//conformance:checks",
-        ],
+        ] + deps,
         alwayslink = True,
     )
 

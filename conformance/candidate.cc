@@ -12,12 +12,13 @@ namespace {
 struct DTypeRow {
   const char* name;
   const char* c10_name;
+  int itemsize;
   Category category;
   bool documented;
 };
 const DTypeRow kDTypeRows[] = {
 #define TCTS_DTYPE_ROW(e, name, short_, c10, itemsize, cat, is_signed, is_fp, is_cx, documented) \
-  {name, c10, Category::cat, documented},
+  {name, c10, itemsize, Category::cat, documented},
     TCTS_FORALL_DTYPES(TCTS_DTYPE_ROW)
 #undef TCTS_DTYPE_ROW
 };
@@ -27,6 +28,7 @@ const DTypeRow& Row(DType d) { return kDTypeRows[static_cast<int>(d)]; }
 const char* DTypeName(DType d) { return Row(d).name; }
 const char* DTypeC10Name(DType d) { return Row(d).c10_name; }
 Category DTypeCategory(DType d) { return Row(d).category; }
+int DTypeItemsize(DType d) { return Row(d).itemsize; }
 bool DTypeDocumented(DType d) { return Row(d).documented; }
 
 const char* CategoryName(Category c) {
@@ -169,6 +171,40 @@ const char* FeatureName(Feature f) {
     case Feature::kViews: return "views";
     case Feature::kFormatCopies: return "format_copies";
     case Feature::kStorage: return "storage";
+    case Feature::kDevices: return "devices";
+    case Feature::kDefaultDevice: return "default_device";
+    case Feature::kDeviceFactories: return "device_factories";
+    case Feature::kCudaTensors: return "cuda_tensors";
+    case Feature::kAsarray: return "asarray";
+    case Feature::kDLPack: return "dlpack";
+  }
+  return "?";
+}
+
+std::string DeviceArg::ToString() const {
+  switch (form) {
+    case Form::kString: return "torch.device('" + text + "')";
+    case Form::kTypeIndex: return "torch.device('" + text + "', " + std::to_string(index) + ")";
+    case Form::kOrdinal: return "torch.device(" + std::to_string(index) + ")";
+  }
+  return "torch.device(?)";
+}
+
+std::string PyValue::ToString() const {
+  if (!is_list) return scalar.ToString();
+  std::string out = "[";
+  for (std::size_t k = 0; k < items.size(); ++k) out += (k ? ", " : "") + items[k].ToString();
+  return out + "]";
+}
+
+const char* AsarraySourceKindName(AsarraySource::Kind kind) {
+  switch (kind) {
+    case AsarraySource::Kind::kTensor: return "tensor";
+    case AsarraySource::Kind::kArray: return "array";
+    case AsarraySource::Kind::kArrayScalar: return "array_scalar";
+    case AsarraySource::Kind::kDLPack: return "dlpack";
+    case AsarraySource::Kind::kBuffer: return "buffer";
+    case AsarraySource::Kind::kSequence: return "sequence";
   }
   return "?";
 }

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "conformance/dtype.h"
+#include "dlpack/dlpack.h"
 
 namespace tcts {
 
@@ -126,6 +127,80 @@ const char* LayoutName(Layout layout);
 enum class MemoryFormat { kContiguous, kChannelsLast, kChannelsLast3d, kPreserve };
 const char* MemoryFormatName(MemoryFormat format);  // "contiguous_format", ...
 
+// ---------------------------------------------------------------- devices (torch.device)
+// The arguments of one torch.device(...) call, in one of its three forms:
+//   String     torch.device("cuda:1")        text = the device string
+//   TypeIndex  torch.device("cuda", 1)       text = the type string, index = the ordinal
+//   Ordinal    torch.device(1)  (legacy)     index = the ordinal
+struct DeviceArg {
+  enum class Form { kString, kTypeIndex, kOrdinal };
+  Form form = Form::kString;
+  std::string text;
+  std::int64_t index = 0;
+
+  static DeviceArg String(std::string text) { return DeviceArg{Form::kString, std::move(text), 0}; }
+  static DeviceArg TypeIndex(std::string type, std::int64_t index) {
+    return DeviceArg{Form::kTypeIndex, std::move(type), index};
+  }
+  static DeviceArg Ordinal(std::int64_t index) { return DeviceArg{Form::kOrdinal, "", index}; }
+  // The call as Python writes it: torch.device('cuda', 1).
+  std::string ToString() const;
+};
+
+// What a torch.device reports about itself.
+struct DeviceInfo {
+  std::string type;                   // "cuda"
+  std::optional<std::int64_t> index;  // none: "the current device" of the type
+  std::string str;                    // str(device): "cuda:1"
+  std::string repr;                   // repr(device): "device(type='cuda', index=1)"
+};
+
+// a == b and hash(a) == hash(b), for two torch.device objects.
+struct DeviceComparison {
+  bool equal = false;
+  bool same_hash = false;
+};
+
+// ---------------------------------------------------------------- asarray sources (003)
+// A host array exposing the array interface (NumPy-like): elements of `dtype` at
+// data + sum(byte_strides[k] * i[k]). A 0-dim array with kArrayScalar is a NumPy scalar.
+struct HostArray {
+  std::byte* data = nullptr;
+  DType dtype = DType::kFloat32;
+  std::vector<std::int64_t> sizes;
+  std::vector<std::int64_t> byte_strides;
+};
+
+// A Python number or a (nested) list of them.
+struct PyValue {
+  bool is_list = false;
+  Scalar scalar;               // !is_list
+  std::vector<PyValue> items;  // is_list
+  std::string ToString() const;  // as Python prints it: [[1, 2.5], [True, 1j]]
+};
+
+// What torch.asarray is given. The caller keeps host memory (array, buffer) alive and
+// unmoved while any tensor made from it lives; a DLPack tensor's ownership passes to the
+// candidate when asarray succeeds (and stays with the caller when it fails).
+struct AsarraySource {
+  enum class Kind { kTensor, kArray, kArrayScalar, kDLPack, kBuffer, kSequence };
+  Kind kind = Kind::kSequence;
+  TensorHandle tensor;                 // kTensor
+  HostArray array;                     // kArray, kArrayScalar
+  DLManagedTensor* dlpack = nullptr;   // kDLPack
+  std::byte* buffer = nullptr;         // kBuffer: writable bytes (the buffer protocol)
+  std::size_t buffer_bytes = 0;
+  PyValue value;                       // kSequence: a scalar or a nested list
+};
+const char* AsarraySourceKindName(AsarraySource::Kind kind);
+
+// torch.asarray's keyword arguments (requires_grad is not modelled).
+struct AsarrayOptions {
+  std::optional<DType> dtype;
+  std::optional<std::string> device;
+  std::optional<bool> copy;
+};
+
 // Metadata read back from a tensor.
 struct TensorMeta {
   DType dtype = DType::kFloat32;
@@ -181,7 +256,13 @@ enum class Feature {
   kViews,               // t / transpose / permute / narrow / select / slice / expand / unsqueeze /
                         // squeeze / view / reshape / as_strided
   kFormatCopies,        // contiguous / clone / empty_like
-  kStorage,             // storage / storage_values / write_storage / write_element
+  kStorage,             // storage / storage_values / write_storage / write_element / data_ptr
+  kDevices,             // device / compare_devices
+  kDefaultDevice,       // default_device / set_default_device / enter_device / exit_device
+  kDeviceFactories,     // empty_on (cpu and meta)
+  kCudaTensors,         // empty_on(..., "cuda[:N]"): tensors on a CUDA device (needs a GPU)
+  kAsarray,             // asarray
+  kDLPack,              // to_dlpack / from_dlpack
 };
 const char* FeatureName(Feature f);
 
@@ -316,6 +397,36 @@ class Candidate {
   virtual Status write_element(const TensorHandle& t, const std::vector<std::int64_t>& index, const Scalar& value) {
     return NotSupported("write_element");
   }
+  // t.data_ptr(): the address of t's first element (storage data + offset * itemsize).
+  virtual Result<std::uintptr_t> data_ptr(const TensorHandle& t) { return NotSupported("data_ptr"); }
+
+  // -- devices (002/000 torch.device)
+  virtual Result<DeviceInfo> device(const DeviceArg& arg) { return NotSupported("device"); }
+  virtual Result<DeviceComparison> compare_devices(const DeviceArg& a, const DeviceArg& b) {
+    return NotSupported("compare_devices");
+  }
+  // str(torch.get_default_device()) and torch.set_default_device(device) (process-wide).
+  virtual Result<std::string> default_device() { return NotSupported("default_device"); }
+  virtual Status set_default_device(const std::string& device) { return NotSupported("set_default_device"); }
+  // Entering and leaving a `with torch.device(device):` block (properly nested).
+  virtual Status enter_device(const std::string& device) { return NotSupported("enter_device"); }
+  virtual Status exit_device() { return NotSupported("exit_device"); }
+  // torch.empty(sizes, dtype=dtype, device=device): device nullopt means "not given".
+  virtual Result<TensorHandle> empty_on(const std::vector<std::int64_t>& sizes, DType dtype,
+                                        const std::optional<std::string>& device) {
+    return NotSupported("empty_on");
+  }
+
+  // -- torch.asarray (003)
+  virtual Result<TensorHandle> asarray(const AsarraySource& source, const AsarrayOptions& options) {
+    return NotSupported("asarray");
+  }
+
+  // -- DLPack. to_dlpack: the caller owns the result and calls its deleter once. from_dlpack:
+  // on success the tensor owns `m` (its deleter runs once, when the memory is no longer
+  // used); on failure the caller still owns it.
+  virtual Result<DLManagedTensor*> to_dlpack(const TensorHandle& t) { return NotSupported("to_dlpack"); }
+  virtual Result<TensorHandle> from_dlpack(DLManagedTensor* m) { return NotSupported("from_dlpack"); }
 };
 
 // ---------------------------------------------------------------- registry

@@ -7,6 +7,7 @@
 namespace tcts {
 
 std::string Str(DType d) { return DTypeName(d); }
+std::string Str(const std::string& s) { return "'" + s + "'"; }
 std::string Str(bool b) { return b ? "true" : "false"; }
 std::string Str(int v) { return std::to_string(v); }
 std::string Str(std::int64_t v) { return std::to_string(v); }

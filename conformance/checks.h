@@ -121,6 +121,7 @@ void Check(const CanCastRow& row);
 // How checks print values in mismatch reports.
 std::string Str(DType d);
 std::string Str(bool b);
+std::string Str(const std::string& s);  // quoted: 'cuda:0'
 std::string Str(int v);
 std::string Str(std::int64_t v);
 std::string Str(double v);

@@ -32,6 +32,8 @@ const char* DTypeName(DType d);
 // PyTorch's ScalarType name ("Float"), as it appears in PyTorch's error messages.
 const char* DTypeC10Name(DType d);
 Category DTypeCategory(DType d);
+// Bytes per element (spec/dtypes.toml itemsize).
+int DTypeItemsize(DType d);
 const char* CategoryName(Category c);
 // True for the doc's twelve; false for extended dtypes such as complex32.
 bool DTypeDocumented(DType d);

@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Callable
 
+import strided_model
+
 
 def header(sources: str, generator: str, comment: str = "//") -> str:
     return f"{comment} GENERATED from {sources} by {generator} — do not edit.\n"
@@ -85,3 +87,34 @@ def main(argv: list[str], doc: str, emit: Callable, suites: list[str] | None = N
         return 1
     write(args.out, text)
     return 0
+
+
+# ------------------------------------------------------------------ row fields shared by tables
+FORMAT_CXX = {"contiguous_format": "MemoryFormat::kContiguous", "channels_last": "MemoryFormat::kChannelsLast",
+              "channels_last_3d": "MemoryFormat::kChannelsLast3d", "preserve_format": "MemoryFormat::kPreserve"}
+
+
+def no_error() -> str:
+    return '{false, ErrorKind::kRuntimeError, ""}'
+
+
+def error_cxx(err: dict) -> str:
+    return f"{{true, ErrorKind::k{err['kind']}, {cstr(err['message'])}}}"
+
+
+def step_cxx(step: list) -> str:
+    op, args = step[0], list(step[1:])
+    kind = "ViewKind::k" + "".join(p.capitalize() for p in op.split("_"))
+    if op in strided_model.COPY_OPS:
+        return f"{{{kind}, {dims([])}, {FORMAT_CXX[args[0]]}}}"
+    return f"{{{kind}, {dims(args)}, MemoryFormat::kContiguous}}"
+
+
+def step_text(step: list) -> str:
+    op, args = step[0], list(step[1:])
+    if op == "as_strided":
+        k = len(args) // 2
+        return f"as_strided({args[:k]}, {args[k:2 * k]}, {args[-1]})"
+    if op in ("permute", "expand", "view", "reshape"):
+        return f"{op}({args})"
+    return f"{op}({', '.join(str(a) for a in args)})".replace(str(strided_model.INT64_MAX), "INT64_MAX")

@@ -1,6 +1,9 @@
-"""Emits spec/dtypes.inc: the X-macros every C++ dtype enum expands from.
+"""Emits the X-macros C++ code expands spec facts from.
 
-Usage: emit_cxx.py --out FILE spec/dtypes.toml spec/promotion.toml spec/casting.toml
+  --suite dtypes   spec/dtypes.inc: every C++ dtype enum and table
+  --suite devices  spec/devices.inc: the device types a device string may name, the index range
+
+Usage: emit_cxx.py --suite {dtypes,devices} --out FILE spec/*.toml
 """
 
 from __future__ import annotations
@@ -11,7 +14,21 @@ from spec_model import Spec, SpecError
 import emit_common
 
 
-def emit(spec: Spec) -> str:
+def emit(spec: Spec, suite: str) -> str:
+    return emit_devices(spec) if suite == "devices" else emit_dtypes(spec)
+
+
+def emit_devices(spec: Spec) -> str:
+    m = spec.interop
+    lines = [emit_common.header("spec/devices.toml", "generators/emit_cxx.py", "//"),
+             "// TCTS_FORALL_DEVICE_TYPES(_): _(\"name\"), the documented types first.",
+             "#define TCTS_FORALL_DEVICE_TYPES(_) \\"]
+    lines += [f"  _(\"{name}\") \\" for name in m.type_names]
+    lines += ["", "// The largest device index ([grammar] max_index).", f"#define TCTS_DEVICE_MAX_INDEX {m.max_index}", ""]
+    return "\n".join(lines)
+
+
+def emit_dtypes(spec: Spec) -> str:
     lines = [emit_common.header("spec/dtypes.toml, spec/promotion.toml", "generators/emit_cxx.py", "//"),
              "// TCTS_FORALL_CATEGORIES(_): _(enumerator, \"name\"), lowest category first.",
              "#define TCTS_FORALL_CATEGORIES(_) \\"]
@@ -45,4 +62,4 @@ def emit(spec: Spec) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(emit_common.main(sys.argv[1:], __doc__, emit))
+    sys.exit(emit_common.main(sys.argv[1:], __doc__, emit, ["dtypes", "devices"]))

@@ -4,7 +4,7 @@ Each table is an array of rows (conformance/checks.h types) driven by one
 value-parameterized test, named after the row ids, so a suite compiles quickly and
 every case names its spec row.
 
-Usage: emit_gtest.py --suite {dtypes,promotion,casting,spec_consistency} --out FILE spec/*.toml
+Usage: emit_gtest.py --suite SUITE --out FILE spec/*.toml  (SUITE: see SOURCES)
 """
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import math
 import sys
 
 import arith_tables
+import interop_tables
 import emit_common as ec
-from emit_common import dims, dt
+from emit_common import FORMAT_CXX, dims, dt, error_cxx, no_error, step_cxx, step_text
 import strided_model as sm
 from spec_model import ALLOCATING_FORMATS, OPS, Operand, Spec
 
@@ -25,6 +26,9 @@ SOURCES = {
     "spec_consistency": "spec/promotion.toml, spec/dtypes.toml",
     "strided": "spec/strided.toml",
     "arithmetic": "spec/arithmetic.toml, spec/strided.toml, spec/promotion.toml, spec/casting.toml, spec/dtypes.toml",
+    "devices": "spec/devices.toml",
+    "asarray": "spec/asarray.toml, spec/devices.toml, spec/dtypes.toml",
+    "dlpack": "spec/dlpack.toml, spec/strided.toml, spec/dtypes.toml",
     "manifest": "spec/*.toml",
 }
 
@@ -33,9 +37,13 @@ class Table:
     """One parameterized test: a C++ row type, a test-suite name and its rows."""
 
     def __init__(self, name: str, row_type: str):
-        self.name, self.row_type, self.rows, self.ids = name, row_type, [], []
+        self.name, self.row_type, self.rows, self.ids, self.idents = name, row_type, [], [], set()
 
     def add(self, row_id: str, clause: str, basis: str, text: str, fields: list[str]) -> None:
+        # GoogleTest names cases by the row id with punctuation as '_': those must be unique.
+        if ec.ident(row_id) in self.idents:
+            raise ValueError(f"{self.name}: row id {row_id!r} collides with another as test name {ec.ident(row_id)}")
+        self.idents.add(ec.ident(row_id))
         self.ids.append(row_id)
         meta = "{" + ", ".join(ec.cstr(x) for x in (row_id, clause, basis, text)) + "}"
         self.rows.append("  {" + ", ".join([meta, *fields]) + "},")
@@ -275,36 +283,6 @@ INSTANTIATE_TEST_SUITE_P(Spec, PromoteMatrixIsLatticeJoin, ::testing::ValuesIn(k
 
 
 # ------------------------------------------------------------------ strided.toml
-FORMAT_CXX = {"contiguous_format": "MemoryFormat::kContiguous", "channels_last": "MemoryFormat::kChannelsLast",
-              "channels_last_3d": "MemoryFormat::kChannelsLast3d", "preserve_format": "MemoryFormat::kPreserve"}
-
-
-def no_error() -> str:
-    return '{false, ErrorKind::kRuntimeError, ""}'
-
-
-def error_cxx(err: dict) -> str:
-    return f"{{true, ErrorKind::k{err['kind']}, {ec.cstr(err['message'])}}}"
-
-
-def step_cxx(step: list) -> str:
-    op, args = step[0], list(step[1:])
-    kind = "ViewKind::k" + "".join(p.capitalize() for p in op.split("_"))
-    if op in sm.COPY_OPS:
-        return f"{{{kind}, {dims([])}, {FORMAT_CXX[args[0]]}}}"
-    return f"{{{kind}, {dims(args)}, MemoryFormat::kContiguous}}"
-
-
-def step_text(step: list) -> str:
-    op, args = step[0], list(step[1:])
-    if op == "as_strided":
-        k = len(args) // 2
-        return f"as_strided({args[:k]}, {args[k:2 * k]}, {args[-1]})"
-    if op in ("permute", "expand", "view", "reshape"):
-        return f"{op}({args})"
-    return f"{op}({', '.join(str(a) for a in args)})".replace(str(sm.INT64_MAX), "INT64_MAX")
-
-
 def view_row(spec: Spec, table: Table, row_id: str, base: tuple[int, ...], steps: list[list], prefix_text: str) -> None:
     """One ViewRow: the chain's last step as the rules decide it (the earlier steps must succeed)."""
     g = sm.allocated_geometry(base, spec.formats)
@@ -429,7 +407,10 @@ def strided_tables(spec: Spec) -> list[Table]:
 
 
 SUITE_TABLES = {"dtypes": dtypes_tables, "promotion": promotion_tables, "casting": casting_tables,
-                "strided": strided_tables, "arithmetic": lambda spec: arith_tables.arithmetic_tables(spec, Table)}
+                "strided": strided_tables, "arithmetic": lambda spec: arith_tables.arithmetic_tables(spec, Table),
+                "devices": lambda spec: interop_tables.devices_tables(spec, Table),
+                "asarray": lambda spec: interop_tables.asarray_tables(spec, Table),
+                "dlpack": lambda spec: interop_tables.dlpack_tables(spec, Table)}
 
 
 def manifest(spec: Spec) -> str:
@@ -451,8 +432,9 @@ def emit(spec: Spec, suite: str) -> str:
     tables = SUITE_TABLES[suite](spec)
     body = "\n".join(t.emit() for t in tables)
     counts = ", ".join(f"{t.name}: {len(t.rows)}" for t in tables if t.rows)
-    header = {"strided": '"conformance/strided_checks.h"', "arithmetic": '"conformance/arith_checks.h"'}.get(
-        suite, '"conformance/checks.h"')
+    header = {"strided": '"conformance/strided_checks.h"', "arithmetic": '"conformance/arith_checks.h"',
+              "devices": '"conformance/interop_checks.h"', "asarray": '"conformance/interop_checks.h"',
+              "dlpack": '"conformance/interop_checks.h"'}.get(suite, '"conformance/checks.h"')
     includes = ["<gtest/gtest.h>", header] + (["<cstdint>", "<limits>"] if suite == "arithmetic" else [])
     return ec.cxx_file(SOURCES[suite], "generators/emit_gtest.py", includes,
                        f"// Cases: {counts}.\n\n{body}")

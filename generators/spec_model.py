@@ -19,6 +19,7 @@ import tomllib
 from typing import Iterable
 
 import arith_model
+import interop_model
 import strided_model
 
 
@@ -35,7 +36,8 @@ SCALAR_KINDS = ("bool", "int", "float", "complex")
 OPERAND_KINDS = ("tensor", "zerodim", "scalar")
 ALLOCATING_FORMATS = ("contiguous_format", "channels_last", "channels_last_3d")
 OPS = ("add", "sub", "mul", "div")
-SPEC_FILES = ("dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml")
+SPEC_FILES = ("dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml", "devices.toml",
+              "asarray.toml", "dlpack.toml")
 ERROR_KINDS = ("RuntimeError", "TypeError", "ValueError", "IndexError", "NotImplementedError")
 VIEW_OPS = ("t", "transpose", "permute", "narrow", "select", "slice", "expand", "unsqueeze", "squeeze", "view",
             "reshape", "as_strided", "contiguous", "clone", "empty_like")
@@ -139,6 +141,8 @@ class Spec:
         self._load_strided()
         self._load_arithmetic()
         self._check_examples()
+        self.interop = interop_model.Interop(
+            self, {name: self.files[name] for name in ("devices.toml", "asarray.toml", "dlpack.toml")})
 
     # ----------------------------------------------------------------- loading
     @staticmethod

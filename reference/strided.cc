@@ -54,8 +54,8 @@ std::vector<std::int64_t> FormatStrides(const std::vector<std::int64_t>& sizes, 
   throw RuntimeError(std::string("unsupported memory format ") + MemoryFormatName(format));
 }
 
-Tensor Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype, MemoryFormat format) {
-  return Tensor::EmptyStrided(sizes, FormatStrides(sizes, format), dtype);
+Tensor Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype, MemoryFormat format, const Device& device) {
+  return Tensor::EmptyStrided(sizes, FormatStrides(sizes, format), dtype, Storage::Init::kZero, device);
 }
 
 bool IsContiguous(const Tensor& t, MemoryFormat format) { return IsContiguous(t.sizes(), t.strides(), format); }
@@ -345,9 +345,11 @@ Tensor Reshape(const Tensor& t, const std::vector<std::int64_t>& shape) {
 }
 
 // ---------------------------------------------------------------- copies
-Tensor EmptyLike(const Tensor& t, MemoryFormat format) {
-  if (format != MemoryFormat::kPreserve) return Empty(t.sizes(), t.dtype(), format);
-  return Tensor::EmptyStrided(t.sizes(), PreserveStrides(t), t.dtype());
+Tensor EmptyLike(const Tensor& t, MemoryFormat format) { return EmptyLike(t, format, t.dtype(), t.device()); }
+
+Tensor EmptyLike(const Tensor& t, MemoryFormat format, ScalarType dtype, const Device& device) {
+  if (format != MemoryFormat::kPreserve) return Empty(t.sizes(), dtype, format, device);
+  return Tensor::EmptyStrided(t.sizes(), PreserveStrides(t), dtype, Storage::Init::kZero, device);
 }
 
 bool IsDense(const Tensor& t) { return IsDense(t.sizes(), t.strides()); }
@@ -366,6 +368,7 @@ void CopyInto(const Tensor& dst, const Tensor& src) {
   if (dst.sizes() != src.sizes()) {
     throw InternalError("CopyInto: sizes " + ShapeString(dst.sizes()) + " vs " + ShapeString(src.sizes()));
   }
+  if (dst.device().is_meta()) return;  // a meta tensor has no data to write
   ForEachIndex(src.sizes(), [&](const std::vector<std::int64_t>& index) {
     dst.Write(dst.Offset(index), src.Read(src.Offset(index)));
   });
@@ -373,6 +376,12 @@ void CopyInto(const Tensor& dst, const Tensor& src) {
 
 Tensor Clone(const Tensor& t, MemoryFormat format) {
   Tensor out = EmptyLike(t, format);
+  CopyInto(out, t);
+  return out;
+}
+
+Tensor To(const Tensor& t, ScalarType dtype, const Device& device) {
+  Tensor out = EmptyLike(t, MemoryFormat::kPreserve, dtype, device);
   CopyInto(out, t);
   return out;
 }

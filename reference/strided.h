@@ -21,7 +21,8 @@ const char* MemoryFormatName(MemoryFormat format);
 // The strides empty(sizes, memory_format=format) allocates (RuntimeError for a rank the
 // format does not support, or for preserve_format).
 std::vector<std::int64_t> FormatStrides(const std::vector<std::int64_t>& sizes, MemoryFormat format);
-Tensor Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype, MemoryFormat format);
+Tensor Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype, MemoryFormat format,
+             const Device& device = Device::Cpu());
 
 bool IsContiguous(const Tensor& t, MemoryFormat format);
 bool IsContiguous(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
@@ -78,10 +79,14 @@ Tensor Reshape(const Tensor& t, const std::vector<std::int64_t>& sizes);
 
 // ---------------------------------------------------------------- copies
 Tensor EmptyLike(const Tensor& t, MemoryFormat format);
+// empty_like with another dtype and device.
+Tensor EmptyLike(const Tensor& t, MemoryFormat format, ScalarType dtype, const Device& device);
 Tensor Clone(const Tensor& t, MemoryFormat format);
 Tensor Contiguous(const Tensor& t, MemoryFormat format);
 // dst[i...] = src[i...] for every index (same sizes), cast to dst's dtype.
 void CopyInto(const Tensor& dst, const Tensor& src);
+// t.to(device, dtype, copy=True): a new tensor (strides as clone's), each element cast.
+Tensor To(const Tensor& t, ScalarType dtype, const Device& device);
 
 }  // namespace tcts::ref
 

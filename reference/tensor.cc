@@ -4,6 +4,55 @@
 
 namespace tcts::ref {
 
+Storage::Storage(std::size_t nbytes, Init init, Device device) : nbytes_(nbytes), device_(std::move(device)) {
+  if (device_.is_meta()) return;
+  if (!device_.is_cpu()) {
+    throw RuntimeError("the reference cannot allocate on device '" + device_.str() +
+                       "' (it has cpu and meta storage; cuda needs the cuda/ backend)");
+  }
+  owned_.reset(init == Init::kZero ? new std::byte[nbytes]() : new std::byte[nbytes]);
+  data_ = owned_.get();
+}
+
+std::shared_ptr<Storage> Storage::Borrow(std::byte* data, std::size_t nbytes, Device device,
+                                         std::function<void()> release) {
+  std::shared_ptr<Storage> s(new Storage());
+  s->data_ = data;
+  s->nbytes_ = nbytes;
+  s->device_ = std::move(device);
+  s->release_ = std::move(release);
+  s->borrowed_ = true;
+  return s;
+}
+
+Storage::~Storage() {
+  if (release_) release_();
+}
+
+std::byte* Storage::data() const {
+  if (!data_ && nbytes_ > 0) {
+    throw RuntimeError("Cannot access data of a tensor on device '" + device_.str() + "': it has no data");
+  }
+  return data_;
+}
+
+void Storage::EnsureSize(std::size_t nbytes) {
+  if (nbytes <= nbytes_) return;
+  if (borrowed_) {
+    throw RuntimeError("Trying to resize storage that is not resizable (it borrows " + std::to_string(nbytes_) +
+                       " bytes it does not own; " + std::to_string(nbytes) + " needed)");
+  }
+  if (device_.is_meta()) {
+    nbytes_ = nbytes;
+    return;
+  }
+  std::unique_ptr<std::byte[]> grown(new std::byte[nbytes]());
+  std::copy(data_, data_ + nbytes_, grown.get());
+  owned_ = std::move(grown);
+  data_ = owned_.get();
+  nbytes_ = nbytes;
+}
+
 ScalarType Scalar::WrappedType() const {
   switch (kind) {
     case Kind::kBool: return ScalarType::kBool;
@@ -64,10 +113,22 @@ Tensor::Tensor(std::shared_ptr<Storage> storage, std::vector<std::int64_t> sizes
     : storage_(std::move(storage)), sizes_(std::move(sizes)), strides_(std::move(strides)), storage_offset_(offset),
       dtype_(dtype) {}
 
-Tensor Tensor::Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype) {
+Tensor Tensor::Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype, const Device& device) {
   CheckSizes(sizes);
-  auto storage = std::make_shared<Storage>(static_cast<std::size_t>(Numel(sizes)) * Info(dtype).itemsize);
+  auto storage = std::make_shared<Storage>(static_cast<std::size_t>(Numel(sizes)) * Info(dtype).itemsize,
+                                           Storage::Init::kZero, device);
   return Tensor(std::move(storage), sizes, ContiguousStrides(sizes), 0, dtype);
+}
+
+Tensor Tensor::Wrap(std::shared_ptr<Storage> storage, const std::vector<std::int64_t>& sizes,
+                    const std::vector<std::int64_t>& strides, std::int64_t storage_offset, ScalarType dtype) {
+  Tensor t(std::move(storage), {}, {}, 0, dtype);
+  return t.AsStrided(sizes, strides, storage_offset);
+}
+
+std::uintptr_t Tensor::DataPtr() const {
+  std::byte* base = storage_->data_or_null();
+  return base ? reinterpret_cast<std::uintptr_t>(base + storage_offset_ * Info(dtype_).itemsize) : 0;
 }
 
 std::int64_t StorageExtent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides) {
@@ -80,10 +141,10 @@ std::int64_t StorageExtent(const std::vector<std::int64_t>& sizes, const std::ve
 }
 
 Tensor Tensor::EmptyStrided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
-                            ScalarType dtype, Storage::Init init) {
+                            ScalarType dtype, Storage::Init init, const Device& device) {
   CheckGeometry("empty_strided", sizes, strides);
-  auto storage =
-      std::make_shared<Storage>(static_cast<std::size_t>(StorageExtent(sizes, strides)) * Info(dtype).itemsize, init);
+  auto storage = std::make_shared<Storage>(
+      static_cast<std::size_t>(StorageExtent(sizes, strides)) * Info(dtype).itemsize, init, device);
   return Tensor(std::move(storage), sizes, strides, 0, dtype);
 }
 

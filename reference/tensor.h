@@ -9,37 +9,50 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <variant>
 #include <vector>
 
+#include "reference/device.h"
 #include "reference/scalar_type.h"
 
 namespace tcts::ref {
 
+// Bytes on a device. A cpu storage owns its allocation or borrows memory someone else owns
+// (a buffer, an array, a DLPack producer), releasing it once when the storage dies. A meta
+// storage has a size and no data: reading or writing it is an error.
 class Storage {
  public:
   // kUninitialized is for results every byte of which is written before anyone reads it
   // (PyTorch's empty() does not initialise either); everything else starts zeroed.
   enum class Init { kZero, kUninitialized };
-  explicit Storage(std::size_t nbytes, Init init = Init::kZero)
-      : bytes_(init == Init::kZero ? new std::byte[nbytes]() : new std::byte[nbytes]), nbytes_(nbytes) {}
-  std::byte* data() { return bytes_.get(); }
-  const std::byte* data() const { return bytes_.get(); }
+  explicit Storage(std::size_t nbytes, Init init = Init::kZero, Device device = Device::Cpu());
+  // Memory owned elsewhere; `release` (may be empty) runs once, when this storage dies.
+  static std::shared_ptr<Storage> Borrow(std::byte* data, std::size_t nbytes, Device device,
+                                         std::function<void()> release);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  // The bytes; RuntimeError for a storage without data (meta).
+  std::byte* data() const;
+  std::byte* data_or_null() const { return data_; }
   std::size_t nbytes() const { return nbytes_; }
-  // Grows (never shrinks) the allocation; existing bytes are kept, new ones zeroed.
-  void EnsureSize(std::size_t nbytes) {
-    if (nbytes <= nbytes_) return;
-    std::unique_ptr<std::byte[]> grown(new std::byte[nbytes]());
-    std::copy(bytes_.get(), bytes_.get() + nbytes_, grown.get());
-    bytes_ = std::move(grown);
-    nbytes_ = nbytes;
-  }
+  const Device& device() const { return device_; }
+  // Grows (never shrinks) the allocation; existing bytes are kept, new ones zeroed. A
+  // borrowed storage cannot grow (RuntimeError).
+  void EnsureSize(std::size_t nbytes);
 
  private:
-  std::unique_ptr<std::byte[]> bytes_;
-  std::size_t nbytes_;
+  Storage() = default;
+  std::unique_ptr<std::byte[]> owned_;
+  std::byte* data_ = nullptr;
+  std::size_t nbytes_ = 0;
+  Device device_ = Device::Cpu();
+  std::function<void()> release_;
+  bool borrowed_ = false;
 };
 
 // A number outside any tensor: a Python scalar's four kinds.
@@ -86,11 +99,15 @@ struct Scalar {
 class Tensor {
  public:
   // A new contiguous tensor (zero-filled). Empty `sizes` makes a zero-dim tensor.
-  static Tensor Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype);
+  static Tensor Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype, const Device& device = Device::Cpu());
+  // A tensor over an existing storage (from_blob, buffers, DLPack); offset in elements.
+  static Tensor Wrap(std::shared_ptr<Storage> storage, const std::vector<std::int64_t>& sizes,
+                     const std::vector<std::int64_t>& strides, std::int64_t storage_offset, ScalarType dtype);
   // A new zero-filled tensor with exactly these strides (torch.empty_strided): its storage
   // holds the elements the strides reach, 1 + sum((size-1)*stride), or none when empty.
   static Tensor EmptyStrided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
-                             ScalarType dtype, Storage::Init init = Storage::Init::kZero);
+                             ScalarType dtype, Storage::Init init = Storage::Init::kZero,
+                             const Device& device = Device::Cpu());
   // A new contiguous tensor holding `values` (row-major), each cast to dtype.
   static Tensor FromScalars(const std::vector<std::int64_t>& sizes, ScalarType dtype,
                             const std::vector<Scalar>& values);
@@ -102,7 +119,9 @@ class Tensor {
   std::int64_t dim() const { return static_cast<std::int64_t>(sizes_.size()); }
   std::int64_t numel() const;
   const std::shared_ptr<Storage>& storage() const { return storage_; }
-  std::string device() const { return "cpu"; }
+  const Device& device() const { return storage_->device(); }
+  // The address of the first element (data_ptr()); 0 for a tensor without data (meta).
+  std::uintptr_t DataPtr() const;
 
   // Address of the element at storage index `offset` (in elements).
   std::byte* ElementPtr(std::int64_t offset) const;

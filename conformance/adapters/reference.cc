@@ -4,6 +4,8 @@
 
 #include "conformance/candidate.h"
 #include "reference/binary_ops.h"
+#include "reference/device.h"
+#include "reference/interop.h"
 #include "reference/promotion.h"
 #include "reference/strided.h"
 
@@ -99,6 +101,31 @@ ref::MemoryFormat ToRef(MemoryFormat f) {
 
 TensorHandle Box(ref::Tensor t) { return std::make_shared<RefBox>(std::move(t)); }
 
+ref::Device ToRef(const DeviceArg& a) {
+  switch (a.form) {
+    case DeviceArg::Form::kString: return ref::Device::Parse(a.text);
+    case DeviceArg::Form::kTypeIndex: return ref::Device::FromTypeIndex(a.text, a.index);
+    case DeviceArg::Form::kOrdinal: return ref::Device::FromOrdinal(a.index);
+  }
+  throw ref::InternalError("unknown DeviceArg form");
+}
+
+ref::PyValue ToRef(const PyValue& v) {
+  ref::PyValue out;
+  out.is_list = v.is_list;
+  out.scalar = ToRef(v.scalar);
+  for (const PyValue& item : v.items) out.items.push_back(ToRef(item));
+  return out;
+}
+
+ref::AsarrayOptions ToRef(const AsarrayOptions& o) {
+  ref::AsarrayOptions out;
+  if (o.dtype) out.dtype = ToRef(*o.dtype);
+  if (o.device) out.device = ref::Device::Parse(*o.device);
+  out.copy = o.copy;
+  return out;
+}
+
 // Runs a reference function returning a tensor and boxes the result.
 template <class F>
 Result<TensorHandle> Boxed(F&& f) {
@@ -126,8 +153,9 @@ class ReferenceCandidate final : public Candidate {
 #endif
     return b;
   }
-  // Everything but sparse layouts: the reference is strided only.
-  bool supports(Feature f) const override { return f != Feature::kSparseLayout; }
+  // Everything but sparse layouts (the reference is strided only) and, until the cuda/
+  // backend lands, CUDA tensors.
+  bool supports(Feature f) const override { return f != Feature::kSparseLayout && f != Feature::kCudaTensors; }
 
   Result<DType> dtype_from_name(std::string_view name) override {
     if (auto d = DTypeFromName(name)) return *d;
@@ -209,7 +237,8 @@ class ReferenceCandidate final : public Candidate {
   Result<TensorMeta> meta(const TensorHandle& h) override {
     return Guard([&]() -> Result<TensorMeta> {
       const ref::Tensor& t = Unbox(h);
-      return TensorMeta{FromRef(t.dtype()), t.sizes(), t.strides(), t.storage_offset(), t.device(), Layout::kStrided};
+      return TensorMeta{FromRef(t.dtype()), t.sizes(), t.strides(), t.storage_offset(), t.device().str(),
+                        Layout::kStrided};
     });
   }
 
@@ -332,6 +361,73 @@ class ReferenceCandidate final : public Candidate {
       return {};
     });
   }
+  Result<std::uintptr_t> data_ptr(const TensorHandle& h) override {
+    return Guard([&]() -> Result<std::uintptr_t> { return Unbox(h).DataPtr(); });
+  }
+
+  // -- devices
+  Result<DeviceInfo> device(const DeviceArg& arg) override {
+    return Guard([&]() -> Result<DeviceInfo> {
+      const ref::Device d = ToRef(arg);
+      return DeviceInfo{d.type, d.has_index() ? std::optional<std::int64_t>(d.index) : std::nullopt, d.str(), d.repr()};
+    });
+  }
+  Result<DeviceComparison> compare_devices(const DeviceArg& a, const DeviceArg& b) override {
+    return Guard([&]() -> Result<DeviceComparison> {
+      const ref::Device x = ToRef(a), y = ToRef(b);
+      return DeviceComparison{x == y, x.hash() == y.hash()};
+    });
+  }
+  Result<std::string> default_device() override { return ref::DefaultDevice().str(); }
+  Status set_default_device(const std::string& device) override {
+    return Guard([&]() -> Status {
+      ref::SetDefaultDevice(ref::Device::Parse(device));
+      return {};
+    });
+  }
+  Status enter_device(const std::string& device) override {
+    return Guard([&]() -> Status {
+      ref::EnterDeviceContext(ref::Device::Parse(device));
+      return {};
+    });
+  }
+  Status exit_device() override {
+    return Guard([&]() -> Status {
+      ref::ExitDeviceContext();
+      return {};
+    });
+  }
+  Result<TensorHandle> empty_on(const std::vector<std::int64_t>& sizes, DType dtype,
+                                const std::optional<std::string>& device) override {
+    return Guard([&]() -> Result<TensorHandle> {
+      const ref::Device d = device ? ref::Device::Parse(*device) : ref::Device::Cpu();
+      const ref::Device where = ref::ResolveDevice(device ? &d : nullptr);
+      if (where.is_cuda()) return NotSupported("empty_on: the reference has no cuda backend in this build");
+      return Box(ref::Tensor::Empty(sizes, ToRef(dtype), where));
+    });
+  }
+
+  // -- asarray and DLPack
+  Result<TensorHandle> asarray(const AsarraySource& s, const AsarrayOptions& options) override {
+    return Boxed([&] {
+      const ref::AsarrayOptions o = ToRef(options);
+      switch (s.kind) {
+        case AsarraySource::Kind::kTensor: return ref::AsarrayTensor(Unbox(s.tensor), o);
+        case AsarraySource::Kind::kArray:
+        case AsarraySource::Kind::kArrayScalar:
+          return ref::AsarrayArray(s.array.data, ToRef(s.array.dtype), s.array.sizes, s.array.byte_strides,
+                                   s.kind == AsarraySource::Kind::kArrayScalar, o);
+        case AsarraySource::Kind::kDLPack: return ref::AsarrayDLPack(s.dlpack, o);
+        case AsarraySource::Kind::kBuffer: return ref::AsarrayBuffer(s.buffer, s.buffer_bytes, o);
+        case AsarraySource::Kind::kSequence: return ref::AsarrayValue(ToRef(s.value), o);
+      }
+      throw ref::InternalError("unknown asarray source kind");
+    });
+  }
+  Result<DLManagedTensor*> to_dlpack(const TensorHandle& h) override {
+    return Guard([&]() -> Result<DLManagedTensor*> { return ref::ToDLPack(Unbox(h)); });
+  }
+  Result<TensorHandle> from_dlpack(DLManagedTensor* m) override { return Boxed([&] { return ref::FromDLPack(m); }); }
 };
 
 TCTS_REGISTER_CANDIDATE("reference", [] { return std::unique_ptr<Candidate>(new ReferenceCandidate()); });

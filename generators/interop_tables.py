@@ -1,0 +1,332 @@
+"""The devices, asarray and dlpack suites' tables (spec/devices.toml, spec/asarray.toml,
+spec/dlpack.toml), for emit_gtest.py.
+
+Every expected answer comes from generators/interop_model.py applied to the spec's rules;
+nothing is typed in by hand except what the spec itself states (the doc's examples).
+"""
+
+from __future__ import annotations
+
+import emit_common as ec
+from emit_common import dims, dt, error_cxx, no_error, step_cxx, step_text
+from interop_model import Device, call_text, fill
+
+STEP_CXX = {"set": "kSet", "enter": "kEnter", "exit": "kExit", "factory": "kFactory", "get": "kGet",
+            "asarray": "kAsarray", "asarray_tensor": "kAsarrayTensor"}
+SOURCE_CXX = {"tensor": "kTensor", "array": "kArray", "dlpack": "kDLPack", "array_scalar": "kArrayScalar",
+              "buffer": "kBuffer", "sequence": "kSequence", "scalar": "kScalar"}
+COPY_TEXT = {None: "None", True: "True", False: "False"}
+COPY_CXX = {None: "-1", True: "1", False: "0"}
+
+
+def arg_cxx(args: list) -> str:
+    if len(args) == 1 and isinstance(args[0], int):
+        return f"{{DeviceArg::Form::kOrdinal, \"\", {args[0]}}}"
+    if len(args) == 1:
+        return f"{{DeviceArg::Form::kString, {ec.cstr(args[0])}, 0}}"
+    return f"{{DeviceArg::Form::kTypeIndex, {ec.cstr(args[0])}, {args[1]}}}"
+
+
+def arg_token(args: list) -> str:
+    """'cuda:1' -> cuda_1, ('cuda', 1) -> cuda.with_index_1, (1,) -> ordinal_1."""
+    if len(args) == 1 and isinstance(args[0], int):
+        return f"ordinal_{args[0]}"
+    return args[0].replace(":", "_") + (f".with_index_{args[1]}" if len(args) == 2 else "") if args[0] else "empty"
+
+
+def device_error(m, cls: str, fills: dict) -> tuple[str, str]:
+    """The row's ExpectedError and its text for a rejected device call."""
+    e = m.device_errors[cls]
+    msg = fill(e["message"], fills)
+    return f"{{true, ErrorKind::k{e['kind']}, {ec.cstr(msg)}}}", f"{e['kind']}: {msg}"
+
+
+# ------------------------------------------------------------------ devices.toml
+def devices_tables(spec, Table) -> list:
+    m = spec.interop
+    src = m.grammar["source"]
+    errors_basis = f"pytorch: {m.errors_source}"
+    parse = Table("DeviceParse", "DeviceRow")
+
+    def add(row_id: str, args: list, clause: str, basis: str, note: str = "") -> None:
+        got = m.device_outcome(args)
+        call = call_text(args)
+        if got[0] == "ok":
+            d: Device = got[1]
+            parse.add(row_id, clause, basis, f"{call} -> {d.repr()}, str '{d}'{note}",
+                      [arg_cxx(args), no_error(), "false", ec.cstr(d.type), str(-1 if d.index is None else d.index),
+                       ec.cstr(str(d)), ec.cstr(d.repr())])
+        else:
+            _, cls, fills = got
+            err, text = device_error(m, cls, fills)
+            lists = m.device_errors[cls]["lists_types"]
+            parse.add(row_id, clause, errors_basis, f"{call} -> {text}{note}" + (" (naming cpu, cuda, mps)" if lists else ""),
+                      [arg_cxx(args), err, ec.cbool(lists), '""', "-1", '""', '""'])
+
+    for ex in m.device_examples:
+        add(ex["id"], ex["args"], ex["source"].clause, ex["source"].basis)
+    for t in m.device_types:
+        forms = [[t["name"]], [f"{t['name']}:0"], [t["name"], 0]]
+        if t["name"] != "cpu":
+            forms += [[f"{t['name']}:1"], [f"{t['name']}:{m.max_index}"], [t["name"], m.max_index]]
+        for args in forms:
+            by_doc = t["documented"] and len(args) == 1 and ":" not in args[0]
+            add(f"device.parse.{arg_token(args)}", args, t["source"].clause if t["documented"] else src.clause,
+                t["source"].basis if by_doc else src.basis)
+    for inp in m.device_inputs:
+        add(inp["id"], inp["args"], src.clause, src.basis, f" ({inp['why']})")
+
+    eq = Table("DeviceEquality", "DeviceEqualityRow")
+    e = m.equality
+    for a_args, a in m.equality_devices:
+        for b_args, b in m.equality_devices:
+            same = a == b
+            eq.add(f"device.equal.{arg_token(a_args)}.{arg_token(b_args)}", e["source"].clause, e["source"].basis,
+                   f"{call_text(a_args)} {'==' if same else '!='} {call_text(b_args)}" + (", same hash" if same else ""),
+                   [arg_cxx(a_args), arg_cxx(b_args), ec.cbool(same)])
+
+    default = Table("DefaultDevice", "DefaultDeviceRow")
+    d = m.default_device
+    for case in m.default_cases:
+        steps = case["steps"]
+        if len(steps) > 10:
+            raise ValueError(f"{case['id']}: more than 10 steps")
+        cxx = ", ".join(f"{{DeviceStepKind::{STEP_CXX[k]}, {ec.cstr(arg or '')}, {ec.cstr(expect or '')}}}"
+                        for k, arg, expect in steps)
+        words = "; ".join(f"{k}({arg or ''})" + (f" -> {expect}" if expect else "") for k, arg, expect in steps)
+        default.add(case["id"], d["source"].clause, d["source"].basis, f"{case['text']}: {words}",
+                    [str(len(steps)), "{" + cxx + "}"])
+    return [parse, eq, default]
+
+
+# ------------------------------------------------------------------ asarray.toml
+def py_literal(v) -> str:
+    """A Python value as the suite's literal parser reads it (conformance/interop_checks.cc)."""
+    if isinstance(v, list):
+        return "[" + ", ".join(py_literal(x) for x in v) + "]"
+    if isinstance(v, complex):
+        return f"({v.real!r}+{v.imag!r}j)" if v.real else f"{v.imag!r}j"
+    return repr(v)
+
+
+def asarray_tables(spec, Table) -> list:
+    m = spec.interop
+    t = Table("Asarray", "AsarrayRow")
+    default_float = spec.initial_default
+
+    def add(row_id, kind, src_dtype, sizes, byte_strides, values, nbytes, dtype, device, copy, default, text, source,
+            inferred=None):
+        if kind == "buffer":  # the bytes grouped by the dtype read
+            sizes = (nbytes // spec.by_name[dtype or default].itemsize,)
+        got = m.asarray_outcome(kind, inferred or src_dtype, tuple(sizes), dtype, device, copy, default, "cpu")
+        call = (f"asarray({text}" + (f", dtype={dtype}" if dtype else "") + (f", device={device}" if device else "") +
+                f", copy={COPY_TEXT[copy]})")
+        if got[0] == "error":
+            err, rule = got[1], got[2]
+            expect, res, dt_out, sizes_out, dev_out, shares = error_cxx(err), f"{err['kind']}: {err['message']}", \
+                src_dtype or default, (), "", False
+        else:
+            _, dt_out, sizes_out, dev_out, shares = got
+            expect = no_error()
+            res = f"{dt_out} {list(sizes_out)} on {dev_out}, " + ("shares memory" if shares else "a copy")
+        t.add(row_id, source.clause, source.basis, f"{call} -> {res}",
+              [f"SourceKind::{SOURCE_CXX[kind]}", dt(spec, src_dtype or default), dims(sizes), dims(byte_strides),
+               ec.cstr(values), str(m.dl_dtype_codes[src_dtype][1] if kind == "dlpack" else 0), str(nbytes),
+               ec.cbool(dtype is not None), dt(spec, dtype or default),
+               ec.cstr(device or ""), COPY_CXX[copy], dt(spec, default), expect, dt(spec, dt_out), dims(sizes_out),
+               ec.cstr(dev_out), ec.cbool(shares)])
+
+    def alternating(n: int) -> str:
+        return py_literal([k % 2 for k in range(n)])
+
+    def contiguous_bytes(sizes, itemsize):
+        strides, run = [], itemsize
+        for s in reversed(sizes):
+            strides.insert(0, run)
+            run *= max(s, 1)
+        return strides
+
+    # The cross: every source x dtype (none / own / other) x device (none / cpu / other) x copy.
+    for kind in ("tensor", "array", "dlpack", "array_scalar", "buffer", "sequence", "scalar"):
+        sw = m.sweep[kind]
+        source = m.sources[kind]["source"]
+        if kind in ("tensor", "array", "dlpack", "array_scalar"):
+            sizes, src_dtype = sw["sizes"], sw["dtype"]
+            n = 1
+            for s in sizes:
+                n *= s
+            values, nbytes, inferred = alternating(n), 0, None
+            bstr = contiguous_bytes(sizes, spec.by_name[src_dtype].itemsize) if kind == "array" else []
+            text = {"tensor": f"tensor({src_dtype}{list(sizes)})", "array": f"array({src_dtype}{list(sizes)})",
+                    "dlpack": f"dlpack({src_dtype}{list(sizes)})", "array_scalar": f"numpy.{src_dtype}(0)"}[kind]
+            own = src_dtype
+        elif kind == "buffer":
+            sizes, src_dtype, values, nbytes, bstr, inferred = (), None, "", sw["bytes"], [], None
+            text, own = f"bytearray({sw['bytes']})", default_float
+        else:
+            sizes, src_dtype, values, nbytes, bstr = (), None, sw["literal"], 0, []
+            inferred = m.infer_dtype(sw["value"], default_float)
+            text, own = sw["literal"], inferred
+            sizes = m.sizes_of(sw["value"])
+        for dname, dtype in (("none", None), ("same", own), ("other", sw["other_dtype"])):
+            for vname, device in (("none", None), ("cpu", "cpu"), ("other", m.other_device)):
+                for copy in (None, True, False):
+                    row_id = f"asarray.{kind}.dtype_{dname}.device_{vname}.copy_{COPY_TEXT[copy].lower()}"
+                    add(row_id, kind, src_dtype, sizes, bstr, values, nbytes, dtype, device, copy, default_float, text,
+                        source, inferred)
+
+    # Every dtype to every dtype, tensor source, copy=None.
+    if m.dtype_pairs:
+        source = m.sources["tensor"]["source"]
+        for a in spec.documented:
+            for b in spec.documented:
+                add(f"asarray.tensor_dtype.{a.name}.{b.name}", "tensor", a.name, (2, 3), [], alternating(6),
+                    0, b.name, None, None, default_float, f"tensor({a.name}[2, 3])", source)
+    # Every dtype as an array (shares, strides from bytes).
+    source = m.sources["array"]["source"]
+    for d in spec.documented:
+        add(f"asarray.array_dtype.{d.name}", "array", d.name, (3, 2), contiguous_bytes((3, 2), d.itemsize),
+            alternating(6), 0, None, None, None, default_float, f"array({d.name}[3, 2])", source)
+
+    # Type inference.
+    inf = m.inference
+    for ex in m.inference_examples:
+        value = ex["value"]
+        kind = "sequence" if isinstance(value, list) else "scalar"
+        sizes = m.sizes_of(value)
+        call = f"asarray({ex['literal']}) with default dtype {ex['default']}"
+        if sizes and sizes[0] == "ragged":
+            _, expected, dim, got = sizes
+            e = m.ragged_error
+            msg = fill(e["message"], {"expected": expected, "dim": dim, "got": got})
+            t.add(ex["id"], inf["source"].clause, inf["source"].basis, f"{call} -> {e['kind']}: {msg}",
+                  [f"SourceKind::k{kind.capitalize()}", dt(spec, ex["default"]), dims([]), dims([]),
+                   ec.cstr(ex["literal"]), "0", "0", "false", dt(spec, ex["default"]), '""', "-1", dt(spec, ex["default"]),
+                   f"{{true, ErrorKind::k{e['kind']}, {ec.cstr(msg)}}}", dt(spec, ex["default"]), dims([]), '""',
+                   "false"])
+            continue
+        inferred = m.infer_dtype(value, ex["default"])
+        add(ex["id"], kind, None, sizes, [], ex["literal"], 0, None, None, None, ex["default"], ex["literal"],
+            inf["source"], inferred)
+
+    # The buffer protocol: every dtype against each length.
+    b = m.buffer
+    for length in b["lengths"]:
+        for d in [None] + [x.name for x in spec.documented]:
+            dtype = d or default_float
+            item = spec.by_name[dtype].itemsize
+            row_id = f"asarray.buffer.{length}.{d or 'default'}"
+            call = f"asarray(bytearray({length})" + (f", dtype={d})" if d else ")")
+            if length == 0 or length % item:
+                e = b["empty_error"] if length == 0 else b["length_error"]
+                msg = fill(e["message"], {"bytes": length, "itemsize": item})
+                t.add(row_id, b["source"].clause, b["source"].basis, f"{call} -> {e['kind']}: {msg}",
+                      ["SourceKind::kBuffer", dt(spec, dtype), dims([]), dims([]), '""', "0", str(length),
+                       ec.cbool(d is not None), dt(spec, dtype), '""', "-1", dt(spec, default_float),
+                       f"{{true, ErrorKind::k{e['kind']}, {ec.cstr(msg)}}}", dt(spec, dtype), dims([]), '""', "false"])
+                continue
+            add(row_id, "buffer", None, (length // item,), [], "", length, d, None, None, default_float,
+                f"bytearray({length})", b["source"])
+
+    # The array interface: strides in bytes.
+    a = m.array
+    for ex in m.array_examples:
+        item = spec.by_name[ex["dtype"]].itemsize
+        n = 1
+        for s in ex["sizes"]:
+            n *= s
+        call = f"asarray(array({ex['dtype']}, sizes {list(ex['sizes'])}, byte strides {list(ex['byte_strides'])}))"
+        bad = next((s for s in ex["byte_strides"] if s < 0), None)
+        err = a["negative_error"] if bad is not None else (
+            a["stride_error"] if any(s % item for s in ex["byte_strides"]) else None)
+        if err:
+            t.add(ex["id"], a["source"].clause, a["source"].basis, f"{call} -> {err['kind']}: {err['message']}",
+                  ["SourceKind::kArray", dt(spec, ex["dtype"]), dims(ex["sizes"]), dims(ex["byte_strides"]),
+                   ec.cstr(alternating(n)), "0", "0", "false", dt(spec, ex["dtype"]), '""', "-1", dt(spec, default_float),
+                   error_cxx(err), dt(spec, ex["dtype"]), dims([]), '""', "false"])
+            continue
+        add(ex["id"], "array", ex["dtype"], ex["sizes"], ex["byte_strides"], alternating(n), 0, None, None, None,
+            default_float, f"array({ex['dtype']}, byte strides {list(ex['byte_strides'])})", a["source"])
+
+    # The doc's examples.
+    doc_source = m.sources["tensor"]["source"]
+    for ex in m.doc_examples:
+        item = spec.by_name[ex["dtype"]].itemsize
+        bstr = [item] if ex["kind"] == "array" else []
+        add(ex["id"], ex["kind"], ex["dtype"], ex["sizes"], bstr, py_literal(ex["values"]), 0, ex["as_dtype"], None,
+            ex["copy"], default_float, ex["text"].split(":")[0], doc_source)
+    return [t]
+
+
+# ------------------------------------------------------------------ dlpack.toml
+def dlpack_tables(spec, Table) -> list:
+    m = spec.interop
+    exp = Table("DLPackExport", "DLPackExportRow")
+    ex_rule = m.dl_export
+    cpu = m.dl_devices["cpu"]
+    cpu_code = m.dl_device_codes[cpu["device_type"]]
+    for d in spec.documented:
+        code_name, code, bits = m.dl_dtype_codes[d.name]
+        for g in m.dl_export_geometries:
+            geo = g["geometry"]
+            strides = m.dl_strides(geo.sizes, geo.strides)
+            chain = g["chain"]
+            call = f"to_dlpack(make_tensor({list(g['base'])}, {d.name})" + "".join("." + step_text(s) for s in chain) + ")"
+            exp.add(f"dlpack.export.{g['name']}.{d.name}", ex_rule["source"].clause, ex_rule["source"].basis,
+                    f"{call} -> dtype ({code_name}, {bits}, 1), shape {list(geo.sizes)}, strides {list(strides)}, "
+                    f"byte_offset 0, device ({cpu['device_type']}, 0)",
+                    [dt(spec, d.name), dims(g["base"]), str(len(chain)),
+                     "{" + ", ".join(step_cxx(s) for s in chain) + "}" if chain else "{}", '"cpu"', no_error(),
+                     str(code), str(bits), dims(geo.sizes), dims(strides), str(cpu_code), "0"])
+    dev = m.dl_devices
+    for name in dev["unpackable"]:
+        e = dev["export_error"]
+        msg = fill(e["message"], {"device": name})
+        exp.add(f"dlpack.export.device_{name}", dev["source"].clause, dev["source"].basis,
+                f"to_dlpack(empty([2, 3], device='{name}')) -> {e['kind']}: {msg}",
+                [dt(spec, "float32"), dims([2, 3]), "0", "{}", ec.cstr(name),
+                 f"{{true, ErrorKind::k{e['kind']}, {ec.cstr(msg)}}}", "0", "0", dims([]), dims([]), "0", "0"])
+    cuda = dev["cuda"]
+    exp.add("dlpack.export.device_cuda", dev["source"].clause, dev["source"].basis,
+            f"to_dlpack(empty([2, 3], device='cuda:0')) -> device ({cuda['device_type']}, 0)",
+            [dt(spec, "float32"), dims([2, 3]), "0", "{}", '"cuda:0"', no_error(), str(m.dl_codes["kDLFloat"]), "32",
+             dims([2, 3]), dims([3, 1]), str(m.dl_device_codes[cuda["device_type"]]), "0"])
+
+    imp = Table("DLPackImport", "DLPackImportRow")
+    im = m.dl_import
+    for d in spec.documented:
+        code_name, code, bits = m.dl_dtype_codes[d.name]
+        for g in m.dl_import_geometries:
+            strides = g["strides"]
+            text = (f"from_dlpack(DLTensor dtype ({code_name}, {bits}, 1), shape {list(g['sizes'])}, strides "
+                    f"{list(strides) if strides else 'NULL'}, byte_offset {g['byte_offset']}) -> {d.name}, "
+                    f"sharing the memory; the deleter runs once, after the last view is gone")
+            imp.add(f"dlpack.import.{g['name']}.{d.name}", im["source"].clause, im["source"].basis, text,
+                    [dt(spec, d.name), str(code), str(bits), "1", str(cpu_code), dims(g["sizes"]), dims(strides),
+                     ec.cbool(not strides), str(g["byte_offset"]), no_error()])
+    for r in m.dl_import_invalid:
+        e = r["error"]
+        imp.add(r["id"], r["source"].clause, r["source"].basis,
+                f"{r['text']}: from_dlpack(dtype ({r['code']}, {r['bits']}, {r['lanes']}), device_type {r['device']}) -> "
+                f"{e['kind']} containing \"{e['message']}\"; the caller keeps ownership (no deleter call)",
+                [dt(spec, "float32"), str(r["code"]), str(r["bits"]), str(r["lanes"]), str(r["device"]), dims([2, 3]),
+                 dims([3, 1]), "false", "0", error_cxx(e)])
+
+    rt = Table("DLPackRoundTrip", "DLPackRoundTripRow")
+    r = m.dl_round_trip
+    geos = {g["name"]: g for g in m.dl_export_geometries}
+    for d in spec.documented:
+        for name in r["geometries"]:
+            g = geos[name]
+            geo = g["geometry"]
+            chain = g["chain"]
+            for from_peer in (False, True):
+                a, b = ("peer", "candidate") if from_peer else ("candidate", "peer")
+                rt.add(f"dlpack.round_trip.{'from' if from_peer else 'to'}_{r['peer']}.{name}.{d.name}",
+                       r["source"].clause, r["source"].basis,
+                       f"{a} -> DLPack -> {b} ({r['peer']} is the peer): {d.name} {list(geo.sizes)} strides "
+                       f"{list(m.dl_strides(geo.sizes, geo.strides))}, one memory",
+                       [dt(spec, d.name), dims(g["base"]), str(len(chain)),
+                        "{" + ", ".join(step_cxx(s) for s in chain) + "}" if chain else "{}", ec.cbool(from_peer),
+                        ec.cstr(r["peer"]), dims(geo.sizes), dims(m.dl_strides(geo.sizes, geo.strides))])
+    return [exp, imp, rt]

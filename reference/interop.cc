@@ -1,0 +1,255 @@
+#include "reference/interop.h"
+
+#include <string>
+#include <utility>
+
+#include "reference/error.h"
+#include "reference/promotion.h"
+#include "reference/strided.h"
+
+namespace tcts::ref {
+namespace {
+
+// The tail of asarray for every source that can alias: copy or alias as the options ask.
+Tensor CopyOrAlias(const Tensor& t, const AsarrayOptions& o) {
+  const bool wrong_device = o.device && *o.device != t.device();
+  const bool wrong_dtype = o.dtype && *o.dtype != t.dtype();
+  const bool force_copy = o.copy.value_or(false);
+  if (force_copy || (!o.copy && (wrong_device || wrong_dtype))) {
+    return To(t, o.dtype.value_or(t.dtype()), o.device.value_or(t.device()));
+  }
+  if (wrong_device) {
+    throw ValueError("can't alias tensor from device '" + t.device().str() + "' to '" + o.device->str() +
+                     "' (asarray with copy=False)");
+  }
+  if (wrong_dtype) {
+    throw ValueError(std::string("can't alias tensor with dtype '") + Info(t.dtype()).c10_name + "' into dtype '" +
+                     Info(*o.dtype).c10_name + "' (asarray with copy=False)");
+  }
+  return t;
+}
+
+std::int64_t ByteExtent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& byte_strides,
+                        std::int64_t itemsize) {
+  std::int64_t extent = itemsize;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    if (sizes[k] == 0) return 0;
+    extent += (sizes[k] - 1) * byte_strides[k];
+  }
+  return extent;
+}
+
+// The sizes of a nested list; ValueError naming the first ragged dimension.
+void ComputeSizes(const PyValue& v, std::size_t dim, std::vector<std::int64_t>* sizes) {
+  if (!v.is_list) {
+    if (dim < sizes->size()) {
+      throw ValueError("expected sequence of length " + std::to_string((*sizes)[dim]) + " at dim " +
+                       std::to_string(dim) + " (got a scalar)");
+    }
+    return;
+  }
+  const auto n = static_cast<std::int64_t>(v.items.size());
+  if (dim == sizes->size()) {
+    sizes->push_back(n);
+  } else if ((*sizes)[dim] != n) {
+    throw ValueError("expected sequence of length " + std::to_string((*sizes)[dim]) + " at dim " +
+                     std::to_string(dim) + " (got " + std::to_string(n) + ")");
+  }
+  for (const PyValue& item : v.items) ComputeSizes(item, dim + 1, sizes);
+}
+
+void Flatten(const PyValue& v, std::vector<Scalar>* out) {
+  if (!v.is_list) {
+    out->push_back(v.scalar);
+    return;
+  }
+  for (const PyValue& item : v.items) Flatten(item, out);
+}
+
+ScalarType FromDLDataType(const DLDataType& t) {
+  if (t.lanes != 1) throw RuntimeError("DLPack: lanes != 1 is not supported (got lanes " + std::to_string(t.lanes) + ")");
+  const auto bits = [&](const char* code) {
+    return RuntimeError(std::string("DLPack: Unsupported ") + code + " bits " + std::to_string(t.bits));
+  };
+  switch (t.code) {
+    case kDLUInt:
+      if (t.bits == 8) return ScalarType::kUint8;
+      throw bits("kDLUInt");
+    case kDLInt:
+      switch (t.bits) {
+        case 8: return ScalarType::kInt8;
+        case 16: return ScalarType::kInt16;
+        case 32: return ScalarType::kInt32;
+        case 64: return ScalarType::kInt64;
+      }
+      throw bits("kDLInt");
+    case kDLFloat:
+      switch (t.bits) {
+        case 16: return ScalarType::kFloat16;
+        case 32: return ScalarType::kFloat32;
+        case 64: return ScalarType::kFloat64;
+      }
+      throw bits("kDLFloat");
+    case kDLBfloat:
+      if (t.bits == 16) return ScalarType::kBfloat16;
+      throw bits("kDLBfloat");
+    case kDLComplex:
+      switch (t.bits) {
+        case 64: return ScalarType::kComplex64;
+        case 128: return ScalarType::kComplex128;
+      }
+      throw bits("kDLComplex");
+    case 6:  // kDLBool (DLPack 0.8; the 0.6 header lacks the name)
+      if (t.bits == 8) return ScalarType::kBool;
+      throw bits("kDLBool");
+  }
+  throw RuntimeError("DLPack: Unsupported code " + std::to_string(t.code));
+}
+
+DLDataType ToDLDataType(ScalarType t) {
+  DLDataType out;
+  out.lanes = 1;
+  out.bits = static_cast<std::uint8_t>(Info(t).itemsize * 8);
+  switch (CategoryOf(t)) {
+    case Category::kBool: out.code = 6; break;  // kDLBool
+    case Category::kIntegral: out.code = Info(t).is_signed ? kDLInt : kDLUInt; break;
+    case Category::kFloating: out.code = t == ScalarType::kBfloat16 ? kDLBfloat : kDLFloat; break;
+    case Category::kComplex: out.code = kDLComplex; break;
+  }
+  return out;
+}
+
+// What an exported DLManagedTensor owns: the tensor (keeping its storage alive) and the
+// shape and strides its DLTensor points at.
+struct ExportContext {
+  Tensor tensor;
+  std::vector<std::int64_t> shape, strides;
+  DLManagedTensor managed;
+};
+
+}  // namespace
+
+Tensor AsarrayTensor(const Tensor& t, const AsarrayOptions& o) { return CopyOrAlias(t, o); }
+
+Tensor AsarrayArray(std::byte* data, ScalarType dtype, const std::vector<std::int64_t>& sizes,
+                    const std::vector<std::int64_t>& byte_strides, bool is_scalar, const AsarrayOptions& o) {
+  if (is_scalar && o.copy == false) {
+    throw RuntimeError("can't alias NumPy scalars. Either remove copy=False or transform it in a ndarray.");
+  }
+  if (sizes.size() != byte_strides.size()) {
+    throw ValueError("array interface: " + std::to_string(sizes.size()) + " sizes but " +
+                     std::to_string(byte_strides.size()) + " strides");
+  }
+  const std::int64_t itemsize = Info(dtype).itemsize;
+  std::vector<std::int64_t> strides;
+  for (std::int64_t s : byte_strides) {
+    if (s < 0) {
+      throw ValueError("At least one stride in the given numpy array is negative, and tensors with negative strides "
+                       "are not currently supported (strides " + ShapeString(byte_strides) + " bytes)");
+    }
+    if (s % itemsize != 0) {
+      throw ValueError("given numpy array strides not a multiple of the element byte size (strides " +
+                       ShapeString(byte_strides) + " bytes, itemsize " + std::to_string(itemsize) + ")");
+    }
+    strides.push_back(s / itemsize);
+  }
+  const auto nbytes = static_cast<std::size_t>(ByteExtent(sizes, byte_strides, itemsize));
+  Tensor t = Tensor::Wrap(Storage::Borrow(data, nbytes, Device::Cpu(), nullptr), sizes, strides, 0, dtype);
+  if (!is_scalar) return CopyOrAlias(t, o);
+  // A NumPy scalar is copied here; only a different dtype or device copies it again.
+  AsarrayOptions again = o;
+  again.copy = std::nullopt;
+  return CopyOrAlias(To(t, dtype, Device::Cpu()), again);
+}
+
+Tensor AsarrayBuffer(std::byte* data, std::size_t nbytes, const AsarrayOptions& o) {
+  const ScalarType dtype = o.dtype.value_or(DefaultDType());
+  const auto itemsize = static_cast<std::size_t>(Info(dtype).itemsize);
+  if (nbytes == 0) throw ValueError("both buffer length (0) and count (-1) must not be 0");
+  if (nbytes % itemsize != 0) {
+    throw ValueError("buffer length (" + std::to_string(nbytes) + " bytes) after offset (0 bytes) must be a multiple "
+                     "of element size (" + std::to_string(itemsize) + ") for dtype " + Name(dtype));
+  }
+  const auto n = static_cast<std::int64_t>(nbytes / itemsize);
+  return CopyOrAlias(Tensor::Wrap(Storage::Borrow(data, nbytes, Device::Cpu(), nullptr), {n}, {1}, 0, dtype), o);
+}
+
+Tensor AsarrayDLPack(DLManagedTensor* m, const AsarrayOptions& o) { return CopyOrAlias(FromDLPack(m), o); }
+
+ScalarType InferScalarType(const PyValue& v) {
+  // The highest kind among the leaves; an empty list is the default dtype.
+  int rank = -1;  // 0 bool, 1 int, 2 float, 3 complex
+  std::vector<Scalar> leaves;
+  Flatten(v, &leaves);
+  for (const Scalar& s : leaves) rank = std::max(rank, static_cast<int>(s.kind));
+  switch (rank) {
+    case 0: return ScalarType::kBool;
+    case 1: return ScalarType::kInt64;
+    case 3: return ToComplex(DefaultDType());
+    default: return DefaultDType();
+  }
+}
+
+Tensor AsarrayValue(const PyValue& v, const AsarrayOptions& o) {
+  if (o.copy == false) throw ValueError("can't alias arbitrary sequence into a tensor (asarray with copy=False)");
+  std::vector<std::int64_t> sizes;
+  ComputeSizes(v, 0, &sizes);
+  const ScalarType dtype = o.dtype.value_or(InferScalarType(v));
+  const Device device = ResolveDevice(o.device ? &*o.device : nullptr);
+  Tensor t = Tensor::Empty(sizes, dtype, device);
+  if (device.is_meta()) return t;
+  std::vector<Scalar> leaves;
+  Flatten(v, &leaves);
+  std::int64_t k = 0;
+  for (const Scalar& s : leaves) t.Write(k++, s);
+  return t;
+}
+
+DLManagedTensor* ToDLPack(const Tensor& t) {
+  if (!t.device().is_cpu()) throw RuntimeError("Cannot pack tensors on " + t.device().str() + " (DLPack export)");
+  auto* ctx = new ExportContext{t, t.sizes(), t.strides(), {}};
+  for (std::size_t k = 0; k < ctx->shape.size(); ++k) {
+    if (ctx->shape[k] < 2) ctx->strides[k] = 1;  // PyTorch normalises these (gh-83069)
+  }
+  DLTensor& dl = ctx->managed.dl_tensor;
+  dl.data = reinterpret_cast<void*>(t.DataPtr());
+  dl.device = DLDevice{kDLCPU, 0};
+  dl.ndim = static_cast<std::int32_t>(t.dim());
+  dl.dtype = ToDLDataType(t.dtype());
+  dl.shape = ctx->shape.data();
+  dl.strides = ctx->strides.data();
+  dl.byte_offset = 0;
+  ctx->managed.manager_ctx = ctx;
+  ctx->managed.deleter = [](DLManagedTensor* self) { delete static_cast<ExportContext*>(self->manager_ctx); };
+  return &ctx->managed;
+}
+
+Tensor FromDLPack(DLManagedTensor* m) {
+  if (!m) throw RuntimeError("from_dlpack: a null DLManagedTensor");
+  const DLTensor& dl = m->dl_tensor;
+  const ScalarType dtype = FromDLDataType(dl.dtype);
+  if (dl.device.device_type != kDLCPU) {
+    throw RuntimeError("DLPack: Unsupported device_type: " + std::to_string(dl.device.device_type) +
+                       " (the reference imports kDLCPU memory only)");
+  }
+  if (dl.ndim < 0) throw RuntimeError("DLPack: negative ndim " + std::to_string(dl.ndim));
+  std::vector<std::int64_t> sizes(dl.shape, dl.shape + dl.ndim);
+  std::vector<std::int64_t> strides =
+      dl.strides ? std::vector<std::int64_t>(dl.strides, dl.strides + dl.ndim) : ContiguousStrides(sizes);
+  // Everything that can fail is checked before the storage takes ownership of m.
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    if (sizes[k] < 0 || strides[k] < 0) {
+      throw RuntimeError("DLPack: negative sizes or strides are not supported (shape " + ShapeString(sizes) +
+                         ", strides " + ShapeString(strides) + ")");
+    }
+  }
+  const std::int64_t itemsize = Info(dtype).itemsize;
+  const std::int64_t extent = StorageExtent(sizes, strides);
+  std::byte* data = static_cast<std::byte*>(dl.data) + dl.byte_offset;
+  auto storage = Storage::Borrow(data, static_cast<std::size_t>(extent * itemsize), Device::Cpu(), [m] {
+    if (m->deleter) m->deleter(m);
+  });
+  return Tensor::Wrap(std::move(storage), sizes, strides, 0, dtype);
+}
+
+}  // namespace tcts::ref

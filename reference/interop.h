@@ -1,0 +1,58 @@
+// torch.asarray and DLPack for the reference (spec/asarray.toml, spec/dlpack.toml).
+//
+// asarray follows PyTorch's order of decisions (torch/csrc/utils/tensor_new.cpp asarray):
+// a source that can alias (tensor, array, DLPack, buffer) is wrapped first and then copied
+// only when copy=True, or when copy=None and the dtype or device differ; copy=False with a
+// difference is a ValueError. A NumPy-style scalar is always copied; sequences and scalars
+// are always built anew, with inferred dtype, on the default device.
+#ifndef TCTS_REFERENCE_INTEROP_H_
+#define TCTS_REFERENCE_INTEROP_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "dlpack/dlpack.h"
+#include "reference/device.h"
+#include "reference/tensor.h"
+
+namespace tcts::ref {
+
+struct AsarrayOptions {
+  std::optional<ScalarType> dtype;
+  std::optional<Device> device;
+  std::optional<bool> copy;
+};
+
+// A Python number or a (nested) list of them.
+struct PyValue {
+  bool is_list = false;
+  Scalar scalar;
+  std::vector<PyValue> items;
+};
+
+Tensor AsarrayTensor(const Tensor& t, const AsarrayOptions& o);
+// An array-interface object: elements of dtype at data + sum(byte_strides[k] * i[k]), borrowed
+// (the caller keeps them alive). is_scalar: a NumPy-style scalar (0-dim, always copied).
+Tensor AsarrayArray(std::byte* data, ScalarType dtype, const std::vector<std::int64_t>& sizes,
+                    const std::vector<std::int64_t>& byte_strides, bool is_scalar, const AsarrayOptions& o);
+// The buffer protocol: nbytes borrowed bytes grouped by the dtype (default: the default dtype).
+Tensor AsarrayBuffer(std::byte* data, std::size_t nbytes, const AsarrayOptions& o);
+// A DLPack capsule: imported (taking ownership), then treated as a tensor.
+Tensor AsarrayDLPack(DLManagedTensor* m, const AsarrayOptions& o);
+Tensor AsarrayValue(const PyValue& v, const AsarrayOptions& o);
+
+// The dtype asarray infers for a Python value (bool < int64 < default float < default complex).
+ScalarType InferScalarType(const PyValue& v);
+
+// DLPack export: a new DLManagedTensor viewing t's memory (kept alive until its deleter runs).
+// RuntimeError for a device DLPack cannot describe (meta).
+DLManagedTensor* ToDLPack(const Tensor& t);
+// DLPack import: takes ownership of m on success (its deleter runs once, when the last tensor
+// using the memory dies); on an error m is untouched and still the caller's.
+Tensor FromDLPack(DLManagedTensor* m);
+
+}  // namespace tcts::ref
+
+#endif  // TCTS_REFERENCE_INTEROP_H_
