@@ -1,9 +1,12 @@
 // Tests of the harness itself: expectations parsing and matching, and how a case's
 // outcome is decided (FAIL, XFAIL, XPASS, NOT_SUPPORTED and false capability claims).
 #include "conformance/harness.h"
+#include "conformance/interop_checks.h"
 
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace tcts {
 namespace {
@@ -125,6 +128,61 @@ TEST_F(HarnessTest, OtherErrorsOfASupportedFeatureGoOnToTheCheck) {
   const Error e{ErrorKind::kRuntimeError, "boom"};
   EXPECT_TRUE(c.Usable(Feature::kPromoteTypes, &e, "promote_types(uint8, bool)"));
   EXPECT_FALSE(c.failed());
+}
+
+// ---------------------------------------------------------------- the interop suites' own helpers
+TEST(PyLiteral, ReadsNumbersBoolsComplexAndNestedLists) {
+  std::string error;
+  const auto v = ParsePyValue("[[True, 2], [2.5, 1j], [(1.5-2j), -3]]", &error);
+  ASSERT_TRUE(v) << error;
+  const std::vector<Scalar> leaves = Leaves(*v);
+  ASSERT_EQ(leaves.size(), 6u);
+  EXPECT_EQ(leaves[0], Scalar::Bool(true));
+  EXPECT_EQ(leaves[1], Scalar::Int(2));
+  EXPECT_EQ(leaves[2], Scalar::Float(2.5));
+  EXPECT_EQ(leaves[3], Scalar::Complex({0, 1}));
+  EXPECT_EQ(leaves[4], Scalar::Complex({1.5, -2}));
+  EXPECT_EQ(leaves[5], Scalar::Int(-3));
+  EXPECT_EQ(v->items.size(), 3u);
+  const auto empty = ParsePyValue("[[], []]", &error);
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(empty->items.size(), 2u);
+  EXPECT_TRUE(Leaves(*empty).empty());
+}
+
+TEST(PyLiteral, RefusesMalformedTextNamingWhere) {
+  std::string error;
+  EXPECT_FALSE(ParsePyValue("[1, 2", &error));
+  EXPECT_NE(error.find("'[1, 2'"), std::string::npos) << error;
+  EXPECT_FALSE(ParsePyValue("[1, x]", &error));
+  EXPECT_FALSE(ParsePyValue("1 2", &error));
+}
+
+TEST(HostMemory, RoundTripsEveryDocumentedDtype) {
+  for (DType d : DocumentedDTypes()) {
+    std::byte buf[16] = {};
+    for (double v : {0.0, 1.0, 3.0, -2.0, 0.5}) {
+      const Scalar want = CastTo(d, v);
+      WriteHost(d, buf, Scalar::Float(v));
+      EXPECT_EQ(ReadHost(d, buf), want) << DTypeName(d) << " " << v;
+    }
+  }
+}
+
+TEST(HostMemory, HalfPrecisionRoundsToNearestEven) {
+  std::byte buf[2];
+  // float16: 1 + 2^-11 lies halfway between 1 and 1 + 2^-10: even mantissa (1) wins.
+  WriteHost(DType::kFloat16, buf, Scalar::Float(1.0 + std::ldexp(1.0, -11)));
+  EXPECT_EQ(ReadHost(DType::kFloat16, buf), Scalar::Float(1.0));
+  WriteHost(DType::kFloat16, buf, Scalar::Float(1.0 + 3 * std::ldexp(1.0, -11)));
+  EXPECT_EQ(ReadHost(DType::kFloat16, buf), Scalar::Float(1.0 + std::ldexp(1.0, -9)));
+  WriteHost(DType::kFloat16, buf, Scalar::Float(std::ldexp(1.0, -24)));  // the smallest subnormal
+  EXPECT_EQ(ReadHost(DType::kFloat16, buf), Scalar::Float(std::ldexp(1.0, -24)));
+  WriteHost(DType::kFloat16, buf, Scalar::Float(65520.0));  // rounds past the largest finite value
+  EXPECT_EQ(ReadHost(DType::kFloat16, buf).f, INFINITY);
+  // bfloat16: 1 + 2^-8 is halfway between 1 and 1 + 2^-7.
+  WriteHost(DType::kBfloat16, buf, Scalar::Float(1.0 + std::ldexp(1.0, -8)));
+  EXPECT_EQ(ReadHost(DType::kBfloat16, buf), Scalar::Float(1.0));
 }
 
 }  // namespace

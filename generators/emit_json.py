@@ -2,7 +2,8 @@
 
 Sections: dtypes, extended_dtypes, categories, promote_types, promotion_lattice,
 result_type, ops, can_cast, can_cast_rules, output_casting, layouts, address,
-memory_formats, is_contiguous, preserve_format, views. Names are canonical.
+memory_formats, is_contiguous, preserve_format, views, devices, asarray, dlpack. Names are
+canonical.
 Deterministic: keys keep spec order, output ends with a newline.
 
 Usage: emit_json.py --out FILE spec/*.toml
@@ -35,7 +36,8 @@ def export(spec: Spec) -> dict:
     names = [d.name for d in spec.documented]
     return {
         "schema_version": SCHEMA_VERSION,
-        "generated_from": ["spec/dtypes.toml", "spec/promotion.toml", "spec/casting.toml", "spec/strided.toml"],
+        "generated_from": ["spec/dtypes.toml", "spec/promotion.toml", "spec/casting.toml", "spec/strided.toml",
+                           "spec/devices.toml", "spec/asarray.toml", "spec/dlpack.toml"],
         "dtypes": [dtype_obj(d) for d in spec.documented],
         "extended_dtypes": [dtype_obj(d) for d in spec.dtypes if not d.documented],
         "categories": list(spec.category_order),
@@ -81,6 +83,58 @@ def export(spec: Spec) -> dict:
                      **src(spec.dim_wrap["source"])},
         "views": {op: {"id": v["id"], "text": v["text"], "copies": v["copies"], "errors": v["errors"],
                        **src(v["source"])} for op, v in spec.views.items()},
+        **interop(spec),
+    }
+
+
+def rule(r: dict, *keys: str) -> dict:
+    """A spec rule's id, text and source, plus the named fields."""
+    return {"id": r["id"], "text": r["text"], **src(r["source"]), **{k: r[k] for k in keys}}
+
+
+def interop(spec: Spec) -> dict:
+    m = spec.interop
+    return {
+        "devices": {
+            "grammar": {**rule(m.grammar), "pattern": m.pattern, "max_index": m.max_index},
+            "types": [{"name": t["name"], "id": t["id"], "documented": t["documented"], **src(t["source"])}
+                      for t in m.device_types],
+            "errors": {**m.device_errors, "source": m.errors_source},
+            "examples": [{"id": e["id"], "args": e["args"], "repr": e["repr"], **src(e["source"])}
+                         for e in m.device_examples],
+            "inputs": [{"id": i["id"], "args": i["args"], "error": None if i["error"] == "none" else i["error"],
+                        "why": i["why"]} for i in m.device_inputs],
+            "str": rule(m.str_rule), "repr": rule(m.repr_rule),
+            "equality": rule(m.equality),
+            "default_device": {**rule(m.default_device), "initial": m.default_initial,
+                               "cases": [{"id": c["id"], "text": c["text"],
+                                          "steps": [{"step": k, "device": a, "expect": e} for k, a, e in c["steps"]]}
+                                         for c in m.default_cases]},
+        },
+        "asarray": {
+            "sources": {k: {**rule(v, "aliases", "dtype", "device"), "copy_false_error": v["copy_false"]}
+                        for k, v in m.sources.items()},
+            "mismatch": rule(m.mismatch, "device_error", "dtype_error"),
+            "inference": {**rule(m.inference), "order": ["bool", "int64", "default_float", "default_complex"],
+                          "ragged_error": m.ragged_error,
+                          "examples": [{"id": e["id"], "value": e["literal"], "default": e["default"]}
+                                       for e in m.inference_examples]},
+            "buffer": rule(m.buffer, "length_error", "empty_error"),
+            "array": rule(m.array, "stride_error", "negative_error"),
+            "doc_examples": [{k: e[k] for k in ("id", "text", "kind", "dtype", "values", "as_dtype", "copy", "shares")}
+                             for e in m.doc_examples],
+        },
+        "dlpack": {
+            "type_codes": m.dl_codes, "device_codes": m.dl_device_codes,
+            "dtypes": {**rule(m.dl_dtype), "codes": {n: {"code": c, "code_name": cn, "bits": b, "lanes": 1}
+                                                     for n, (cn, c, b) in m.dl_dtype_codes.items()}},
+            "devices": rule(m.dl_devices, "cpu", "cuda", "unpackable", "export_error"),
+            "export": {**rule(m.dl_export), "normalize_strides": m.dl_export["normalize"]},
+            "import": {**rule(m.dl_import),
+                       "invalid": [{k: r[k] for k in ("id", "text", "code", "bits", "lanes", "device", "error")}
+                                   for r in m.dl_import_invalid]},
+            "round_trip": rule(m.dl_round_trip, "peer", "geometries"),
+        },
     }
 
 

@@ -18,11 +18,16 @@ import xml.sax.saxutils as sx
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "testdata", "spec")
 GOLDEN = os.path.join(HERE, "testdata", "golden")
-SPEC_FILES = ["dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml"]
+SPEC_FILES = ["dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml", "devices.toml",
+              "asarray.toml", "dlpack.toml"]
 
 # golden file -> emitter command line (without --out and spec files)
 OUTPUTS = {
-    "dtypes.inc": ["emit_cxx.py"],
+    "dtypes.inc": ["emit_cxx.py", "--suite", "dtypes"],
+    "devices.inc": ["emit_cxx.py", "--suite", "devices"],
+    "devices_gtest.cc": ["emit_gtest.py", "--suite", "devices"],
+    "asarray_gtest.cc": ["emit_gtest.py", "--suite", "asarray"],
+    "dlpack_gtest.cc": ["emit_gtest.py", "--suite", "dlpack"],
     "dtypes_gtest.cc": ["emit_gtest.py", "--suite", "dtypes"],
     "promotion_gtest.cc": ["emit_gtest.py", "--suite", "promotion"],
     "casting_gtest.cc": ["emit_gtest.py", "--suite", "casting"],
@@ -120,6 +125,18 @@ MALFORMED = [
      ["arithmetic.toml", "layout_sweep.layouts[1]", "rejected by the rules"]),
     ("arithmetic.toml", 'eps_multiple = 8', 'eps_multiple = 0',
      ["arithmetic.toml", "arith.tolerance.complex_div", "eps_multiple must be >= 1"]),
+    ("devices.toml", 'error = "malformed"\nwhy = "a leading zero"', 'error = "none"\nwhy = "a leading zero"',
+     ["devices.toml", "device.invalid.leading_zero", "the grammar gives", "the row says none"]),
+    ("devices.toml", 'repr = "device(type=\'mps\', index=0)"', 'repr = "device(type=\'mps\')"',
+     ["devices.toml", "device.doc.mps_ordinal", "the row says device(type='mps')"]),
+    ("devices.toml", '["enter", "cpu"], ["factory"], ["exit"]', '["enter", "cpu"], ["factory"]',
+     ["devices.toml", "device.default.context_over_set", "a device context is left open"]),
+    ("asarray.toml", 'as_dtype = "float32"\nshares = false', 'as_dtype = "float32"\nshares = true',
+     ["asarray.toml", "asarray.doc.array_dtype_copies", "the row says shares = True"]),
+    ("asarray.toml", 'value = "[1, 2.5]"', 'value = "[1, 2.5"',
+     ["asarray.toml", "asarray.infer.int_float", "is not a Python literal"]),
+    ("dlpack.toml", 'int32 = "kDLInt"', 'int32 = "kDLFloat"',
+     ["dlpack.toml", "dtype_codes", "two dtypes share a (code, bits)"]),
 ]
 
 
@@ -134,7 +151,7 @@ class Malformed(unittest.TestCase):
                 self.assertIn(old, text, "fixture changed: update the malformed case")
                 open(path, "w").write(text.replace(old, new, 1))
                 gtest = ["emit_gtest.py", "--suite", {"strided.toml": "strided", "arithmetic.toml": "arithmetic"}.get(fname, "casting")]
-                for cmd in (gtest, ["emit_cxx.py"], ["emit_json.py"]):
+                for cmd in (gtest, ["emit_cxx.py", "--suite", "dtypes"], ["emit_json.py"]):
                     r = run_emitter(cmd, tmp, os.path.join(tmp, "out"))
                     self.assertEqual(r.returncode, 1, f"{cmd[0]} accepted a malformed spec: {new!r}")
                     if cmd is gtest:
@@ -144,7 +161,7 @@ class Malformed(unittest.TestCase):
 
     def test_missing_file(self):
         with tempfile.TemporaryDirectory() as tmp:
-            r = subprocess.run([sys.executable, os.path.join(HERE, "emit_cxx.py"), "--out", os.path.join(tmp, "o"),
+            r = subprocess.run([sys.executable, os.path.join(HERE, "emit_cxx.py"), "--suite", "dtypes", "--out", os.path.join(tmp, "o"),
                                 os.path.join(FIXTURE, "dtypes.toml")], capture_output=True, text=True)
             self.assertEqual(r.returncode, 1)
             self.assertIn("promotion.toml: (file): missing from the spec inputs", r.stderr)
