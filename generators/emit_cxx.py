@@ -58,6 +58,7 @@ def emit_dtypes(spec: Spec) -> str:
         for n in (d.name, *d.aliases):
             lines.append(f"  _(\"{n}\", {d.cxx}) \\")
     lines.append("")
+    lines += ["// (end of the X-macros)", ""]
     return "\n".join(lines)
 
 
