@@ -197,6 +197,16 @@ std::string PyValue::ToString() const {
   return out + "]";
 }
 
+std::vector<Scalar> PyValue::Leaves() const {
+  if (!is_list) return {scalar};
+  std::vector<Scalar> out;
+  for (const PyValue& item : items) {
+    const std::vector<Scalar> sub = item.Leaves();
+    out.insert(out.end(), sub.begin(), sub.end());
+  }
+  return out;
+}
+
 const char* AsarraySourceKindName(AsarraySource::Kind kind) {
   switch (kind) {
     case AsarraySource::Kind::kTensor: return "tensor";

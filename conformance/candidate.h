@@ -177,6 +177,7 @@ struct PyValue {
   Scalar scalar;               // !is_list
   std::vector<PyValue> items;  // is_list
   std::string ToString() const;  // as Python prints it: [[1, 2.5], [True, 1j]]
+  std::vector<Scalar> Leaves() const;  // the numbers, in row-major order
 };
 
 // What torch.asarray is given. The caller keeps host memory (array, buffer) alive and

@@ -135,7 +135,7 @@ TEST(PyLiteral, ReadsNumbersBoolsComplexAndNestedLists) {
   std::string error;
   const auto v = ParsePyValue("[[True, 2], [2.5, 1j], [(1.5-2j), -3]]", &error);
   ASSERT_TRUE(v) << error;
-  const std::vector<Scalar> leaves = Leaves(*v);
+  const std::vector<Scalar> leaves = v->Leaves();
   ASSERT_EQ(leaves.size(), 6u);
   EXPECT_EQ(leaves[0], Scalar::Bool(true));
   EXPECT_EQ(leaves[1], Scalar::Int(2));
@@ -147,7 +147,7 @@ TEST(PyLiteral, ReadsNumbersBoolsComplexAndNestedLists) {
   const auto empty = ParsePyValue("[[], []]", &error);
   ASSERT_TRUE(empty);
   EXPECT_EQ(empty->items.size(), 2u);
-  EXPECT_TRUE(Leaves(*empty).empty());
+  EXPECT_TRUE(empty->Leaves().empty());
 }
 
 TEST(PyLiteral, RefusesMalformedTextNamingWhere) {

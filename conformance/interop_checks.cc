@@ -99,24 +99,10 @@ class LiteralParser {
   std::string error_;
 };
 
-void CollectLeaves(const PyValue& v, std::vector<Scalar>* out) {
-  if (!v.is_list) {
-    out->push_back(v.scalar);
-    return;
-  }
-  for (const PyValue& item : v.items) CollectLeaves(item, out);
-}
-
 }  // namespace
 
 std::optional<PyValue> ParsePyValue(const std::string& text, std::string* error) {
   return LiteralParser(text).Parse(error);
-}
-
-std::vector<Scalar> Leaves(const PyValue& v) {
-  std::vector<Scalar> out;
-  CollectLeaves(v, &out);
-  return out;
 }
 
 // ---------------------------------------------------------------- host memory
@@ -264,7 +250,7 @@ std::optional<std::vector<Scalar>> LiteralLeaves(Case& c, const char* text) {
     c.Mismatch("the row's literal", "a Python literal", error);
     return std::nullopt;
   }
-  return Leaves(*v);
+  return v->Leaves();
 }
 
 // A DLPack tensor the suite produces over memory it owns; its deleter only counts calls.

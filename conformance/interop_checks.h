@@ -151,8 +151,6 @@ void Check(const DLPackRoundTripRow& row);
 // ---------------------------------------------------------------- shared helpers (tested in harness_test)
 // Parses a Python literal: numbers (ints, floats, complex with j), True/False, nested lists.
 std::optional<PyValue> ParsePyValue(const std::string& text, std::string* error);
-// The leaves of a value in row-major order.
-std::vector<Scalar> Leaves(const PyValue& v);
 // One element of `dtype` in host memory, read as the candidate interface reports values,
 // and written from a value as a cast would (float16/bfloat16 rounded to nearest even).
 Scalar ReadHost(DType dtype, const std::byte* p);

@@ -566,15 +566,10 @@ class LibtorchCandidate final : public Candidate {
     TORCH_CHECK_VALUE((*sizes)[dim] == n, "expected sequence of length ", (*sizes)[dim], " at dim ", dim, " (got ", n, ")");
     for (const PyValue& item : v.items) Sizes(item, dim + 1, sizes);
   }
-  static void Leaves(const PyValue& v, std::vector<Scalar>* out) {
-    if (!v.is_list) out->push_back(v.scalar);
-    for (const PyValue& item : v.items) Leaves(item, out);
-  }
   at::Tensor FromSequence(const PyValue& v, c10::optional<at::ScalarType> dtype, c10::optional<c10::Device> device) {
     std::vector<int64_t> sizes;
     Sizes(v, 0, &sizes);
-    std::vector<Scalar> leaves;
-    Leaves(v, &leaves);
+    const std::vector<Scalar> leaves = v.Leaves();
     at::ScalarType st = at::kBool;
     int top = -1;
     for (const Scalar& x : leaves) top = std::max(top, static_cast<int>(x.kind));
