@@ -325,20 +325,7 @@ std::optional<TensorHandle> MakeView(Case& c, Candidate& cand, DType dtype, cons
   std::optional<TensorHandle> t = get(Feature::kTensors, cand.make_tensor(sizes, dtype, Alternating(Product(sizes))),
                                       who + ".make_tensor(" + Str(sizes) + ", " + DTypeName(dtype) + ")");
   for (int k = 0; t && k < nsteps; ++k) {
-    Result<TensorHandle> r = [&]() -> Result<TensorHandle> {
-      // Apply() runs on the current candidate; a peer's views go through the peer.
-      const ViewStep& s = steps[k];
-      const std::vector<std::int64_t> a = s.args.vec();
-      switch (s.kind) {
-        case ViewKind::kT: return cand.t(*t);
-        case ViewKind::kNarrow: return cand.narrow(*t, a[0], a[1], a[2]);
-        case ViewKind::kSelect: return cand.select(*t, a[0], a[1]);
-        case ViewKind::kExpand: return cand.expand(*t, a);
-        default: return &cand == &CurrentCandidate() ? Apply(s, *t) : Result<TensorHandle>(Error{
-                     ErrorKind::kInternal, std::string("MakeView: ") + ViewKindName(s.kind) + " on a peer"});
-      }
-    }();
-    t = get(FeatureOf(steps[k].kind), std::move(r), who + "." + ToString(steps[k]));
+    t = get(FeatureOf(steps[k].kind), Apply(cand, steps[k], *t), who + "." + ToString(steps[k]));
   }
   return t;
 }

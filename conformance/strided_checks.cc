@@ -52,8 +52,7 @@ std::string ToString(const ViewStep& step) {
   return std::string(ViewKindName(step.kind)) + "(" + args + ")";
 }
 
-Result<TensorHandle> Apply(const ViewStep& step, const TensorHandle& t) {
-  Candidate& cand = CurrentCandidate();
+Result<TensorHandle> Apply(Candidate& cand, const ViewStep& step, const TensorHandle& t) {
   const std::vector<std::int64_t> a = step.args.vec();
   const auto arg = [&](std::size_t k) { return k < a.size() ? a[k] : 0; };
   switch (step.kind) {

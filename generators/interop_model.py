@@ -416,12 +416,9 @@ class Interop:
         src = self.sources[kind]
         if copy is False and src["copy_false"]:
             return ("error", src["copy_false"], src["id"])
-        if src["dtype"] == "source":
-            natural = src_dtype
-        elif src["dtype"] == "default":
-            natural = dtype or default  # a buffer is read as the dtype asked for
-        else:
-            natural = src_dtype
+        # "source" and "inferred": the caller passes the source's (or the inferred) dtype;
+        # "default": a buffer is read as the dtype asked for, else the default dtype.
+        natural = (dtype or default) if src["dtype"] == "default" else src_dtype
         home = {"source": "cpu", "cpu": "cpu", "default": default_device}[src["device"]]
         if not src["aliases"]:
             return ("ok", dtype or natural, sizes, self.resolve(device or home), False)

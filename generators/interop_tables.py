@@ -114,27 +114,32 @@ def asarray_tables(spec, Table) -> list:
     t = Table("Asarray", "AsarrayRow")
     default_float = spec.initial_default
 
-    def add(row_id, kind, src_dtype, sizes, byte_strides, values, nbytes, dtype, device, copy, default, text, source,
-            inferred=None):
-        if kind == "buffer":  # the bytes grouped by the dtype read
-            sizes = (nbytes // spec.by_name[dtype or default].itemsize,)
-        got = m.asarray_outcome(kind, inferred or src_dtype, tuple(sizes), dtype, device, copy, default, "cpu")
-        call = (f"asarray({text}" + (f", dtype={dtype}" if dtype else "") + (f", device={device}" if device else "") +
-                f", copy={COPY_TEXT[copy]})")
-        if got[0] == "error":
-            err, rule = got[1], got[2]
-            expect, res, dt_out, sizes_out, dev_out, shares = error_cxx(err), f"{err['kind']}: {err['message']}", \
-                src_dtype or default, (), "", False
+    def row(row_id, source, text, kind, src_dtype, sizes, byte_strides, values, nbytes, dtype, device, copy, default,
+            err=None, outcome=None):
+        """One AsarrayRow: `err` ({kind, message}) or `outcome` (dtype, sizes, device, shares)."""
+        if err:
+            res, expect = f"{err['kind']}: {err['message']}", error_cxx(err)
+            dt_out, sizes_out, dev_out, shares = src_dtype or default, (), "", False
         else:
-            _, dt_out, sizes_out, dev_out, shares = got
-            expect = no_error()
-            res = f"{dt_out} {list(sizes_out)} on {dev_out}, " + ("shares memory" if shares else "a copy")
-        t.add(row_id, source.clause, source.basis, f"{call} -> {res}",
+            dt_out, sizes_out, dev_out, shares = outcome
+            res, expect = f"{dt_out} {list(sizes_out)} on {dev_out}, " + ("shares memory" if shares else "a copy"), no_error()
+        t.add(row_id, source.clause, source.basis, f"{text} -> {res}",
               [f"SourceKind::{SOURCE_CXX[kind]}", dt(spec, src_dtype or default), dims(sizes), dims(byte_strides),
                ec.cstr(values), str(m.dl_dtype_codes[src_dtype][1] if kind == "dlpack" else 0), str(nbytes),
                ec.cbool(dtype is not None), dt(spec, dtype or default),
                ec.cstr(device or ""), COPY_CXX[copy], dt(spec, default), expect, dt(spec, dt_out), dims(sizes_out),
                ec.cstr(dev_out), ec.cbool(shares)])
+
+    def add(row_id, kind, src_dtype, sizes, byte_strides, values, nbytes, dtype, device, copy, default, text, source,
+            inferred=None):
+        """A row whose answer the asarray rules decide."""
+        if kind == "buffer":  # the bytes grouped by the dtype read
+            sizes = (nbytes // spec.by_name[dtype or default].itemsize,)
+        got = m.asarray_outcome(kind, inferred or src_dtype, tuple(sizes), dtype, device, copy, default, "cpu")
+        call = (f"asarray({text}" + (f", dtype={dtype}" if dtype else "") + (f", device={device}" if device else "") +
+                f", copy={COPY_TEXT[copy]})")
+        row(row_id, source, call, kind, src_dtype, sizes, byte_strides, values, nbytes, dtype, device, copy, default,
+            err=got[1] if got[0] == "error" else None, outcome=got[1:] if got[0] == "ok" else None)
 
     def alternating(n: int) -> str:
         return py_literal([k % 2 for k in range(n)])
@@ -199,11 +204,8 @@ def asarray_tables(spec, Table) -> list:
             _, expected, dim, got = sizes
             e = m.ragged_error
             msg = fill(e["message"], {"expected": expected, "dim": dim, "got": got})
-            t.add(ex["id"], inf["source"].clause, inf["source"].basis, f"{call} -> {e['kind']}: {msg}",
-                  [f"SourceKind::k{kind.capitalize()}", dt(spec, ex["default"]), dims([]), dims([]),
-                   ec.cstr(ex["literal"]), "0", "0", "false", dt(spec, ex["default"]), '""', "-1", dt(spec, ex["default"]),
-                   f"{{true, ErrorKind::k{e['kind']}, {ec.cstr(msg)}}}", dt(spec, ex["default"]), dims([]), '""',
-                   "false"])
+            row(ex["id"], inf["source"], call, kind, None, (), [], ex["literal"], 0, None, None, None, ex["default"],
+                err={"kind": e["kind"], "message": msg})
             continue
         inferred = m.infer_dtype(value, ex["default"])
         add(ex["id"], kind, None, sizes, [], ex["literal"], 0, None, None, None, ex["default"], ex["literal"],
@@ -220,10 +222,8 @@ def asarray_tables(spec, Table) -> list:
             if length == 0 or length % item:
                 e = b["empty_error"] if length == 0 else b["length_error"]
                 msg = fill(e["message"], {"bytes": length, "itemsize": item})
-                t.add(row_id, b["source"].clause, b["source"].basis, f"{call} -> {e['kind']}: {msg}",
-                      ["SourceKind::kBuffer", dt(spec, dtype), dims([]), dims([]), '""', "0", str(length),
-                       ec.cbool(d is not None), dt(spec, dtype), '""', "-1", dt(spec, default_float),
-                       f"{{true, ErrorKind::k{e['kind']}, {ec.cstr(msg)}}}", dt(spec, dtype), dims([]), '""', "false"])
+                row(row_id, b["source"], call, "buffer", dtype, (), [], "", length, d, None, None, default_float,
+                    err={"kind": e["kind"], "message": msg})
                 continue
             add(row_id, "buffer", None, (length // item,), [], "", length, d, None, None, default_float,
                 f"bytearray({length})", b["source"])
@@ -240,10 +240,8 @@ def asarray_tables(spec, Table) -> list:
         err = a["negative_error"] if bad is not None else (
             a["stride_error"] if any(s % item for s in ex["byte_strides"]) else None)
         if err:
-            t.add(ex["id"], a["source"].clause, a["source"].basis, f"{call} -> {err['kind']}: {err['message']}",
-                  ["SourceKind::kArray", dt(spec, ex["dtype"]), dims(ex["sizes"]), dims(ex["byte_strides"]),
-                   ec.cstr(alternating(n)), "0", "0", "false", dt(spec, ex["dtype"]), '""', "-1", dt(spec, default_float),
-                   error_cxx(err), dt(spec, ex["dtype"]), dims([]), '""', "false"])
+            row(ex["id"], a["source"], call, "array", ex["dtype"], ex["sizes"], ex["byte_strides"], alternating(n), 0,
+                None, None, None, default_float, err=err)
             continue
         add(ex["id"], "array", ex["dtype"], ex["sizes"], ex["byte_strides"], alternating(n), 0, None, None, None,
             default_float, f"array({ex['dtype']}, byte strides {list(ex['byte_strides'])})", a["source"])
