@@ -4,6 +4,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "reference/device_backend.h"
 #include "reference/promotion.h"
 #include "reference/strided.h"
 
@@ -154,14 +155,48 @@ void CheckOverlap(const Tensor& out, const std::vector<const Operand*>& inputs) 
   }
 }
 
+// ---------------------------------------------------------------- devices
+bool IsCpuScalarTensor(const Tensor& t) { return t.dim() == 0 && t.device().is_cpu(); }
+
+// TensorIterator's device rule (compute_types): the common device is the first operand's,
+// outputs first, that is not on the cpu; every other tensor must be on it, except an input
+// that is a zero-dim cpu tensor (a kernel on another device takes it as a scalar). Python
+// scalars have no device.
+Device CommonDevice(const Tensor* out, const std::vector<const Operand*>& inputs) {
+  std::vector<std::pair<const Tensor*, bool>> tensors;  // (tensor, is_output)
+  if (out) tensors.push_back({out, true});
+  for (const Operand* o : inputs)
+    if (const Tensor* t = std::get_if<Tensor>(o)) tensors.push_back({t, false});
+  Device common = Device::Cpu();
+  for (const auto& [t, is_output] : tensors) {
+    if (!t->device().is_cpu()) {
+      common = t->device();
+      break;
+    }
+  }
+  for (const auto& [t, is_output] : tensors) {
+    if (t->device() == common || (!common.is_cpu() && !is_output && IsCpuScalarTensor(*t))) continue;
+    throw RuntimeError("Expected all tensors to be on the same device, but found at least two devices, " +
+                       common.str() + " and " + t->device().str() + "!");
+  }
+  return common;
+}
+
 // ---------------------------------------------------------------- computing
 // A scalar operand, converted to the result dtype, as a loop operand of stride 0.
 struct ScalarSlot {
   alignas(16) std::byte bytes[16];
 };
 
-LoopOperand LoopInput(const Operand& o, ScalarType common, const std::vector<std::int64_t>& shape, ScalarSlot& slot) {
+// An input as the loop reads it. A Python scalar becomes a host value of the result dtype;
+// a zero-dim cpu tensor feeding a loop on another device becomes a host value of its dtype.
+LoopOperand LoopInput(const Operand& o, ScalarType common, const std::vector<std::int64_t>& shape, ScalarSlot& slot,
+                      const Device& device) {
+  const std::vector<std::int64_t> zeros(shape.size(), 0);
   if (const Tensor* t = std::get_if<Tensor>(&o)) {
+    if (!device.is_cpu() && IsCpuScalarTensor(*t)) {
+      return LoopOperand{t->ElementPtr(t->storage_offset()), zeros, t->dtype(), true};
+    }
     std::vector<std::int64_t> strides = BroadcastStrides(t->sizes(), t->strides(), shape);
     for (std::int64_t& s : strides) s *= Info(t->dtype()).itemsize;
     return LoopOperand{t->numel() ? t->ElementPtr(t->storage_offset()) : nullptr, strides, t->dtype()};
@@ -170,17 +205,20 @@ LoopOperand LoopInput(const Operand& o, ScalarType common, const std::vector<std
     using T = typename decltype(tag)::type;
     *reinterpret_cast<T*>(slot.bytes) = std::get<Scalar>(o).To<T>();
   });
-  return LoopOperand{slot.bytes, std::vector<std::int64_t>(shape.size(), 0), common};
+  return LoopOperand{slot.bytes, zeros, common, true};
 }
 
 void Run(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha, ScalarType common, Tensor& out) {
   if (out.numel() == 0) return;
   const std::vector<std::int64_t>& shape = out.sizes();
+  const Device& device = out.device();
   ScalarSlot sa, sb;
   std::vector<std::int64_t> out_strides = out.strides();
   for (std::int64_t& s : out_strides) s *= Info(out.dtype()).itemsize;
   const LoopOperand lo{out.ElementPtr(out.storage_offset()), out_strides, out.dtype()};
-  RunBinary(op, common, alpha, shape, lo, LoopInput(a, common, shape, sa), LoopInput(b, common, shape, sb));
+  const LoopOperand la = LoopInput(a, common, shape, sa, device), lb = LoopInput(b, common, shape, sb, device);
+  if (device.is_cpu()) return RunBinary(op, common, alpha, shape, lo, la, lb);
+  BackendFor(device).Binary(op, common, alpha, shape, lo, la, lb, static_cast<int>(device.index));
 }
 
 }  // namespace
@@ -200,16 +238,17 @@ ScalarType ResultType(const Operand& a, const Operand& b) {
 
 
 std::vector<std::int64_t> OutputStrides(const std::vector<std::int64_t>& shape, ScalarType common,
-                                        const std::vector<const Operand*>& inputs) {
+                                        const std::vector<const Operand*>& inputs, const Device& device) {
   // Step 1: on the CPU an input of another dtype takes part as its copy to(common), which
-  // keeps dense strides and otherwise infers dense ones (preserve_format).
+  // keeps dense strides and otherwise infers dense ones (preserve_format). Other devices
+  // cast while loading: every input takes part as it is.
   struct Geometry {
     std::vector<std::int64_t> sizes, strides;
   };
   std::vector<Geometry> ops;
   for (const Operand* o : inputs) {
     if (const Tensor* t = std::get_if<Tensor>(o)) {
-      ops.push_back({t->sizes(), t->dtype() == common ? t->strides() : PreserveStrides(*t)});
+      ops.push_back({t->sizes(), t->dtype() == common || !device.is_cpu() ? t->strides() : PreserveStrides(*t)});
     } else {
       ops.push_back({{}, {}});  // a Python scalar is a zero-dim operand
     }
@@ -262,9 +301,11 @@ std::vector<std::int64_t> OutputStrides(const std::vector<std::int64_t>& shape, 
 Tensor Binary(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha) {
   CheckSub(op, a, b);
   const std::vector<std::int64_t> shape = BroadcastShapes(ShapeOf(a), ShapeOf(b));
+  const Device device = CommonDevice(nullptr, {&a, &b});
   const ScalarType common = CommonDType(op, a, b);
   CheckAlpha(common, alpha);
-  Tensor out = Tensor::EmptyStrided(shape, OutputStrides(shape, common, {&a, &b}), common, Storage::Init::kUninitialized);
+  Tensor out = Tensor::EmptyStrided(shape, OutputStrides(shape, common, {&a, &b}, device), common,
+                                    Storage::Init::kUninitialized, device);
   Run(op, a, b, alpha, common, out);
   return out;
 }
@@ -273,12 +314,13 @@ void BinaryOut(BinaryOp op, const Operand& a, const Operand& b, const Scalar& al
   CheckSub(op, a, b);
   CheckOverlap(out, {&a, &b});
   const std::vector<std::int64_t> shape = BroadcastShapes(ShapeOf(a), ShapeOf(b));
+  const Device device = CommonDevice(&out, {&a, &b});
   const ScalarType common = CommonDType(op, a, b);
   CheckOutputCast(common, out);
   CheckAlpha(common, alpha);
   // PyTorch resizes an out= of another shape (warning when it had elements) and lays it
   // out as a new result.
-  if (out.sizes() != shape) out.Restride(shape, OutputStrides(shape, common, {&a, &b}));
+  if (out.sizes() != shape) out.Restride(shape, OutputStrides(shape, common, {&a, &b}, device));
   Run(op, a, b, alpha, common, out);
 }
 
@@ -291,6 +333,7 @@ void BinaryInplace(BinaryOp op, Tensor& self, const Operand& other, const Scalar
     throw RuntimeError("output with shape " + ShapeString(self.sizes()) + " doesn't match the broadcast shape " +
                        ShapeString(shape));
   }
+  CommonDevice(&self, {&other});
   const ScalarType common = CommonDType(op, self_operand, other);
   CheckOutputCast(common, self);
   CheckAlpha(common, alpha);

@@ -10,6 +10,8 @@
 //      bool result into the default dtype; an out= / in-place destination must be a
 //      dtype it can be cast to.
 //   5. alpha must suit the result dtype (alpha_check).
+// (Between 3 and 4, TensorIterator's device rule: one common device; a zero-dim cpu tensor
+// may feed a kernel on another device as a scalar.)
 // Then a new result (or an out= of another shape) gets TensorIterator's layout
 // (OutputStrides) and elementwise.h computes every element.
 #ifndef TCTS_REFERENCE_BINARY_OPS_H_
@@ -30,9 +32,9 @@ using Operand = std::variant<Tensor, Scalar>;
 ScalarType ResultType(const Operand& a, const Operand& b);
 
 // The strides TensorIterator gives a new result of `shape` and dtype `common` computed
-// from `inputs` (spec/arithmetic.toml [output_layout]).
+// from `inputs` on `device` (spec/arithmetic.toml [output_layout]).
 std::vector<std::int64_t> OutputStrides(const std::vector<std::int64_t>& shape, ScalarType common,
-                                        const std::vector<const Operand*>& inputs);
+                                        const std::vector<const Operand*>& inputs, const Device& device);
 
 // op(a, b, alpha): a new tensor of the broadcast shape and the op's result dtype.
 Tensor Binary(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha = Scalar::Int(1));

@@ -6,66 +6,11 @@
 #include <complex>
 #include <type_traits>
 
+#include "reference/arith.h"
+
 namespace tcts::ref {
-namespace {
-
-// ---------------------------------------------------------------- arithmetic per type
-// Integers wrap (computed unsigned), bool add/mul are or/and, complex mul is
-// (ac - bd) + (ad + bc)i and complex div follows c10::complex (Smith's scaling).
-template <class M>
-struct Arith {
-  static_assert(std::is_arithmetic_v<M>, "complex types have their own specialisation");
-  static M Add(M a, M b) {
-    if constexpr (std::is_same_v<M, bool>) return a || b;  // 1 + 1 stored as true
-    else if constexpr (std::is_integral_v<M>) return Wrap(Unsigned(a) + Unsigned(b));
-    else return a + b;
-  }
-  static M Sub(M a, M b) {
-    if constexpr (std::is_integral_v<M>) return Wrap(Unsigned(a) - Unsigned(b));
-    else return a - b;
-  }
-  static M Mul(M a, M b) {
-    if constexpr (std::is_same_v<M, bool>) return a && b;
-    else if constexpr (std::is_integral_v<M>) return Wrap(Unsigned(a) * Unsigned(b));
-    else return a * b;
-  }
-  static M Div(M a, M b) { return a / b; }  // floating only: integral div is promoted to float
-
- private:
-  // Two's complement wrapping: do the arithmetic on the unsigned type of the same width.
-  using U = std::make_unsigned_t<std::conditional_t<std::is_integral_v<M> && !std::is_same_v<M, bool>, M, int>>;
-  static U Unsigned(M v) { return static_cast<U>(v); }
-  static M Wrap(U v) { return static_cast<M>(v); }
-};
-
-template <class V>
-struct Arith<std::complex<V>> {
-  using C = std::complex<V>;
-  static C Add(C a, C b) { return C(a.real() + b.real(), a.imag() + b.imag()); }
-  static C Sub(C a, C b) { return C(a.real() - b.real(), a.imag() - b.imag()); }
-  static C Mul(C a, C b) {
-    return C(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
-  }
-  // c10::complex operator/= (numpy's algorithm): scale by the larger divisor component.
-  static C Div(C x, C y) {
-    const V a = x.real(), b = x.imag(), c = y.real(), d = y.imag();
-    const V abs_c = std::abs(c), abs_d = std::abs(d);
-    if (abs_c >= abs_d) {
-      if (abs_c == V(0) && abs_d == V(0)) return C(a / abs_c, b / abs_d);
-      const V rat = d / c, scl = V(1) / (c + d * rat);
-      return C((a + b * rat) * scl, (b - a * rat) * scl);
-    }
-    const V rat = c / d, scl = V(1) / (d + c * rat);
-    return C((a * rat + b) * scl, (b * rat - a) * scl);
-  }
-};
 
 // ---------------------------------------------------------------- the plan
-struct Plan {
-  std::vector<std::int64_t> sizes;                  // outermost first
-  std::vector<std::array<std::int64_t, 3>> strides;  // per dimension: out, a, b (bytes)
-};
-
 Plan MakePlan(const std::vector<std::int64_t>& shape, const std::array<const LoopOperand*, 3>& ops) {
   std::vector<std::size_t> dims;
   for (std::size_t d = 0; d < shape.size(); ++d)
@@ -97,6 +42,10 @@ Plan MakePlan(const std::vector<std::int64_t>& shape, const std::array<const Loo
   return p;
 }
 
+bool IsScaled(const Scalar& alpha) { return !(alpha.kind == Scalar::Kind::kInt && alpha.i == 1); }
+
+namespace {
+
 // Calls run(out, a, b, n, stride_out, stride_a, stride_b) for every innermost run.
 template <class Run>
 void ForEachRun(const Plan& p, std::byte* o, const std::byte* a, const std::byte* b, Run&& run) {
@@ -121,19 +70,18 @@ void ForEachRun(const Plan& p, std::byte* o, const std::byte* a, const std::byte
 }
 
 // ---------------------------------------------------------------- the op as a functor
-// Calls body(f) with f(x, y) = the op in compute type M; alpha (already in M) scales y
-// for add/sub when it is not 1, and sub with alpha is add with -alpha, as PyTorch does.
+// Calls body(f) with f(x, y) = the op in compute type M (arith.h Apply), one lambda per op
+// so that each loop is compiled, and vectorised, for a fixed op.
 template <class M, class Body>
-void WithOp(BinaryOp op, bool has_alpha, M alpha, Body&& body) {
-  using A = Arith<M>;
-  if (has_alpha && (op == BinaryOp::kAdd || op == BinaryOp::kSub)) {
-    return body([alpha](M x, M y) { return A::Add(x, A::Mul(alpha, y)); });
+void WithOp(BinaryOp op, bool scaled, M alpha, Body&& body) {
+  if (scaled && (op == BinaryOp::kAdd || op == BinaryOp::kSub)) {
+    return body([alpha](M x, M y) { return Apply(BinaryOp::kAdd, true, alpha, x, y); });
   }
   switch (op) {
-    case BinaryOp::kAdd: return body([](M x, M y) { return A::Add(x, y); });
-    case BinaryOp::kSub: return body([](M x, M y) { return A::Sub(x, y); });
-    case BinaryOp::kMul: return body([](M x, M y) { return A::Mul(x, y); });
-    case BinaryOp::kDiv: return body([](M x, M y) { return A::Div(x, y); });
+    case BinaryOp::kAdd: return body([](M x, M y) { return Apply(BinaryOp::kAdd, false, M(), x, y); });
+    case BinaryOp::kSub: return body([](M x, M y) { return Apply(BinaryOp::kSub, false, M(), x, y); });
+    case BinaryOp::kMul: return body([](M x, M y) { return Apply(BinaryOp::kMul, false, M(), x, y); });
+    case BinaryOp::kDiv: return body([](M x, M y) { return Apply(BinaryOp::kDiv, false, M(), x, y); });
   }
 }
 
@@ -219,18 +167,12 @@ void BufferedRun(ScalarType common, const LoopOperand& out, const LoopOperand& a
 void RunBinary(BinaryOp op, ScalarType common, const Scalar& alpha, const std::vector<std::int64_t>& shape,
                const LoopOperand& out, const LoopOperand& a, const LoopOperand& b) {
   const Plan plan = MakePlan(shape, {&out, &a, &b});
-  const bool has_alpha = !(alpha.kind == Scalar::Kind::kInt && alpha.i == 1);
   Dispatch(common, [&](auto tag) {
     using C = typename decltype(tag)::type;  // the result dtype's storage type
     using M = typename OpMath<C>::type;      // what it computes in
-    // alpha (add/sub only): sub(a, b, alpha) is add(a, b, -alpha); an integral or bool
-    // result takes alpha as C (wrapping), a floating or complex one at opmath precision.
-    const Scalar scaled = op == BinaryOp::kSub ? alpha.Negated() : alpha;
-    M scale;
-    if constexpr (IsComplexT<M>::value || std::is_floating_point_v<M>) scale = scaled.To<M>();
-    else scale = Convert<M>(scaled.To<C>());
+    const M scale = ScaleFor<C>(op, alpha);
     const bool typed = std::is_same_v<C, M> && a.dtype == common && b.dtype == common && out.dtype == common;
-    WithOp<M>(op, has_alpha, scale, [&](auto f) {
+    WithOp<M>(op, IsScaled(alpha), scale, [&](auto f) {
       ForEachRun(plan, out.data, a.data, b.data,
                  [&](std::byte* o, const std::byte* pa, const std::byte* pb, std::int64_t n, std::int64_t so,
                      std::int64_t sa, std::int64_t sb) {

@@ -13,22 +13,47 @@
 #ifndef TCTS_REFERENCE_ELEMENTWISE_H_
 #define TCTS_REFERENCE_ELEMENTWISE_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
+#include "reference/arith.h"
 #include "reference/tensor.h"
 
 namespace tcts::ref {
-
-enum class BinaryOp { kAdd, kSub, kMul, kDiv };
 
 // One operand as the loop reads or writes it.
 struct LoopOperand {
   std::byte* data;                    // element [0, ..., 0]
   std::vector<std::int64_t> strides;  // in bytes, one per dimension of the loop shape (0: broadcast)
   ScalarType dtype;
+  // `data` is one value in host memory (every stride 0): a Python scalar or a zero-dim cpu
+  // tensor. A device loop takes it by value; the CPU loop reads it where it is.
+  bool host_value = false;
 };
+
+// The loop's geometry: size-1 dimensions dropped, the rest ordered by the operands'
+// strides (outermost first: out's, then a's, then b's decide), adjacent dimensions that
+// are contiguous for every operand merged. The device backend walks the same plan.
+struct Plan {
+  std::vector<std::int64_t> sizes;                  // outermost first
+  std::vector<std::array<std::int64_t, 3>> strides;  // per dimension: out, a, b (bytes)
+};
+Plan MakePlan(const std::vector<std::int64_t>& shape, const std::array<const LoopOperand*, 3>& ops);
+
+// alpha != 1: add/sub compute x + alpha*y instead of x +/- y.
+bool IsScaled(const Scalar& alpha);
+// alpha as the loop multiplies with it, in compute type M = OpMath of result type C: sub(a, b,
+// alpha) is add(a, b, -alpha); an integral or bool result takes alpha as C (wrapping), a
+// floating or complex one at opmath precision.
+template <class C, class M = typename OpMath<C>::type>
+M ScaleFor(BinaryOp op, const Scalar& alpha) {
+  const Scalar scaled = op == BinaryOp::kSub ? alpha.Negated() : alpha;
+  if constexpr (IsComplexT<M>::value || std::is_floating_point_v<M>) return scaled.To<M>();
+  else return Convert<M>(scaled.To<C>());
+}
 
 // out = op(a, b) (add/sub: a + alpha*b, a - alpha*b) for every index of `shape`. Inputs
 // are converted to `common`, computed in OpMath of it, rounded to `common` once and

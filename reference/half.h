@@ -9,27 +9,37 @@
 #ifndef TCTS_REFERENCE_HALF_H_
 #define TCTS_REFERENCE_HALF_H_
 
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 
+#include "reference/hd.h"
+
 namespace tcts::ref {
 
+// Everything here is TCTS_HD: the cuda/ kernels convert with these very functions.
 namespace detail {
-inline std::uint32_t FloatBits(float f) {
+TCTS_HD inline std::uint32_t FloatBits(float f) {
+#ifdef __CUDA_ARCH__
+  return __float_as_uint(f);
+#else
   std::uint32_t u;
   std::memcpy(&u, &f, sizeof u);
   return u;
+#endif
 }
-inline float BitsFloat(std::uint32_t u) {
+TCTS_HD inline float BitsFloat(std::uint32_t u) {
+#ifdef __CUDA_ARCH__
+  return __uint_as_float(u);
+#else
   float f;
   std::memcpy(&f, &u, sizeof f);
   return f;
+#endif
 }
 }  // namespace detail
 
 // float -> binary16 bits, round to nearest even.
-inline std::uint16_t FloatToHalfBits(float f) {
+TCTS_HD inline std::uint16_t FloatToHalfBits(float f) {
   const std::uint32_t x = detail::FloatBits(f);
   const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
   std::uint32_t abs = x & 0x7fffffffu;
@@ -51,12 +61,12 @@ inline std::uint16_t FloatToHalfBits(float f) {
   return sign | static_cast<std::uint16_t>(abs >> 13);
 }
 
-inline float HalfBitsToFloat(std::uint16_t h) {
+TCTS_HD inline float HalfBitsToFloat(std::uint16_t h) {
   const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
   const std::uint32_t exp = (h >> 10) & 0x1fu;
   const std::uint32_t mant = h & 0x3ffu;
   if (exp == 0) {  // zero or subnormal: mant * 2^-24
-    const float v = std::ldexp(static_cast<float>(mant), -24);
+    const float v = static_cast<float>(mant) * 5.9604644775390625e-8f;  // exact: 2^-24
     return sign ? -v : v;
   }
   if (exp == 31) return detail::BitsFloat(sign | 0x7f800000u | (mant << 13));
@@ -64,27 +74,27 @@ inline float HalfBitsToFloat(std::uint16_t h) {
 }
 
 // float -> bfloat16 bits: keep the top 16 bits, round the dropped 16 to even.
-inline std::uint16_t FloatToBFloat16Bits(float f) {
+TCTS_HD inline std::uint16_t FloatToBFloat16Bits(float f) {
   const std::uint32_t x = detail::FloatBits(f);
-  if (std::isnan(f)) return static_cast<std::uint16_t>(((x >> 16) & 0x8000u) | 0x7fc0u);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>(((x >> 16) & 0x8000u) | 0x7fc0u);
   const std::uint32_t odd = (x >> 16) & 1u;
   return static_cast<std::uint16_t>((x + 0x7fffu + odd) >> 16);
 }
 
-inline float BFloat16BitsToFloat(std::uint16_t b) { return detail::BitsFloat(static_cast<std::uint32_t>(b) << 16); }
+TCTS_HD inline float BFloat16BitsToFloat(std::uint16_t b) { return detail::BitsFloat(static_cast<std::uint32_t>(b) << 16); }
 
 struct Half {
   std::uint16_t bits = 0;
   Half() = default;
-  explicit Half(float f) : bits(FloatToHalfBits(f)) {}
-  explicit operator float() const { return HalfBitsToFloat(bits); }
+  TCTS_HD explicit Half(float f) : bits(FloatToHalfBits(f)) {}
+  TCTS_HD explicit operator float() const { return HalfBitsToFloat(bits); }
 };
 
 struct BFloat16 {
   std::uint16_t bits = 0;
   BFloat16() = default;
-  explicit BFloat16(float f) : bits(FloatToBFloat16Bits(f)) {}
-  explicit operator float() const { return BFloat16BitsToFloat(bits); }
+  TCTS_HD explicit BFloat16(float f) : bits(FloatToBFloat16Bits(f)) {}
+  TCTS_HD explicit operator float() const { return BFloat16BitsToFloat(bits); }
 };
 
 // complex32: two float16 (PyTorch's c10::complex<c10::Half>).

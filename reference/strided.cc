@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "reference/device_backend.h"
+
 namespace tcts::ref {
 
 const char* MemoryFormatName(MemoryFormat format) {
@@ -364,11 +366,42 @@ std::vector<std::int64_t> PreserveStrides(const Tensor& t) {
   return IsDense(t) ? t.strides() : InferDenseStrides(t.sizes(), t.strides());
 }
 
+namespace {
+// t as an element loop operand over its own shape (byte strides).
+LoopOperand AsLoopOperand(const Tensor& t) {
+  std::vector<std::int64_t> strides = t.strides();
+  for (std::int64_t& s : strides) s *= Info(t.dtype()).itemsize;
+  return LoopOperand{t.ElementPtr(t.storage_offset()), strides, t.dtype()};
+}
+
+// A contiguous tensor of t's dtype on `device` holding t's elements, moved between devices
+// as raw bytes (t on the cpu or on a backend device).
+Tensor Transfer(const Tensor& t, const Device& device) {
+  const Tensor dense = IsContiguous(t, MemoryFormat::kContiguous) ? t : Clone(t, MemoryFormat::kContiguous);
+  Tensor out = Tensor::Empty(t.sizes(), t.dtype(), device);
+  const std::size_t nbytes = static_cast<std::size_t>(t.numel()) * Info(t.dtype()).itemsize;
+  const std::size_t from = static_cast<std::size_t>(dense.storage_offset()) * Info(t.dtype()).itemsize;
+  std::vector<std::byte> staged(nbytes);
+  dense.storage()->ReadBytes(from, staged.data(), nbytes);
+  out.storage()->WriteBytes(0, staged.data(), nbytes);
+  return out;
+}
+}  // namespace
+
 void CopyInto(const Tensor& dst, const Tensor& src) {
   if (dst.sizes() != src.sizes()) {
     throw InternalError("CopyInto: sizes " + ShapeString(dst.sizes()) + " vs " + ShapeString(src.sizes()));
   }
   if (dst.device().is_meta()) return;  // a meta tensor has no data to write
+  if (dst.numel() == 0) return;
+  if (src.device() != dst.device()) {
+    // Across devices: the elements travel as raw bytes, then cast on the destination.
+    return CopyInto(dst, Transfer(src, dst.device()));
+  }
+  if (!dst.device().is_cpu()) {
+    return BackendFor(dst.device())
+        .Copy(dst.sizes(), AsLoopOperand(dst), AsLoopOperand(src), static_cast<int>(dst.device().index));
+  }
   ForEachIndex(src.sizes(), [&](const std::vector<std::int64_t>& index) {
     dst.Write(dst.Offset(index), src.Read(src.Offset(index)));
   });

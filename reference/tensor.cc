@@ -1,14 +1,19 @@
 #include "reference/tensor.h"
 
+#include <cstring>
 #include <sstream>
+
+#include "reference/device_backend.h"
 
 namespace tcts::ref {
 
 Storage::Storage(std::size_t nbytes, Init init, Device device) : nbytes_(nbytes), device_(std::move(device)) {
   if (device_.is_meta()) return;
   if (!device_.is_cpu()) {
-    throw RuntimeError("the reference cannot allocate on device '" + device_.str() +
-                       "' (it has cpu and meta storage; cuda needs the cuda/ backend)");
+    device_ = ResolveDevice(&device_);  // an index-less cuda is the current device
+    backend_ = &BackendFor(device_);
+    data_ = backend_->Allocate(nbytes, init == Init::kZero, static_cast<int>(device_.index));
+    return;
   }
   owned_.reset(init == Init::kZero ? new std::byte[nbytes]() : new std::byte[nbytes]);
   data_ = owned_.get();
@@ -27,6 +32,7 @@ std::shared_ptr<Storage> Storage::Borrow(std::byte* data, std::size_t nbytes, De
 
 Storage::~Storage() {
   if (release_) release_();
+  if (backend_ && data_) backend_->Free(data_, static_cast<int>(device_.index));
 }
 
 std::byte* Storage::data() const {
@@ -36,6 +42,26 @@ std::byte* Storage::data() const {
   return data_;
 }
 
+void Storage::ReadBytes(std::size_t offset, void* dst, std::size_t n) const {
+  if (offset + n > nbytes_) throw InternalError("ReadBytes past the end of a storage of " + std::to_string(nbytes_) + " bytes");
+  if (n == 0) return;
+  if (backend_) {
+    backend_->Memcpy(dst, data() + offset, n, DeviceBackend::Direction::kDeviceToHost, static_cast<int>(device_.index));
+  } else {
+    std::memcpy(dst, data() + offset, n);
+  }
+}
+
+void Storage::WriteBytes(std::size_t offset, const void* src, std::size_t n) const {
+  if (offset + n > nbytes_) throw InternalError("WriteBytes past the end of a storage of " + std::to_string(nbytes_) + " bytes");
+  if (n == 0) return;
+  if (backend_) {
+    backend_->Memcpy(data() + offset, src, n, DeviceBackend::Direction::kHostToDevice, static_cast<int>(device_.index));
+  } else {
+    std::memcpy(data() + offset, src, n);
+  }
+}
+
 void Storage::EnsureSize(std::size_t nbytes) {
   if (nbytes <= nbytes_) return;
   if (borrowed_) {
@@ -43,6 +69,15 @@ void Storage::EnsureSize(std::size_t nbytes) {
                        " bytes it does not own; " + std::to_string(nbytes) + " needed)");
   }
   if (device_.is_meta()) {
+    nbytes_ = nbytes;
+    return;
+  }
+  if (backend_) {
+    const int index = static_cast<int>(device_.index);
+    std::byte* grown = backend_->Allocate(nbytes, true, index);
+    if (nbytes_) backend_->Memcpy(grown, data_, nbytes_, DeviceBackend::Direction::kDeviceToDevice, index);
+    backend_->Free(data_, index);
+    data_ = grown;
     nbytes_ = nbytes;
     return;
   }
@@ -185,10 +220,11 @@ std::int64_t Tensor::Offset(const std::vector<std::int64_t>& index) const {
 }
 
 void Tensor::Write(std::int64_t offset, const Scalar& value) const {
-  std::byte* p = ElementPtr(offset);
+  ElementPtr(offset);  // bounds
   Dispatch(dtype_, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    *reinterpret_cast<T*>(p) = value.To<T>();
+    const T v = value.To<T>();
+    storage_->WriteBytes(static_cast<std::size_t>(offset) * sizeof(T), &v, sizeof(T));
   });
 }
 
@@ -218,10 +254,11 @@ std::byte* Tensor::ElementPtr(std::int64_t offset) const {
 }
 
 Scalar Tensor::Read(std::int64_t offset) const {
-  const std::byte* p = ElementPtr(offset);
+  ElementPtr(offset);  // bounds
   return Dispatch(dtype_, [&](auto tag) -> Scalar {
     using T = typename decltype(tag)::type;
-    const T v = *reinterpret_cast<const T*>(p);
+    T v;
+    storage_->ReadBytes(static_cast<std::size_t>(offset) * sizeof(T), &v, sizeof(T));
     switch (CategoryOf(dtype_)) {
       case Category::kBool: return Scalar::Bool(Convert<bool>(v));
       case Category::kIntegral: return Scalar::Int(Convert<std::int64_t>(v));
@@ -232,7 +269,15 @@ Scalar Tensor::Read(std::int64_t offset) const {
   });
 }
 
+Tensor Tensor::OnHost() const {
+  if (device().is_cpu()) return *this;
+  auto host = std::make_shared<Storage>(storage_->nbytes(), Storage::Init::kUninitialized);
+  storage_->ReadBytes(0, host->data(), storage_->nbytes());
+  return Tensor(std::move(host), sizes_, strides_, storage_offset_, dtype_);
+}
+
 std::vector<Scalar> Tensor::ToScalars() const {
+  if (!device().is_cpu() && !device().is_meta()) return OnHost().ToScalars();
   std::vector<Scalar> out;
   out.reserve(static_cast<std::size_t>(numel()));
   ForEachIndex(sizes_, [&](const std::vector<std::int64_t>& index) { out.push_back(Read(Offset(index))); });

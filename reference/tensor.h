@@ -20,9 +20,13 @@
 
 namespace tcts::ref {
 
+class DeviceBackend;
+
 // Bytes on a device. A cpu storage owns its allocation or borrows memory someone else owns
 // (a buffer, an array, a DLPack producer), releasing it once when the storage dies. A meta
-// storage has a size and no data: reading or writing it is an error.
+// storage has a size and no data: reading or writing it is an error. A storage on another
+// device (cuda) holds memory of that device's backend (device_backend.h): its data() is a
+// device address, which host code never dereferences — it goes through ReadBytes/WriteBytes.
 class Storage {
  public:
   // kUninitialized is for results every byte of which is written before anyone reads it
@@ -36,11 +40,14 @@ class Storage {
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
-  // The bytes; RuntimeError for a storage without data (meta).
+  // The bytes (a device address off the cpu); RuntimeError for a storage without data (meta).
   std::byte* data() const;
   std::byte* data_or_null() const { return data_; }
   std::size_t nbytes() const { return nbytes_; }
   const Device& device() const { return device_; }
+  // Copies bytes [offset, offset + n) out of / into the storage, wherever it lives.
+  void ReadBytes(std::size_t offset, void* dst, std::size_t n) const;
+  void WriteBytes(std::size_t offset, const void* src, std::size_t n) const;
   // Grows (never shrinks) the allocation; existing bytes are kept, new ones zeroed. A
   // borrowed storage cannot grow (RuntimeError).
   void EnsureSize(std::size_t nbytes);
@@ -53,6 +60,7 @@ class Storage {
   Device device_ = Device::Cpu();
   std::function<void()> release_;
   bool borrowed_ = false;
+  DeviceBackend* backend_ = nullptr;  // owner of data_ when it is device memory
 };
 
 // A number outside any tensor: a Python scalar's four kinds.
@@ -140,6 +148,9 @@ class Tensor {
                    std::int64_t storage_offset) const;
   // All elements in row-major order of the logical shape.
   std::vector<Scalar> ToScalars() const;
+  // This tensor's geometry over a cpu copy of its storage (itself when on the cpu): how host
+  // code reads a device tensor's elements in one transfer.
+  Tensor OnHost() const;
 
   // out=-style resize: a new shape gets contiguous strides; the storage grows if needed.
   void Resize(const std::vector<std::int64_t>& sizes);
