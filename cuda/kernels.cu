@@ -1,4 +1,6 @@
-// Device memory, copies and the first elementwise kernels of the reference's cuda backend.
+// Device memory, copies and the element kernels of the reference's cuda backend. Each kernel
+// is a loop over element_ops.h bodies (tested on the CPU against the reference); compiled
+// with --fmad=false so products and sums round as the CPU reference's do.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -16,51 +18,44 @@ void Check(cudaError_t e, const std::string& call) {
   }
 }
 
+void Use(int device) { Check(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")"); }
+
 // After a kernel launch: launch errors, then errors the kernel raised.
 void CheckLaunch(const char* kernel) {
   Check(cudaGetLastError(), std::string("launching ") + kernel);
   Check(cudaDeviceSynchronize(), std::string("running ") + kernel);
 }
 
-template <class To, class From>
-__device__ To Cast(From v) {
-  if constexpr (std::is_same_v<To, bool>) {
-    return v != From(0);
-  } else {
-    return static_cast<To>(v);
-  }
-}
-
-// Calls f(T{}) with T the C++ type of `type`.
-template <class F>
-__host__ void Dispatch(Elem type, F&& f) {
-  switch (type) {
-    case Elem::kBool: return f(bool{});
-    case Elem::kUint8: return f(std::uint8_t{});
-    case Elem::kInt8: return f(std::int8_t{});
-    case Elem::kInt16: return f(std::int16_t{});
-    case Elem::kInt32: return f(std::int32_t{});
-    case Elem::kInt64: return f(std::int64_t{});
-    case Elem::kFloat32: return f(float{});
-    case Elem::kFloat64: return f(double{});
-  }
-  throw CudaError("unknown element type");
-}
-
 constexpr int kThreads = 256;
+constexpr int kWork = 4;  // elements per thread: independent loads in flight
 
-unsigned Blocks(std::int64_t n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
-
-template <class T>
-__global__ void FillKernel(T* dst, StridedIndexer g, std::int64_t n, double value) {
-  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) dst[g.Offset(i)] = Cast<T>(value);
+unsigned Blocks(std::int64_t n, std::int64_t per_block) {
+  return static_cast<unsigned>((n + per_block - 1) / per_block);
 }
 
-template <class To, class From>
-__global__ void CopyCastKernel(To* dst, StridedIndexer dg, const From* src, StridedIndexer sg, std::int64_t n) {
-  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) dst[dg.Offset(i)] = Cast<To>(src[sg.Offset(i)]);
+__global__ void CopyKernel(CopyArgs p) {
+  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * kThreads * kWork + threadIdx.x;
+#pragma unroll
+  for (int j = 0; j < kWork; ++j) {
+    const std::int64_t i = base + j * kThreads;
+    if (i < p.numel) CopyElement(p, i);
+  }
+}
+
+template <class C>
+__global__ void BinaryKernel(BinaryArgs p) {
+  const std::int64_t base = static_cast<std::int64_t>(blockIdx.x) * kThreads * kWork + threadIdx.x;
+#pragma unroll
+  for (int j = 0; j < kWork; ++j) {
+    const std::int64_t i = base + j * kThreads;
+    if (i < p.numel) BinaryElement<C>(p, i);
+  }
+}
+
+template <class C>
+__global__ void BinaryVecKernel(BinaryArgs p, std::int64_t chunks) {
+  const std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (k < chunks) BinaryVecChunk<C>(p, k);
 }
 
 }  // namespace
@@ -78,51 +73,93 @@ int DeviceCount(std::string* why) {
 }
 
 void* Malloc(std::size_t bytes, int device) {
-  Check(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")");
+  Use(device);
   void* p = nullptr;
-  Check(cudaMalloc(&p, bytes), "cudaMalloc(" + std::to_string(bytes) + " bytes)");
+  Check(cudaMalloc(&p, bytes), "cudaMalloc(" + std::to_string(bytes) + " bytes) on cuda:" + std::to_string(device));
   return p;
 }
 
-void Free(void* p) noexcept {
+void Free(void* p, int device) noexcept {
+  cudaSetDevice(device);
   const cudaError_t e = cudaFree(p);
-  if (e != cudaSuccess) std::fprintf(stderr, "tcts cuda: cudaFree: %s\n", cudaGetErrorString(e));
+  // At process exit the runtime may be unloaded before the last storage dies: nothing to free.
+  if (e != cudaSuccess && e != cudaErrorCudartUnloading) std::fprintf(stderr, "tcts cuda: cudaFree: %s\n", cudaGetErrorString(e));
 }
 
-void CopyToDevice(void* dst, const void* src, std::size_t bytes) {
-  Check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy host->device (" + std::to_string(bytes) + " bytes)");
-}
-void CopyToHost(void* dst, const void* src, std::size_t bytes) {
-  Check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy device->host (" + std::to_string(bytes) + " bytes)");
-}
-void CopyOnDevice(void* dst, const void* src, std::size_t bytes) {
-  Check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice),
-        "cudaMemcpy device->device (" + std::to_string(bytes) + " bytes)");
+void Zero(void* p, std::size_t bytes, int device) {
+  Use(device);
+  Check(cudaMemset(p, 0, bytes), "cudaMemset(" + std::to_string(bytes) + " bytes)");
 }
 
-void Fill(void* dst, Elem type, const StridedIndexer& g, double value) {
-  const std::int64_t n = g.Numel();
-  if (n == 0) return;
-  Dispatch(type, [&](auto tag) {
-    using T = decltype(tag);
-    FillKernel<T><<<Blocks(n), kThreads>>>(static_cast<T*>(dst), g, n, value);
-  });
-  CheckLaunch("Fill");
+void Memcpy(void* dst, const void* src, std::size_t bytes, CopyKind kind, int device) {
+  Use(device);
+  const cudaMemcpyKind k = kind == CopyKind::kHostToDevice   ? cudaMemcpyHostToDevice
+                           : kind == CopyKind::kDeviceToHost ? cudaMemcpyDeviceToHost
+                                                             : cudaMemcpyDeviceToDevice;
+  const char* name = kind == CopyKind::kHostToDevice   ? "host->device"
+                     : kind == CopyKind::kDeviceToHost ? "device->host"
+                                                       : "device->device";
+  Check(cudaMemcpy(dst, src, bytes, k), std::string("cudaMemcpy ") + name + " (" + std::to_string(bytes) + " bytes)");
 }
 
-void CopyCast(void* dst, Elem dst_type, const StridedIndexer& dg, const void* src, Elem src_type,
-              const StridedIndexer& sg) {
-  const std::int64_t n = dg.Numel();
-  if (n != sg.Numel()) throw CudaError("CopyCast: " + std::to_string(n) + " vs " + std::to_string(sg.Numel()) + " elements");
-  if (n == 0) return;
-  Dispatch(dst_type, [&](auto to_tag) {
-    using To = decltype(to_tag);
-    Dispatch(src_type, [&](auto from_tag) {
-      using From = decltype(from_tag);
-      CopyCastKernel<To, From><<<Blocks(n), kThreads>>>(static_cast<To*>(dst), dg, static_cast<const From*>(src), sg, n);
-    });
-  });
-  CheckLaunch("CopyCast");
+void LaunchCopy(const CopyArgs& args, int device) {
+  if (args.numel == 0) return;
+  Use(device);
+  CopyKernel<<<Blocks(args.numel, kThreads * kWork), kThreads>>>(args);
+  CheckLaunch("CopyKernel");
+}
+
+namespace {
+template <class C>
+void LaunchBinaryAs(const BinaryArgs& args) {
+  if constexpr (std::is_same_v<C, typename DevOpMath<C>::type>) {
+    if (args.vectorizable) {
+      const std::int64_t chunks = (args.numel + Vec<C>::kN - 1) / Vec<C>::kN;
+      BinaryVecKernel<C><<<Blocks(chunks, kThreads), kThreads>>>(args, chunks);
+      return;
+    }
+  }
+  BinaryKernel<C><<<Blocks(args.numel, kThreads * kWork), kThreads>>>(args);
+}
+}  // namespace
+
+void LaunchBinary(const BinaryArgs& args, int device) {
+  if (args.numel == 0) return;
+  Use(device);
+  switch (args.common) {
+#define TCTS_CUDA_LAUNCH(e, ...)                                 \
+  case ScalarType::e:                                            \
+    LaunchBinaryAs<typename DevType<ScalarType::e>::type>(args); \
+    break;
+    TCTS_FORALL_DTYPES(TCTS_CUDA_LAUNCH)
+#undef TCTS_CUDA_LAUNCH
+  }
+  CheckLaunch("BinaryKernel");
+}
+
+EventTimer::EventTimer(int device) {
+  Use(device);
+  cudaEvent_t a, b;
+  Check(cudaEventCreate(&a), "cudaEventCreate");
+  Check(cudaEventCreate(&b), "cudaEventCreate");
+  start_ = a;
+  stop_ = b;
+}
+
+EventTimer::~EventTimer() {
+  cudaEventDestroy(static_cast<cudaEvent_t>(start_));
+  cudaEventDestroy(static_cast<cudaEvent_t>(stop_));
+}
+
+void EventTimer::Start() { Check(cudaEventRecord(static_cast<cudaEvent_t>(start_)), "cudaEventRecord"); }
+
+double EventTimer::StopSeconds() {
+  Check(cudaEventRecord(static_cast<cudaEvent_t>(stop_)), "cudaEventRecord");
+  Check(cudaEventSynchronize(static_cast<cudaEvent_t>(stop_)), "cudaEventSynchronize");
+  float ms = 0;
+  Check(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start_), static_cast<cudaEvent_t>(stop_)),
+        "cudaEventElapsedTime");
+  return ms / 1e3;
 }
 
 }  // namespace tcts::cuda

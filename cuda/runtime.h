@@ -1,6 +1,6 @@
-// The CUDA side of the reference: device memory, copies, and the elementwise kernels the
-// reference's `cuda` device runs. Host-callable; every CUDA error becomes a CudaError that
-// names the call, never a silent wrong result.
+// The CUDA side of the reference: device memory, copies, and launching the element kernels
+// whose per-element bodies are element_ops.h. Host-callable; every CUDA error becomes a
+// CudaError that names the call, never a silent wrong result.
 #ifndef TCTS_CUDA_RUNTIME_H_
 #define TCTS_CUDA_RUNTIME_H_
 
@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "cuda/index_math.h"
+#include "cuda/element_ops.h"
 
 namespace tcts::cuda {
 
@@ -17,24 +17,34 @@ class CudaError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The element types the kernels handle so far (the reference's ScalarType numbering is not
-// assumed: callers translate).
-enum class Elem { kBool, kUint8, kInt8, kInt16, kInt32, kInt64, kFloat32, kFloat64 };
-
 // GPUs visible to this process; 0 (and why, in *why) when there is no driver or device.
 int DeviceCount(std::string* why);
 
 void* Malloc(std::size_t bytes, int device);  // cudaMalloc on `device`
-void Free(void* p) noexcept;                  // cudaFree; errors are reported to stderr
-void CopyToDevice(void* dst, const void* src, std::size_t bytes);
-void CopyToHost(void* dst, const void* src, std::size_t bytes);
-void CopyOnDevice(void* dst, const void* src, std::size_t bytes);
+void Free(void* p, int device) noexcept;       // cudaFree; errors are reported to stderr
+void Zero(void* p, std::size_t bytes, int device);
+enum class CopyKind { kHostToDevice, kDeviceToHost, kDeviceToDevice };
+void Memcpy(void* dst, const void* src, std::size_t bytes, CopyKind kind, int device);
 
-// dst[i] = value for every element of the geometry (value converted as a cast would).
-void Fill(void* dst, Elem type, const StridedIndexer& geometry, double value);
-// dst[i] = src[i] element by element (same sizes), converted from src's type to dst's.
-void CopyCast(void* dst, Elem dst_type, const StridedIndexer& dst_geometry, const void* src, Elem src_type,
-              const StridedIndexer& src_geometry);
+// The kernels: one thread per element (or per 16-byte chunk on the vectorised path),
+// synchronised before returning so errors surface here.
+void LaunchCopy(const CopyArgs& args, int device);
+void LaunchBinary(const BinaryArgs& args, int device);
+
+// Device time of what runs between Start and Stop (cudaEvent), for benchmarks.
+class EventTimer {
+ public:
+  explicit EventTimer(int device);
+  ~EventTimer();
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  void Start();
+  double StopSeconds();  // waits for the device
+
+ private:
+  void* start_ = nullptr;
+  void* stop_ = nullptr;
+};
 
 }  // namespace tcts::cuda
 
