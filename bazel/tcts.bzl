@@ -65,7 +65,7 @@ def candidate_available(candidate):
     """Whether a candidate's library was found at configure time."""
     return candidate != "libtorch" or HAVE_LIBTORCH
 
-def conformance_test(suite, candidate, shard_count = 1, tags = []):
+def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", name = "", deps = []):
     """Binds suite `suite` to candidate `candidate`: the test `<suite>_<candidate>`.
 
     Args:
@@ -74,8 +74,12 @@ def conformance_test(suite, candidate, shard_count = 1, tags = []):
         //conformance/expectations:<candidate>.txt.
       shard_count: GoogleTest shards (Bazel runs them in parallel).
       tags: extra test tags.
+      device: run with every tensor the suite makes on this device (`<suite>_<candidate>_<device>`);
+        without a usable one the test skips every case, saying why.
+      name: the test's name instead of the default.
+      deps: more libraries to link (a device backend).
     """
-    name = "%s_%s" % (suite, candidate)
+    name = name or "%s_%s" % (suite, candidate) + ("_" + device.replace(":", "_") if device else "")
     expectations = "//conformance/expectations:%s.txt" % candidate
     if not candidate_available(candidate):
         # Clearly labelled placeholder: passes, and reports itself skipped with the reason.
@@ -92,12 +96,12 @@ def conformance_test(suite, candidate, shard_count = 1, tags = []):
             ":%s_suite" % suite,
             "//conformance:runner_main",
             "//conformance/adapters:%s" % candidate,
-        ],
+        ] + deps,
         args = [
             "--candidate=" + candidate,
             "--expectations=$(location %s)" % expectations,
             "--target=//%s:%s" % (native.package_name(), name),
-        ],
+        ] + (["--device=" + device] if device else []),
         data = [expectations],
         shard_count = shard_count,
         tags = tags + ["conformance", "candidate-" + candidate],

@@ -56,7 +56,9 @@ struct ArithRow {
   ArithOperand a, b, out;  // in-place: a is self; out: BinaryForm::kOut only
   ExpectedError error;
   DType dtype;             // the result's dtype
-  Dims sizes, strides;     // the result's geometry
+  Dims sizes, strides;     // the result's geometry (on the cpu)
+  Dims device_strides;     // its strides on other devices (cuda), which cast while loading:
+                           // output_layout's step 1 is cpu-only
   bool keeps_storage;      // out=/in-place: the destination keeps its storage and offset
   int n;
   const Value* values;     // the result's values, row-major

@@ -297,8 +297,10 @@ class Candidate {
   virtual Status set_default_dtype(DType dtype) { return NotSupported("set_default_dtype"); }
 
   // -- tensors
-  // A contiguous CPU tensor of `sizes` (empty = zero-dim) holding `values` in row-major
-  // order, each converted to `dtype` as a cast would.
+  // torch.tensor(values, dtype=dtype).reshape(sizes): a contiguous tensor of `sizes` (empty =
+  // zero-dim) holding `values` in row-major order, each converted to `dtype` as a cast would,
+  // on the default device (the cpu unless set_default_device / enter_device say otherwise).
+  // Likewise empty and empty_strided allocate on the default device.
   virtual Result<TensorHandle> make_tensor(const std::vector<std::int64_t>& sizes, DType dtype,
                                            const std::vector<Scalar>& values) {
     return NotSupported("make_tensor");

@@ -83,6 +83,34 @@ bool LoadCaseFile(const std::string& path, std::string* error) {
 
 const RunConfig& Config() { return MutableConfig(); }
 void SetConfig(RunConfig config) { MutableConfig() = std::move(config); }
+bool TensorsOnCpu() { return Config().device.empty() || Config().device == "cpu"; }
+
+bool UseDeviceForTensors(Candidate& candidate, RunConfig* config, std::string* why) {
+  const std::string& device = config->device;
+  if (device.empty() || device == "cpu") return true;
+  const std::string who = candidate.name() + " cannot run this suite on '" + device + "': ";
+  if (!candidate.supports(Feature::kDefaultDevice)) {
+    *why = who + "it declares no default device (the suite makes its tensors through torch.set_default_device)";
+    return false;
+  }
+  const Result<TensorHandle> probe = candidate.empty_on({1}, DType::kFloat32, device);
+  if (!probe.ok()) {
+    *why = who + "empty([1], device='" + device + "') gave " + Describe(probe.error());
+    return false;
+  }
+  const Result<TensorMeta> meta = candidate.meta(probe.value());
+  if (!meta.ok()) {
+    *why = who + "meta() of a tensor on it gave " + Describe(meta.error());
+    return false;
+  }
+  const Status set = candidate.set_default_device(device);
+  if (!set.ok()) {
+    *why = who + "set_default_device('" + device + "') gave " + Describe(set.error());
+    return false;
+  }
+  config->resolved_device = meta.value().device;
+  return true;
+}
 
 Candidate& CurrentCandidate() {
   if (!CandidateSlot()) {
@@ -179,7 +207,7 @@ std::string RerunCommand(const ::testing::TestInfo& info) {
            (property ? " --test_arg=--seed=" + Config().seed : "");
   }
   return "<test binary> --candidate=" + Config().candidate + " --gtest_filter='" + filter + "'" +
-         (property ? " --seed=" + Config().seed : "");
+         (property ? " --seed=" + Config().seed : "") + (TensorsOnCpu() ? "" : " --device=" + Config().device);
 }
 
 Case::Case(const RowMeta& row) : row_(row) {}

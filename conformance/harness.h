@@ -39,9 +39,21 @@ struct RunConfig {
   std::string target;        // --target=LABEL (for rerun commands)
   std::string seed;          // the RapidCheck seed of this run (decimal), for rerun commands
   std::string replay;        // --replay=FILE when running a replay file (conformance/replay.h)
+  // --device=DEVICE: the suite runs with every tensor it makes on DEVICE ("cuda", "cuda:1"),
+  // through the candidate's default device (torch.set_default_device). Empty: the cpu.
+  std::string device;
+  // The device those tensors report (meta().device of a probe: "cuda:0" for "cuda").
+  std::string resolved_device;
 };
 const RunConfig& Config();
 void SetConfig(RunConfig config);
+// Whether the suite's tensors live on the cpu (no --device, or --device=cpu).
+bool TensorsOnCpu();
+
+// Puts the suite's tensors on config->device: checks the candidate can make a tensor there,
+// makes it the default device, and records the resolved device. Returns false with the
+// reason (for skipping every test) when it cannot.
+bool UseDeviceForTensors(Candidate& candidate, RunConfig* config, std::string* why);
 
 // A suite that takes its cases from a file (the replay suite, conformance/replay.h)
 // registers a loader; the runner calls it with --replay=FILE before it lists or runs tests.

@@ -443,8 +443,9 @@ void Check(const DefaultDeviceRow& row) {
         } else {
           f = Feature::kAsarray;
           call = "asarray(tensor([1, 2]))";
-          const auto base = Get(c, Feature::kTensors, cand.make_tensor({2}, DType::kInt64, Alternating(2)),
-                                "make_tensor([2], int64)");
+          // A cpu tensor whatever the default device is (make_tensor follows the default).
+          const auto base = Get(c, Feature::kDeviceFactories, cand.empty_on({2}, DType::kInt64, std::string("cpu")),
+                                "empty([2], dtype=int64, device='cpu')");
           if (!base) break;
           AsarraySource src;
           src.kind = AsarraySource::Kind::kTensor;

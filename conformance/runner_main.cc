@@ -2,7 +2,7 @@
 // candidate.
 //
 //   <suite>_<candidate> [--candidate=NAME] [--expectations=FILE] [--target=LABEL] [--seed=N]
-//                       [--tcts_list=FILE] [--tcts_stream=FILE [--tcts_cases=FILE |
+//                       [--device=DEVICE] [--tcts_list=FILE] [--tcts_stream=FILE [--tcts_cases=FILE |
 //                        --tcts_filter=GLOB --tcts_shard=I/K]] [gtest flags]
 //
 // --candidate    which registered candidate to run (default: the only one linked in)
@@ -10,6 +10,9 @@
 // --target       the Bazel label of this test, used in the rerun command of a failure
 // --seed         the RapidCheck seed (default: RC_PARAMS's, else a random one, printed and
 //                recorded so that a property failure can be rerun)
+// --device       run the suite with its tensors on DEVICE ("cuda", "cuda:1") via the
+//                candidate's default device; when the candidate cannot (no GPU, no backend),
+//                every test is skipped with the reason
 // The runner protocol (conformance/stream.h): --tcts_list writes the case list and exits;
 // --tcts_stream streams each case's record; --tcts_cases runs only the listed tests, else
 // --tcts_filter (a case-id glob) and --tcts_shard (round-robin share I of K) choose them.
@@ -72,6 +75,16 @@ bool ConfigureRapidCheck(std::string seed, std::string* seed_out) {
 
 }  // namespace
 
+// Skips every test with one reason: the suite cannot run where it was asked to.
+class SkipEverything : public ::testing::Environment {
+ public:
+  explicit SkipEverything(std::string why) : why_(std::move(why)) {}
+  void SetUp() override { GTEST_SKIP() << why_; }
+
+ private:
+  std::string why_;
+};
+
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   tcts::RunConfig config;
@@ -80,14 +93,14 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (TakeFlag(argv[i], "--candidate", &config.candidate) || TakeFlag(argv[i], "--expectations", &config.expectations) ||
         TakeFlag(argv[i], "--target", &config.target) || TakeFlag(argv[i], "--seed", &seed) ||
-        TakeFlag(argv[i], "--replay", &config.replay) || TakeFlag(argv[i], "--tcts_list", &list) ||
+        TakeFlag(argv[i], "--replay", &config.replay) || TakeFlag(argv[i], "--device", &config.device) || TakeFlag(argv[i], "--tcts_list", &list) ||
         TakeFlag(argv[i], "--tcts_cases", &selection.cases_file) || TakeFlag(argv[i], "--tcts_stream", &stream) ||
         TakeFlag(argv[i], "--tcts_filter", &selection.filter) || TakeFlag(argv[i], "--tcts_shard", &shard)) {
       continue;
     }
     std::cerr << "tcts: unknown argument '" << argv[i]
               << "' (expected --candidate=, --expectations=, --target=, --seed=, --replay=, --tcts_list=, "
-                 "--tcts_stream=, --tcts_cases=, --tcts_filter=, --tcts_shard= or gtest flags)\n";
+                 "--device=, --tcts_stream=, --tcts_cases=, --tcts_filter=, --tcts_shard= or gtest flags)\n";
     return 2;
   }
   if (!shard.empty() && !tcts::ParseShard(shard, &selection)) {
@@ -141,6 +154,14 @@ int main(int argc, char** argv) {
   }
   std::cout << "[tcts] candidate: " << candidate->name() << " " << candidate->version() << "\n"
             << "[tcts] RapidCheck seed: " << config.seed << "\n";
+  std::string unusable;
+  if (!tcts::UseDeviceForTensors(*candidate, &config, &unusable)) {
+    // Every test is skipped, saying why (no GPU, no backend, no default device).
+    std::cout << "[tcts] SKIPPED: " << unusable << "\n";
+    ::testing::AddGlobalTestEnvironment(new SkipEverything(unusable));
+  } else if (!config.device.empty()) {
+    std::cout << "[tcts] tensors on: " << config.resolved_device << "\n";
+  }
   tcts::SetCurrentCandidate(std::move(candidate));
   tcts::SetConfig(config);
   if (!stream.empty()) {

@@ -167,7 +167,7 @@ TEST(CopyElement, EqualsCopyIntoForEveryTypePairOnStridedGeometries) {
         const Tensor expected_view = expected.AsStrided({3, 2, 2}, {1, 6, 3}, 0);
         ref::CopyInto(expected_view, s);
         const CopyArgs args = MakeCopyArgs(s.sizes(), Loop(observed, s.sizes()), Loop(s, s.sizes()));
-        for (std::int64_t i = 0; i < args.numel; ++i) CopyElement(args, i);
+        RunOnHost(args);
         EXPECT_EQ(Bytes(expected), Bytes(observed)) << ref::Name(from) << " -> " << ref::Name(to);
       }
     }
@@ -175,20 +175,6 @@ TEST(CopyElement, EqualsCopyIntoForEveryTypePairOnStridedGeometries) {
 }
 
 // ---------------------------------------------------------------- binary
-void RunOnHost(const BinaryArgs& args) {
-  DispatchDev(args.common, [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<C, typename DevOpMath<C>::type>) {
-      if (args.vectorizable) {
-        const std::int64_t chunks = (args.numel + Vec<C>::kN - 1) / Vec<C>::kN;
-        for (std::int64_t k = 0; k < chunks; ++k) BinaryVecChunk<C>(args, k);
-        return;
-      }
-    }
-    for (std::int64_t i = 0; i < args.numel; ++i) BinaryElement<C>(args, i);
-  });
-}
-
 // op(a, b) into a fresh out of `out_dtype` with out_strides, on the CPU loop and on the
 // device bodies; the result bytes must be identical.
 void ExpectSameBinary(ref::BinaryOp op, const ref::Operand& a, const ref::Operand& b, const Scalar& alpha,

@@ -93,4 +93,22 @@ BinaryArgs MakeBinaryArgs(ref::BinaryOp op, ScalarType common, const ref::Scalar
   return args;
 }
 
+void RunOnHost(const CopyArgs& args) {
+  for (std::int64_t i = 0; i < args.numel; ++i) CopyElement(args, i);
+}
+
+void RunOnHost(const BinaryArgs& args) {
+  DispatchDev(args.common, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<C, typename DevOpMath<C>::type>) {
+      if (args.vectorizable) {
+        const std::int64_t chunks = (args.numel + Vec<C>::kN - 1) / Vec<C>::kN;
+        for (std::int64_t k = 0; k < chunks; ++k) BinaryVecChunk<C>(args, k);
+        return;
+      }
+    }
+    for (std::int64_t i = 0; i < args.numel; ++i) BinaryElement<C>(args, i);
+  });
+}
+
 }  // namespace tcts::cuda

@@ -21,6 +21,11 @@ BinaryArgs MakeBinaryArgs(ref::BinaryOp op, ScalarType common, const ref::Scalar
                           const std::vector<std::int64_t>& shape, const ref::LoopOperand& out,
                           const ref::LoopOperand& a, const ref::LoopOperand& b);
 
+// The kernels' grids as host loops over the same element bodies (the vectorised body where
+// the cuda backend would launch it): for tests, and the emulated device.
+void RunOnHost(const CopyArgs& args);
+void RunOnHost(const BinaryArgs& args);
+
 }  // namespace tcts::cuda
 
 #endif  // TCTS_CUDA_LAUNCH_ARGS_H_

@@ -123,6 +123,7 @@ class Builder:
             "zerodim" if not b.geometry.sizes else "tensor", dtype_of(b))
         dest = a if form == "inplace" else out
         error, result, shape, strides, values, keeps = None, None, (), (), [], False
+        device_strides = ()
         try:
             outcome = spec.op_outcome(op, oa, ob, spec.initial_default)
             if outcome[0] == "error":
@@ -157,9 +158,11 @@ class Builder:
         if error is None:
             if dest is not None and dest.geometry.sizes == shape:
                 strides, keeps = dest.geometry.strides, True
+                device_strides = strides
                 out_dtype = storages[dest.storage].dtype
             else:
-                strides = self.layout(storages, shape, result, [a, b])
+                strides = self.layout(storages, shape, result, [a, b], on_cpu=True)
+                device_strides = self.layout(storages, shape, result, [a, b], on_cpu=False)
                 if dest is not None:
                     out_dtype = storages[dest.storage].dtype
             values = []
@@ -175,7 +178,7 @@ class Builder:
             atol, rtol = am.tiny(fmt), tol[1] * am.eps(fmt)
             text += f" [tolerance: {tol[0]}]"
         self.emit(table, row_id, source, text, form, op, alpha, storages, a, b, out, error, out_dtype or "bool",
-                  shape, strides, keeps, values, atol, rtol)
+                  shape, strides, device_strides, keeps, values, atol, rtol)
 
     def check_overlap(self, storages, dest: Arg, inputs: list[Arg]) -> None:
         g = dest.geometry
@@ -188,19 +191,21 @@ class Builder:
             if am.partial_overlap(self.formats, g, x.geometry, size(dest.storage), size(x.storage)):
                 raise am.ArithError("overlap", self.spec.overlap_errors["partial_error"]["message"])
 
-    def layout(self, storages, shape, result: str, inputs: list[Arg]) -> tuple[int, ...]:
+    def layout(self, storages, shape, result: str, inputs: list[Arg], on_cpu: bool) -> tuple[int, ...]:
+        """output_layout; step 1 (inputs of another dtype as their to(result) copies) on the cpu only."""
         ops = []
         for x in inputs:
             if x.is_scalar:
                 ops.append(((), (), True))
                 continue
             g = x.geometry
-            strides = g.strides if storages[x.storage].dtype == result else sm.preserve_strides(self.formats, g.sizes, g.strides)
+            cast_copy = on_cpu and storages[x.storage].dtype != result
+            strides = sm.preserve_strides(self.formats, g.sizes, g.strides) if cast_copy else g.strides
             ops.append((g.sizes, strides, True))
         return am.output_strides(self.formats, shape, ops)
 
-    def emit(self, table, row_id, source, text, form, op, alpha, storages, a, b, out, error, dtype, shape, strides, keeps,
-             values, atol, rtol) -> None:
+    def emit(self, table, row_id, source, text, form, op, alpha, storages, a, b, out, error, dtype, shape, strides,
+             device_strides, keeps, values, atol, rtol) -> None:
         sdefs = []
         for k in range(3):
             if k < len(storages):
@@ -214,7 +219,7 @@ class Builder:
         fields = [FORM_CXX[form], f"BinaryOp::k{op.capitalize()}", ec.cbool(alpha is not None),
                   scalar_value_cxx(alpha if alpha is not None else 1), "{" + ", ".join(sdefs) + "}",
                   self.arg_cxx(storages, a), self.arg_cxx(storages, b), self.arg_cxx(storages, out), err,
-                  dt(self.spec, dtype), dims(shape), dims(strides), ec.cbool(keeps), str(len(values)),
+                  dt(self.spec, dtype), dims(shape), dims(strides), dims(device_strides), ec.cbool(keeps), str(len(values)),
                   self.pool.ref(values, dtype) if values else "nullptr", double_cxx(atol), double_cxx(rtol)]
         table.add(row_id, source.clause, source.basis, text, fields)
 

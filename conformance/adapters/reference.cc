@@ -5,6 +5,7 @@
 #include "conformance/candidate.h"
 #include "reference/binary_ops.h"
 #include "reference/device.h"
+#include "reference/device_backend.h"
 #include "reference/interop.h"
 #include "reference/promotion.h"
 #include "reference/strided.h"
@@ -132,6 +133,16 @@ Result<TensorHandle> Boxed(F&& f) {
   return Guard([&]() -> Result<TensorHandle> { return Box(f()); });
 }
 
+// Whether this process can put tensors on cuda: the build links the cuda/ backend
+// (//cuda:backend, when Bazel found a toolkit) and a GPU is usable. Empty: yes; else why not.
+std::string CudaUnavailable() {
+  ref::DeviceBackend* backend = ref::FindDeviceBackend("cuda");
+  if (!backend) return "this build of the reference has no cuda backend (Bazel found no CUDA toolkit)";
+  std::string why;
+  if (backend->DeviceCount(&why) == 0) return "no usable cuda device (" + why + ")";
+  return "";
+}
+
 class ReferenceCandidate final : public Candidate {
  public:
   std::string name() const override { return "reference"; }
@@ -153,9 +164,12 @@ class ReferenceCandidate final : public Candidate {
 #endif
     return b;
   }
-  // Everything but sparse layouts (the reference is strided only) and, until the cuda/
-  // backend lands, CUDA tensors.
-  bool supports(Feature f) const override { return f != Feature::kSparseLayout && f != Feature::kCudaTensors; }
+  // Everything but sparse layouts (the reference is strided only), and CUDA tensors only
+  // where this process can have them (a build with the cuda backend, on a machine with a GPU).
+  bool supports(Feature f) const override {
+    if (f == Feature::kCudaTensors) return cuda_unavailable_.empty();
+    return f != Feature::kSparseLayout;
+  }
 
   Result<DType> dtype_from_name(std::string_view name) override {
     if (auto d = DTypeFromName(name)) return *d;
@@ -225,12 +239,16 @@ class ReferenceCandidate final : public Candidate {
     });
   }
 
+  // Factories without a device argument (torch.tensor, torch.empty, torch.empty_strided)
+  // allocate on the default device, as PyTorch's do.
   Result<TensorHandle> make_tensor(const std::vector<std::int64_t>& sizes, DType dtype,
                                    const std::vector<Scalar>& values) override {
     return Boxed([&] {
       std::vector<ref::Scalar> v;
       for (const Scalar& s : values) v.push_back(ToRef(s));
-      return ref::Tensor::FromScalars(sizes, ToRef(dtype), v);
+      ref::Tensor t = ref::Tensor::FromScalars(sizes, ToRef(dtype), v);
+      const ref::Device where = ref::ResolveDevice(nullptr);
+      return where.is_cpu() ? t : ref::To(t, t.dtype(), where);
     });
   }
 
@@ -273,11 +291,13 @@ class ReferenceCandidate final : public Candidate {
   Result<TensorHandle> empty(const std::vector<std::int64_t>& sizes, DType dtype, Layout layout,
                              MemoryFormat format) override {
     if (layout != Layout::kStrided) return NotSupported("empty: the reference has strided tensors only");
-    return Boxed([&] { return ref::Empty(sizes, ToRef(dtype), ToRef(format)); });
+    return Boxed([&] { return ref::Empty(sizes, ToRef(dtype), ToRef(format), ref::ResolveDevice(nullptr)); });
   }
   Result<TensorHandle> empty_strided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
                                      DType dtype) override {
-    return Boxed([&] { return ref::Tensor::EmptyStrided(sizes, strides, ToRef(dtype)); });
+    return Boxed([&] {
+      return ref::Tensor::EmptyStrided(sizes, strides, ToRef(dtype), ref::Storage::Init::kZero, ref::ResolveDevice(nullptr));
+    });
   }
   Result<bool> is_contiguous(const TensorHandle& t, MemoryFormat format) override {
     return Guard([&]() -> Result<bool> { return ref::IsContiguous(Unbox(t), ToRef(format)); });
@@ -337,7 +357,7 @@ class ReferenceCandidate final : public Candidate {
   }
   Result<std::vector<Scalar>> storage_values(const TensorHandle& h) override {
     return Guard([&]() -> Result<std::vector<Scalar>> {
-      const ref::Tensor& t = Unbox(h);
+      const ref::Tensor t = Unbox(h).OnHost();  // one transfer for a device tensor
       std::vector<Scalar> out;
       for (std::int64_t k = 0; k < t.StorageNumel(); ++k) out.push_back(FromRef(t.Read(k)));
       return out;
@@ -402,7 +422,7 @@ class ReferenceCandidate final : public Candidate {
     return Guard([&]() -> Result<TensorHandle> {
       const ref::Device d = device ? ref::Device::Parse(*device) : ref::Device::Cpu();
       const ref::Device where = ref::ResolveDevice(device ? &d : nullptr);
-      if (where.is_cuda()) return NotSupported("empty_on: the reference has no cuda backend in this build");
+      if (where.is_cuda() && !cuda_unavailable_.empty()) return NotSupported("empty_on: " + cuda_unavailable_);
       return Box(ref::Tensor::Empty(sizes, ToRef(dtype), where));
     });
   }
@@ -428,6 +448,9 @@ class ReferenceCandidate final : public Candidate {
     return Guard([&]() -> Result<DLManagedTensor*> { return ref::ToDLPack(Unbox(h)); });
   }
   Result<TensorHandle> from_dlpack(DLManagedTensor* m) override { return Boxed([&] { return ref::FromDLPack(m); }); }
+
+ private:
+  const std::string cuda_unavailable_ = CudaUnavailable();
 };
 
 TCTS_REGISTER_CANDIDATE("reference", [] { return std::unique_ptr<Candidate>(new ReferenceCandidate()); });
