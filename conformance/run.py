@@ -2,6 +2,7 @@
 
     bazel run //conformance:run -- [--candidate=NAME] [--out=DIR] [--filter=GLOB] [--jobs=N]
                                    [--case-timeout=S] [--seed=N] [--expectations=FILE]
+                                   [--device=DEVICE]
     bazel run //conformance:replay -- FILE [--candidate=NAME] [the same options]
 
 --candidate     the candidate (default: reference); its expectations file is
@@ -12,7 +13,12 @@
 --jobs          processes at once (default: the number of CPUs)
 --case-timeout  seconds a case may run before it is a TIMEOUT (default 120)
 --seed          the RapidCheck seed (default: a random one, recorded in the report)
-(--suites=a,b comes from the BUILD target; --replay=FILE runs a replay file instead.)
+--device        run the suites that apply to any device (promotion, casting, strided,
+                arithmetic) with every tensor on DEVICE ("cuda", "cuda:1"); the report goes to
+                out/<candidate>-<device>, and a candidate that cannot use DEVICE here has every
+                case NOT_SUPPORTED, with the reason in the logs
+(--suites=a,b and --device-suites=a,b come from the BUILD target; --replay=FILE runs a replay
+file instead.)
 
 Isolation: every suite binary runs as child processes, each with a list of cases and a
 result stream (conformance/stream.h) that it flushes case by case. When a process dies
@@ -63,6 +69,8 @@ class Options:
     expectations: str = ""
     replay: str = ""
     command: str = ""
+    device: str = ""
+    device_suites: list = dataclasses.field(default_factory=list)
 
 
 def parse_args(argv: list[str]) -> Options:
@@ -92,6 +100,10 @@ def parse_args(argv: list[str]) -> Options:
             o.expectations = value
         elif key == "--replay" and eq:
             o.replay = value
+        elif key == "--device" and eq:
+            o.device = "" if value == "cpu" else value
+        elif key == "--device-suites" and eq:
+            o.device_suites = [s for s in value.split(",") if s]
         else:
             raise UsageError(f"unknown argument '{a}'")
     if positional:
@@ -100,6 +112,12 @@ def parse_args(argv: list[str]) -> Options:
         o.replay = positional[0]
     if not o.suites and not o.replay:
         raise UsageError("no --suites given (the BUILD target passes them)")
+    if o.device:
+        if o.replay:
+            raise UsageError("--device runs the spec's suites, not a replay file")
+        if not o.device_suites:
+            raise UsageError("no --device-suites given (the BUILD target passes them)")
+        o.suites = o.device_suites
     o.jobs = o.jobs or os.cpu_count() or 1
     return o
 
@@ -141,7 +159,8 @@ class ListedCase:
 
 
 def suites_for(o: Options) -> list[Suite]:
-    common = [f"--candidate={o.candidate}", f"--expectations={o.expectations}"]
+    common = [f"--candidate={o.candidate}", f"--expectations={o.expectations}"] + (
+        [f"--device={o.device}"] if o.device else [])
     if o.replay:
         return [Suite("replay", "conformance/replay_runner", common + [f"--replay={o.replay}"],
                       os.path.basename(o.replay))]
@@ -415,13 +434,15 @@ def main(argv: list[str]) -> int:
         print(f"run: unknown candidate '{o.candidate}' (no {o.expectations}); known: {' '.join(known)}", file=sys.stderr)
         return 2
     workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY", os.getcwd())
-    o.out = user_path(o.out) if o.out else os.path.join(workspace, "out",
-                                                         f"replay-{o.candidate}" if o.replay else o.candidate)
+    default_out = f"replay-{o.candidate}" if o.replay else o.candidate + (
+        "-" + o.device.replace(":", "_") if o.device else "")
+    o.out = user_path(o.out) if o.out else os.path.join(workspace, "out", default_out)
     os.makedirs(os.path.join(o.out, "logs"), exist_ok=True)
     for f in os.listdir(os.path.join(o.out, "logs")):
         os.remove(os.path.join(o.out, "logs", f))
     o.command = "bazel run //conformance:%s -- %s" % (
-        "replay" if o.replay else "run", " ".join([a for a in argv if not a.startswith("--suites=")]) or "")
+        "replay" if o.replay else "run",
+        " ".join([a for a in argv if not a.startswith(("--suites=", "--device-suites="))]) or "")
     seed = o.seed or str(int.from_bytes(os.urandom(8), "little"))
     try:
         entries = expectations_file.load(o.expectations)
@@ -451,14 +472,16 @@ def main(argv: list[str]) -> int:
 
     keys = sorted(runner.listed, key=lambda k: ([s.name for s in suites].index(k[0]), runner.order[k][1]))
     cases = [runner.records[k] for k in keys]
-    # Stale: entries matching no case of the suites. Meaningless for a filtered run, and for a
-    # replay file (the expectations name spec rows, not replayed cases).
-    stale = None if o.filter or o.replay else [
+    # Stale: entries matching no case of the suites. Meaningless for a filtered run, a device
+    # run (only some suites run) and a replay file (the expectations name spec rows, not
+    # replayed cases).
+    stale = None if o.filter or o.replay or o.device else [
         {"pattern": e.pattern, "outcome": e.outcome, "reason": e.reason, "line": e.line}
         for e in entries if not any(e.matches(c.id) for c in runner.listed.values())]
     doc = report_lib.build(
         candidate=runner.candidate or {"name": o.candidate, "version": "", "build": ""},
-        run={"command": o.command, "suites": [s.name for s in suites], "filter": o.filter, "seed": seed,
+        run={"command": o.command, "suites": [s.name for s in suites], "filter": o.filter,
+             "device": o.device or "cpu", "seed": seed,
              "jobs": o.jobs, "case_timeout_s": o.case_timeout, "processes": runner.processes,
              "isolated_processes": runner.isolated, "started": started_at.isoformat(timespec="seconds"),
              "wall_s": round(wall, 3), "replay_file": o.replay or None},

@@ -155,15 +155,23 @@ int main(int argc, char** argv) {
   std::cout << "[tcts] candidate: " << candidate->name() << " " << candidate->version() << "\n"
             << "[tcts] RapidCheck seed: " << config.seed << "\n";
   std::string unusable;
-  if (!tcts::UseDeviceForTensors(*candidate, &config, &unusable)) {
-    // Every test is skipped, saying why (no GPU, no backend, no default device).
-    std::cout << "[tcts] SKIPPED: " << unusable << "\n";
-    ::testing::AddGlobalTestEnvironment(new SkipEverything(unusable));
-  } else if (!config.device.empty()) {
-    std::cout << "[tcts] tensors on: " << config.resolved_device << "\n";
-  }
+  const bool usable = tcts::UseDeviceForTensors(*candidate, &config, &unusable);
+  if (usable && !config.device.empty()) std::cout << "[tcts] tensors on: " << config.resolved_device << "\n";
   tcts::SetCurrentCandidate(std::move(candidate));
   tcts::SetConfig(config);
+  if (!usable) {
+    // Every test is skipped, saying why (no GPU, no backend, no default device): to the
+    // runner as NOT_SUPPORTED records, to GoogleTest (bazel test) as skipped.
+    std::cout << "[tcts] SKIPPED: " << unusable << "\n";
+    if (!stream.empty()) {
+      if (!tcts::StreamNotRun(stream, chosen, unusable, &error)) {
+        std::cerr << "tcts: " << error << "\n";
+        return 2;
+      }
+      return 0;
+    }
+    ::testing::AddGlobalTestEnvironment(new SkipEverything(unusable));
+  }
   if (!stream.empty()) {
     std::unique_ptr<::testing::TestEventListener> listener = tcts::MakeStreamListener(stream, chosen, &error);
     if (!listener) {

@@ -158,6 +158,21 @@ class StreamListener : public ::testing::EmptyTestEventListener {
   }
   void OnTestProgramEnd(const ::testing::UnitTest&) override { Write(Object().Field("event", "done").Close()); }
 
+  // A chosen test that is not run at all: NOT_SUPPORTED, with the reason.
+  void NotRun(const std::string& test, const std::string& why) {
+    Write(Object().Field("event", "start").Field("test", test).Close());
+    Write(Object()
+              .Field("event", "end")
+              .Field("test", test)
+              .Field("outcome", "NOT_SUPPORTED")
+              .Field("reason", "")
+              .Field("not_supported", why)
+              .Raw("mismatches", "[]")
+              .Field("message", why)
+              .Raw("ms", "0")
+              .Close());
+  }
+
  private:
   void Write(const std::string& line) {
     std::fputs(line.c_str(), f_);
@@ -270,6 +285,20 @@ std::unique_ptr<::testing::TestEventListener> MakeStreamListener(const std::stri
     return nullptr;
   }
   return std::make_unique<StreamListener>(f, std::move(chosen));
+}
+
+bool StreamNotRun(const std::string& path, const std::vector<std::string>& chosen, const std::string& why,
+                  std::string* error) {
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (!f) {
+    *error = "cannot open the result stream '" + path + "'";
+    return false;
+  }
+  StreamListener listener(f, chosen);
+  listener.OnTestProgramStart(*::testing::UnitTest::GetInstance());
+  for (const std::string& test : chosen) listener.NotRun(test, why);
+  listener.OnTestProgramEnd(*::testing::UnitTest::GetInstance());
+  return true;
 }
 
 }  // namespace tcts

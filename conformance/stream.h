@@ -58,6 +58,12 @@ std::unique_ptr<::testing::TestEventListener> MakeStreamListener(const std::stri
                                                                  std::vector<std::string> chosen,
                                                                  std::string* error);
 
+// Streams every chosen test as not run — NOT_SUPPORTED, for `why` — without running any
+// (the suite cannot run where it was asked to: --device names a device the candidate cannot
+// use here).
+bool StreamNotRun(const std::string& path, const std::vector<std::string>& chosen, const std::string& why,
+                  std::string* error);
+
 }  // namespace tcts
 
 #endif  // TCTS_CONFORMANCE_STREAM_H_

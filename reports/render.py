@@ -86,11 +86,12 @@ def facts(doc: dict) -> list[tuple[str, str]]:
         ("machine", f"{m['hostname']}: {m['cpu']}, {m['cpus']} CPUs, {m['memory_gib']} GiB, {m['os']}"),
         ("command", run["command"]),
         ("suites", ", ".join(run["suites"]) + (f" (filter {run['filter']})" if run["filter"] else "")),
+        ("tensors on", run["device"]),
         ("RapidCheck seed", run["seed"]),
         ("wall time", f"{run['wall_s']} s, {run['jobs']} jobs, {run['processes']} processes, "
                       f"{run['isolated_processes']} isolated after a crash or hang"),
         ("expectations", f"{doc['expectations']['file']} ({doc['expectations']['entries']} entries, "
-                         + ("stale check skipped: filtered run" if stale is None else f"{len(stale)} stale") + ")"),
+                         + ("stale check skipped: a filtered, device or replay run" if stale is None else f"{len(stale)} stale") + ")"),
         ("suite commit", doc["tool"]["commit"] or "(unknown)"),
         ("generated", doc["generated"]),
     ]

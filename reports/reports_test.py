@@ -29,7 +29,7 @@ def case(case_id, outcome, clause="002#type-promotion", statement="", **extra):
 def make(cases, stale=()):
     return report.build(
         candidate={"name": "cand", "version": "1", "build": ""},
-        run={"command": "test", "suites": ["promotion"], "filter": "", "seed": "1", "jobs": 1, "case_timeout_s": 1.0,
+        run={"command": "test", "suites": ["promotion"], "filter": "", "device": "cpu", "seed": "1", "jobs": 1, "case_timeout_s": 1.0,
              "processes": 1, "isolated_processes": 0, "started": "now", "wall_s": 0.1, "replay_file": None},
         expectations={"file": "e.txt", "entries": len(stale), "stale": list(stale)}, cases=cases)
 
