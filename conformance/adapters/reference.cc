@@ -135,12 +135,16 @@ Result<TensorHandle> Boxed(F&& f) {
 
 // Whether this process can put tensors on cuda: the build links the cuda/ backend
 // (//cuda:backend, when Bazel found a toolkit) and a GPU is usable. Empty: yes; else why not.
-std::string CudaUnavailable() {
-  ref::DeviceBackend* backend = ref::FindDeviceBackend("cuda");
-  if (!backend) return "this build of the reference has no cuda backend (Bazel found no CUDA toolkit)";
-  std::string why;
-  if (backend->DeviceCount(&why) == 0) return "no usable cuda device (" + why + ")";
-  return "";
+// Asked once, on first use: a process that never asks never starts the CUDA runtime.
+const std::string& CudaUnavailable() {
+  static const std::string why_not = [] {
+    ref::DeviceBackend* backend = ref::FindDeviceBackend("cuda");
+    if (!backend) return std::string("this build of the reference has no cuda backend (Bazel found no CUDA toolkit)");
+    std::string why;
+    if (backend->DeviceCount(&why) == 0) return "no usable cuda device (" + why + ")";
+    return std::string();
+  }();
+  return why_not;
 }
 
 class ReferenceCandidate final : public Candidate {
@@ -167,7 +171,7 @@ class ReferenceCandidate final : public Candidate {
   // Everything but sparse layouts (the reference is strided only), and CUDA tensors only
   // where this process can have them (a build with the cuda backend, on a machine with a GPU).
   bool supports(Feature f) const override {
-    if (f == Feature::kCudaTensors) return cuda_unavailable_.empty();
+    if (f == Feature::kCudaTensors) return CudaUnavailable().empty();
     return f != Feature::kSparseLayout;
   }
 
@@ -422,7 +426,7 @@ class ReferenceCandidate final : public Candidate {
     return Guard([&]() -> Result<TensorHandle> {
       const ref::Device d = device ? ref::Device::Parse(*device) : ref::Device::Cpu();
       const ref::Device where = ref::ResolveDevice(device ? &d : nullptr);
-      if (where.is_cuda() && !cuda_unavailable_.empty()) return NotSupported("empty_on: " + cuda_unavailable_);
+      if (where.is_cuda() && !CudaUnavailable().empty()) return NotSupported("empty_on: " + CudaUnavailable());
       return Box(ref::Tensor::Empty(sizes, ToRef(dtype), where));
     });
   }
@@ -448,9 +452,6 @@ class ReferenceCandidate final : public Candidate {
     return Guard([&]() -> Result<DLManagedTensor*> { return ref::ToDLPack(Unbox(h)); });
   }
   Result<TensorHandle> from_dlpack(DLManagedTensor* m) override { return Boxed([&] { return ref::FromDLPack(m); }); }
-
- private:
-  const std::string cuda_unavailable_ = CudaUnavailable();
 };
 
 TCTS_REGISTER_CANDIDATE("reference", [] { return std::unique_ptr<Candidate>(new ReferenceCandidate()); });
