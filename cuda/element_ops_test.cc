@@ -97,15 +97,6 @@ std::vector<std::byte> Bytes(const Tensor& t) {
   return out;
 }
 
-ref::LoopOperand Loop(const Tensor& t, const std::vector<std::int64_t>& shape) {
-  const std::int64_t itemsize = ref::Info(t.dtype()).itemsize;
-  std::vector<std::int64_t> strides(shape.size(), 0);
-  const std::size_t lead = shape.size() - t.sizes().size();
-  for (std::size_t k = 0; k < t.sizes().size(); ++k) {
-    strides[lead + k] = t.sizes()[k] == 1 && shape[lead + k] != 1 ? 0 : t.strides()[k] * itemsize;
-  }
-  return ref::LoopOperand{t.ElementPtr(t.storage_offset()), strides, t.dtype()};
-}
 
 // ---------------------------------------------------------------- conversions
 // Calls f(TypeTag<CPU type>, TypeTag<device type>) for dtype t (one switch, so a pair of
@@ -166,7 +157,8 @@ TEST(CopyElement, EqualsCopyIntoForEveryTypePairOnStridedGeometries) {
         const Tensor observed = Tensor::EmptyStrided({3, 2, 2}, {1, 6, 3}, to);
         const Tensor expected_view = expected.AsStrided({3, 2, 2}, {1, 6, 3}, 0);
         ref::CopyInto(expected_view, s);
-        const CopyArgs args = MakeCopyArgs(s.sizes(), Loop(observed, s.sizes()), Loop(s, s.sizes()));
+        const CopyArgs args =
+            MakeCopyArgs(s.sizes(), ref::TensorOperand(observed, s.sizes()), ref::TensorOperand(s, s.sizes()));
         RunOnHost(args);
         EXPECT_EQ(Bytes(expected), Bytes(observed)) << ref::Name(from) << " -> " << ref::Name(to);
       }
@@ -186,7 +178,7 @@ void ExpectSameBinary(ref::BinaryOp op, const ref::Operand& a, const ref::Operan
     alignas(16) std::byte bytes[16];
   } sa, sb;
   const auto input = [&](const ref::Operand& o, Slot& slot) {
-    if (const Tensor* t = std::get_if<Tensor>(&o)) return Loop(*t, shape);
+    if (const Tensor* t = std::get_if<Tensor>(&o)) return ref::TensorOperand(*t, shape);
     ref::Dispatch(common, [&](auto tag) {
       using T = typename decltype(tag)::type;
       *reinterpret_cast<T*>(slot.bytes) = std::get<Scalar>(o).To<T>();
@@ -194,8 +186,8 @@ void ExpectSameBinary(ref::BinaryOp op, const ref::Operand& a, const ref::Operan
     return ref::LoopOperand{slot.bytes, std::vector<std::int64_t>(shape.size(), 0), common, true};
   };
   const ref::LoopOperand la = input(a, sa), lb = input(b, sb);
-  ref::RunBinary(op, common, alpha, shape, Loop(expected, shape), la, lb);
-  const BinaryArgs args = MakeBinaryArgs(op, common, alpha, shape, Loop(observed, shape), la, lb);
+  ref::RunBinary(op, common, alpha, shape, ref::TensorOperand(expected, shape), la, lb);
+  const BinaryArgs args = MakeBinaryArgs(op, common, alpha, shape, ref::TensorOperand(observed, shape), la, lb);
   if (expect_vectorized) {
     EXPECT_TRUE(args.vectorizable);
   }
@@ -280,8 +272,8 @@ TEST(LaunchArgs, TooManyDimensionsAfterMergingIsAnErrorNamingTheShape) {
   const Tensor a = base.AsStrided(shape, strides, 0);
   const Tensor out = Tensor::Empty(shape, ScalarType::kFloat32);
   try {
-    MakeBinaryArgs(ref::BinaryOp::kAdd, ScalarType::kFloat32, Scalar::Int(1), shape, Loop(out, shape),
-                   Loop(a, shape), Loop(out, shape));
+    MakeBinaryArgs(ref::BinaryOp::kAdd, ScalarType::kFloat32, Scalar::Int(1), shape, ref::TensorOperand(out, shape),
+                   ref::TensorOperand(a, shape), ref::TensorOperand(out, shape));
     FAIL() << "expected an error";
   } catch (const ref::Error& e) {
     EXPECT_NE(std::string(e.what()).find("[2, 2, 2"), std::string::npos) << e.what();

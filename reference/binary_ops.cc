@@ -75,18 +75,6 @@ std::vector<std::int64_t> BroadcastShapes(const std::vector<std::int64_t>& a, co
   return out;
 }
 
-// Strides (in elements) that read a tensor of `sizes` as if broadcast to `shape`.
-std::vector<std::int64_t> BroadcastStrides(const std::vector<std::int64_t>& sizes,
-                                           const std::vector<std::int64_t>& strides,
-                                           const std::vector<std::int64_t>& shape) {
-  std::vector<std::int64_t> out(shape.size(), 0);
-  const std::size_t lead = shape.size() - sizes.size();
-  for (std::size_t k = 0; k < sizes.size(); ++k) {
-    out[lead + k] = sizes[k] == 1 && shape[lead + k] != 1 ? 0 : strides[k];
-  }
-  return out;
-}
-
 // ---------------------------------------------------------------- checks
 bool OperandIsBool(const Operand& o) {
   if (const Scalar* s = std::get_if<Scalar>(&o)) return s->kind == Scalar::Kind::kBool;
@@ -197,9 +185,7 @@ LoopOperand LoopInput(const Operand& o, ScalarType common, const std::vector<std
     if (!device.is_cpu() && IsCpuScalarTensor(*t)) {
       return LoopOperand{t->ElementPtr(t->storage_offset()), zeros, t->dtype(), true};
     }
-    std::vector<std::int64_t> strides = BroadcastStrides(t->sizes(), t->strides(), shape);
-    for (std::int64_t& s : strides) s *= Info(t->dtype()).itemsize;
-    return LoopOperand{t->numel() ? t->ElementPtr(t->storage_offset()) : nullptr, strides, t->dtype()};
+    return TensorOperand(*t, shape);
   }
   Dispatch(common, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -213,9 +199,7 @@ void Run(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha, S
   const std::vector<std::int64_t>& shape = out.sizes();
   const Device& device = out.device();
   ScalarSlot sa, sb;
-  std::vector<std::int64_t> out_strides = out.strides();
-  for (std::int64_t& s : out_strides) s *= Info(out.dtype()).itemsize;
-  const LoopOperand lo{out.ElementPtr(out.storage_offset()), out_strides, out.dtype()};
+  const LoopOperand lo = TensorOperand(out, shape);
   const LoopOperand la = LoopInput(a, common, shape, sa, device), lb = LoopInput(b, common, shape, sb, device);
   if (device.is_cpu()) return RunBinary(op, common, alpha, shape, lo, la, lb);
   BackendFor(device).Binary(op, common, alpha, shape, lo, la, lb, static_cast<int>(device.index));

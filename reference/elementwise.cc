@@ -10,6 +10,24 @@
 
 namespace tcts::ref {
 
+// ---------------------------------------------------------------- operands
+std::vector<std::int64_t> BroadcastStrides(const std::vector<std::int64_t>& sizes,
+                                           const std::vector<std::int64_t>& strides,
+                                           const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> out(shape.size(), 0);
+  const std::size_t lead = shape.size() - sizes.size();
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    out[lead + k] = sizes[k] == 1 && shape[lead + k] != 1 ? 0 : strides[k];
+  }
+  return out;
+}
+
+LoopOperand TensorOperand(const Tensor& t, const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> strides = BroadcastStrides(t.sizes(), t.strides(), shape);
+  for (std::int64_t& s : strides) s *= Info(t.dtype()).itemsize;
+  return LoopOperand{t.numel() ? t.ElementPtr(t.storage_offset()) : nullptr, strides, t.dtype()};
+}
+
 // ---------------------------------------------------------------- the plan
 Plan MakePlan(const std::vector<std::int64_t>& shape, const std::array<const LoopOperand*, 3>& ops) {
   std::vector<std::size_t> dims;

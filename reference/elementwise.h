@@ -34,6 +34,14 @@ struct LoopOperand {
   bool host_value = false;
 };
 
+// Strides (in elements) that read a tensor of `sizes` as if broadcast to `shape` (0 for a
+// size-1 or missing dimension).
+std::vector<std::int64_t> BroadcastStrides(const std::vector<std::int64_t>& sizes,
+                                           const std::vector<std::int64_t>& strides,
+                                           const std::vector<std::int64_t>& shape);
+// t, broadcast to `shape`, as a loop operand (byte strides; no data when t is empty).
+LoopOperand TensorOperand(const Tensor& t, const std::vector<std::int64_t>& shape);
+
 // The loop's geometry: size-1 dimensions dropped, the rest ordered by the operands'
 // strides (outermost first: out's, then a's, then b's decide), adjacent dimensions that
 // are contiguous for every operand merged. The device backend walks the same plan.

@@ -367,13 +367,6 @@ std::vector<std::int64_t> PreserveStrides(const Tensor& t) {
 }
 
 namespace {
-// t as an element loop operand over its own shape (byte strides).
-LoopOperand AsLoopOperand(const Tensor& t) {
-  std::vector<std::int64_t> strides = t.strides();
-  for (std::int64_t& s : strides) s *= Info(t.dtype()).itemsize;
-  return LoopOperand{t.ElementPtr(t.storage_offset()), strides, t.dtype()};
-}
-
 // A contiguous tensor of t's dtype on `device` holding t's elements, moved between devices
 // as raw bytes (t on the cpu or on a backend device).
 Tensor Transfer(const Tensor& t, const Device& device) {
@@ -400,7 +393,8 @@ void CopyInto(const Tensor& dst, const Tensor& src) {
   }
   if (!dst.device().is_cpu()) {
     return BackendFor(dst.device())
-        .Copy(dst.sizes(), AsLoopOperand(dst), AsLoopOperand(src), static_cast<int>(dst.device().index));
+        .Copy(dst.sizes(), TensorOperand(dst, dst.sizes()), TensorOperand(src, dst.sizes()),
+              static_cast<int>(dst.device().index));
   }
   ForEachIndex(src.sizes(), [&](const std::vector<std::int64_t>& index) {
     dst.Write(dst.Offset(index), src.Read(src.Offset(index)));
