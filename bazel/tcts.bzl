@@ -36,6 +36,12 @@ def spec_genrule(name, emitter, out, suite = None):
         ),
     )
 
+# The property helpers each suite's generated properties include.
+_PROPERTY_LIBS = {
+    "arithmetic": "arith_properties",
+    "strided": "strided_properties",
+}
+
 def tcts_suite(name, properties = False, deps = []):
     """A generated conformance suite as a cc_library named `<name>_suite`.
 
@@ -56,8 +62,8 @@ def tcts_suite(name, properties = False, deps = []):
         deps = [
             "//bazel:gtest",
             "//bazel:rapidcheck",
-            "//conformance:checks",
-        ] + deps,
+            "//conformance/checks:" + name,
+        ] + (["//conformance/properties:" + _PROPERTY_LIBS.get(name, "properties")] if properties else []) + deps,
         alwayslink = True,
     )
 
@@ -85,7 +91,7 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
         # Clearly labelled placeholder: passes, and reports itself skipped with the reason.
         native.sh_test(
             name = name,
-            srcs = ["//conformance:skipped_candidate.sh"],
+            srcs = ["//conformance/runner:skipped_candidate.sh"],
             args = [name, "'%s'" % LIBTORCH_MESSAGE],
             tags = tags + ["candidate-missing"],
         )
@@ -94,7 +100,7 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
         name = name,
         deps = [
             ":%s_suite" % suite,
-            "//conformance:runner_main",
+            "//conformance/harness:runner_main",
             "//conformance/adapters:%s" % candidate,
         ] + deps,
         args = [

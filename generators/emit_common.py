@@ -29,7 +29,7 @@ def cdouble(v: float) -> str:
 
 
 def dims(values) -> str:
-    """A Dims literal {n, {v...}} (conformance/strided_checks.h)."""
+    """A Dims literal {n, {v...}} (conformance/checks/common.h)."""
     values = list(values)
     if len(values) > 16:
         raise ValueError(f"{values}: more than 16 entries")

@@ -1,6 +1,6 @@
 """Emits the exhaustive GoogleTest tables of one conformance suite.
 
-Each table is an array of rows (conformance/checks.h types) driven by one
+Each table is an array of rows (conformance/checks/<suite>.h types) driven by one
 value-parameterized test, named after the row ids, so a suite compiles quickly and
 every case names its spec row.
 
@@ -57,7 +57,7 @@ class Table:
             *self.rows,
             "};",
             f"class {self.name} : public ::testing::TestWithParam<{self.row_type}> {{}};",
-            f"TEST_P({self.name}, Case) {{ Check(GetParam()); }}",
+            f"TEST_P({self.name}, Case) {{ Check{self.row_type.removesuffix('Row')}(GetParam()); }}",
             f"INSTANTIATE_TEST_SUITE_P(Spec, {self.name}, ::testing::ValuesIn({arr}), RowName<{self.row_type}>);",
             "",
         ])
@@ -428,13 +428,11 @@ def emit(spec: Spec, suite: str) -> str:
     if suite == "spec_consistency":
         return ec.cxx_file(SOURCES[suite], "generators/emit_gtest.py",
                            ["<gtest/gtest.h>", "<set>", "<string>", "<utility>", "<vector>",
-                            '"conformance/dtype.h"'], spec_consistency(spec))
+                            '"conformance/candidate/dtype.h"'], spec_consistency(spec))
     tables = SUITE_TABLES[suite](spec)
     body = "\n".join(t.emit() for t in tables)
     counts = ", ".join(f"{t.name}: {len(t.rows)}" for t in tables if t.rows)
-    header = {"strided": '"conformance/strided_checks.h"', "arithmetic": '"conformance/arith_checks.h"',
-              "devices": '"conformance/interop_checks.h"', "asarray": '"conformance/interop_checks.h"',
-              "dlpack": '"conformance/interop_checks.h"'}.get(suite, '"conformance/checks.h"')
+    header = f'"conformance/checks/{suite}.h"'
     includes = ["<gtest/gtest.h>", header] + (["<cstdint>", "<limits>"] if suite == "arithmetic" else [])
     return ec.cxx_file(SOURCES[suite], "generators/emit_gtest.py", includes,
                        f"// Cases: {counts}.\n\n{body}")

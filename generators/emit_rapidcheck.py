@@ -135,7 +135,7 @@ RC_GTEST_PROP(CastingProperties, RejectedInplaceLeavesDestinationUnchanged, ()) 
 
 
 STRIDED = r"""// Properties of spec/strided.toml over random shapes and random chains of view ops
-// (conformance/strided_properties.h has the generators and the logical model).
+// (conformance/properties/strided_properties.h has the generators and the logical model).
 
 struct FormatRule {
   MemoryFormat format;
@@ -474,10 +474,10 @@ def with_rows(body: str, rows: dict) -> str:
 
 
 SUITES = {
-    "arithmetic": (arithmetic, "spec/arithmetic.toml", '"conformance/arith_properties.h"'),
-    "promotion": (promotion, "spec/promotion.toml", '"conformance/properties.h"'),
-    "casting": (casting, "spec/casting.toml, spec/promotion.toml", '"conformance/properties.h"'),
-    "strided": (strided, "spec/strided.toml", '"conformance/strided_properties.h"'),
+    "arithmetic": (arithmetic, "spec/arithmetic.toml", '"conformance/properties/arith_properties.h"'),
+    "promotion": (promotion, "spec/promotion.toml", '"conformance/properties/properties.h"'),
+    "casting": (casting, "spec/casting.toml, spec/promotion.toml", '"conformance/properties/properties.h"'),
+    "strided": (strided, "spec/strided.toml", '"conformance/properties/strided_properties.h"'),
 }
 
 
@@ -488,7 +488,7 @@ def emit(spec: Spec, suite: str) -> str:
     body, src, helpers = SUITES[suite]
     return ec.cxx_file(src, "generators/emit_rapidcheck.py",
                        ["<gtest/gtest.h>", "<rapidcheck.h>", "<rapidcheck/gtest.h>", "<algorithm>", "<numeric>",
-                        "<string>", "<vector>", '"conformance/checks.h"', helpers],
+                        "<string>", "<vector>", f'"conformance/checks/{suite}.h"', helpers],
                        with_rows(body(spec), ROWS[suite](spec)))
 
 if __name__ == "__main__":

@@ -101,7 +101,7 @@ def devices_tables(spec, Table) -> list:
 
 # ------------------------------------------------------------------ asarray.toml
 def py_literal(v) -> str:
-    """A Python value as the suite's literal parser reads it (conformance/interop_checks.cc)."""
+    """A Python value as the suite's literal parser reads it (conformance/checks/py_literal.cc)."""
     if isinstance(v, list):
         return "[" + ", ".join(py_literal(x) for x in v) + "]"
     if isinstance(v, complex):

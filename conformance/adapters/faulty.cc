@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "conformance/candidate.h"
-#include "conformance/harness.h"
-#include "conformance/stream.h"
+#include "conformance/candidate/candidate.h"
+#include "conformance/harness/harness.h"
+#include "conformance/harness/stream.h"
 
 namespace tcts {
 namespace {

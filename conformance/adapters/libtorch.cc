@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "conformance/candidate.h"
+#include "conformance/candidate/candidate.h"
 
 namespace tcts {
 namespace {

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <limits>
 
-#include "conformance/candidate.h"
+#include "conformance/candidate/candidate.h"
 #include "reference/binary_ops.h"
 #include "reference/device.h"
 #include "reference/device_backend.h"

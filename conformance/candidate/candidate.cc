@@ -1,0 +1,264 @@
+#include "conformance/candidate/candidate.h"
+
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+namespace tcts {
+
+// ---------------------------------------------------------------- dtypes
+namespace {
+struct DTypeRow {
+  const char* name;
+  const char* c10_name;
+  int itemsize;
+  Category category;
+  bool documented;
+};
+const DTypeRow kDTypeRows[] = {
+#define TCTS_DTYPE_ROW(e, name, short_, c10, itemsize, cat, is_signed, is_fp, is_cx, documented) \
+  {name, c10, itemsize, Category::cat, documented},
+    TCTS_FORALL_DTYPES(TCTS_DTYPE_ROW)
+#undef TCTS_DTYPE_ROW
+};
+const DTypeRow& Row(DType d) { return kDTypeRows[static_cast<int>(d)]; }
+}  // namespace
+
+const char* DTypeName(DType d) { return Row(d).name; }
+const char* DTypeC10Name(DType d) { return Row(d).c10_name; }
+Category DTypeCategory(DType d) { return Row(d).category; }
+int DTypeItemsize(DType d) { return Row(d).itemsize; }
+bool DTypeDocumented(DType d) { return Row(d).documented; }
+
+const char* CategoryName(Category c) {
+  switch (c) {
+#define TCTS_CATEGORY_CASE(e, name) \
+  case Category::e:                 \
+    return name;
+    TCTS_FORALL_CATEGORIES(TCTS_CATEGORY_CASE)
+#undef TCTS_CATEGORY_CASE
+  }
+  return "?";
+}
+
+std::optional<DType> DTypeFromName(std::string_view name) {
+#define TCTS_DTYPE_NAME_CASE(text, e) \
+  if (name == text) return DType::e;
+  TCTS_FORALL_DTYPE_NAMES(TCTS_DTYPE_NAME_CASE)
+#undef TCTS_DTYPE_NAME_CASE
+  return std::nullopt;
+}
+
+const std::vector<DType>& AllDTypes() {
+  static const std::vector<DType> all = {
+#define TCTS_DTYPE_ALL(e, ...) DType::e,
+      TCTS_FORALL_DTYPES(TCTS_DTYPE_ALL)
+#undef TCTS_DTYPE_ALL
+  };
+  return all;
+}
+
+const std::vector<DType>& DocumentedDTypes() {
+  static const std::vector<DType> documented = [] {
+    std::vector<DType> v;
+    for (DType d : AllDTypes())
+      if (DTypeDocumented(d)) v.push_back(d);
+    return v;
+  }();
+  return documented;
+}
+
+// ---------------------------------------------------------------- errors, scalars, ops
+const char* ErrorKindName(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kRuntimeError: return "RuntimeError";
+    case ErrorKind::kTypeError: return "TypeError";
+    case ErrorKind::kValueError: return "ValueError";
+    case ErrorKind::kIndexError: return "IndexError";
+    case ErrorKind::kNotImplementedError: return "NotImplementedError";
+    case ErrorKind::kNotSupported: return "NotSupported";
+    case ErrorKind::kInternal: return "Internal";
+  }
+  return "?";
+}
+
+bool ParseErrorKind(std::string_view name, ErrorKind* kind) {
+  for (ErrorKind k : {ErrorKind::kRuntimeError, ErrorKind::kTypeError, ErrorKind::kValueError,
+                      ErrorKind::kIndexError, ErrorKind::kNotImplementedError, ErrorKind::kNotSupported,
+                      ErrorKind::kInternal}) {
+    if (name == ErrorKindName(k)) {
+      *kind = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* ScalarKindName(Scalar::Kind kind) {
+  switch (kind) {
+    case Scalar::Kind::kBool: return "bool";
+    case Scalar::Kind::kInt: return "int";
+    case Scalar::Kind::kFloat: return "float";
+    case Scalar::Kind::kComplex: return "complex";
+  }
+  return "?";
+}
+
+std::complex<double> Scalar::AsComplex() const {
+  switch (kind) {
+    case Kind::kBool: return b ? 1.0 : 0.0;
+    case Kind::kInt: return static_cast<double>(i);
+    case Kind::kFloat: return f;
+    case Kind::kComplex: return c;
+  }
+  return 0.0;
+}
+
+namespace {
+bool SameDouble(double x, double y) { return (std::isnan(x) && std::isnan(y)) || (x == y && std::signbit(x) == std::signbit(y)); }
+}  // namespace
+
+bool Scalar::operator==(const Scalar& o) const {
+  if (kind != o.kind) return false;
+  switch (kind) {
+    case Kind::kBool: return b == o.b;
+    case Kind::kInt: return i == o.i;
+    case Kind::kFloat: return SameDouble(f, o.f);
+    case Kind::kComplex: return SameDouble(c.real(), o.c.real()) && SameDouble(c.imag(), o.c.imag());
+  }
+  return false;
+}
+
+std::string Scalar::ToString() const {
+  std::ostringstream os;
+  os.precision(17);
+  switch (kind) {
+    case Kind::kBool: os << (b ? "True" : "False"); break;
+    case Kind::kInt: os << i; break;
+    case Kind::kFloat: os << f; break;
+    case Kind::kComplex: os << "(" << c.real() << (c.imag() < 0 || std::signbit(c.imag()) ? "" : "+") << c.imag() << "j)"; break;
+  }
+  return os.str();
+}
+
+const char* BinaryOpName(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAdd: return "add";
+    case BinaryOp::kSub: return "sub";
+    case BinaryOp::kMul: return "mul";
+    case BinaryOp::kDiv: return "div";
+  }
+  return "?";
+}
+
+const char* FeatureName(Feature f) {
+  switch (f) {
+    case Feature::kDTypeNames: return "dtype_from_name";
+    case Feature::kDTypeInfo: return "dtype_info";
+    case Feature::kFloatInfo: return "finfo";
+    case Feature::kLegacyConstructor: return "legacy_constructor";
+    case Feature::kPromoteTypes: return "promote_types";
+    case Feature::kResultType: return "result_type";
+    case Feature::kCanCast: return "can_cast";
+    case Feature::kDefaultDType: return "default_dtype";
+    case Feature::kTensors: return "tensors";
+    case Feature::kBinaryOps: return "binary";
+    case Feature::kBinaryOut: return "binary_out";
+    case Feature::kBinaryInplace: return "binary_inplace";
+    case Feature::kMemoryFormats: return "memory_formats";
+    case Feature::kSparseLayout: return "sparse_layout";
+    case Feature::kViews: return "views";
+    case Feature::kFormatCopies: return "format_copies";
+    case Feature::kStorage: return "storage";
+    case Feature::kDevices: return "devices";
+    case Feature::kDefaultDevice: return "default_device";
+    case Feature::kDeviceFactories: return "device_factories";
+    case Feature::kCudaTensors: return "cuda_tensors";
+    case Feature::kAsarray: return "asarray";
+    case Feature::kDLPack: return "dlpack";
+  }
+  return "?";
+}
+
+std::string DeviceArg::ToString() const {
+  switch (form) {
+    case Form::kString: return "torch.device('" + text + "')";
+    case Form::kTypeIndex: return "torch.device('" + text + "', " + std::to_string(index) + ")";
+    case Form::kOrdinal: return "torch.device(" + std::to_string(index) + ")";
+  }
+  return "torch.device(?)";
+}
+
+std::string PyValue::ToString() const {
+  if (!is_list) return scalar.ToString();
+  std::string out = "[";
+  for (std::size_t k = 0; k < items.size(); ++k) out += (k ? ", " : "") + items[k].ToString();
+  return out + "]";
+}
+
+std::vector<Scalar> PyValue::Leaves() const {
+  if (!is_list) return {scalar};
+  std::vector<Scalar> out;
+  for (const PyValue& item : items) {
+    const std::vector<Scalar> sub = item.Leaves();
+    out.insert(out.end(), sub.begin(), sub.end());
+  }
+  return out;
+}
+
+const char* AsarraySourceKindName(AsarraySource::Kind kind) {
+  switch (kind) {
+    case AsarraySource::Kind::kTensor: return "tensor";
+    case AsarraySource::Kind::kArray: return "array";
+    case AsarraySource::Kind::kArrayScalar: return "array_scalar";
+    case AsarraySource::Kind::kDLPack: return "dlpack";
+    case AsarraySource::Kind::kBuffer: return "buffer";
+    case AsarraySource::Kind::kSequence: return "sequence";
+  }
+  return "?";
+}
+
+const char* LayoutName(Layout layout) {
+  switch (layout) {
+    case Layout::kStrided: return "strided";
+    case Layout::kSparseCoo: return "sparse_coo";
+  }
+  return "?";
+}
+
+const char* MemoryFormatName(MemoryFormat format) {
+  switch (format) {
+    case MemoryFormat::kContiguous: return "contiguous_format";
+    case MemoryFormat::kChannelsLast: return "channels_last";
+    case MemoryFormat::kChannelsLast3d: return "channels_last_3d";
+    case MemoryFormat::kPreserve: return "preserve_format";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------- registry
+namespace {
+std::map<std::string, CandidateFactory>& Registry() {
+  static std::map<std::string, CandidateFactory> registry;
+  return registry;
+}
+}  // namespace
+
+bool RegisterCandidate(const char* name, CandidateFactory factory) {
+  Registry()[name] = factory;
+  return true;
+}
+
+std::unique_ptr<Candidate> MakeCandidate(std::string_view name) {
+  auto it = Registry().find(std::string(name));
+  return it == Registry().end() ? nullptr : it->second();
+}
+
+std::vector<std::string> RegisteredCandidates() {
+  std::vector<std::string> names;
+  for (const auto& [name, factory] : Registry()) names.push_back(name);
+  return names;
+}
+
+}  // namespace tcts

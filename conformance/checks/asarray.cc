@@ -1,0 +1,197 @@
+#include "conformance/checks/asarray.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "conformance/checks/exchange.h"
+#include "conformance/checks/py_literal.h"
+
+namespace tcts {
+
+namespace {
+
+bool Shares(SourceKind k) { return k != SourceKind::kSequence && k != SourceKind::kScalar; }
+
+std::string SourceText(const AsarrayRow& row) {
+  switch (row.source) {
+    case SourceKind::kTensor: return std::string("tensor(") + DTypeName(row.source_dtype) + Str(row.sizes.vec()) + ")";
+    case SourceKind::kArray:
+      return std::string("array(") + DTypeName(row.source_dtype) + Str(row.sizes.vec()) + ", byte strides " +
+             Str(row.byte_strides.vec()) + ")";
+    case SourceKind::kDLPack: return std::string("dlpack(") + DTypeName(row.source_dtype) + Str(row.sizes.vec()) + ")";
+    case SourceKind::kArrayScalar: return std::string("numpy.") + DTypeName(row.source_dtype) + "(" + row.values + ")";
+    case SourceKind::kBuffer: return "bytearray(" + std::to_string(row.buffer_bytes) + ")";
+    case SourceKind::kSequence:
+    case SourceKind::kScalar: return row.values;
+  }
+  return "?";
+}
+
+}  // namespace
+
+void CheckAsarray(const AsarrayRow& row) {
+  Case c(row.meta);
+  Candidate& cand = CurrentCandidate();
+  DefaultDTypeScope default_dtype(c, row.default_dtype);
+  if (!default_dtype.ok()) return c.Finish();
+
+  AsarrayOptions options;
+  if (row.has_dtype) options.dtype = row.dtype;
+  if (*row.device) options.device = std::string(row.device);
+  if (row.copy >= 0) options.copy = row.copy == 1;
+  const std::string call = "asarray(" + SourceText(row) + (row.has_dtype ? std::string(", dtype=") + DTypeName(row.dtype) : "") +
+                           (*row.device ? std::string(", device='") + row.device + "'" : "") +
+                           ", copy=" + (row.copy < 0 ? "None" : row.copy ? "True" : "False") + ")";
+
+  // The source. Host memory (array, buffer, DLPack) is the suite's and outlives every tensor below.
+  const std::vector<std::int64_t> sizes = row.sizes.vec();
+  std::vector<std::byte> host;
+  std::unique_ptr<Produced> produced;
+  std::vector<Scalar> source_values;  // row-major, before any mutation
+  AsarraySource src;
+  std::uintptr_t source_address = 0;
+  std::vector<std::int64_t> source_strides;  // in elements
+  {
+    const auto values = (row.source == SourceKind::kBuffer) ? std::optional<std::vector<Scalar>>(std::vector<Scalar>{})
+                                                            : LiteralLeaves(c, row.values);
+    if (!values) return c.Finish();
+    source_values = *values;
+  }
+  switch (row.source) {
+    case SourceKind::kTensor: {
+      const auto t = Get(c, Feature::kTensors, cand.make_tensor(sizes, row.source_dtype, source_values),
+                         "make_tensor(" + Str(sizes) + ", " + DTypeName(row.source_dtype) + ")");
+      if (!t) return c.Finish();
+      src.kind = AsarraySource::Kind::kTensor;
+      src.tensor = *t;
+      const auto p = Get(c, Feature::kStorage, cand.data_ptr(*t), "data_ptr(source)");
+      const auto m = Meta(c, *t, "source");
+      if (!p || !m) return c.Finish();
+      source_address = *p;
+      source_strides = m->strides;
+      break;
+    }
+    case SourceKind::kArray:
+    case SourceKind::kArrayScalar: {
+      const std::int64_t item = DTypeItemsize(row.source_dtype);
+      std::vector<std::int64_t> bstr = row.byte_strides.vec();
+      if (row.source == SourceKind::kArrayScalar) bstr.clear();
+      host.assign(static_cast<std::size_t>(ByteExtent(sizes, bstr, item) + 16), std::byte{0});
+      const auto indices = Indices(sizes);
+      for (std::size_t i = 0; i < indices.size() && i < source_values.size(); ++i) {
+        std::int64_t off = 0;
+        for (std::size_t k = 0; k < bstr.size(); ++k) off += indices[i][k] * std::max<std::int64_t>(bstr[k], 0);
+        WriteHost(row.source_dtype, host.data() + off, source_values[i]);
+      }
+      // What the array holds, read through its geometry (a broadcast row repeats the last write).
+      if (!bstr.empty() && std::all_of(bstr.begin(), bstr.end(), [](std::int64_t s) { return s >= 0; })) {
+        source_values = ReadStrided(row.source_dtype, host.data(), sizes, bstr);
+      }
+      src.kind = row.source == SourceKind::kArray ? AsarraySource::Kind::kArray : AsarraySource::Kind::kArrayScalar;
+      src.array = HostArray{host.data(), row.source_dtype, sizes, bstr};
+      source_address = reinterpret_cast<std::uintptr_t>(host.data());
+      for (std::int64_t s : bstr) source_strides.push_back(s / item);
+      break;
+    }
+    case SourceKind::kDLPack: {
+      produced = Produce(row.source_dtype, row.dl_code, DTypeItemsize(row.source_dtype) * 8, 1, kDLCPU, sizes, {}, true,
+                         0, source_values);
+      src.kind = AsarraySource::Kind::kDLPack;
+      src.dlpack = &produced->managed;
+      source_address = reinterpret_cast<std::uintptr_t>(produced->bytes.data());
+      source_strides = produced->strides;
+      break;
+    }
+    case SourceKind::kBuffer:
+      host.assign(static_cast<std::size_t>(row.buffer_bytes), std::byte{0});
+      src.kind = AsarraySource::Kind::kBuffer;
+      src.buffer = host.data();
+      src.buffer_bytes = host.size();
+      source_address = reinterpret_cast<std::uintptr_t>(host.data());
+      source_strides = {1};
+      break;
+    case SourceKind::kSequence:
+    case SourceKind::kScalar: {
+      std::string error;
+      src.kind = AsarraySource::Kind::kSequence;
+      src.value = *ParsePyValue(row.values, &error);
+      break;
+    }
+  }
+
+  bool answered = false;
+  {
+    Result<TensorHandle> r = cand.asarray(src, options);
+    answered = c.Usable(Feature::kAsarray, r, call);
+    if (answered &&
+        CheckOutcome(c, row.error, r, call, std::string(DTypeName(row.result_dtype)) + " " + Str(row.result_sizes.vec()))) {
+      const TensorHandle out = r.value();
+      if (auto m = Meta(c, out, "result")) {
+        ExpectEq(c, call + ".dtype", row.result_dtype, m->dtype);
+        ExpectEq(c, call + ".shape", row.result_sizes.vec(), m->sizes);
+        ExpectEq(c, call + ".device", std::string(row.result_device), m->device);
+        if (row.shares && Shares(row.source) && row.source != SourceKind::kBuffer) {
+          ExpectEq(c, call + ".stride() (shares the source's layout)", source_strides, m->strides);
+        }
+      }
+      const bool on_host = std::string(row.result_device) == "cpu";
+      if (on_host && !c.failed()) {
+        // Values: the source's, cast to the result's dtype (a fresh buffer reads as zeros).
+        const auto before = ReadValues(c, out, "result");
+        const std::vector<Scalar> want =
+            row.source == SourceKind::kBuffer ? CastAll(row.result_dtype, std::vector<Scalar>(before ? before->size() : 0, Scalar::Int(0)))
+                                              : CastAll(row.result_dtype, source_values);
+        if (before && *before != want) c.Mismatch(call + " values", Str(want), Str(*before));
+        // Sharing: the data pointers (the doc's data_ptr() equalities), then a write to the
+        // source's first element, which the result sees exactly when it shares.
+        const auto ptr = Get(c, Feature::kStorage, cand.data_ptr(out), "data_ptr(result)");
+        const bool nonempty = before && !before->empty();
+        if (ptr && Shares(row.source) && nonempty) {
+          if (row.shares && *ptr != source_address) {
+            c.Mismatch(call + ".data_ptr() == source data_ptr()", "equal (shares memory)", "a different address");
+          } else if (!row.shares && *ptr == source_address) {
+            c.Mismatch(call + ".data_ptr() != source data_ptr()", "a new memory (a copy)", "the source's address");
+          }
+        }
+        if (before && nonempty && Shares(row.source) && !c.failed()) {
+          const Scalar flip = Flipped(source_values.empty() ? Scalar::Int(0) : source_values[0]);
+          bool wrote = true;
+          switch (row.source) {
+            case SourceKind::kTensor: {
+              const Status st = cand.write_element(src.tensor, std::vector<std::int64_t>(sizes.size(), 0), flip);
+              wrote = c.Usable(Feature::kStorage, st, "source[0...] = ...") && st.ok();
+              break;
+            }
+            case SourceKind::kArray:
+            case SourceKind::kArrayScalar: WriteHost(row.source_dtype, host.data(), flip); break;
+            case SourceKind::kDLPack: WriteHost(row.source_dtype, produced->bytes.data(), flip); break;
+            case SourceKind::kBuffer: host[0] = std::byte{1}; break;
+            default: wrote = false;
+          }
+          const auto after = wrote ? ReadValues(c, out, "result after writing the source") : std::nullopt;
+          if (after) {
+            const bool changed = (*after)[0] != (*before)[0];
+            if (changed != row.shares) {
+              c.Mismatch("writing the source's first element, then reading the result's",
+                         row.shares ? "the new value (shared memory)" : "the old value (a copy)",
+                         (*after)[0].ToString());
+            }
+          }
+        }
+      }
+    }
+  }
+  // Every tensor made from the DLPack source is gone: its deleter has run exactly once.
+  if (produced && answered) {
+    src.tensor.reset();
+    if (produced->deleted != 1) {
+      c.Mismatch("the DLPack deleter after every tensor using it is gone", "called once",
+                 "called " + std::to_string(produced->deleted) + " times");
+    }
+  }
+  c.Finish();
+}
+
+}  // namespace tcts

@@ -1,0 +1,51 @@
+// Row type and check of the asarray suite (spec/asarray.toml).
+//
+// The suite plays the other side of every exchange itself: it owns the host arrays and
+// buffers asarray wraps, so sharing is observed, not taken on the candidate's word.
+#ifndef TCTS_CONFORMANCE_CHECKS_ASARRAY_H_
+#define TCTS_CONFORMANCE_CHECKS_ASARRAY_H_
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "conformance/candidate/candidate.h"
+#include "conformance/checks/common.h"
+#include "conformance/harness/harness.h"
+#include "conformance/checks/strided.h"
+
+namespace tcts {
+
+enum class SourceKind { kTensor, kArray, kDLPack, kArrayScalar, kBuffer, kSequence, kScalar };
+
+// asarray(source, dtype, device, copy) and what it must give. `values` is a Python literal:
+// the source's elements in row-major order (tensor, array, DLPack, array scalar) or the
+// source itself (sequence, scalar). A buffer is `buffer_bytes` zero bytes.
+struct AsarrayRow {
+  RowMeta meta;
+  SourceKind source;
+  DType source_dtype;
+  Dims sizes;
+  Dims byte_strides;  // array: strides in bytes
+  const char* values;
+  int dl_code;  // DLPack: the source dtype's type code (spec/dlpack.toml)
+  std::int64_t buffer_bytes;
+  bool has_dtype;
+  DType dtype;
+  const char* device;  // "" = not given
+  int copy;            // -1 None, 0 False, 1 True
+  DType default_dtype;
+  ExpectedError error;
+  DType result_dtype;
+  Dims result_sizes;
+  const char* result_device;
+  bool shares;  // the result shares the source's memory (a write to either shows in the other)
+};
+
+inline void PrintTo(const AsarrayRow& r, std::ostream* os) { *os << r.meta.id; }
+
+void CheckAsarray(const AsarrayRow& row);
+
+}  // namespace tcts
+
+#endif  // TCTS_CONFORMANCE_CHECKS_ASARRAY_H_

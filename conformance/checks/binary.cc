@@ -1,0 +1,187 @@
+#include "conformance/checks/binary.h"
+
+#include <cmath>
+#include <variant>
+#include <vector>
+
+namespace tcts {
+
+namespace {
+
+bool MessageMatches(const BinaryRow& row, const std::string& message) {
+  if (row.match == MessageMatch::kGlob) return GlobMatch(row.error_message, message);
+  return message.find(row.error_message) != std::string::npos;
+}
+
+std::string ExpectedErrorText(const BinaryRow& row) {
+  return std::string(ErrorKindName(row.error_kind)) + (row.match == MessageMatch::kGlob ? " matching \"" : ": ") +
+         row.error_message + (row.match == MessageMatch::kGlob ? "\"" : "");
+}
+
+std::vector<std::int64_t> ShapeOf(const OperandSpec& o) {
+  return o.kind == OperandKind::kTensor ? std::vector<std::int64_t>{2} : std::vector<std::int64_t>{};
+}
+
+std::vector<std::int64_t> ResultShape(const OperandSpec& a, const OperandSpec& b) {
+  return (a.kind == OperandKind::kTensor || b.kind == OperandKind::kTensor) ? std::vector<std::int64_t>{2}
+                                                                             : std::vector<std::int64_t>{};
+}
+
+std::complex<double> Exact(BinaryOp op, std::complex<double> a, std::complex<double> b) {
+  switch (op) {
+    case BinaryOp::kAdd: return a + b;
+    case BinaryOp::kSub: return a - b;
+    case BinaryOp::kMul: return a * b;
+    case BinaryOp::kDiv: return a / b;
+  }
+  return 0.0;
+}
+
+}  // namespace
+
+std::string ToString(const OperandSpec& o) {
+  switch (o.kind) {
+    case OperandKind::kTensor: return std::string("tensor:") + DTypeName(o.dtype);
+    case OperandKind::kZeroDim: return std::string("zerodim:") + DTypeName(o.dtype);
+    case OperandKind::kScalar: return std::string("scalar:") + ScalarKindName(o.scalar_kind);
+  }
+  return "?";
+}
+
+Scalar OperandValue(const OperandSpec& o, bool first) {
+  const std::int64_t v = first ? 3 : 2;
+  const bool is_bool = o.kind == OperandKind::kScalar ? o.scalar_kind == Scalar::Kind::kBool : o.dtype == DType::kBool;
+  if (is_bool) return Scalar::Bool(true);
+  if (o.kind != OperandKind::kScalar) return Scalar::Int(v);  // converted to the tensor's dtype on creation
+  switch (o.scalar_kind) {
+    case Scalar::Kind::kInt: return Scalar::Int(v);
+    case Scalar::Kind::kFloat: return Scalar::Float(static_cast<double>(v));
+    case Scalar::Kind::kComplex: return Scalar::Complex({static_cast<double>(v), 0.0});
+    default: return Scalar::Bool(true);
+  }
+}
+
+std::optional<Operand> MakeOperand(Case& c, const OperandSpec& o, const Scalar& value) {
+  if (o.kind == OperandKind::kScalar) return Operand(value);
+  const std::vector<std::int64_t> sizes = ShapeOf(o);
+  const std::vector<Scalar> values(sizes.empty() ? 1 : static_cast<std::size_t>(sizes[0]), value);
+  Result<TensorHandle> t = CurrentCandidate().make_tensor(sizes, o.dtype, values);
+  const std::string call = "make_tensor(" + Str(sizes) + ", " + DTypeName(o.dtype) + ")";
+  if (!c.Usable(Feature::kTensors, t, call)) return std::nullopt;
+  if (!t.ok()) {
+    c.Mismatch(call, "a tensor", Describe(t.error()));
+    return std::nullopt;
+  }
+  return Operand(t.value());
+}
+
+Scalar CastTo(DType dtype, std::complex<double> v) {
+  switch (DTypeCategory(dtype)) {
+    case Category::kBool: return Scalar::Bool(v != 0.0);
+    case Category::kIntegral: {
+      // Truncate toward zero, then wrap to the dtype's width (two's complement).
+      const std::int64_t t = static_cast<std::int64_t>(std::trunc(v.real()));
+      switch (dtype) {
+        case DType::kUint8: return Scalar::Int(static_cast<std::uint8_t>(t));
+        case DType::kInt8: return Scalar::Int(static_cast<std::int8_t>(t));
+        case DType::kInt16: return Scalar::Int(static_cast<std::int16_t>(t));
+        case DType::kInt32: return Scalar::Int(static_cast<std::int32_t>(t));
+        default: return Scalar::Int(t);
+      }
+    }
+    case Category::kFloating: return Scalar::Float(v.real());  // rows only use exactly representable values
+    case Category::kComplex: return Scalar::Complex(v);
+  }
+  return Scalar{};
+}
+
+void CheckBinary(const BinaryRow& row) {
+  Case c(row.meta);
+  Candidate& cand = CurrentCandidate();
+  DefaultDTypeScope scope(c, row.default_dtype);
+  const Scalar va = OperandValue(row.a, true), vb = OperandValue(row.b, false);
+  const auto a = scope.ok() ? MakeOperand(c, row.a, va) : std::nullopt;
+  const auto b = a ? MakeOperand(c, row.b, vb) : std::nullopt;
+  if (!a || !b) return c.Finish();
+
+  const std::vector<std::int64_t> shape = ResultShape(row.a, row.b);
+  const std::string op = BinaryOpName(row.op);
+  std::string call;
+  Status status;
+  TensorHandle dest;                  // where the result lands
+  std::vector<Scalar> dest_before;    // out= / in-place: the destination before the call
+  Feature feature = Feature::kBinaryOps;
+  switch (row.form) {
+    case BinaryForm::kFunctional: {
+      call = op + "(" + ToString(row.a) + ", " + ToString(row.b) + ")";
+      Result<TensorHandle> r = cand.binary(row.op, *a, *b, Scalar::Int(1));
+      if (r.ok()) dest = r.value();
+      else status = r.error();
+      break;
+    }
+    case BinaryForm::kOut: {
+      feature = Feature::kBinaryOut;
+      call = op + "(" + ToString(row.a) + ", " + ToString(row.b) + ", out=tensor:" + DTypeName(row.out_dtype) + ")";
+      const Scalar seven = row.out_dtype == DType::kBool ? Scalar::Bool(false) : Scalar::Int(7);
+      const std::optional<Operand> out =
+          MakeOperand(c, OperandSpec{shape.empty() ? OperandKind::kZeroDim : OperandKind::kTensor, row.out_dtype,
+                                     Scalar::Kind::kInt},
+                      seven);
+      if (!out) return c.Finish();
+      dest = std::get<TensorHandle>(*out);
+      auto before = ReadValues(c, dest, "out before the call");
+      if (!before) return c.Finish();
+      dest_before = *before;
+      status = cand.binary_out(row.op, *a, *b, Scalar::Int(1), dest);
+      break;
+    }
+    case BinaryForm::kInplace: {
+      feature = Feature::kBinaryInplace;
+      call = ToString(row.a) + "." + op + "_(" + ToString(row.b) + ")";
+      dest = std::get<TensorHandle>(*a);
+      auto before = ReadValues(c, dest, "self before the call");
+      if (!before) return c.Finish();
+      dest_before = *before;
+      status = cand.binary_inplace(row.op, dest, *b, Scalar::Int(1));
+      break;
+    }
+  }
+  if (!c.Usable(feature, status.ok() ? nullptr : &status.error(), call)) return c.Finish();
+
+  if (row.expect_error) {
+    if (status.ok()) {
+      c.Mismatch(call, ExpectedErrorText(row), "no error");
+    } else if (status.error().kind != row.error_kind || !MessageMatches(row, status.error().message)) {
+      c.Mismatch(call, ExpectedErrorText(row), Describe(status.error()));
+    }
+    if (row.form != BinaryForm::kFunctional) {  // a rejected op leaves its destination as it was
+      auto after = ReadValues(c, dest, "destination after the error");
+      if (after && *after != dest_before) c.Mismatch(call + ": destination after the error", Str(dest_before), Str(*after));
+    }
+    return c.Finish();
+  }
+  if (!status.ok()) {
+    c.Mismatch(call, std::string("a result of dtype ") + DTypeName(row.out_dtype), Describe(status.error()));
+    return c.Finish();
+  }
+  Result<TensorMeta> m = cand.meta(dest);
+  if (c.Usable(Feature::kTensors, m, "meta(result)")) {
+    if (!m.ok()) {
+      c.Mismatch("meta(result)", "metadata", Describe(m.error()));
+    } else {
+      ExpectEq(c, call + " result dtype", row.out_dtype, m.value().dtype);
+      ExpectEq(c, call + " result sizes", shape, m.value().sizes);
+    }
+  }
+  // Computed in the result dtype, rounded to it, then converted to the output's dtype.
+  const std::complex<double> exact = Exact(row.op, CastTo(row.a.kind == OperandKind::kScalar ? DType::kComplex128 : row.a.dtype, va.AsComplex()).AsComplex(),
+                                           CastTo(row.b.kind == OperandKind::kScalar ? DType::kComplex128 : row.b.dtype, vb.AsComplex()).AsComplex());
+  const Scalar expected = CastTo(row.out_dtype, CastTo(row.result_dtype, exact).AsComplex());
+  const std::vector<Scalar> want(shape.empty() ? 1 : static_cast<std::size_t>(shape[0]), expected);
+  if (auto got = ReadValues(c, dest, "result")) {
+    if (*got != want) c.Mismatch(call + " values", Str(want), Str(*got));
+  }
+  c.Finish();
+}
+
+}  // namespace tcts

@@ -1,0 +1,18 @@
+#include "conformance/checks/casting.h"
+
+#include <string>
+
+namespace tcts {
+
+void CheckCanCast(const CanCastRow& row) {
+  Case c(row.meta);
+  Result<bool> r = CurrentCandidate().can_cast(row.from, row.to);
+  const std::string call = "can_cast(" + Str(row.from) + ", " + Str(row.to) + ")";
+  if (c.Usable(Feature::kCanCast, r, call)) {
+    if (!r.ok()) c.Mismatch(call, Str(row.expected), Describe(r.error()));
+    else ExpectEq(c, call, row.expected, r.value());
+  }
+  c.Finish();
+}
+
+}  // namespace tcts

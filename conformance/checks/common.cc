@@ -1,0 +1,71 @@
+#include "conformance/checks/common.h"
+
+#include <cctype>
+#include <sstream>
+
+namespace tcts {
+
+std::string Str(DType d) { return DTypeName(d); }
+std::string Str(const std::string& s) { return "'" + s + "'"; }
+std::string Str(bool b) { return b ? "true" : "false"; }
+std::string Str(int v) { return std::to_string(v); }
+std::string Str(std::int64_t v) { return std::to_string(v); }
+std::string Str(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+std::string Str(const std::vector<std::int64_t>& v) {
+  std::string s = "[";
+  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + std::to_string(v[k]);
+  return s + "]";
+}
+std::string Str(const std::vector<Scalar>& v) {
+  std::string s = "[";
+  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + v[k].ToString();
+  return s + "]";
+}
+
+std::int64_t Numel(const std::vector<std::int64_t>& sizes) {
+  std::int64_t n = 1;
+  for (std::int64_t s : sizes) n *= s;
+  return n;
+}
+
+std::optional<std::vector<Scalar>> ReadValues(Case& c, const TensorHandle& t, const std::string& what) {
+  Result<std::vector<Scalar>> v = CurrentCandidate().values(t);
+  if (!c.Usable(Feature::kTensors, v, "values(" + what + ")")) return std::nullopt;
+  if (!v.ok()) {
+    c.Mismatch("values(" + what + ")", "the tensor's values", Describe(v.error()));
+    return std::nullopt;
+  }
+  return v.value();
+}
+
+std::string RowIdentifier(const char* row_id) {
+  std::string s = row_id;
+  for (char& ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s;
+}
+
+std::string ExpectedText(const ExpectedError& e) {
+  return std::string(ErrorKindName(e.kind)) + (*e.fragment ? std::string(" containing \"") + e.fragment + "\"" : "");
+}
+
+std::optional<TensorMeta> Meta(Case& c, const TensorHandle& t, const std::string& what) {
+  return Get(c, Feature::kTensors, CurrentCandidate().meta(t), "meta(" + what + ")");
+}
+std::optional<StorageInfo> Storage(Case& c, const TensorHandle& t, const std::string& what) {
+  return Get(c, Feature::kStorage, CurrentCandidate().storage(t), "storage(" + what + ")");
+}
+
+void ExpectGeometry(Case& c, const std::string& call, const TensorMeta& m, const std::vector<std::int64_t>& sizes,
+                    const std::vector<std::int64_t>& strides, std::int64_t offset) {
+  ExpectEq(c, call + " sizes", sizes, m.sizes);
+  ExpectEq(c, call + " strides", strides, m.strides);
+  ExpectEq(c, call + " storage_offset", offset, m.storage_offset);
+}
+
+}  // namespace tcts

@@ -1,0 +1,113 @@
+// What every suite's checks share: naming a generated case, printing values in mismatch
+// reports, comparing an answer with the row's expected value or error, and the calls
+// nearly every check makes (meta, storage, values).
+//
+// Each suite's row types and checks live in conformance/checks/<suite>.h; the generated
+// tables (generators/emit_gtest.py) are arrays of those rows, one value-parameterized
+// test per table calling Check<Row>(row).
+#ifndef TCTS_CONFORMANCE_CHECKS_COMMON_H_
+#define TCTS_CONFORMANCE_CHECKS_COMMON_H_
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "conformance/candidate/candidate.h"
+#include "conformance/harness/harness.h"
+
+namespace tcts {
+
+// GoogleTest prints parameters in failure headers; keep them short.
+#define TCTS_ROW_PRINTER(Row) \
+  inline void PrintTo(const Row& r, std::ostream* os) { *os << r.meta.id; }
+
+// GoogleTest parameter names: the row id with every non-alphanumeric character as '_'.
+std::string RowIdentifier(const char* row_id);
+template <class Row>
+std::string RowName(const ::testing::TestParamInfo<Row>& info) {
+  RegisterRow(info.param.meta);  // GoogleTest names each case once, at registration
+  return RowIdentifier(info.param.meta.id);
+}
+
+// How add/sub/mul/div is called: op(a, b), op(a, b, out=...), a.op_(b).
+enum class BinaryForm { kFunctional, kOut, kInplace };
+
+// How checks print values in mismatch reports.
+std::string Str(DType d);
+std::string Str(bool b);
+std::string Str(const std::string& s);  // quoted: 'cuda:0'
+std::string Str(int v);
+std::string Str(std::int64_t v);
+std::string Str(double v);
+std::string Str(const std::vector<std::int64_t>& v);
+std::string Str(const std::vector<Scalar>& v);
+// Compares one field; records a mismatch when it differs.
+template <class T>
+void ExpectEq(Case& c, const std::string& check, const T& expected, const T& observed) {
+  if (!(expected == observed)) c.Mismatch(check, Str(expected), Str(observed));
+}
+// The number of elements of a tensor of `sizes` (1 for a zero-dim tensor).
+std::int64_t Numel(const std::vector<std::int64_t>& sizes);
+// Reads a tensor's values; records a mismatch and returns nullopt when that fails.
+std::optional<std::vector<Scalar>> ReadValues(Case& c, const TensorHandle& t, const std::string& what);
+
+
+// A short list of integers (sizes, strides, op arguments).
+struct Dims {
+  int n;
+  std::int64_t v[16];
+  std::vector<std::int64_t> vec() const { return std::vector<std::int64_t>(v, v + n); }
+};
+
+// An error a row expects: kind, and a fragment the message must contain ("" = any).
+struct ExpectedError {
+  bool expected;
+  ErrorKind kind;
+  const char* fragment;
+};
+
+// "RuntimeError containing \"fragment\"".
+std::string ExpectedText(const ExpectedError& e);
+
+// Compares an answer with the row's expected error. Returns true when the check should
+// go on to look at a value (no error expected and none came).
+template <class T>
+bool CheckOutcome(Case& c, const ExpectedError& e, const Result<T>& r, const std::string& call, const std::string& want) {
+  if (e.expected) {
+    if (r.ok()) c.Mismatch(call, ExpectedText(e), "no error");
+    else if (r.error().kind != e.kind || r.error().message.find(e.fragment) == std::string::npos)
+      c.Mismatch(call, ExpectedText(e), Describe(r.error()));
+    return false;
+  }
+  if (!r.ok()) {
+    c.Mismatch(call, want, Describe(r.error()));
+    return false;
+  }
+  return true;
+}
+
+// The answer of a call, or nullopt after recording NOT_SUPPORTED or a mismatch.
+template <class T>
+std::optional<T> Get(Case& c, Feature f, Result<T> r, const std::string& call) {
+  if (!c.Usable(f, r, call)) return std::nullopt;
+  if (!r.ok()) {
+    c.Mismatch(call, "an answer", Describe(r.error()));
+    return std::nullopt;
+  }
+  return std::move(r.value());
+}
+
+std::optional<TensorMeta> Meta(Case& c, const TensorHandle& t, const std::string& what);
+std::optional<StorageInfo> Storage(Case& c, const TensorHandle& t, const std::string& what);
+// Compares sizes, strides and storage_offset.
+void ExpectGeometry(Case& c, const std::string& call, const TensorMeta& m, const std::vector<std::int64_t>& sizes,
+                    const std::vector<std::int64_t>& strides, std::int64_t offset);
+
+}  // namespace tcts
+
+#endif  // TCTS_CONFORMANCE_CHECKS_COMMON_H_

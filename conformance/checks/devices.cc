@@ -1,0 +1,140 @@
+#include "conformance/checks/devices.h"
+
+#include <string>
+
+#include "conformance/checks/py_literal.h"
+
+namespace tcts {
+
+void CheckDevice(const DeviceRow& row) {
+  Case c(row.meta);
+  const DeviceArg arg = row.arg.arg();
+  const std::string call = arg.ToString();
+  const Result<DeviceInfo> r = CurrentCandidate().device(arg);
+  if (c.Usable(Feature::kDevices, r, call)) {
+    if (CheckOutcome(c, row.error, r, call, row.repr)) {
+      const DeviceInfo& d = r.value();
+      ExpectEq(c, call + ".type", std::string(row.type), d.type);
+      ExpectEq(c, call + ".index", row.index, d.index.value_or(-1));
+      ExpectEq(c, "str(" + call + ")", std::string(row.str), d.str);
+      ExpectEq(c, "repr(" + call + ")", std::string(row.repr), d.repr);
+    } else if (row.error.expected && !r.ok() && row.lists_types) {
+      for (const char* type : {"cpu", "cuda", "mps"}) {
+        if (r.error().message.find(type) == std::string::npos) {
+          c.Mismatch(call + " error names the accepted types", std::string("a message naming '") + type + "'",
+                     r.error().message);
+        }
+      }
+    }
+  }
+  c.Finish();
+}
+
+void CheckDeviceEquality(const DeviceEqualityRow& row) {
+  Case c(row.meta);
+  const DeviceArg a = row.a.arg(), b = row.b.arg();
+  const std::string call = a.ToString() + " == " + b.ToString();
+  const auto r = Get(c, Feature::kDevices, CurrentCandidate().compare_devices(a, b), call);
+  if (r) {
+    ExpectEq(c, call, row.equal, r->equal);
+    if (row.equal) ExpectEq(c, "hash(" + a.ToString() + ") == hash(" + b.ToString() + ")", true, r->same_hash);
+  }
+  c.Finish();
+}
+
+namespace {
+// Restores the default device and closes contexts a case left open, whatever happened.
+class DefaultDeviceRestorer {
+ public:
+  explicit DefaultDeviceRestorer(Candidate& cand) : cand_(cand) {}
+  ~DefaultDeviceRestorer() {
+    for (; open > 0; --open) cand_.exit_device();
+    if (changed) cand_.set_default_device("cpu");
+  }
+  int open = 0;
+  bool changed = false;
+
+ private:
+  Candidate& cand_;
+};
+}  // namespace
+
+void CheckDefaultDevice(const DefaultDeviceRow& row) {
+  Case c(row.meta);
+  Candidate& cand = CurrentCandidate();
+  DefaultDeviceRestorer restore(cand);
+  for (int k = 0; k < row.nsteps && !c.failed() && !c.not_supported(); ++k) {
+    const DeviceStep& s = row.steps[k];
+    const std::string dev = s.device;
+    switch (s.kind) {
+      case DeviceStepKind::kSet: {
+        const std::string call = "set_default_device('" + dev + "')";
+        const Status st = cand.set_default_device(dev);
+        if (!c.Usable(Feature::kDefaultDevice, st, call)) break;
+        restore.changed = true;
+        if (!st.ok()) c.Mismatch(call, "ok", Describe(st.error()));
+        break;
+      }
+      case DeviceStepKind::kEnter: {
+        const std::string call = "with torch.device('" + dev + "'): (enter)";
+        const Status st = cand.enter_device(dev);
+        if (!c.Usable(Feature::kDefaultDevice, st, call)) break;
+        if (!st.ok()) c.Mismatch(call, "ok", Describe(st.error()));
+        else ++restore.open;
+        break;
+      }
+      case DeviceStepKind::kExit: {
+        const Status st = cand.exit_device();
+        if (!c.Usable(Feature::kDefaultDevice, st, "(leaving the with block)")) break;
+        if (!st.ok()) c.Mismatch("(leaving the with block)", "ok", Describe(st.error()));
+        else --restore.open;
+        break;
+      }
+      case DeviceStepKind::kGet: {
+        const auto d = Get(c, Feature::kDefaultDevice, cand.default_device(), "get_default_device()");
+        if (d) ExpectEq(c, "get_default_device() (step " + std::to_string(k + 1) + ")", std::string(s.expect), *d);
+        break;
+      }
+      case DeviceStepKind::kFactory:
+      case DeviceStepKind::kAsarray:
+      case DeviceStepKind::kAsarrayTensor: {
+        std::string call;
+        Feature f = Feature::kDeviceFactories;
+        Result<TensorHandle> t = Error{ErrorKind::kInternal, ""};
+        if (s.kind == DeviceStepKind::kFactory) {
+          const bool cuda = std::string(s.expect).rfind("cuda", 0) == 0;
+          f = cuda ? Feature::kCudaTensors : Feature::kDeviceFactories;
+          call = "empty([2]" + (dev.empty() ? "" : ", device='" + dev + "'") + ")";
+          t = cand.empty_on({2}, DType::kFloat32, dev.empty() ? std::nullopt : std::optional<std::string>(dev));
+        } else if (s.kind == DeviceStepKind::kAsarray) {
+          f = Feature::kAsarray;
+          call = "asarray([1, 2])";
+          AsarraySource src;
+          src.kind = AsarraySource::Kind::kSequence;
+          src.value = *ParsePyValue("[1, 2]", nullptr);
+          t = cand.asarray(src, AsarrayOptions{});
+        } else {
+          f = Feature::kAsarray;
+          call = "asarray(tensor([1, 2]))";
+          // A cpu tensor whatever the default device is (make_tensor follows the default).
+          const auto base = Get(c, Feature::kDeviceFactories, cand.empty_on({2}, DType::kInt64, std::string("cpu")),
+                                "empty([2], dtype=int64, device='cpu')");
+          if (!base) break;
+          AsarraySource src;
+          src.kind = AsarraySource::Kind::kTensor;
+          src.tensor = *base;
+          t = cand.asarray(src, AsarrayOptions{});
+        }
+        const auto handle = Get(c, f, std::move(t), call);
+        if (!handle) break;
+        if (auto m = Meta(c, *handle, call)) {
+          ExpectEq(c, call + ".device (step " + std::to_string(k + 1) + ")", std::string(s.expect), m->device);
+        }
+        break;
+      }
+    }
+  }
+  c.Finish();
+}
+
+}  // namespace tcts

@@ -1,0 +1,180 @@
+#include "conformance/checks/dlpack.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "conformance/checks/exchange.h"
+
+namespace tcts {
+
+void CheckDLPackExport(const DLPackExportRow& row) {
+  Case c(row.meta);
+  Candidate& cand = CurrentCandidate();
+  const std::string dev = row.device;
+  std::optional<TensorHandle> t;
+  if (dev == "cpu") {
+    t = MakeView(c, cand, row.dtype, row.base, row.nsteps, row.steps, "t");
+  } else {
+    const Feature f = dev.rfind("cuda", 0) == 0 ? Feature::kCudaTensors : Feature::kDeviceFactories;
+    t = Get(c, f, cand.empty_on(row.base.vec(), row.dtype, dev), "empty(" + Str(row.base.vec()) + ", device='" + dev + "')");
+  }
+  if (!t) return c.Finish();
+  const std::string call = "to_dlpack(t)";
+  Result<DLManagedTensor*> r = cand.to_dlpack(*t);
+  if (c.Usable(Feature::kDLPack, r, call) && CheckOutcome(c, row.error, r, call, "a DLManagedTensor")) {
+    DLManagedTensor* m = r.value();
+    const DLTensor& dl = m->dl_tensor;
+    ExpectEq(c, "dtype.code", row.code, static_cast<int>(dl.dtype.code));
+    ExpectEq(c, "dtype.bits", row.bits, static_cast<int>(dl.dtype.bits));
+    ExpectEq(c, "dtype.lanes", 1, static_cast<int>(dl.dtype.lanes));
+    ExpectEq(c, "device.device_type", row.device_type, static_cast<int>(dl.device.device_type));
+    ExpectEq(c, "device.device_id", row.device_id, static_cast<int>(dl.device.device_id));
+    ExpectEq(c, "ndim", row.shape.n, static_cast<int>(dl.ndim));
+    if (dl.ndim == row.shape.n) {
+      ExpectEq(c, "shape", row.shape.vec(), std::vector<std::int64_t>(dl.shape, dl.shape + dl.ndim));
+      if (!dl.strides && dl.ndim > 0) c.Mismatch("strides", Str(row.strides.vec()), "NULL");
+      else ExpectEq(c, "strides (in elements)", row.strides.vec(), std::vector<std::int64_t>(dl.strides, dl.strides + dl.ndim));
+    }
+    ExpectEq(c, "byte_offset", std::int64_t{0}, static_cast<std::int64_t>(dl.byte_offset));
+    if (dev == "cpu" && !c.failed()) {
+      const auto ptr = Get(c, Feature::kStorage, cand.data_ptr(*t), "data_ptr(t)");
+      const auto values = ReadValues(c, *t, "t");
+      if (ptr && Numel(row.shape.vec()) > 0 && reinterpret_cast<std::uintptr_t>(dl.data) != *ptr) {
+        c.Mismatch("data == t.data_ptr()", "t's first element", "another address");
+      } else if (values) {
+        // What the DLTensor describes, read straight from memory, is t.
+        std::vector<std::int64_t> byte_strides;
+        for (int k = 0; k < dl.ndim; ++k) byte_strides.push_back(dl.strides[k] * DTypeItemsize(row.dtype));
+        const auto seen = ReadStrided(row.dtype, static_cast<const std::byte*>(dl.data) + dl.byte_offset,
+                                      row.shape.vec(), byte_strides);
+        if (seen != *values) c.Mismatch("the memory the DLTensor describes", Str(*values), Str(seen));
+      }
+    }
+    m->deleter(m);  // the consumer's one call; t stays valid
+    if (dev == "cpu" && !c.failed()) {
+      const auto values = ReadValues(c, *t, "t after the DLManagedTensor's deleter ran");
+      (void)values;
+    }
+  }
+  c.Finish();
+}
+
+void CheckDLPackImport(const DLPackImportRow& row) {
+  Case c(row.meta);
+  Candidate& cand = CurrentCandidate();
+  const std::vector<std::int64_t> sizes = row.sizes.vec();
+  const std::vector<Scalar> values = Alternating(Numel(sizes));
+  std::unique_ptr<Produced> p = Produce(row.dtype, row.code, row.bits, row.lanes, row.device_type, sizes,
+                                        row.strides.vec(), row.null_strides, row.byte_offset, values);
+  const std::string call = "from_dlpack(DLTensor code " + std::to_string(row.code) + ", bits " +
+                           std::to_string(row.bits) + ", lanes " + std::to_string(row.lanes) + ", device_type " +
+                           std::to_string(row.device_type) + ", shape " + Str(sizes) + ", strides " +
+                           (row.null_strides ? std::string("NULL") : Str(row.strides.vec())) + ", byte_offset " +
+                           std::to_string(row.byte_offset) + ")";
+  {
+    Result<TensorHandle> r = cand.from_dlpack(&p->managed);
+    if (c.Usable(Feature::kDLPack, r, call) && CheckOutcome(c, row.error, r, call, DTypeName(row.dtype))) {
+      TensorHandle t = r.value();
+      const std::byte* first = p->bytes.data() + row.byte_offset;
+      if (auto m = Meta(c, t, "t")) {
+        ExpectEq(c, call + ".dtype", row.dtype, m->dtype);
+        ExpectEq(c, call + ".shape", sizes, m->sizes);
+        ExpectEq(c, call + ".stride()", p->strides, m->strides);
+        ExpectEq(c, call + ".device", std::string("cpu"), m->device);
+      }
+      const auto ptr = Get(c, Feature::kStorage, cand.data_ptr(t), "data_ptr(t)");
+      if (ptr && *ptr != reinterpret_cast<std::uintptr_t>(first)) {
+        c.Mismatch("t.data_ptr() == data + byte_offset", "the DLTensor's first element", "another address");
+      }
+      if (auto v = ReadValues(c, t, "t")) {
+        if (*v != CastAll(row.dtype, values)) c.Mismatch(call + " values", Str(CastAll(row.dtype, values)), Str(*v));
+      }
+      // A write through the tensor lands in the producer's memory.
+      if (!sizes.empty() && Numel(sizes) > 0 && !c.failed()) {
+        const std::vector<std::int64_t> last(sizes.size(), 0);
+        const Status st = cand.write_element(t, last, Scalar::Int(1));
+        if (c.Usable(Feature::kStorage, st, "t[0...] = 1") && st.ok()) {
+          const Scalar seen = ReadHost(row.dtype, first);
+          if (seen != CastTo(row.dtype, 1.0)) c.Mismatch("t[0...] = 1, read from the DLTensor's memory", "1", seen.ToString());
+        }
+      }
+      // The deleter waits for the last tensor using the memory: a view keeps it alive.
+      std::optional<TensorHandle> view;
+      if (!sizes.empty()) view = Get(c, Feature::kViews, cand.unsqueeze(t, 0), "t.unsqueeze(0)");
+      if (p->deleted != 0) c.Mismatch("the deleter while t lives", "not called", "called " + std::to_string(p->deleted) + " times");
+      t.reset();
+      r = Result<TensorHandle>(Error{ErrorKind::kInternal, "released"});
+      if (view && p->deleted != 0) {
+        c.Mismatch("the deleter while a view of t lives", "not called", "called " + std::to_string(p->deleted) + " times");
+      }
+      view.reset();
+      if (p->deleted != 1) {
+        c.Mismatch("the deleter once every tensor is gone", "called once", "called " + std::to_string(p->deleted) + " times");
+      }
+    } else if (row.error.expected && p->deleted != 0) {
+      c.Mismatch("the deleter after a failed import", "not called (the caller still owns the tensor)",
+                 "called " + std::to_string(p->deleted) + " times");
+    }
+  }
+  c.Finish();
+}
+
+void CheckDLPackRoundTrip(const DLPackRoundTripRow& row) {
+  Case c(row.meta);
+  Candidate& cand = CurrentCandidate();
+  std::unique_ptr<Candidate> peer = MakeCandidate(row.peer);
+  if (!peer) {
+    c.Mismatch("the peer candidate", std::string("'") + row.peer + "' linked into this binary", "not registered");
+    return c.Finish();
+  }
+  Candidate& from = row.from_peer ? *peer : cand;
+  Candidate& to = row.from_peer ? cand : *peer;
+  const std::string a = row.from_peer ? row.peer : "candidate", b = row.from_peer ? "candidate" : row.peer;
+  // The candidate's answers go through its declarations; the peer's must simply work.
+  const auto get = [&](Candidate& who, Feature f, auto r, const std::string& what) {
+    if (&who == &cand) return Get(c, f, std::move(r), what);
+    if (!r.ok()) c.Mismatch(what + " (on the peer)", "an answer", Describe(r.error()));
+    return r.ok() ? std::optional(std::move(r.value())) : std::nullopt;
+  };
+  const auto src = MakeView(c, from, row.dtype, row.base, row.nsteps, row.steps, a);
+  if (!src) return c.Finish();
+  const auto m = get(from, Feature::kDLPack, from.to_dlpack(*src), a + ".to_dlpack(t)");
+  if (!m) return c.Finish();
+  const std::string call = b + ".from_dlpack(" + a + ".to_dlpack(t))";
+  const auto imported = get(to, Feature::kDLPack, to.from_dlpack(*m), call);
+  if (!imported) {
+    (*m)->deleter(*m);  // not consumed: still ours to release
+    return c.Finish();
+  }
+  const TensorHandle u = *imported;
+  const auto mu = get(to, Feature::kTensors, to.meta(u), b + ".meta(u)");
+  if (mu) {
+    ExpectEq(c, call + ".dtype", row.dtype, mu->dtype);
+    ExpectEq(c, call + ".shape", row.sizes.vec(), mu->sizes);
+    ExpectEq(c, call + ".stride()", row.strides.vec(), mu->strides);
+  }
+  const auto pa = get(from, Feature::kStorage, from.data_ptr(*src), a + ".data_ptr(t)");
+  const auto pb = get(to, Feature::kStorage, to.data_ptr(u), b + ".data_ptr(u)");
+  if (pa && pb && *pa != *pb) c.Mismatch("t.data_ptr() == u.data_ptr()", "one memory", "two addresses");
+  const auto va = get(from, Feature::kTensors, from.values(*src), a + ".values(t)");
+  const auto vb = get(to, Feature::kTensors, to.values(u), b + ".values(u)");
+  if (va && vb && *va != *vb) c.Mismatch("values(u) == values(t)", Str(*va), Str(*vb));
+  // A write through the importer's tensor is seen by the exporter's.
+  if (va && !va->empty() && !c.failed()) {
+    const std::vector<std::int64_t> zero(row.sizes.n, 0);
+    const Scalar flip = Flipped((*va)[0]);
+    const Status st = to.write_element(u, zero, flip);
+    if (!st.ok()) c.Mismatch(b + ".u[0...] = ...", "ok", Describe(st.error()));
+    if (st.ok()) {
+      const auto again = get(from, Feature::kTensors, from.values(*src), a + ".values(t) after the write");
+      if (again && (*again)[0] != CastTo(row.dtype, flip.AsComplex())) {
+        c.Mismatch("writing u[0...], then reading t[0...]", CastTo(row.dtype, flip.AsComplex()).ToString(),
+                   (*again)[0].ToString());
+      }
+    }
+  }
+  c.Finish();
+}
+
+}  // namespace tcts

@@ -1,0 +1,64 @@
+#include "conformance/checks/dtypes.h"
+
+#include <string>
+
+namespace tcts {
+
+void CheckDTypeName(const DTypeNameRow& row) {
+  Case c(row.meta);
+  Result<DType> r = CurrentCandidate().dtype_from_name(row.name);
+  const std::string call = std::string("dtype_from_name(\"") + row.name + "\")";
+  if (c.Usable(Feature::kDTypeNames, r, call)) {
+    if (!r.ok()) c.Mismatch(call, Str(row.dtype), Describe(r.error()));
+    else ExpectEq(c, call, row.dtype, r.value());
+  }
+  c.Finish();
+}
+
+void CheckDTypeInfo(const DTypeInfoRow& row) {
+  Case c(row.meta);
+  Result<DTypeInfo> r = CurrentCandidate().dtype_info(row.dtype);
+  const std::string call = std::string("dtype_info(") + DTypeName(row.dtype) + ")";
+  if (c.Usable(Feature::kDTypeInfo, r, call)) {
+    if (!r.ok()) {
+      c.Mismatch(call, "the dtype's attributes", Describe(r.error()));
+    } else {
+      ExpectEq(c, call + ".itemsize", row.itemsize, r.value().itemsize);
+      ExpectEq(c, call + ".is_floating_point", row.is_floating_point, r.value().is_floating_point);
+      ExpectEq(c, call + ".is_complex", row.is_complex, r.value().is_complex);
+      ExpectEq(c, call + ".is_signed", row.is_signed, r.value().is_signed);
+    }
+  }
+  c.Finish();
+}
+
+void CheckFloatInfo(const FloatInfoRow& row) {
+  Case c(row.meta);
+  Result<FloatInfo> r = CurrentCandidate().finfo(row.dtype);
+  const std::string call = std::string("finfo(") + DTypeName(row.dtype) + ")";
+  if (c.Usable(Feature::kFloatInfo, r, call)) {
+    if (!r.ok()) {
+      c.Mismatch(call, "finfo", Describe(r.error()));
+    } else {
+      ExpectEq(c, call + ".bits", row.bits, r.value().bits);
+      ExpectEq(c, call + ".eps", row.eps, r.value().eps);
+      ExpectEq(c, call + ".max", row.max, r.value().max);
+      ExpectEq(c, call + ".min", -row.max, r.value().min);
+      ExpectEq(c, call + ".tiny", row.tiny, r.value().tiny);
+    }
+  }
+  c.Finish();
+}
+
+void CheckLegacyConstructor(const LegacyConstructorRow& row) {
+  Case c(row.meta);
+  Result<std::string> r = CurrentCandidate().legacy_constructor(row.dtype);
+  const std::string call = std::string("legacy_constructor(") + DTypeName(row.dtype) + ")";
+  if (c.Usable(Feature::kLegacyConstructor, r, call)) {
+    if (!r.ok()) c.Mismatch(call, row.name, Describe(r.error()));
+    else if (r.value() != row.name) c.Mismatch(call, row.name, r.value());
+  }
+  c.Finish();
+}
+
+}  // namespace tcts

@@ -1,0 +1,45 @@
+// Row types and checks of the dtypes suite (spec/dtypes.toml): names and aliases,
+// attributes, finfo, legacy constructors.
+#ifndef TCTS_CONFORMANCE_CHECKS_DTYPES_H_
+#define TCTS_CONFORMANCE_CHECKS_DTYPES_H_
+
+#include "conformance/checks/common.h"
+
+namespace tcts {
+
+struct DTypeNameRow {
+  RowMeta meta;
+  const char* name;  // canonical name or alias
+  DType dtype;
+};
+struct DTypeInfoRow {
+  RowMeta meta;
+  DType dtype;
+  int itemsize;
+  bool is_floating_point, is_complex, is_signed;
+};
+struct FloatInfoRow {
+  RowMeta meta;
+  DType dtype;
+  int bits;
+  double eps, max, tiny;  // derived from the spec's sign/exponent/significand bits
+};
+struct LegacyConstructorRow {
+  RowMeta meta;
+  DType dtype;
+  const char* name;
+};
+
+TCTS_ROW_PRINTER(DTypeNameRow)
+TCTS_ROW_PRINTER(DTypeInfoRow)
+TCTS_ROW_PRINTER(FloatInfoRow)
+TCTS_ROW_PRINTER(LegacyConstructorRow)
+
+void CheckDTypeName(const DTypeNameRow& row);
+void CheckDTypeInfo(const DTypeInfoRow& row);
+void CheckFloatInfo(const FloatInfoRow& row);
+void CheckLegacyConstructor(const LegacyConstructorRow& row);
+
+}  // namespace tcts
+
+#endif  // TCTS_CONFORMANCE_CHECKS_DTYPES_H_

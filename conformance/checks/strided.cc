@@ -1,0 +1,257 @@
+#include "conformance/checks/strided.h"
+
+#include <set>
+
+namespace tcts {
+
+const char* ViewKindName(ViewKind kind) {
+  switch (kind) {
+    case ViewKind::kT: return "t";
+    case ViewKind::kTranspose: return "transpose";
+    case ViewKind::kPermute: return "permute";
+    case ViewKind::kNarrow: return "narrow";
+    case ViewKind::kSelect: return "select";
+    case ViewKind::kSlice: return "slice";
+    case ViewKind::kExpand: return "expand";
+    case ViewKind::kUnsqueeze: return "unsqueeze";
+    case ViewKind::kSqueeze: return "squeeze";
+    case ViewKind::kView: return "view";
+    case ViewKind::kReshape: return "reshape";
+    case ViewKind::kAsStrided: return "as_strided";
+    case ViewKind::kContiguous: return "contiguous";
+    case ViewKind::kClone: return "clone";
+    case ViewKind::kEmptyLike: return "empty_like";
+  }
+  return "?";
+}
+
+Feature FeatureOf(ViewKind kind) {
+  switch (kind) {
+    case ViewKind::kContiguous:
+    case ViewKind::kClone:
+    case ViewKind::kEmptyLike: return Feature::kFormatCopies;
+    default: return Feature::kViews;
+  }
+}
+
+std::string ToString(const ViewStep& step) {
+  std::string args;
+  const std::vector<std::int64_t> a = step.args.vec();
+  if (step.kind == ViewKind::kAsStrided) {
+    const std::size_t k = a.size() / 2;
+    args = Str(std::vector<std::int64_t>(a.begin(), a.begin() + k)) + ", " +
+           Str(std::vector<std::int64_t>(a.begin() + k, a.begin() + 2 * k)) + ", " + std::to_string(a.back());
+  } else if (step.kind == ViewKind::kContiguous || step.kind == ViewKind::kClone || step.kind == ViewKind::kEmptyLike) {
+    args = MemoryFormatName(step.format);
+  } else if (step.kind == ViewKind::kPermute || step.kind == ViewKind::kExpand || step.kind == ViewKind::kView ||
+             step.kind == ViewKind::kReshape) {
+    args = Str(a);
+  } else {
+    for (std::size_t k = 0; k < a.size(); ++k) args += (k ? ", " : "") + std::to_string(a[k]);
+  }
+  return std::string(ViewKindName(step.kind)) + "(" + args + ")";
+}
+
+Result<TensorHandle> Apply(Candidate& cand, const ViewStep& step, const TensorHandle& t) {
+  const std::vector<std::int64_t> a = step.args.vec();
+  const auto arg = [&](std::size_t k) { return k < a.size() ? a[k] : 0; };
+  switch (step.kind) {
+    case ViewKind::kT: return cand.t(t);
+    case ViewKind::kTranspose: return cand.transpose(t, arg(0), arg(1));
+    case ViewKind::kPermute: return cand.permute(t, a);
+    case ViewKind::kNarrow: return cand.narrow(t, arg(0), arg(1), arg(2));
+    case ViewKind::kSelect: return cand.select(t, arg(0), arg(1));
+    case ViewKind::kSlice: return cand.slice(t, arg(0), arg(1), arg(2), arg(3));
+    case ViewKind::kExpand: return cand.expand(t, a);
+    case ViewKind::kUnsqueeze: return cand.unsqueeze(t, arg(0));
+    case ViewKind::kSqueeze: return cand.squeeze(t, a.empty() ? std::nullopt : std::optional<std::int64_t>(a[0]));
+    case ViewKind::kView: return cand.view(t, a);
+    case ViewKind::kReshape: return cand.reshape(t, a);
+    case ViewKind::kAsStrided: {
+      const std::size_t k = a.size() / 2;
+      return cand.as_strided(t, std::vector<std::int64_t>(a.begin(), a.begin() + k),
+                             std::vector<std::int64_t>(a.begin() + k, a.begin() + 2 * k), a.back());
+    }
+    case ViewKind::kContiguous: return cand.contiguous(t, step.format);
+    case ViewKind::kClone: return cand.clone(t, step.format);
+    case ViewKind::kEmptyLike: return cand.empty_like(t, step.format);
+  }
+  return Error{ErrorKind::kInternal, "unknown view kind"};
+}
+
+std::int64_t Address(const TensorMeta& m, const std::vector<std::int64_t>& index) {
+  std::int64_t a = m.storage_offset;
+  for (std::size_t k = 0; k < index.size(); ++k) a += m.strides[k] * index[k];
+  return a;
+}
+
+std::vector<std::vector<std::int64_t>> Indices(const std::vector<std::int64_t>& sizes) {
+  std::vector<std::vector<std::int64_t>> out;
+  std::vector<std::int64_t> index(sizes.size(), 0);
+  for (std::int64_t linear = 0, n = Numel(sizes); linear < n; ++linear) {
+    out.push_back(index);
+    for (std::size_t k = index.size(); k-- > 0;) {
+      if (++index[k] < sizes[k]) break;
+      index[k] = 0;
+    }
+  }
+  return out;
+}
+
+std::vector<Scalar> IotaValues(std::int64_t n) {
+  std::vector<Scalar> values;
+  for (std::int64_t k = 0; k < n; ++k) values.push_back(Scalar::Int(k));
+  return values;
+}
+
+std::optional<TensorHandle> MakeIota(Case& c, const std::vector<std::int64_t>& sizes) {
+  return Get(c, Feature::kTensors, CurrentCandidate().make_tensor(sizes, DType::kInt64, IotaValues(Numel(sizes))),
+             "make_tensor(" + Str(sizes) + ", int64, 0..n-1)");
+}
+
+void CheckAddressFormula(Case& c, const TensorHandle& t, const std::string& what) {
+  const auto m = Meta(c, t, what);
+  const auto values = ReadValues(c, t, what);
+  const auto storage = Get(c, Feature::kStorage, CurrentCandidate().storage_values(t), "storage_values(" + what + ")");
+  if (!m || !values || !storage) return;
+  const auto indices = Indices(m->sizes);
+  if (indices.size() != values->size()) {
+    c.Mismatch("values(" + what + ")", std::to_string(indices.size()) + " elements", std::to_string(values->size()));
+    return;
+  }
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    const std::int64_t a = Address(*m, indices[k]);
+    const std::string where = what + Str(indices[k]);
+    if (a < 0 || a >= static_cast<std::int64_t>(storage->size())) {
+      c.Mismatch(where + " address", "inside a storage of " + std::to_string(storage->size()) + " elements",
+                 std::to_string(a));
+      return;
+    }
+    if ((*values)[k] != (*storage)[static_cast<std::size_t>(a)]) {
+      c.Mismatch(where + " == storage[offset + sum(stride*index)] (004)", (*storage)[static_cast<std::size_t>(a)].ToString(),
+                 (*values)[k].ToString());
+      return;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- rows
+void CheckLayout(const LayoutRow& row) {
+  Case c(row.meta);
+  Candidate& cand = CurrentCandidate();
+  const std::vector<std::int64_t> sizes = {2, 3};
+  const std::string call = std::string("empty([2, 3], layout=") + LayoutName(row.layout) + ")";
+  Result<TensorHandle> t = cand.empty(sizes, DType::kFloat32, row.layout, MemoryFormat::kContiguous);
+  // sparse_coo is beta (002): a candidate may declare it unsupported; strided it may not.
+  const Feature f = row.required ? Feature::kMemoryFormats : Feature::kSparseLayout;
+  if (c.Usable(f, t, call)) {
+    if (!t.ok()) {
+      c.Mismatch(call, "a tensor", Describe(t.error()));
+    } else if (auto m = Meta(c, t.value(), "empty")) {
+      if (m->layout != row.layout) c.Mismatch(call + " layout", LayoutName(row.layout), LayoutName(m->layout));
+      ExpectEq(c, call + " sizes", sizes, m->sizes);
+    }
+  }
+  // Every tensor made without a layout is strided.
+  if (row.layout == Layout::kStrided) {
+    if (auto base = MakeIota(c, sizes)) {
+      if (auto m = Meta(c, *base, "make_tensor")) {
+        if (m->layout != Layout::kStrided) c.Mismatch("make_tensor layout", "strided", LayoutName(m->layout));
+      }
+    }
+  }
+  c.Finish();
+}
+
+void CheckAddress(const AddressRow& row) {
+  Case c(row.meta);
+  Candidate& cand = CurrentCandidate();
+  std::vector<Scalar> values;
+  for (std::int64_t v : row.values.vec()) values.push_back(Scalar::Int(v));
+  const std::string call = "tensor(" + Str(row.values.vec()) + ").view(" + Str(row.sizes.vec()) + ")";
+  const auto t = Get(c, Feature::kTensors, cand.make_tensor(row.sizes.vec(), DType::kInt64, values), call);
+  if (!t) return c.Finish();
+  if (auto m = Meta(c, *t, "t")) ExpectGeometry(c, call, *m, row.sizes.vec(), row.strides.vec(), row.offset);
+  CheckAddressFormula(c, *t, "t");
+  if (row.write) {
+    const std::string w = "t.storage()[" + std::to_string(row.write_index) + "] = " + std::to_string(row.write_value);
+    Status s = cand.write_storage(*t, row.write_index, Scalar::Int(row.write_value));
+    if (c.Usable(Feature::kStorage, s.ok() ? nullptr : &s.error(), w)) {
+      if (!s.ok()) {
+        c.Mismatch(w, "ok", Describe(s.error()));
+      } else if (auto after = ReadValues(c, *t, "t after the write")) {
+        std::vector<Scalar> want;
+        for (std::int64_t v : row.after.vec()) want.push_back(Scalar::Int(v));
+        if (*after != want) c.Mismatch(w + "; values(t)", Str(want), Str(*after));
+      }
+    }
+  }
+  c.Finish();
+}
+
+void CheckEmpty(const EmptyRow& row) {
+  Case c(row.meta);
+  const std::string call =
+      "empty(" + Str(row.sizes.vec()) + ", memory_format=" + MemoryFormatName(row.format) + ")";
+  Result<TensorHandle> t = CurrentCandidate().empty(row.sizes.vec(), DType::kFloat32, Layout::kStrided, row.format);
+  if (c.Usable(Feature::kMemoryFormats, t, call) &&
+      CheckOutcome(c, row.error, t, call, "strides " + Str(row.strides.vec()))) {
+    if (auto m = Meta(c, t.value(), "empty")) ExpectGeometry(c, call, *m, row.sizes.vec(), row.strides.vec(), 0);
+  }
+  c.Finish();
+}
+
+void CheckContiguity(const ContiguityRow& row) {
+  Case c(row.meta);
+  Candidate& cand = CurrentCandidate();
+  const std::string made = "empty_strided(" + Str(row.sizes.vec()) + ", " + Str(row.strides.vec()) + ")";
+  const auto t = Get(c, Feature::kMemoryFormats, cand.empty_strided(row.sizes.vec(), row.strides.vec(), DType::kFloat32), made);
+  if (t) {
+    if (auto m = Meta(c, *t, "empty_strided")) ExpectGeometry(c, made, *m, row.sizes.vec(), row.strides.vec(), 0);
+    // is_contiguous(preserve_format) reads as contiguous_format (spec: is_contiguous.rule).
+    const std::pair<MemoryFormat, bool> want[] = {{MemoryFormat::kContiguous, row.contiguous},
+                                                  {MemoryFormat::kChannelsLast, row.channels_last},
+                                                  {MemoryFormat::kChannelsLast3d, row.channels_last_3d},
+                                                  {MemoryFormat::kPreserve, row.contiguous}};
+    for (const auto& [format, expected] : want) {
+      const std::string call = made + ".is_contiguous(" + MemoryFormatName(format) + ")";
+      if (auto got = Get(c, Feature::kMemoryFormats, cand.is_contiguous(*t, format), call)) ExpectEq(c, call, expected, *got);
+    }
+  }
+  c.Finish();
+}
+
+void CheckView(const ViewRow& row) {
+  Case c(row.meta);
+  std::optional<TensorHandle> t = MakeIota(c, row.base.vec());
+  if (!t) return c.Finish();
+  std::string chain = "make_tensor(" + Str(row.base.vec()) + ")";
+  for (int k = 0; k + 1 < row.nsteps; ++k) {  // the setup steps must work
+    chain += "." + ToString(row.steps[k]);
+    const auto next = Get(c, FeatureOf(row.steps[k].kind), Apply(row.steps[k], *t), chain);
+    if (!next) return c.Finish();
+    t = next;
+  }
+  const ViewStep& step = row.steps[row.nsteps - 1];
+  const std::string call = chain + "." + ToString(step);
+  const auto input_storage = Storage(c, *t, "input");
+  Result<TensorHandle> r = Apply(step, *t);
+  if (!input_storage || !c.Usable(FeatureOf(step.kind), r, call)) return c.Finish();
+  const std::string want = "sizes " + Str(row.sizes.vec()) + " strides " + Str(row.strides.vec()) + " offset " +
+                           std::to_string(row.offset);
+  if (!CheckOutcome(c, row.error, r, call, want)) return c.Finish();
+  const TensorHandle& out = r.value();
+  if (auto m = Meta(c, out, "result")) ExpectGeometry(c, call, *m, row.sizes.vec(), row.strides.vec(), row.offset);
+  if (auto s = Storage(c, out, "result")) {
+    if (row.copies && s->id == input_storage->id) c.Mismatch(call + " storage", "a new storage (a copy)", "the input's storage");
+    if (!row.copies && s->id != input_storage->id) c.Mismatch(call + " storage", "the input's storage (a view)", "a new storage");
+  }
+  if (row.copies && row.check_values) {
+    const auto before = ReadValues(c, *t, "input"), after = ReadValues(c, out, "result");
+    if (before && after && *before != *after) c.Mismatch(call + " values", Str(*before), Str(*after));
+  }
+  if (step.kind != ViewKind::kEmptyLike) CheckAddressFormula(c, out, "result");
+  c.Finish();
+}
+
+}  // namespace tcts

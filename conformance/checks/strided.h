@@ -1,0 +1,119 @@
+// Row types and checks of the strided suite (spec/strided.toml): layouts, the storage
+// model, memory-format strides, is_contiguous, views and memory-format copies.
+//
+// Rows are plain aggregates (fixed-size arrays, no heap) so the generated tables compile
+// quickly. Every tensor a row builds starts from make_tensor(int64 values 0..n-1), so a
+// storage element's value is its index and the address formula can be checked exactly.
+#ifndef TCTS_CONFORMANCE_CHECKS_STRIDED_H_
+#define TCTS_CONFORMANCE_CHECKS_STRIDED_H_
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "conformance/candidate/candidate.h"
+#include "conformance/checks/common.h"
+#include "conformance/harness/harness.h"
+
+namespace tcts {
+
+enum class ViewKind {
+  kT, kTranspose, kPermute, kNarrow, kSelect, kSlice, kExpand, kUnsqueeze, kSqueeze, kView, kReshape,
+  kAsStrided, kContiguous, kClone, kEmptyLike,
+};
+const char* ViewKindName(ViewKind kind);
+
+// One step of a chain: the op, its integer arguments and (copies) its memory format.
+//   transpose [d0, d1]  permute dims  narrow [dim, start, length]  select [dim, index]
+//   slice [dim, start, end, step]  expand sizes  unsqueeze [dim]  squeeze [] or [dim]
+//   view/reshape sizes  as_strided [sizes..., strides..., offset]
+struct ViewStep {
+  ViewKind kind;
+  Dims args;
+  MemoryFormat format;
+};
+std::string ToString(const ViewStep& step);
+// Runs one step on `cand` (by default the current candidate).
+Result<TensorHandle> Apply(Candidate& cand, const ViewStep& step, const TensorHandle& t);
+inline Result<TensorHandle> Apply(const ViewStep& step, const TensorHandle& t) {
+  return Apply(CurrentCandidate(), step, t);
+}
+// Which feature a step belongs to.
+Feature FeatureOf(ViewKind kind);
+
+struct LayoutRow {
+  RowMeta meta;
+  Layout layout;
+  bool required;  // false: the candidate may declare Feature::kSparseLayout unsupported
+};
+
+// A literal example of the storage model (004): a tensor of `values`, its strides and
+// offset, and optionally a write through its storage and the values after it.
+struct AddressRow {
+  RowMeta meta;
+  Dims sizes, values, strides;
+  std::int64_t offset;
+  bool write;
+  std::int64_t write_index, write_value;
+  Dims after;
+};
+
+// empty(sizes, memory_format=format): its strides, or the error.
+struct EmptyRow {
+  RowMeta meta;
+  Dims sizes;
+  MemoryFormat format;
+  ExpectedError error;
+  Dims strides;
+};
+
+// is_contiguous(fmt) of empty_strided(sizes, strides), for the three allocating formats
+// (and preserve_format, which reads as contiguous_format).
+struct ContiguityRow {
+  RowMeta meta;
+  Dims sizes, strides;
+  bool contiguous, channels_last, channels_last_3d;
+};
+
+// A chain of steps applied to make_tensor(base, int64, 0..n-1); the last step is under test.
+struct ViewRow {
+  RowMeta meta;
+  Dims base;
+  int nsteps;
+  ViewStep steps[3];
+  ExpectedError error;
+  Dims sizes, strides;
+  std::int64_t offset;
+  bool copies;        // the result has a new storage (else: the last step's input's storage)
+  bool check_values;  // copies: values equal the input's (false for empty_like)
+};
+
+inline void PrintTo(const LayoutRow& r, std::ostream* os) { *os << r.meta.id; }
+inline void PrintTo(const AddressRow& r, std::ostream* os) { *os << r.meta.id; }
+inline void PrintTo(const EmptyRow& r, std::ostream* os) { *os << r.meta.id; }
+inline void PrintTo(const ContiguityRow& r, std::ostream* os) { *os << r.meta.id; }
+inline void PrintTo(const ViewRow& r, std::ostream* os) { *os << r.meta.id; }
+
+void CheckLayout(const LayoutRow& row);
+void CheckAddress(const AddressRow& row);
+void CheckEmpty(const EmptyRow& row);
+void CheckContiguity(const ContiguityRow& row);
+void CheckView(const ViewRow& row);
+
+// ---------------------------------------------------------------- shared with properties
+// The storage index of element `index` (row-major position) of a geometry: seed 004's formula.
+std::int64_t Address(const TensorMeta& m, const std::vector<std::int64_t>& index);
+// Every index of `sizes` in row-major order.
+std::vector<std::vector<std::int64_t>> Indices(const std::vector<std::int64_t>& sizes);
+// The int64 values 0..n-1: what every strided case's base tensor holds.
+std::vector<Scalar> IotaValues(std::int64_t n);
+// A contiguous int64 tensor holding 0..numel-1. Records a mismatch and returns nullopt on failure.
+std::optional<TensorHandle> MakeIota(Case& c, const std::vector<std::int64_t>& sizes);
+// Checks seed 004's address formula: values(t)[i] == storage_values(t)[offset + sum stride*index].
+void CheckAddressFormula(Case& c, const TensorHandle& t, const std::string& what);
+
+}  // namespace tcts
+
+#endif  // TCTS_CONFORMANCE_CHECKS_STRIDED_H_

@@ -1,0 +1,329 @@
+#include "conformance/harness/harness.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <unordered_map>
+#include <sstream>
+
+namespace tcts {
+
+namespace {
+RunConfig& MutableConfig() {
+  static RunConfig config;
+  return config;
+}
+std::unique_ptr<Candidate>& CandidateSlot() {
+  static std::unique_ptr<Candidate> candidate;
+  return candidate;
+}
+Expectations& ExpectationsSlot() {
+  static Expectations e;
+  return e;
+}
+std::optional<CaseRecord>& RecordSlot() {
+  static std::optional<CaseRecord> record;
+  return record;
+}
+std::unordered_map<std::string, RowMeta>& RowRegistry() {
+  static std::unordered_map<std::string, RowMeta> registry;
+  return registry;
+}
+std::map<std::string, std::string>& PropertyRegistry() {  // test -> row id
+  static std::map<std::string, std::string> registry;
+  return registry;
+}
+bool KnownOutcome(const std::string& outcome) {
+  return outcome == "FAIL" || outcome == "CRASH" || outcome == "TIMEOUT";
+}
+CaseFileLoader& LoaderSlot() {
+  static CaseFileLoader loader = nullptr;
+  return loader;
+}
+}  // namespace
+
+std::optional<CaseRecord> TakeCaseRecord() {
+  std::optional<CaseRecord> r = std::move(RecordSlot());
+  RecordSlot().reset();
+  return r;
+}
+
+void RegisterRow(const RowMeta& row) { RowRegistry()[row.id] = row; }
+
+const RowMeta* FindRow(const std::string& id) {
+  auto it = RowRegistry().find(id);
+  return it == RowRegistry().end() ? nullptr : &it->second;
+}
+
+bool RegisterProperty(const char* test, const char* id, const char* clause, const char* text) {
+  RegisterRow(RowMeta{id, clause, "property", text});
+  PropertyRegistry()[test] = id;
+  return true;
+}
+
+const RowMeta* FindProperty(const std::string& test) {
+  auto it = PropertyRegistry().find(test);
+  return it == PropertyRegistry().end() ? nullptr : FindRow(it->second);
+}
+
+bool RegisterCaseFileLoader(CaseFileLoader loader) {
+  LoaderSlot() = loader;
+  return true;
+}
+
+bool LoadCaseFile(const std::string& path, std::string* error) {
+  if (path.empty()) return true;
+  if (!LoaderSlot()) {
+    *error = "--replay=" + path + ": this binary has no replay suite (use bazel run //conformance:replay)";
+    return false;
+  }
+  return LoaderSlot()(path, error);
+}
+
+const RunConfig& Config() { return MutableConfig(); }
+void SetConfig(RunConfig config) { MutableConfig() = std::move(config); }
+bool TensorsOnCpu() { return Config().device.empty() || Config().device == "cpu"; }
+
+bool UseDeviceForTensors(Candidate& candidate, RunConfig* config, std::string* why) {
+  const std::string& device = config->device;
+  if (device.empty() || device == "cpu") return true;
+  const std::string who = candidate.name() + " cannot run this suite on '" + device + "': ";
+  if (!candidate.supports(Feature::kDefaultDevice)) {
+    *why = who + "it declares no default device (the suite makes its tensors through torch.set_default_device)";
+    return false;
+  }
+  const Result<TensorHandle> probe = candidate.empty_on({1}, DType::kFloat32, device);
+  if (!probe.ok()) {
+    *why = who + "empty([1], device='" + device + "') gave " + Describe(probe.error());
+    return false;
+  }
+  const Result<TensorMeta> meta = candidate.meta(probe.value());
+  if (!meta.ok()) {
+    *why = who + "meta() of a tensor on it gave " + Describe(meta.error());
+    return false;
+  }
+  const Status set = candidate.set_default_device(device);
+  if (!set.ok()) {
+    *why = who + "set_default_device('" + device + "') gave " + Describe(set.error());
+    return false;
+  }
+  config->resolved_device = meta.value().device;
+  return true;
+}
+
+Candidate& CurrentCandidate() {
+  if (!CandidateSlot()) {
+    // A harness bug, not a candidate's: the runner installs the candidate before any test.
+    std::fprintf(stderr, "tcts: no candidate installed (run through conformance/runner_main)\n");
+    std::abort();
+  }
+  return *CandidateSlot();
+}
+void SetCurrentCandidate(std::unique_ptr<Candidate> candidate) { CandidateSlot() = std::move(candidate); }
+
+const Expectations& CurrentExpectations() { return ExpectationsSlot(); }
+void SetCurrentExpectations(Expectations e) { ExpectationsSlot() = std::move(e); }
+
+// ---------------------------------------------------------------- expectations
+bool GlobMatch(const std::string& p, const std::string& t) {
+  std::size_t pi = 0, ti = 0, star = std::string::npos, mark = 0;
+  while (ti < t.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == t[ti])) {
+      ++pi, ++ti;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++, mark = ti;
+    } else if (star != std::string::npos) {
+      pi = star + 1, ti = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+Result<Expectations> Expectations::Parse(const std::string& path, const std::string& text) {
+  Expectations out;
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    const std::size_t hash = line.find('#');
+    if (hash != std::string::npos) line.erase(hash);
+    std::istringstream fields(line);
+    Expectation e;
+    e.line = n;
+    if (!(fields >> e.pattern)) continue;  // blank or comment
+    if (!(fields >> e.outcome)) {
+      return Error{ErrorKind::kValueError,
+                   path + ":" + std::to_string(n) + ": '" + e.pattern + "' has no outcome (expected FAIL, CRASH or TIMEOUT)"};
+    }
+    if (!KnownOutcome(e.outcome)) {
+      return Error{ErrorKind::kValueError, path + ":" + std::to_string(n) + ": unknown outcome '" + e.outcome +
+                                               "' (expected FAIL, CRASH or TIMEOUT)"};
+    }
+    std::getline(fields >> std::ws, e.reason);
+    if (e.reason.empty()) {
+      return Error{ErrorKind::kValueError, path + ":" + std::to_string(n) + ": '" + e.pattern + "' needs a reason"};
+    }
+    out.entries_.push_back(std::move(e));
+  }
+  return out;
+}
+
+Result<Expectations> Expectations::Load(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return Error{ErrorKind::kValueError, "cannot read expectations file '" + path + "'"};
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return Parse(path, ss.str());
+}
+
+const Expectation* Expectations::Match(const std::string& case_id) const {
+  for (const Expectation& e : entries_)
+    if (GlobMatch(e.pattern, case_id)) return &e;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------- cases
+std::string Describe(const Error& e) { return std::string(ErrorKindName(e.kind)) + ": " + e.message; }
+
+std::string RerunCommand() {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return info ? RerunCommand(*info) : "(no test is running)";
+}
+
+std::string RerunCommand(const ::testing::TestInfo& info) {
+  const std::string filter = std::string(info.test_suite_name()) + "." + info.name();
+  const bool property = FindProperty(filter) != nullptr;
+  if (!Config().replay.empty()) {  // replayed cases are named by their id (the parameter)
+    return "bazel run //conformance:replay -- " + Config().replay + " --candidate=" + Config().candidate +
+           " --filter='" + (info.value_param() ? info.value_param() : filter) + "'";
+  }
+  if (!Config().target.empty()) {
+    return "bazel test " + Config().target + " --test_filter='" + filter + "' --test_output=errors" +
+           (property ? " --test_arg=--seed=" + Config().seed : "");
+  }
+  return "<test binary> --candidate=" + Config().candidate + " --gtest_filter='" + filter + "'" +
+         (property ? " --seed=" + Config().seed : "") + (TensorsOnCpu() ? "" : " --device=" + Config().device);
+}
+
+Case::Case(const RowMeta& row) : row_(row) {}
+
+void Case::Mismatch(const std::string& check, const std::string& expected, const std::string& observed) {
+  mismatches_.push_back({check, expected, observed});
+}
+
+std::string Case::MismatchText() const {
+  std::string text;
+  for (const Diff& d : mismatches_) text += d.check + ": expected " + d.expected + ", observed " + d.observed + "\n";
+  return text;
+}
+
+bool Case::Usable(Feature feature, const Error* error, const std::string& call) {
+  const bool declared = CurrentCandidate().supports(feature);
+  const bool answered_unsupported = error && error->kind == ErrorKind::kNotSupported;
+  if (answered_unsupported) {
+    if (declared) {
+      Mismatch(call, std::string("an answer (") + FeatureName(feature) + " is declared supported)", Describe(*error));
+    } else {
+      not_supported_ = true;
+      not_supported_call_ = call;
+    }
+    return false;
+  }
+  if (!declared) {
+    Mismatch(call, std::string("NotSupported (") + FeatureName(feature) + " is declared unsupported)",
+             error ? Describe(*error) : "a value: the operation works");
+    return false;
+  }
+  return true;
+}
+
+void Case::Finish() {
+  if (finished_) return;
+  finished_ = true;
+  ::testing::Test::RecordProperty("row", row_.id);
+  ::testing::Test::RecordProperty("clause", row_.clause);
+  ::testing::Test::RecordProperty("basis", row_.basis);
+  ::testing::Test::RecordProperty("candidate", Config().candidate);
+  const Expectation* listed = CurrentExpectations().Match(row_.id);
+
+  CaseRecord record{"", "", "", mismatches_};
+  std::ostringstream report;
+  report << "case " << row_.id << "\n"
+         << "  clause:   " << row_.clause << "\n"
+         << "  basis:    " << row_.basis << "\n"
+         << "  row:      " << row_.text << "\n";
+  for (const Diff& d : mismatches_) {
+    report << "  check:    " << d.check << "\n"
+           << "  expected: " << d.expected << "\n"
+           << "  observed: " << d.observed << "\n";
+  }
+  report << "  rerun:    " << RerunCommand() << "\n";
+  if (!mismatches_.empty()) {
+    ::testing::Test::RecordProperty("expected", mismatches_.front().expected);
+    ::testing::Test::RecordProperty("observed", mismatches_.front().observed);
+  }
+  if (listed) record.reason = listed->reason;
+
+  if (not_supported_ && mismatches_.empty()) {
+    record.outcome = "NOT_SUPPORTED";
+    record.not_supported = not_supported_call_;
+  } else if (!mismatches_.empty()) {
+    record.outcome = listed && listed->outcome == "FAIL" ? "XFAIL" : "FAIL";
+  } else {
+    record.outcome = listed ? "XPASS" : "PASS";
+  }
+  ::testing::Test::RecordProperty("outcome", record.outcome);
+  const std::string outcome = record.outcome;
+  RecordSlot() = std::move(record);
+
+  if (outcome == "NOT_SUPPORTED") {
+    GTEST_SKIP() << "NOT_SUPPORTED: " << Config().candidate << " declares no support for " << not_supported_call_
+                 << " (row " << row_.id << ")";
+  } else if (outcome == "XFAIL") {
+    ::testing::Test::RecordProperty("reason", listed->reason);
+  } else if (outcome == "FAIL") {
+    if (listed) {
+      report << "  listed:   " << Config().expectations << ":" << listed->line << " expects " << listed->outcome
+             << ", not a mismatch (" << listed->reason << ")\n";
+    }
+    ADD_FAILURE() << "[tcts] FAIL " << report.str();
+  } else if (outcome == "XPASS") {
+    ::testing::Test::RecordProperty("reason", listed->reason);
+    ADD_FAILURE() << "[tcts] XPASS " << row_.id << ": listed in " << Config().expectations << ":" << listed->line
+                  << " (" << listed->pattern << " " << listed->outcome << ", reason: " << listed->reason
+                  << ") but the candidate now matches the spec; remove the entry.\n"
+                  << report.str();
+  }
+}
+
+DefaultDTypeScope::DefaultDTypeScope(Case& c, DType dtype) {
+  Candidate& cand = CurrentCandidate();
+  Result<DType> prev = cand.default_dtype();
+  if (!c.Usable(Feature::kDefaultDType, prev, "default_dtype()")) {
+    ok_ = false;
+    return;
+  }
+  if (prev.value() == dtype) return;
+  Status s = cand.set_default_dtype(dtype);
+  if (!c.Usable(Feature::kDefaultDType, s, std::string("set_default_dtype(") + DTypeName(dtype) + ")")) {
+    ok_ = false;
+    return;
+  }
+  if (!s.ok()) {
+    c.Mismatch(std::string("set_default_dtype(") + DTypeName(dtype) + ")", "ok", Describe(s.error()));
+    ok_ = false;
+    return;
+  }
+  previous_ = prev.value();
+}
+
+DefaultDTypeScope::~DefaultDTypeScope() {
+  if (previous_) CurrentCandidate().set_default_dtype(*previous_);
+}
+
+}  // namespace tcts

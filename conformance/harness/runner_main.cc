@@ -1,0 +1,184 @@
+// The conformance runner: a GoogleTest main that runs the linked suite against one
+// candidate.
+//
+//   <suite>_<candidate> [--candidate=NAME] [--expectations=FILE] [--target=LABEL] [--seed=N]
+//                       [--device=DEVICE] [--tcts_list=FILE] [--tcts_stream=FILE [--tcts_cases=FILE |
+//                        --tcts_filter=GLOB --tcts_shard=I/K]] [gtest flags]
+//
+// --candidate    which registered candidate to run (default: the only one linked in)
+// --expectations the candidate's expectations file (conformance/expectations/NAME.txt)
+// --target       the Bazel label of this test, used in the rerun command of a failure
+// --seed         the RapidCheck seed (default: RC_PARAMS's, else a random one, printed and
+//                recorded so that a property failure can be rerun)
+// --device       run the suite with its tensors on DEVICE ("cuda", "cuda:1") via the
+//                candidate's default device; when the candidate cannot (no GPU, no backend),
+//                every test is skipped with the reason
+// The runner protocol (conformance/stream.h): --tcts_list writes the case list and exits;
+// --tcts_stream streams each case's record; --tcts_cases runs only the listed tests, else
+// --tcts_filter (a case-id glob) and --tcts_shard (round-robin share I of K) choose them.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "conformance/harness/harness.h"
+#include "conformance/harness/stream.h"
+
+namespace {
+
+bool TakeFlag(const char* arg, const char* name, std::string* value) {
+  const std::size_t n = std::strlen(name);
+  if (std::strncmp(arg, name, n) == 0 && arg[n] == '=') {
+    *value = arg + n + 1;
+    return true;
+  }
+  return false;
+}
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s.empty() ? "(none)" : s;
+}
+
+// RapidCheck's parameters for this run: RC_PARAMS as given, with 1000 cases per property
+// and quiet progress unless it says otherwise, and an explicit seed (`seed`, else
+// RC_PARAMS's, else a random one). Returns false when --seed is not a number.
+bool ConfigureRapidCheck(std::string seed, std::string* seed_out) {
+  const char* env = std::getenv("RC_PARAMS");
+  std::istringstream in(env ? env : "");
+  std::string params, token;
+  bool has_max_success = false, has_progress = false;
+  while (in >> token) {
+    if (token.rfind("seed=", 0) == 0) {
+      if (seed.empty()) seed = token.substr(5);
+      continue;
+    }
+    has_max_success = has_max_success || token.rfind("max_success=", 0) == 0;
+    has_progress = has_progress || token.rfind("verbose_progress=", 0) == 0;
+    params += token + " ";
+  }
+  if (!has_max_success) params += "max_success=1000 ";
+  if (!has_progress) params += "verbose_progress=0 ";
+  if (seed.empty()) {
+    std::random_device rd;
+    seed = std::to_string((static_cast<unsigned long long>(rd()) << 32) ^ rd());
+  }
+  if (seed.find_first_not_of("0123456789") != std::string::npos) return false;
+  setenv("RC_PARAMS", (params + "seed=" + seed).c_str(), 1);
+  *seed_out = seed;
+  return true;
+}
+
+}  // namespace
+
+// Skips every test with one reason: the suite cannot run where it was asked to.
+class SkipEverything : public ::testing::Environment {
+ public:
+  explicit SkipEverything(std::string why) : why_(std::move(why)) {}
+  void SetUp() override { GTEST_SKIP() << why_; }
+
+ private:
+  std::string why_;
+};
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  tcts::RunConfig config;
+  std::string seed, list, stream, shard;
+  tcts::Selection selection;
+  for (int i = 1; i < argc; ++i) {
+    if (TakeFlag(argv[i], "--candidate", &config.candidate) || TakeFlag(argv[i], "--expectations", &config.expectations) ||
+        TakeFlag(argv[i], "--target", &config.target) || TakeFlag(argv[i], "--seed", &seed) ||
+        TakeFlag(argv[i], "--replay", &config.replay) || TakeFlag(argv[i], "--device", &config.device) || TakeFlag(argv[i], "--tcts_list", &list) ||
+        TakeFlag(argv[i], "--tcts_cases", &selection.cases_file) || TakeFlag(argv[i], "--tcts_stream", &stream) ||
+        TakeFlag(argv[i], "--tcts_filter", &selection.filter) || TakeFlag(argv[i], "--tcts_shard", &shard)) {
+      continue;
+    }
+    std::cerr << "tcts: unknown argument '" << argv[i]
+              << "' (expected --candidate=, --expectations=, --target=, --seed=, --replay=, --tcts_list=, "
+                 "--device=, --tcts_stream=, --tcts_cases=, --tcts_filter=, --tcts_shard= or gtest flags)\n";
+    return 2;
+  }
+  if (!shard.empty() && !tcts::ParseShard(shard, &selection)) {
+    std::cerr << "tcts: --tcts_shard=" << shard << ": expected I/K with 0 <= I < K\n";
+    return 2;
+  }
+  std::string error;
+  if (!tcts::LoadCaseFile(config.replay, &error)) {
+    std::cerr << "tcts: " << error << "\n";
+    return 2;
+  }
+  // The runner protocol chooses the tests itself (GoogleTest's --gtest_filter is replaced).
+  std::vector<std::string> chosen;
+  const bool selects = !selection.cases_file.empty() || !selection.filter.empty() || selection.shards > 1;
+  if ((selects || !list.empty() || !stream.empty()) && !tcts::SelectCases(selection, &chosen, &error)) {
+    std::cerr << "tcts: " << error << "\n";
+    return 2;
+  }
+  if (!list.empty()) {
+    if (!tcts::WriteCaseList(list, chosen, &error)) {
+      std::cerr << "tcts: " << error << "\n";
+      return 2;
+    }
+    return 0;
+  }
+  const std::vector<std::string> registered = tcts::RegisteredCandidates();
+  if (config.candidate.empty()) {
+    if (registered.size() != 1) {
+      std::cerr << "tcts: choose a candidate with --candidate=NAME; linked in: " << Join(registered) << "\n";
+      return 2;
+    }
+    config.candidate = registered.front();
+  }
+  std::unique_ptr<tcts::Candidate> candidate = tcts::MakeCandidate(config.candidate);
+  if (!candidate) {
+    std::cerr << "tcts: unknown candidate '" << config.candidate << "'; linked in: " << Join(registered) << "\n";
+    return 2;
+  }
+  if (!config.expectations.empty()) {
+    tcts::Result<tcts::Expectations> e = tcts::Expectations::Load(config.expectations);
+    if (!e.ok()) {
+      std::cerr << "tcts: " << e.error().message << "\n";
+      return 2;
+    }
+    std::cout << "[tcts] expectations: " << config.expectations << " (" << e.value().entries().size() << " entries)\n";
+    tcts::SetCurrentExpectations(std::move(e.value()));
+  }
+  if (!ConfigureRapidCheck(seed, &config.seed)) {
+    std::cerr << "tcts: --seed must be a non-negative integer, got '" << seed << "'\n";
+    return 2;
+  }
+  std::cout << "[tcts] candidate: " << candidate->name() << " " << candidate->version() << "\n"
+            << "[tcts] RapidCheck seed: " << config.seed << "\n";
+  std::string unusable;
+  const bool usable = tcts::UseDeviceForTensors(*candidate, &config, &unusable);
+  if (usable && !config.device.empty()) std::cout << "[tcts] tensors on: " << config.resolved_device << "\n";
+  tcts::SetCurrentCandidate(std::move(candidate));
+  tcts::SetConfig(config);
+  if (!usable) {
+    // Every test is skipped, saying why (no GPU, no backend, no default device): to the
+    // runner as NOT_SUPPORTED records, to GoogleTest (bazel test) as skipped.
+    std::cout << "[tcts] SKIPPED: " << unusable << "\n";
+    if (!stream.empty()) {
+      if (!tcts::StreamNotRun(stream, chosen, unusable, &error)) {
+        std::cerr << "tcts: " << error << "\n";
+        return 2;
+      }
+      return 0;
+    }
+    ::testing::AddGlobalTestEnvironment(new SkipEverything(unusable));
+  }
+  if (!stream.empty()) {
+    std::unique_ptr<::testing::TestEventListener> listener = tcts::MakeStreamListener(stream, chosen, &error);
+    if (!listener) {
+      std::cerr << "tcts: " << error << "\n";
+      return 2;
+    }
+    ::testing::UnitTest::GetInstance()->listeners().Append(listener.release());
+  }
+  return RUN_ALL_TESTS();
+}

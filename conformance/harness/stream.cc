@@ -1,0 +1,304 @@
+#include "conformance/harness/stream.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "conformance/harness/harness.h"
+
+namespace tcts {
+
+std::string JsonQuote(std::string_view s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += ch;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+namespace {
+
+std::string FullName(const ::testing::TestInfo& info) {
+  return std::string(info.test_suite_name()) + "." + info.name();
+}
+
+template <class F>
+void ForEachTest(F f) {
+  const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
+  for (int i = 0; i < unit.total_test_suite_count(); ++i) {
+    const ::testing::TestSuite& suite = *unit.GetTestSuite(i);
+    for (int j = 0; j < suite.total_test_count(); ++j) {
+      const ::testing::TestInfo& info = *suite.GetTestInfo(j);
+      if (std::string(info.name()).rfind("DISABLED_", 0) != 0) f(info);
+    }
+  }
+}
+
+// A JSON object written field by field.
+class Object {
+ public:
+  Object& Field(const char* key, std::string_view value) {
+    Key(key);
+    text_ += JsonQuote(value);
+    return *this;
+  }
+  Object& Raw(const char* key, const std::string& json) {
+    Key(key);
+    text_ += json;
+    return *this;
+  }
+  std::string Close() const { return text_ + "}"; }
+
+ private:
+  void Key(const char* key) {
+    text_ += text_.size() > 1 ? "," : "";
+    text_ += JsonQuote(key) + ":";
+  }
+  std::string text_ = "{";
+};
+
+std::string FailureText(const ::testing::TestResult& result) {
+  std::string text;
+  for (int i = 0; i < result.total_part_count(); ++i) {
+    const ::testing::TestPartResult& part = result.GetTestPartResult(i);
+    if (part.failed()) text += std::string(part.message()) + "\n";
+  }
+  return text;
+}
+
+// What a runner needs to name a case that never finished: its id, kind, row and rerun command.
+struct ListedCase {
+  std::string test, id, kind, clause, basis, statement, rerun;
+};
+ListedCase ListCase(const ::testing::TestInfo& info);
+
+std::string CaseListJson(const std::vector<std::string>& tests) {
+  std::map<std::string, const ::testing::TestInfo*> by_name;
+  ForEachTest([&](const ::testing::TestInfo& info) { by_name[FullName(info)] = &info; });
+  std::string json = "[";
+  for (const std::string& test : tests) {
+    const ListedCase c = ListCase(*by_name.at(test));
+    json += (json.size() > 1 ? "," : "") + Object()
+                                              .Field("test", c.test)
+                                              .Field("id", c.id)
+                                              .Field("kind", c.kind)
+                                              .Field("clause", c.clause)
+                                              .Field("basis", c.basis)
+                                              .Field("statement", c.statement)
+                                              .Field("rerun", c.rerun)
+                                              .Close();
+  }
+  return json + "]";
+}
+
+class StreamListener : public ::testing::EmptyTestEventListener {
+ public:
+  StreamListener(std::FILE* f, std::vector<std::string> chosen) : f_(f), chosen_(std::move(chosen)) {}
+  ~StreamListener() override { std::fclose(f_); }
+
+  void OnTestProgramStart(const ::testing::UnitTest&) override {
+    const Candidate& c = CurrentCandidate();
+    Write(Object()
+              .Field("event", "begin")
+              .Raw("candidate", Object().Field("name", c.name()).Field("version", c.version()).Field("build", c.build()).Close())
+              .Field("seed", Config().seed)
+              .Raw("pid", std::to_string(getpid()))
+              .Raw("cases", CaseListJson(chosen_))
+              .Close());
+  }
+  void OnTestStart(const ::testing::TestInfo& info) override {
+    TakeCaseRecord();  // nothing of an earlier test carries over
+    Write(Object().Field("event", "start").Field("test", FullName(info)).Close());
+  }
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    const ::testing::TestResult& result = *info.result();
+    std::optional<CaseRecord> record = TakeCaseRecord();
+    if (FindProperty(FullName(info)) || !record) {
+      // No Case decided this test: a property, or a test that stopped before Finish().
+      record = CaseRecord{result.Failed() ? "FAIL" : result.Skipped() ? "NOT_SUPPORTED" : "PASS", "", "", {}};
+    } else if (result.Failed() && (record->outcome == "PASS" || record->outcome == "XFAIL")) {
+      record->outcome = "FAIL";  // a failure the harness did not classify (an exception, an assertion)
+    }
+    std::string mismatches = "[";
+    for (const CaseRecord::Diff& d : record->mismatches) {
+      mismatches += (mismatches.size() > 1 ? "," : "") +
+                    Object().Field("check", d.check).Field("expected", d.expected).Field("observed", d.observed).Close();
+    }
+    mismatches += "]";
+    Write(Object()
+              .Field("event", "end")
+              .Field("test", FullName(info))
+              .Field("outcome", record->outcome)
+              .Field("reason", record->reason)
+              .Field("not_supported", record->not_supported)
+              .Raw("mismatches", mismatches)
+              .Field("message", FailureText(result))
+              .Raw("ms", std::to_string(result.elapsed_time()))
+              .Close());
+  }
+  void OnTestProgramEnd(const ::testing::UnitTest&) override { Write(Object().Field("event", "done").Close()); }
+
+  // A chosen test that is not run at all: NOT_SUPPORTED, with the reason.
+  void NotRun(const std::string& test, const std::string& why) {
+    Write(Object().Field("event", "start").Field("test", test).Close());
+    Write(Object()
+              .Field("event", "end")
+              .Field("test", test)
+              .Field("outcome", "NOT_SUPPORTED")
+              .Field("reason", "")
+              .Field("not_supported", why)
+              .Raw("mismatches", "[]")
+              .Field("message", why)
+              .Raw("ms", "0")
+              .Close());
+  }
+
+ private:
+  void Write(const std::string& line) {
+    std::fputs(line.c_str(), f_);
+    std::fputc('\n', f_);
+    std::fflush(f_);  // the runner reads it even if the next case kills the process
+  }
+  std::FILE* f_;
+  std::vector<std::string> chosen_;
+};
+
+}  // namespace
+
+std::string CaseId(const ::testing::TestInfo& info) {
+  const std::string test = FullName(info);
+  if (const RowMeta* p = FindProperty(test)) return p->id;
+  if (info.value_param() != nullptr) return info.value_param();
+  return test;
+}
+
+namespace {
+ListedCase ListCase(const ::testing::TestInfo& info) {
+  ListedCase c;
+  c.test = FullName(info);
+  c.id = CaseId(info);
+  c.kind = FindProperty(c.test) ? "property" : "case";
+  if (const RowMeta* row = FindRow(c.id)) {
+    c.clause = row->clause;
+    c.basis = row->basis;
+    c.statement = row->text;
+  }
+  c.rerun = RerunCommand(info);
+  return c;
+}
+}  // namespace
+
+bool WriteCaseList(const std::string& path, const std::vector<std::string>& chosen, std::string* error) {
+  std::ofstream out(path);
+  if (!out) {
+    *error = "cannot write the case list '" + path + "'";
+    return false;
+  }
+  std::set<std::string> wanted(chosen.begin(), chosen.end());
+  ForEachTest([&](const ::testing::TestInfo& info) {
+    if (!wanted.count(FullName(info))) return;
+    const ListedCase c = ListCase(info);
+    const auto field = [](std::string f) {  // tabs and newlines would break the line format
+      for (char& ch : f) ch = (ch == '\t' || ch == '\n') ? ' ' : ch;
+      return f;
+    };
+    out << c.test << "\t" << field(c.id) << "\t" << c.kind << "\t" << field(c.clause) << "\t" << field(c.basis)
+        << "\t" << field(c.statement) << "\t" << c.rerun << "\n";
+  });
+  out.flush();
+  if (!out) *error = "cannot write the case list '" + path + "'";
+  return static_cast<bool>(out);
+}
+
+bool ParseShard(const std::string& text, Selection* s) {
+  int i = 0, k = 0;
+  char slash = 0, extra = 0;
+  if (std::sscanf(text.c_str(), "%d%c%d%c", &i, &slash, &k, &extra) != 3 || slash != '/' || k < 1 || i < 0 || i >= k) {
+    return false;
+  }
+  s->shard = i;
+  s->shards = k;
+  return true;
+}
+
+bool SelectCases(const Selection& selection, std::vector<std::string>* chosen, std::string* error) {
+  std::vector<const ::testing::TestInfo*> all;
+  ForEachTest([&](const ::testing::TestInfo& info) { all.push_back(&info); });
+  if (!selection.cases_file.empty()) {
+    std::ifstream in(selection.cases_file);
+    if (!in) {
+      *error = "cannot read the case selection '" + selection.cases_file + "'";
+      return false;
+    }
+    std::set<std::string> known;
+    for (const ::testing::TestInfo* info : all) known.insert(FullName(*info));
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) {
+      ++n;
+      if (line.empty()) continue;
+      if (!known.count(line)) {
+        *error = selection.cases_file + ":" + std::to_string(n) + ": no test named '" + line + "' in this binary";
+        return false;
+      }
+      chosen->push_back(line);
+    }
+  } else {
+    int index = 0;
+    for (const ::testing::TestInfo* info : all) {
+      if (!selection.filter.empty() && !GlobMatch(selection.filter, CaseId(*info))) continue;
+      if (index++ % selection.shards == selection.shard) chosen->push_back(FullName(*info));
+    }
+  }
+  std::string filter;
+  for (const std::string& test : *chosen) filter += (filter.empty() ? "" : ":") + test;
+  GTEST_FLAG_SET(filter, filter.empty() ? std::string("-*") : filter);  // "-*": nothing
+  return true;
+}
+
+std::unique_ptr<::testing::TestEventListener> MakeStreamListener(const std::string& path,
+                                                                 std::vector<std::string> chosen,
+                                                                 std::string* error) {
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (!f) {
+    *error = "cannot open the result stream '" + path + "'";
+    return nullptr;
+  }
+  return std::make_unique<StreamListener>(f, std::move(chosen));
+}
+
+bool StreamNotRun(const std::string& path, const std::vector<std::string>& chosen, const std::string& why,
+                  std::string* error) {
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (!f) {
+    *error = "cannot open the result stream '" + path + "'";
+    return false;
+  }
+  StreamListener listener(f, chosen);
+  listener.OnTestProgramStart(*::testing::UnitTest::GetInstance());
+  for (const std::string& test : chosen) listener.NotRun(test, why);
+  listener.OnTestProgramEnd(*::testing::UnitTest::GetInstance());
+  return true;
+}
+
+}  // namespace tcts

@@ -1,0 +1,492 @@
+#include "conformance/replay/replay.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <deque>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "conformance/checks/arithmetic.h"
+#include "conformance/checks/binary.h"
+#include "conformance/checks/common.h"
+#include "conformance/harness/harness.h"
+#include "conformance/replay/json.h"
+#include "conformance/checks/strided.h"
+
+namespace tcts {
+namespace {
+
+// ---------------------------------------------------------------- a parsed case
+struct Input {
+  bool scalar = false;
+  Scalar value;  // scalar inputs
+  std::vector<std::int64_t> shape;
+  DType dtype = DType::kFloat32;
+  std::vector<Scalar> values;  // row-major, numel(shape) of them
+  std::vector<ViewStep> views;
+};
+
+struct ReplayCase {
+  std::string id, clause, basis, statement;
+  std::map<std::string, Input> inputs;
+  bool binary = true;
+  BinaryOp op = BinaryOp::kAdd;
+  BinaryForm form = BinaryForm::kFunctional;
+  std::string a, b, out;  // input names (binary: a op b; out=: out; view op: a)
+  Scalar alpha = Scalar::Int(1);
+  ViewStep view{};
+  // What is expected.
+  bool error = false;
+  ErrorKind error_kind = ErrorKind::kRuntimeError;
+  std::string message;
+  DType dtype = DType::kFloat32;
+  std::vector<std::int64_t> sizes, strides;
+  std::optional<std::int64_t> offset;
+  std::optional<std::vector<Scalar>> values;
+  double rtol = 0;
+};
+
+// Cases live as long as the process: their strings back the RowMeta the harness keeps.
+std::deque<ReplayCase>& Cases() {
+  static std::deque<ReplayCase> cases;
+  return cases;
+}
+
+// ---------------------------------------------------------------- reading the file
+// Errors carry the path of the field: "cases[3] (id 'x'): inputs.a.tensor.dtype: ...".
+struct Bad {
+  std::string what;
+};
+
+const json::Value& Need(const json::Value& obj, const std::string& key, json::Value::Type type,
+                        const std::string& where) {
+  const json::Value* v = obj.Find(key);
+  if (!v) throw Bad{where + ": missing \"" + key + "\""};
+  const bool ok = v->type == type || (type == json::Value::Type::kDouble && v->is_number());
+  if (!ok) {
+    throw Bad{where + "." + key + ": expected " + json::Value::TypeName(type) + ", got " +
+              json::Value::TypeName(v->type)};
+  }
+  return *v;
+}
+
+std::int64_t Int(const json::Value& obj, const std::string& key, const std::string& where) {
+  return Need(obj, key, json::Value::Type::kInt, where).i;
+}
+
+std::vector<std::int64_t> Ints(const json::Value& obj, const std::string& key, const std::string& where) {
+  std::vector<std::int64_t> out;
+  for (const json::Value& v : Need(obj, key, json::Value::Type::kArray, where).array) {
+    if (v.type != json::Value::Type::kInt) throw Bad{where + "." + key + ": expected integers"};
+    out.push_back(v.i);
+  }
+  return out;
+}
+
+void CheckKeys(const json::Value& obj, const std::set<std::string>& allowed, const std::string& where) {
+  for (const auto& [key, value] : obj.object) {
+    if (!allowed.count(key)) throw Bad{where + ": unknown field \"" + key + "\""};
+  }
+}
+
+double Real(const json::Value& v, const std::string& where) {
+  if (v.is_number()) return v.number();
+  if (v.type == json::Value::Type::kString) {
+    if (v.s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (v.s == "inf") return std::numeric_limits<double>::infinity();
+    if (v.s == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  throw Bad{where + ": expected a number, \"nan\", \"inf\" or \"-inf\""};
+}
+
+// A number as written: true/false -> bool, integer -> int, real -> float, [re, im] -> complex.
+Scalar Number(const json::Value& v, const std::string& where) {
+  switch (v.type) {
+    case json::Value::Type::kBool: return Scalar::Bool(v.b);
+    case json::Value::Type::kInt: return Scalar::Int(v.i);
+    case json::Value::Type::kArray:
+      if (v.array.size() != 2) throw Bad{where + ": a complex number is [re, im]"};
+      return Scalar::Complex({Real(v.array[0], where), Real(v.array[1], where)});
+    default: return Scalar::Float(Real(v, where));
+  }
+}
+
+// A value of a tensor of `dtype`, as values() reports it (bool, int, float or complex).
+Scalar ValueOf(DType dtype, const json::Value& v, const std::string& where) {
+  const Scalar s = Number(v, where);
+  switch (DTypeCategory(dtype)) {
+    case Category::kBool:
+      if (s.kind != Scalar::Kind::kBool) throw Bad{where + ": a bool tensor's values are true/false"};
+      return s;
+    case Category::kIntegral:
+      if (s.kind != Scalar::Kind::kInt) throw Bad{where + ": an integral tensor's values are integers"};
+      return s;
+    case Category::kFloating:
+      if (s.kind == Scalar::Kind::kComplex || s.kind == Scalar::Kind::kBool) throw Bad{where + ": expected a real number"};
+      return Scalar::Float(s.kind == Scalar::Kind::kInt ? static_cast<double>(s.i) : s.f);
+    case Category::kComplex: return Scalar::Complex(s.AsComplex());
+  }
+  return s;
+}
+
+DType DTypeField(const json::Value& obj, const std::string& key, const std::string& where) {
+  const std::string& name = Need(obj, key, json::Value::Type::kString, where).s;
+  const std::optional<DType> d = DTypeFromName(name);
+  if (!d) throw Bad{where + "." + key + ": unknown dtype '" + name + "'"};
+  return *d;
+}
+
+MemoryFormat FormatField(const json::Value& obj, const std::string& where) {
+  const std::string& name = Need(obj, "memory_format", json::Value::Type::kString, where).s;
+  for (MemoryFormat f : {MemoryFormat::kContiguous, MemoryFormat::kChannelsLast, MemoryFormat::kChannelsLast3d,
+                         MemoryFormat::kPreserve}) {
+    if (name == MemoryFormatName(f)) return f;
+  }
+  throw Bad{where + ".memory_format: unknown memory format '" + name + "'"};
+}
+
+Dims ToDims(const std::vector<std::int64_t>& v, const std::string& where) {
+  if (v.size() > 16) throw Bad{where + ": more than 16 integers"};
+  Dims d{static_cast<int>(v.size()), {}};
+  for (std::size_t k = 0; k < v.size(); ++k) d.v[k] = v[k];
+  return d;
+}
+
+// {"op": "narrow", "dim": 0, "start": 1, "length": 2} and the like (REPLAY.md).
+ViewStep ParseView(const json::Value& v, const std::string& where) {
+  if (v.type != json::Value::Type::kObject) throw Bad{where + ": expected an object"};
+  const std::string& op = Need(v, "op", json::Value::Type::kString, where).s;
+  static const std::map<std::string, std::pair<ViewKind, std::vector<std::string>>> kOps = {
+      {"t", {ViewKind::kT, {}}},
+      {"transpose", {ViewKind::kTranspose, {"dims"}}},
+      {"permute", {ViewKind::kPermute, {"dims"}}},
+      {"narrow", {ViewKind::kNarrow, {"dim", "start", "length"}}},
+      {"select", {ViewKind::kSelect, {"dim", "index"}}},
+      {"slice", {ViewKind::kSlice, {"dim", "start", "end", "step"}}},
+      {"expand", {ViewKind::kExpand, {"sizes"}}},
+      {"unsqueeze", {ViewKind::kUnsqueeze, {"dim"}}},
+      {"squeeze", {ViewKind::kSqueeze, {}}},
+      {"view", {ViewKind::kView, {"sizes"}}},
+      {"reshape", {ViewKind::kReshape, {"sizes"}}},
+      {"as_strided", {ViewKind::kAsStrided, {"sizes", "strides", "offset"}}},
+      {"contiguous", {ViewKind::kContiguous, {"memory_format"}}},
+      {"clone", {ViewKind::kClone, {"memory_format"}}},
+      {"empty_like", {ViewKind::kEmptyLike, {"memory_format"}}},
+  };
+  auto it = kOps.find(op);
+  if (it == kOps.end()) throw Bad{where + ".op: unknown view op '" + op + "'"};
+  std::set<std::string> allowed(it->second.second.begin(), it->second.second.end());
+  allowed.insert("op");
+  if (op == "squeeze") allowed.insert("dim");
+  CheckKeys(v, allowed, where);
+  std::vector<std::int64_t> args;
+  MemoryFormat format = MemoryFormat::kContiguous;
+  for (const std::string& field : it->second.second) {
+    if (field == "memory_format") {
+      format = FormatField(v, where);
+    } else if (field == "dims" || field == "sizes" || field == "strides") {
+      const std::vector<std::int64_t> list = Ints(v, field, where);
+      if (op == "transpose" && list.size() != 2) throw Bad{where + ".dims: transpose takes two dims"};
+      args.insert(args.end(), list.begin(), list.end());
+    } else {
+      args.push_back(Int(v, field, where));
+    }
+  }
+  if (op == "as_strided" && Ints(v, "sizes", where).size() != Ints(v, "strides", where).size()) {
+    throw Bad{where + ": as_strided needs as many strides as sizes"};
+  }
+  if (op == "squeeze" && v.Find("dim")) args.push_back(Int(v, "dim", where));
+  return ViewStep{it->second.first, ToDims(args, where), format};
+}
+
+Input ParseInput(const json::Value& v, const std::string& where) {
+  if (v.type != json::Value::Type::kObject) throw Bad{where + ": expected an object"};
+  Input in;
+  if (const json::Value* s = v.Find("scalar")) {
+    CheckKeys(v, {"scalar"}, where);
+    in.scalar = true;
+    in.value = Number(*s, where + ".scalar");
+    return in;
+  }
+  CheckKeys(v, {"tensor"}, where);
+  const json::Value& t = Need(v, "tensor", json::Value::Type::kObject, where);
+  const std::string tw = where + ".tensor";
+  CheckKeys(t, {"shape", "dtype", "values", "views"}, tw);
+  in.shape = Ints(t, "shape", tw);
+  for (std::int64_t s : in.shape) {
+    if (s < 0) throw Bad{tw + ".shape: sizes are non-negative"};
+  }
+  in.dtype = DTypeField(t, "dtype", tw);
+  const std::int64_t n = Numel(in.shape);
+  const json::Value* values = t.Find("values");
+  if (!values) throw Bad{tw + ": missing \"values\""};
+  if (values->type == json::Value::Type::kString && values->s == "arange") {
+    in.values = IotaValues(n);
+  } else if (values->type == json::Value::Type::kObject && values->Find("fill")) {
+    CheckKeys(*values, {"fill"}, tw + ".values");
+    in.values.assign(static_cast<std::size_t>(n), Number(*values->Find("fill"), tw + ".values.fill"));
+  } else if (values->type == json::Value::Type::kArray) {
+    if (static_cast<std::int64_t>(values->array.size()) != n) {
+      throw Bad{tw + ".values: " + std::to_string(values->array.size()) + " values for " + std::to_string(n) +
+                " elements"};
+    }
+    for (std::size_t k = 0; k < values->array.size(); ++k) {
+      in.values.push_back(Number(values->array[k], tw + ".values[" + std::to_string(k) + "]"));
+    }
+  } else {
+    throw Bad{tw + ".values: expected \"arange\", {\"fill\": x} or a list"};
+  }
+  if (const json::Value* views = t.Find("views")) {
+    if (views->type != json::Value::Type::kArray) throw Bad{tw + ".views: expected an array"};
+    for (std::size_t k = 0; k < views->array.size(); ++k) {
+      in.views.push_back(ParseView(views->array[k], tw + ".views[" + std::to_string(k) + "]"));
+    }
+  }
+  return in;
+}
+
+const std::string& InputName(const json::Value& op, const std::string& key, const ReplayCase& c, bool tensor,
+                             const std::string& where) {
+  const std::string& name = Need(op, key, json::Value::Type::kString, where).s;
+  auto it = c.inputs.find(name);
+  if (it == c.inputs.end()) throw Bad{where + "." + key + ": no input named '" + name + "'"};
+  if (tensor && it->second.scalar) throw Bad{where + "." + key + ": '" + name + "' must be a tensor"};
+  return name;
+}
+
+void ParseOp(const json::Value& op, ReplayCase* c, const std::string& where) {
+  const std::string& name = Need(op, "name", json::Value::Type::kString, where).s;
+  static const std::map<std::string, BinaryOp> kBinary = {
+      {"add", BinaryOp::kAdd}, {"sub", BinaryOp::kSub}, {"mul", BinaryOp::kMul}, {"div", BinaryOp::kDiv}};
+  auto it = kBinary.find(name);
+  if (it == kBinary.end()) {  // a view or copy op on input "a"
+    c->binary = false;
+    json::Value view = op;
+    view.object.erase("name");
+    view.object.erase("input");
+    view.object["op"].type = json::Value::Type::kString;
+    view.object["op"].s = name;
+    c->view = ParseView(view, where);
+    c->a = InputName(op, "input", *c, true, where);
+    return;
+  }
+  CheckKeys(op, {"name", "args", "alpha", "form", "out"}, where);
+  c->op = it->second;
+  const json::Value& args = Need(op, "args", json::Value::Type::kArray, where);
+  if (args.array.size() != 2 || args.array[0].type != json::Value::Type::kString ||
+      args.array[1].type != json::Value::Type::kString) {
+    throw Bad{where + ".args: expected two input names"};
+  }
+  for (int k = 0; k < 2; ++k) {
+    if (!c->inputs.count(args.array[k].s)) throw Bad{where + ".args: no input named '" + args.array[k].s + "'"};
+  }
+  c->a = args.array[0].s;
+  c->b = args.array[1].s;
+  if (const json::Value* alpha = op.Find("alpha")) c->alpha = Number(*alpha, where + ".alpha");
+  const std::string form = op.Find("form") ? Need(op, "form", json::Value::Type::kString, where).s : "functional";
+  if (form == "functional") {
+    c->form = BinaryForm::kFunctional;
+  } else if (form == "out") {
+    c->form = BinaryForm::kOut;
+    c->out = InputName(op, "out", *c, true, where);
+  } else if (form == "inplace") {
+    c->form = BinaryForm::kInplace;
+    if (c->inputs.at(c->a).scalar) throw Bad{where + ".args: in-place needs a tensor self"};
+  } else {
+    throw Bad{where + ".form: expected \"functional\", \"out\" or \"inplace\", got '" + form + "'"};
+  }
+}
+
+void ParseExpect(const json::Value& e, ReplayCase* c, const std::string& where) {
+  if (const json::Value* err = e.Find("error")) {
+    CheckKeys(e, {"error", "message"}, where);
+    if (err->type != json::Value::Type::kString || !ParseErrorKind(err->s, &c->error_kind)) {
+      throw Bad{where + ".error: expected an error kind (RuntimeError, TypeError, ValueError, IndexError, "
+                        "NotImplementedError)"};
+    }
+    c->error = true;
+    if (e.Find("message")) c->message = Need(e, "message", json::Value::Type::kString, where).s;
+    return;
+  }
+  CheckKeys(e, {"dtype", "sizes", "strides", "storage_offset", "values", "rtol"}, where);
+  c->dtype = DTypeField(e, "dtype", where);
+  c->sizes = Ints(e, "sizes", where);
+  c->strides = Ints(e, "strides", where);
+  if (c->strides.size() != c->sizes.size()) throw Bad{where + ".strides: one stride per size"};
+  if (e.Find("storage_offset")) c->offset = Int(e, "storage_offset", where);
+  if (const json::Value* values = e.Find("values")) {
+    if (values->type != json::Value::Type::kArray) throw Bad{where + ".values: expected an array"};
+    if (static_cast<std::int64_t>(values->array.size()) != Numel(c->sizes)) {
+      throw Bad{where + ".values: " + std::to_string(values->array.size()) + " values for sizes " + Str(c->sizes)};
+    }
+    c->values.emplace();
+    for (std::size_t k = 0; k < values->array.size(); ++k) {
+      c->values->push_back(ValueOf(c->dtype, values->array[k], where + ".values[" + std::to_string(k) + "]"));
+    }
+  }
+  if (e.Find("rtol")) c->rtol = Need(e, "rtol", json::Value::Type::kDouble, where).number();
+}
+
+std::string Describe(const ReplayCase& c) {
+  std::string call;
+  if (c.binary) {
+    call = std::string(BinaryOpName(c.op)) + (c.form == BinaryForm::kInplace ? "_" : "") + "(" + c.a + ", " + c.b +
+           (c.form == BinaryForm::kOut ? ", out=" + c.out : "") + ")";
+  } else {
+    call = ToString(c.view) + " of " + c.a;
+  }
+  if (c.error) return call + " -> " + ErrorKindName(c.error_kind) + (c.message.empty() ? "" : ": " + c.message);
+  return call + " -> " + DTypeName(c.dtype) + " sizes " + Str(c.sizes) + " strides " + Str(c.strides);
+}
+
+ReplayCase ParseCase(const json::Value& v, const std::string& where, const std::string& basis) {
+  if (v.type != json::Value::Type::kObject) throw Bad{where + ": expected an object"};
+  CheckKeys(v, {"id", "clause", "note", "inputs", "op", "expect"}, where);
+  ReplayCase c;
+  c.id = Need(v, "id", json::Value::Type::kString, where).s;
+  const std::string w = where + " (id '" + c.id + "')";
+  c.clause = v.Find("clause") ? Need(v, "clause", json::Value::Type::kString, w).s : "replay";
+  c.basis = basis;
+  for (const auto& [name, input] : Need(v, "inputs", json::Value::Type::kObject, w).object) {
+    c.inputs[name] = ParseInput(input, w + ".inputs." + name);
+  }
+  ParseOp(Need(v, "op", json::Value::Type::kObject, w), &c, w + ".op");
+  ParseExpect(Need(v, "expect", json::Value::Type::kObject, w), &c, w + ".expect");
+  c.statement = Describe(c);
+  if (v.Find("note")) c.statement += " (" + Need(v, "note", json::Value::Type::kString, w).s + ")";
+  return c;
+}
+
+// ---------------------------------------------------------------- running a case
+std::optional<Operand> Build(Case& k, const ReplayCase& rc, const std::string& name) {
+  const Input& in = rc.inputs.at(name);
+  if (in.scalar) return Operand(in.value);
+  std::string call = "make_tensor(" + Str(in.shape) + ", " + DTypeName(in.dtype) + ")";
+  std::optional<TensorHandle> t =
+      Get(k, Feature::kTensors, CurrentCandidate().make_tensor(in.shape, in.dtype, in.values), "input " + name + ": " + call);
+  for (const ViewStep& step : in.views) {
+    if (!t) return std::nullopt;
+    call += "." + ToString(step);
+    t = Get(k, FeatureOf(step.kind), Apply(step, *t), "input " + name + ": " + call);
+  }
+  if (!t) return std::nullopt;
+  return Operand(*t);
+}
+
+void RunCase(const ReplayCase& rc) {
+  Case k(RowMeta{rc.id.c_str(), rc.clause.c_str(), rc.basis.c_str(), rc.statement.c_str()});
+  Candidate& cand = CurrentCandidate();
+  std::map<std::string, Operand> ops;
+  for (const auto& [name, input] : rc.inputs) {
+    std::optional<Operand> o = Build(k, rc, name);
+    if (!o) return k.Finish();
+    ops.emplace(name, *o);
+  }
+  const std::string call = rc.statement.substr(0, rc.statement.find(" -> "));
+  Result<TensorHandle> result = Error{ErrorKind::kInternal, "not run"};
+  Feature feature = Feature::kBinaryOps;
+  const auto tensor = [&](const std::string& name) { return std::get<TensorHandle>(ops.at(name)); };
+  if (!rc.binary) {
+    feature = FeatureOf(rc.view.kind);
+    result = Apply(rc.view, tensor(rc.a));
+  } else if (rc.form == BinaryForm::kFunctional) {
+    result = cand.binary(rc.op, ops.at(rc.a), ops.at(rc.b), rc.alpha);
+  } else if (rc.form == BinaryForm::kOut) {
+    feature = Feature::kBinaryOut;
+    const Status s = cand.binary_out(rc.op, ops.at(rc.a), ops.at(rc.b), rc.alpha, tensor(rc.out));
+    result = s.ok() ? Result<TensorHandle>(tensor(rc.out)) : Result<TensorHandle>(s.error());
+  } else {
+    feature = Feature::kBinaryInplace;
+    const Status s = cand.binary_inplace(rc.op, tensor(rc.a), ops.at(rc.b), rc.alpha);
+    result = s.ok() ? Result<TensorHandle>(tensor(rc.a)) : Result<TensorHandle>(s.error());
+  }
+  if (!k.Usable(feature, result, call)) return k.Finish();
+  const ExpectedError expected{rc.error, rc.error_kind, rc.message.c_str()};
+  const std::string want = std::string(DTypeName(rc.dtype)) + " " + Str(rc.sizes);
+  if (!CheckOutcome(k, expected, result, call, want)) return k.Finish();
+  const std::optional<TensorMeta> m = Meta(k, result.value(), call);
+  if (m) {
+    if (m->dtype != rc.dtype) k.Mismatch(call + " dtype", DTypeName(rc.dtype), DTypeName(m->dtype));
+    ExpectGeometry(k, call, *m, rc.sizes, rc.strides, rc.offset.value_or(m->storage_offset));
+  }
+  if (rc.values && m && m->sizes == rc.sizes) {
+    const std::optional<std::vector<Scalar>> got = Get(k, Feature::kTensors, cand.values(result.value()), call + " values");
+    if (got) {
+      bool same = got->size() == rc.values->size();
+      for (std::size_t i = 0; same && i < got->size(); ++i) {
+        same = rc.rtol > 0 ? WithinTolerance((*rc.values)[i], (*got)[i], 0, rc.rtol) : (*rc.values)[i] == (*got)[i];
+      }
+      if (!same) k.Mismatch(call + " values", Str(*rc.values), Str(*got));
+    }
+  }
+  k.Finish();
+}
+
+class ReplayTest : public ::testing::Test {
+ public:
+  explicit ReplayTest(const ReplayCase* c) : c_(c) {}
+  void TestBody() override { RunCase(*c_); }
+
+ private:
+  const ReplayCase* c_;
+};
+
+bool Loader(const std::string& path, std::string* error) { return LoadReplayFile(path, error); }
+const bool kRegistered = RegisterCaseFileLoader(&Loader);
+
+}  // namespace
+
+bool LoadReplayFile(const std::string& path, std::string* error) {
+  std::ifstream f(path);
+  if (!f) {
+    *error = "cannot read replay file '" + path + "'";
+    return false;
+  }
+  std::stringstream text;
+  text << f.rdbuf();
+  json::Value doc;
+  std::string parse_error;
+  if (!json::Parse(text.str(), &doc, &parse_error)) {
+    *error = path + ": not JSON: " + parse_error;
+    return false;
+  }
+  std::deque<ReplayCase> parsed;
+  try {
+    if (doc.type != json::Value::Type::kObject) throw Bad{"the file is not a JSON object"};
+    const json::Value* format = doc.Find("format");
+    if (!format || format->type != json::Value::Type::kString || format->s != "tensor-cts/cases") {
+      throw Bad{"\"format\" must be \"tensor-cts/cases\""};
+    }
+    if (Int(doc, "version", "file") != 1) throw Bad{"version: this runner reads version 1"};
+    CheckKeys(doc, {"format", "version", "source", "cases"}, "file");
+    const std::string source = Need(doc, "source", json::Value::Type::kString, "file").s;
+    const json::Value& cases = Need(doc, "cases", json::Value::Type::kArray, "file");
+    std::set<std::string> names;  // test names: ids with punctuation as '_' must stay distinct
+    for (std::size_t k = 0; k < cases.array.size(); ++k) {
+      parsed.push_back(ParseCase(cases.array[k], "cases[" + std::to_string(k) + "]", "recorded: " + source));
+      if (!names.insert(RowIdentifier(parsed.back().id.c_str())).second) {
+        throw Bad{"cases[" + std::to_string(k) + "]: id '" + parsed.back().id +
+                  "' repeats an earlier id (ids compare with punctuation as '_')"};
+      }
+    }
+    if (parsed.empty()) throw Bad{"\"cases\" is empty"};
+  } catch (const Bad& bad) {
+    *error = path + ": " + bad.what;
+    return false;
+  }
+  for (ReplayCase& c : parsed) {
+    Cases().push_back(std::move(c));
+    const ReplayCase* rc = &Cases().back();
+    RegisterRow(RowMeta{rc->id.c_str(), rc->clause.c_str(), rc->basis.c_str(), rc->statement.c_str()});
+    ::testing::RegisterTest("Replay", RowIdentifier(rc->id.c_str()).c_str(), nullptr, rc->id.c_str(), __FILE__,
+                            __LINE__, [rc]() -> ::testing::Test* { return new ReplayTest(rc); });
+  }
+  (void)kRegistered;
+  return true;
+}
+
+}  // namespace tcts

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The main job and the replay command; all the work is in conformance/runner/run.py (see its --help
+# text at the top of the file):
+#   bazel run //conformance:run -- [--candidate=NAME] [--out=DIR] [--filter=GLOB] ...
+#   bazel run //conformance:replay -- FILE [--candidate=NAME] ...
+set -euo pipefail
+# bazel run starts in the runfiles tree of this script.
+root="${RUNFILES_DIR:-$0.runfiles}/tensor_cts"
+[[ -d "$root" ]] && cd "$root"
+exec python3 conformance/runner/run.py "$@"
