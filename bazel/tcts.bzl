@@ -11,6 +11,7 @@
 Generated sources are build outputs only; nothing generated is checked in.
 """
 
+load("//bazel:copts.bzl", "TCTS_COPTS")
 load("@libtorch//:defs.bzl", "HAVE_LIBTORCH", "LIBTORCH_MESSAGE")
 
 _GEN = "//generators:%s"
@@ -57,6 +58,7 @@ def tcts_suite(name, properties = False, deps = []):
         spec_genrule(name + "_properties_gen", "emit_rapidcheck.py", name + "_properties.cc", suite = name)
     native.cc_library(
         name = name + "_suite",
+        copts = TCTS_COPTS,
         testonly = True,
         srcs = srcs,
         deps = [
@@ -98,6 +100,7 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
         return
     native.cc_test(
         name = name,
+        copts = TCTS_COPTS,
         deps = [
             ":%s_suite" % suite,
             "//conformance/harness:runner_main",

@@ -20,7 +20,11 @@ class HarnessTest : public ::testing::Test {
  protected:
   void SetUp() override {
     SetCurrentCandidate(std::make_unique<FakeCandidate>());
-    SetConfig(RunConfig{"fake", "fake.txt", "//conformance:x_fake"});
+    RunConfig config;
+    config.candidate = "fake";
+    config.expectations = "fake.txt";
+    config.target = "//conformance:x_fake";
+    SetConfig(config);
     Result<Expectations> e = Expectations::Parse("fake.txt",
                                                  "# comment\n"
                                                  "promote_types.int8.*  FAIL  listed deviation  # trailing comment\n");
