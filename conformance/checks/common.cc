@@ -27,10 +27,20 @@ std::string Str(const std::vector<Scalar>& v) {
   return s + "]";
 }
 
-std::int64_t Numel(const std::vector<std::int64_t>& sizes) {
+std::optional<std::int64_t> CheckedNumel(const std::vector<std::int64_t>& sizes) {
   std::int64_t n = 1;
-  for (std::int64_t s : sizes) n *= s;
+  for (std::int64_t s : sizes) {
+    if (s < 0 || __builtin_mul_overflow(n, s, &n)) return std::nullopt;
+  }
+  // A zero anywhere makes the product 0 even when an earlier partial product overflowed.
   return n;
+}
+
+std::int64_t Numel(const std::vector<std::int64_t>& sizes) {
+  for (std::int64_t s : sizes) {
+    if (s == 0) return 0;
+  }
+  return CheckedNumel(sizes).value_or(0);
 }
 
 std::optional<std::vector<Scalar>> ReadValues(Case& c, const TensorHandle& t, const std::string& what) {

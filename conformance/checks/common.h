@@ -51,7 +51,11 @@ template <class T>
 void ExpectEq(Case& c, const std::string& check, const T& expected, const T& observed) {
   if (!(expected == observed)) c.Mismatch(check, Str(expected), Str(observed));
 }
-// The number of elements of a tensor of `sizes` (1 for a zero-dim tensor).
+// The number of elements of a tensor of `sizes` (1 for a zero-dim tensor), or nullopt when a
+// size is negative or the product does not fit int64.
+std::optional<std::int64_t> CheckedNumel(const std::vector<std::int64_t>& sizes);
+// The same for sizes a row or a candidate gave, known to be valid: a size that is not
+// (negative, or an overflowing product) counts as 0 elements, never as a wrapped number.
 std::int64_t Numel(const std::vector<std::int64_t>& sizes);
 // Reads a tensor's values; records a mismatch and returns nullopt when that fails.
 std::optional<std::vector<Scalar>> ReadValues(Case& c, const TensorHandle& t, const std::string& what);

@@ -9,32 +9,11 @@
 #include <sstream>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "conformance/harness/harness.h"
 
 namespace tcts {
-
-std::string JsonQuote(std::string_view s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 namespace {
 
@@ -54,28 +33,11 @@ void ForEachTest(F f) {
   }
 }
 
-// A JSON object written field by field.
-class Object {
- public:
-  Object& Field(const char* key, std::string_view value) {
-    Key(key);
-    text_ += JsonQuote(value);
-    return *this;
-  }
-  Object& Raw(const char* key, const std::string& json) {
-    Key(key);
-    text_ += json;
-    return *this;
-  }
-  std::string Close() const { return text_ + "}"; }
+using Json = nlohmann::ordered_json;
 
- private:
-  void Key(const char* key) {
-    text_ += text_.size() > 1 ? "," : "";
-    text_ += JsonQuote(key) + ":";
-  }
-  std::string text_ = "{";
-};
+// One line of the stream. Bytes that are not UTF-8 (a candidate's message may hold any)
+// are replaced, never dropped silently into invalid JSON.
+std::string Line(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 std::string FailureText(const ::testing::TestResult& result) {
   std::string text;
@@ -92,23 +54,21 @@ struct ListedCase {
 };
 ListedCase ListCase(const ::testing::TestInfo& info);
 
-std::string CaseListJson(const std::vector<std::string>& tests) {
+Json CaseListJson(const std::vector<std::string>& tests) {
   std::map<std::string, const ::testing::TestInfo*> by_name;
   ForEachTest([&](const ::testing::TestInfo& info) { by_name[FullName(info)] = &info; });
-  std::string json = "[";
+  Json list = Json::array();
   for (const std::string& test : tests) {
     const ListedCase c = ListCase(*by_name.at(test));
-    json += (json.size() > 1 ? "," : "") + Object()
-                                              .Field("test", c.test)
-                                              .Field("id", c.id)
-                                              .Field("kind", c.kind)
-                                              .Field("clause", c.clause)
-                                              .Field("basis", c.basis)
-                                              .Field("statement", c.statement)
-                                              .Field("rerun", c.rerun)
-                                              .Close();
+    list.push_back({{"test", c.test},
+                    {"id", c.id},
+                    {"kind", c.kind},
+                    {"clause", c.clause},
+                    {"basis", c.basis},
+                    {"statement", c.statement},
+                    {"rerun", c.rerun}});
   }
-  return json + "]";
+  return list;
 }
 
 class StreamListener : public ::testing::EmptyTestEventListener {
@@ -118,17 +78,15 @@ class StreamListener : public ::testing::EmptyTestEventListener {
 
   void OnTestProgramStart(const ::testing::UnitTest&) override {
     const Candidate& c = CurrentCandidate();
-    Write(Object()
-              .Field("event", "begin")
-              .Raw("candidate", Object().Field("name", c.name()).Field("version", c.version()).Field("build", c.build()).Close())
-              .Field("seed", Config().seed)
-              .Raw("pid", std::to_string(getpid()))
-              .Raw("cases", CaseListJson(chosen_))
-              .Close());
+    Write({{"event", "begin"},
+           {"candidate", {{"name", c.name()}, {"version", c.version()}, {"build", c.build()}}},
+           {"seed", Config().seed},
+           {"pid", getpid()},
+           {"cases", CaseListJson(chosen_)}});
   }
   void OnTestStart(const ::testing::TestInfo& info) override {
     TakeCaseRecord();  // nothing of an earlier test carries over
-    Write(Object().Field("event", "start").Field("test", FullName(info)).Close());
+    Write({{"event", "start"}, {"test", FullName(info)}});
   }
   void OnTestEnd(const ::testing::TestInfo& info) override {
     const ::testing::TestResult& result = *info.result();
@@ -139,42 +97,37 @@ class StreamListener : public ::testing::EmptyTestEventListener {
     } else if (result.Failed() && (record->outcome == "PASS" || record->outcome == "XFAIL")) {
       record->outcome = "FAIL";  // a failure the harness did not classify (an exception, an assertion)
     }
-    std::string mismatches = "[";
+    Json mismatches = Json::array();
     for (const CaseRecord::Diff& d : record->mismatches) {
-      mismatches += (mismatches.size() > 1 ? "," : "") +
-                    Object().Field("check", d.check).Field("expected", d.expected).Field("observed", d.observed).Close();
+      mismatches.push_back({{"check", d.check}, {"expected", d.expected}, {"observed", d.observed}});
     }
-    mismatches += "]";
-    Write(Object()
-              .Field("event", "end")
-              .Field("test", FullName(info))
-              .Field("outcome", record->outcome)
-              .Field("reason", record->reason)
-              .Field("not_supported", record->not_supported)
-              .Raw("mismatches", mismatches)
-              .Field("message", FailureText(result))
-              .Raw("ms", std::to_string(result.elapsed_time()))
-              .Close());
+    Write({{"event", "end"},
+           {"test", FullName(info)},
+           {"outcome", record->outcome},
+           {"reason", record->reason},
+           {"not_supported", record->not_supported},
+           {"mismatches", mismatches},
+           {"message", FailureText(result)},
+           {"ms", result.elapsed_time()}});
   }
-  void OnTestProgramEnd(const ::testing::UnitTest&) override { Write(Object().Field("event", "done").Close()); }
+  void OnTestProgramEnd(const ::testing::UnitTest&) override { Write({{"event", "done"}}); }
 
   // A chosen test that is not run at all: NOT_SUPPORTED, with the reason.
   void NotRun(const std::string& test, const std::string& why) {
-    Write(Object().Field("event", "start").Field("test", test).Close());
-    Write(Object()
-              .Field("event", "end")
-              .Field("test", test)
-              .Field("outcome", "NOT_SUPPORTED")
-              .Field("reason", "")
-              .Field("not_supported", why)
-              .Raw("mismatches", "[]")
-              .Field("message", why)
-              .Raw("ms", "0")
-              .Close());
+    Write({{"event", "start"}, {"test", test}});
+    Write({{"event", "end"},
+           {"test", test},
+           {"outcome", "NOT_SUPPORTED"},
+           {"reason", ""},
+           {"not_supported", why},
+           {"mismatches", Json::array()},
+           {"message", why},
+           {"ms", 0}});
   }
 
  private:
-  void Write(const std::string& line) {
+  void Write(const Json& event) {
+    const std::string line = Line(event);
     std::fputs(line.c_str(), f_);
     std::fputc('\n', f_);
     std::fflush(f_);  // the runner reads it even if the next case kills the process

@@ -1,7 +1,7 @@
 // The runner protocol of a suite binary: listing its cases, running a chosen subset, and
 // streaming each case's record as it finishes.
 //
-// The runner (conformance/run.py) isolates candidates: it runs suite binaries as child
+// The runner (conformance/runner/run.py) isolates candidates: it runs suite binaries as child
 // processes and reads their result stream, one JSON object per line, flushed as written,
 // so that when a process dies or hangs it knows which case was running:
 //   {"event":"begin","candidate":{"name":..,"version":..,"build":..},"seed":"..","pid":N,
@@ -24,10 +24,6 @@
 #include <vector>
 
 namespace tcts {
-
-// s as a JSON string literal (quotes included; control characters and non-UTF-8-safe bytes
-// below 0x20 escaped).
-std::string JsonQuote(std::string_view s);
 
 // The case id of a test: its row id (the parameter, which prints as the row id) for table
 // cases, its registered id for properties, else "Suite.Name".

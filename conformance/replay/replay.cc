@@ -10,11 +10,12 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "conformance/checks/arithmetic.h"
 #include "conformance/checks/binary.h"
 #include "conformance/checks/common.h"
 #include "conformance/harness/harness.h"
-#include "conformance/replay/json.h"
 #include "conformance/checks/strided.h"
 
 namespace tcts {
@@ -62,61 +63,112 @@ struct Bad {
   std::string what;
 };
 
-const json::Value& Need(const json::Value& obj, const std::string& key, json::Value::Type type,
-                        const std::string& where) {
-  const json::Value* v = obj.Find(key);
+// Bounds on what one file may ask for, so that a hostile or corrupt file gets an error
+// instead of exhausting memory: the file's size, its case count, one input's elements.
+constexpr std::streamoff kMaxFileBytes = std::streamoff{64} << 20;
+constexpr std::size_t kMaxCases = 100000;
+constexpr std::int64_t kMaxElements = std::int64_t{1} << 24;
+
+using Json = nlohmann::json;
+
+// What a field must be, and its name in messages.
+enum class Kind { kInt, kNumber, kString, kArray, kObject };
+const char* KindName(Kind k) {
+  switch (k) {
+    case Kind::kInt: return "an integer";
+    case Kind::kNumber: return "a number";
+    case Kind::kString: return "a string";
+    case Kind::kArray: return "an array";
+    case Kind::kObject: return "an object";
+  }
+  return "?";
+}
+const char* TypeName(const Json& v) {
+  if (v.is_number_integer()) return "an integer";
+  if (v.is_number()) return "a number";
+  if (v.is_boolean()) return "a bool";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  if (v.is_object()) return "an object";
+  return "null";
+}
+bool IsInt(const Json& v) {  // an integer that fits int64
+  return v.is_number_integer() &&
+         (!v.is_number_unsigned() || v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX));
+}
+bool Is(const Json& v, Kind k) {
+  switch (k) {
+    case Kind::kInt: return IsInt(v);
+    case Kind::kNumber: return v.is_number();
+    case Kind::kString: return v.is_string();
+    case Kind::kArray: return v.is_array();
+    case Kind::kObject: return v.is_object();
+  }
+  return false;
+}
+// The member `key` of an object, or nullptr.
+const Json* Find(const Json& obj, const std::string& key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+const std::string& Text(const Json& v) { return v.get_ref<const std::string&>(); }
+
+const Json& Need(const Json& obj, const std::string& key, Kind kind, const std::string& where) {
+  const Json* v = Find(obj, key);
   if (!v) throw Bad{where + ": missing \"" + key + "\""};
-  const bool ok = v->type == type || (type == json::Value::Type::kDouble && v->is_number());
-  if (!ok) {
-    throw Bad{where + "." + key + ": expected " + json::Value::TypeName(type) + ", got " +
-              json::Value::TypeName(v->type)};
+  if (!Is(*v, kind)) {
+    throw Bad{where + "." + key + ": expected " + KindName(kind) + ", got " +
+              (kind == Kind::kInt && v->is_number_integer() ? "an integer out of the int64 range" : TypeName(*v))};
   }
   return *v;
 }
 
-std::int64_t Int(const json::Value& obj, const std::string& key, const std::string& where) {
-  return Need(obj, key, json::Value::Type::kInt, where).i;
+std::int64_t Int(const Json& obj, const std::string& key, const std::string& where) {
+  return Need(obj, key, Kind::kInt, where).get<std::int64_t>();
 }
 
-std::vector<std::int64_t> Ints(const json::Value& obj, const std::string& key, const std::string& where) {
+std::vector<std::int64_t> Ints(const Json& obj, const std::string& key, const std::string& where) {
   std::vector<std::int64_t> out;
-  for (const json::Value& v : Need(obj, key, json::Value::Type::kArray, where).array) {
-    if (v.type != json::Value::Type::kInt) throw Bad{where + "." + key + ": expected integers"};
-    out.push_back(v.i);
+  for (const Json& v : Need(obj, key, Kind::kArray, where)) {
+    if (!IsInt(v)) throw Bad{where + "." + key + ": expected integers (int64)"};
+    out.push_back(v.get<std::int64_t>());
   }
   return out;
 }
 
-void CheckKeys(const json::Value& obj, const std::set<std::string>& allowed, const std::string& where) {
-  for (const auto& [key, value] : obj.object) {
-    if (!allowed.count(key)) throw Bad{where + ": unknown field \"" + key + "\""};
+void CheckKeys(const Json& obj, const std::set<std::string>& allowed, const std::string& where) {
+  for (const auto& item : obj.items()) {
+    if (!allowed.count(item.key())) throw Bad{where + ": unknown field \"" + item.key() + "\""};
   }
 }
 
-double Real(const json::Value& v, const std::string& where) {
-  if (v.is_number()) return v.number();
-  if (v.type == json::Value::Type::kString) {
-    if (v.s == "nan") return std::numeric_limits<double>::quiet_NaN();
-    if (v.s == "inf") return std::numeric_limits<double>::infinity();
-    if (v.s == "-inf") return -std::numeric_limits<double>::infinity();
+double Real(const Json& v, const std::string& where) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) {
+    if (Text(v) == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (Text(v) == "inf") return std::numeric_limits<double>::infinity();
+    if (Text(v) == "-inf") return -std::numeric_limits<double>::infinity();
   }
   throw Bad{where + ": expected a number, \"nan\", \"inf\" or \"-inf\""};
 }
 
 // A number as written: true/false -> bool, integer -> int, real -> float, [re, im] -> complex.
-Scalar Number(const json::Value& v, const std::string& where) {
-  switch (v.type) {
-    case json::Value::Type::kBool: return Scalar::Bool(v.b);
-    case json::Value::Type::kInt: return Scalar::Int(v.i);
-    case json::Value::Type::kArray:
-      if (v.array.size() != 2) throw Bad{where + ": a complex number is [re, im]"};
-      return Scalar::Complex({Real(v.array[0], where), Real(v.array[1], where)});
-    default: return Scalar::Float(Real(v, where));
+Scalar Number(const Json& v, const std::string& where) {
+  if (v.is_boolean()) return Scalar::Bool(v.get<bool>());
+  if (v.is_number_integer()) {
+    if (!IsInt(v)) throw Bad{where + ": an integer out of the int64 range"};
+    return Scalar::Int(v.get<std::int64_t>());
   }
+  if (v.is_array()) {
+    if (v.size() != 2) throw Bad{where + ": a complex number is [re, im]"};
+    return Scalar::Complex({Real(v[0], where), Real(v[1], where)});
+  }
+  return Scalar::Float(Real(v, where));
 }
 
 // A value of a tensor of `dtype`, as values() reports it (bool, int, float or complex).
-Scalar ValueOf(DType dtype, const json::Value& v, const std::string& where) {
+Scalar ValueOf(DType dtype, const Json& v, const std::string& where) {
   const Scalar s = Number(v, where);
   switch (DTypeCategory(dtype)) {
     case Category::kBool:
@@ -133,15 +185,15 @@ Scalar ValueOf(DType dtype, const json::Value& v, const std::string& where) {
   return s;
 }
 
-DType DTypeField(const json::Value& obj, const std::string& key, const std::string& where) {
-  const std::string& name = Need(obj, key, json::Value::Type::kString, where).s;
+DType DTypeField(const Json& obj, const std::string& key, const std::string& where) {
+  const std::string& name = Text(Need(obj, key, Kind::kString, where));
   const std::optional<DType> d = DTypeFromName(name);
   if (!d) throw Bad{where + "." + key + ": unknown dtype '" + name + "'"};
   return *d;
 }
 
-MemoryFormat FormatField(const json::Value& obj, const std::string& where) {
-  const std::string& name = Need(obj, "memory_format", json::Value::Type::kString, where).s;
+MemoryFormat FormatField(const Json& obj, const std::string& where) {
+  const std::string& name = Text(Need(obj, "memory_format", Kind::kString, where));
   for (MemoryFormat f : {MemoryFormat::kContiguous, MemoryFormat::kChannelsLast, MemoryFormat::kChannelsLast3d,
                          MemoryFormat::kPreserve}) {
     if (name == MemoryFormatName(f)) return f;
@@ -157,9 +209,9 @@ Dims ToDims(const std::vector<std::int64_t>& v, const std::string& where) {
 }
 
 // {"op": "narrow", "dim": 0, "start": 1, "length": 2} and the like (REPLAY.md).
-ViewStep ParseView(const json::Value& v, const std::string& where) {
-  if (v.type != json::Value::Type::kObject) throw Bad{where + ": expected an object"};
-  const std::string& op = Need(v, "op", json::Value::Type::kString, where).s;
+ViewStep ParseView(const Json& v, const std::string& where) {
+  if (!v.is_object()) throw Bad{where + ": expected an object"};
+  const std::string& op = Text(Need(v, "op", Kind::kString, where));
   static const std::map<std::string, std::pair<ViewKind, std::vector<std::string>>> kOps = {
       {"t", {ViewKind::kT, {}}},
       {"transpose", {ViewKind::kTranspose, {"dims"}}},
@@ -199,21 +251,21 @@ ViewStep ParseView(const json::Value& v, const std::string& where) {
   if (op == "as_strided" && Ints(v, "sizes", where).size() != Ints(v, "strides", where).size()) {
     throw Bad{where + ": as_strided needs as many strides as sizes"};
   }
-  if (op == "squeeze" && v.Find("dim")) args.push_back(Int(v, "dim", where));
+  if (op == "squeeze" && Find(v, "dim")) args.push_back(Int(v, "dim", where));
   return ViewStep{it->second.first, ToDims(args, where), format};
 }
 
-Input ParseInput(const json::Value& v, const std::string& where) {
-  if (v.type != json::Value::Type::kObject) throw Bad{where + ": expected an object"};
+Input ParseInput(const Json& v, const std::string& where) {
+  if (!v.is_object()) throw Bad{where + ": expected an object"};
   Input in;
-  if (const json::Value* s = v.Find("scalar")) {
+  if (const Json* s = Find(v, "scalar")) {
     CheckKeys(v, {"scalar"}, where);
     in.scalar = true;
     in.value = Number(*s, where + ".scalar");
     return in;
   }
   CheckKeys(v, {"tensor"}, where);
-  const json::Value& t = Need(v, "tensor", json::Value::Type::kObject, where);
+  const Json& t = Need(v, "tensor", Kind::kObject, where);
   const std::string tw = where + ".tensor";
   CheckKeys(t, {"shape", "dtype", "values", "views"}, tw);
   in.shape = Ints(t, "shape", tw);
@@ -221,73 +273,76 @@ Input ParseInput(const json::Value& v, const std::string& where) {
     if (s < 0) throw Bad{tw + ".shape: sizes are non-negative"};
   }
   in.dtype = DTypeField(t, "dtype", tw);
-  const std::int64_t n = Numel(in.shape);
-  const json::Value* values = t.Find("values");
+  const std::optional<std::int64_t> numel = CheckedNumel(in.shape);
+  if (!numel || *numel > kMaxElements) {
+    throw Bad{tw + ".shape: " + Str(in.shape) + " has " + (numel ? std::to_string(*numel) : "more than 2^63") +
+              " elements; a replay input holds at most " + std::to_string(kMaxElements)};
+  }
+  const std::int64_t n = *numel;
+  const Json* values = Find(t, "values");
   if (!values) throw Bad{tw + ": missing \"values\""};
-  if (values->type == json::Value::Type::kString && values->s == "arange") {
+  if (values->is_string() && Text(*values) == "arange") {
     in.values = IotaValues(n);
-  } else if (values->type == json::Value::Type::kObject && values->Find("fill")) {
+  } else if (values->is_object() && Find(*values, "fill")) {
     CheckKeys(*values, {"fill"}, tw + ".values");
-    in.values.assign(static_cast<std::size_t>(n), Number(*values->Find("fill"), tw + ".values.fill"));
-  } else if (values->type == json::Value::Type::kArray) {
-    if (static_cast<std::int64_t>(values->array.size()) != n) {
-      throw Bad{tw + ".values: " + std::to_string(values->array.size()) + " values for " + std::to_string(n) +
+    in.values.assign(static_cast<std::size_t>(n), Number(*Find(*values, "fill"), tw + ".values.fill"));
+  } else if (values->is_array()) {
+    if (static_cast<std::int64_t>(values->size()) != n) {
+      throw Bad{tw + ".values: " + std::to_string(values->size()) + " values for " + std::to_string(n) +
                 " elements"};
     }
-    for (std::size_t k = 0; k < values->array.size(); ++k) {
-      in.values.push_back(Number(values->array[k], tw + ".values[" + std::to_string(k) + "]"));
+    for (std::size_t k = 0; k < values->size(); ++k) {
+      in.values.push_back(Number((*values)[k], tw + ".values[" + std::to_string(k) + "]"));
     }
   } else {
     throw Bad{tw + ".values: expected \"arange\", {\"fill\": x} or a list"};
   }
-  if (const json::Value* views = t.Find("views")) {
-    if (views->type != json::Value::Type::kArray) throw Bad{tw + ".views: expected an array"};
-    for (std::size_t k = 0; k < views->array.size(); ++k) {
-      in.views.push_back(ParseView(views->array[k], tw + ".views[" + std::to_string(k) + "]"));
+  if (const Json* views = Find(t, "views")) {
+    if (!views->is_array()) throw Bad{tw + ".views: expected an array"};
+    for (std::size_t k = 0; k < views->size(); ++k) {
+      in.views.push_back(ParseView((*views)[k], tw + ".views[" + std::to_string(k) + "]"));
     }
   }
   return in;
 }
 
-const std::string& InputName(const json::Value& op, const std::string& key, const ReplayCase& c, bool tensor,
+const std::string& InputName(const Json& op, const std::string& key, const ReplayCase& c, bool tensor,
                              const std::string& where) {
-  const std::string& name = Need(op, key, json::Value::Type::kString, where).s;
+  const std::string& name = Text(Need(op, key, Kind::kString, where));
   auto it = c.inputs.find(name);
   if (it == c.inputs.end()) throw Bad{where + "." + key + ": no input named '" + name + "'"};
   if (tensor && it->second.scalar) throw Bad{where + "." + key + ": '" + name + "' must be a tensor"};
   return name;
 }
 
-void ParseOp(const json::Value& op, ReplayCase* c, const std::string& where) {
-  const std::string& name = Need(op, "name", json::Value::Type::kString, where).s;
+void ParseOp(const Json& op, ReplayCase* c, const std::string& where) {
+  const std::string& name = Text(Need(op, "name", Kind::kString, where));
   static const std::map<std::string, BinaryOp> kBinary = {
       {"add", BinaryOp::kAdd}, {"sub", BinaryOp::kSub}, {"mul", BinaryOp::kMul}, {"div", BinaryOp::kDiv}};
   auto it = kBinary.find(name);
   if (it == kBinary.end()) {  // a view or copy op on input "a"
     c->binary = false;
-    json::Value view = op;
-    view.object.erase("name");
-    view.object.erase("input");
-    view.object["op"].type = json::Value::Type::kString;
-    view.object["op"].s = name;
+    Json view = op;
+    view.erase("name");
+    view.erase("input");
+    view["op"] = name;
     c->view = ParseView(view, where);
     c->a = InputName(op, "input", *c, true, where);
     return;
   }
   CheckKeys(op, {"name", "args", "alpha", "form", "out"}, where);
   c->op = it->second;
-  const json::Value& args = Need(op, "args", json::Value::Type::kArray, where);
-  if (args.array.size() != 2 || args.array[0].type != json::Value::Type::kString ||
-      args.array[1].type != json::Value::Type::kString) {
+  const Json& args = Need(op, "args", Kind::kArray, where);
+  if (args.size() != 2 || !args[0].is_string() || !args[1].is_string()) {
     throw Bad{where + ".args: expected two input names"};
   }
   for (int k = 0; k < 2; ++k) {
-    if (!c->inputs.count(args.array[k].s)) throw Bad{where + ".args: no input named '" + args.array[k].s + "'"};
+    if (!c->inputs.count(Text(args[k]))) throw Bad{where + ".args: no input named '" + Text(args[k]) + "'"};
   }
-  c->a = args.array[0].s;
-  c->b = args.array[1].s;
-  if (const json::Value* alpha = op.Find("alpha")) c->alpha = Number(*alpha, where + ".alpha");
-  const std::string form = op.Find("form") ? Need(op, "form", json::Value::Type::kString, where).s : "functional";
+  c->a = Text(args[0]);
+  c->b = Text(args[1]);
+  if (const Json* alpha = Find(op, "alpha")) c->alpha = Number(*alpha, where + ".alpha");
+  const std::string form = Find(op, "form") ? Text(Need(op, "form", Kind::kString, where)) : "functional";
   if (form == "functional") {
     c->form = BinaryForm::kFunctional;
   } else if (form == "out") {
@@ -301,15 +356,15 @@ void ParseOp(const json::Value& op, ReplayCase* c, const std::string& where) {
   }
 }
 
-void ParseExpect(const json::Value& e, ReplayCase* c, const std::string& where) {
-  if (const json::Value* err = e.Find("error")) {
+void ParseExpect(const Json& e, ReplayCase* c, const std::string& where) {
+  if (const Json* err = Find(e, "error")) {
     CheckKeys(e, {"error", "message"}, where);
-    if (err->type != json::Value::Type::kString || !ParseErrorKind(err->s, &c->error_kind)) {
+    if (!err->is_string() || !ParseErrorKind(Text(*err), &c->error_kind)) {
       throw Bad{where + ".error: expected an error kind (RuntimeError, TypeError, ValueError, IndexError, "
                         "NotImplementedError)"};
     }
     c->error = true;
-    if (e.Find("message")) c->message = Need(e, "message", json::Value::Type::kString, where).s;
+    if (Find(e, "message")) c->message = Text(Need(e, "message", Kind::kString, where));
     return;
   }
   CheckKeys(e, {"dtype", "sizes", "strides", "storage_offset", "values", "rtol"}, where);
@@ -317,18 +372,23 @@ void ParseExpect(const json::Value& e, ReplayCase* c, const std::string& where) 
   c->sizes = Ints(e, "sizes", where);
   c->strides = Ints(e, "strides", where);
   if (c->strides.size() != c->sizes.size()) throw Bad{where + ".strides: one stride per size"};
-  if (e.Find("storage_offset")) c->offset = Int(e, "storage_offset", where);
-  if (const json::Value* values = e.Find("values")) {
-    if (values->type != json::Value::Type::kArray) throw Bad{where + ".values: expected an array"};
-    if (static_cast<std::int64_t>(values->array.size()) != Numel(c->sizes)) {
-      throw Bad{where + ".values: " + std::to_string(values->array.size()) + " values for sizes " + Str(c->sizes)};
+  if (Find(e, "storage_offset")) c->offset = Int(e, "storage_offset", where);
+  if (const Json* values = Find(e, "values")) {
+    if (!values->is_array()) throw Bad{where + ".values: expected an array"};
+    const std::optional<std::int64_t> numel = CheckedNumel(c->sizes);
+    if (!numel || *numel > kMaxElements) {
+      throw Bad{where + ".sizes: " + Str(c->sizes) + " is not a shape of at most " + std::to_string(kMaxElements) +
+                " elements"};
+    }
+    if (static_cast<std::int64_t>(values->size()) != *numel) {
+      throw Bad{where + ".values: " + std::to_string(values->size()) + " values for sizes " + Str(c->sizes)};
     }
     c->values.emplace();
-    for (std::size_t k = 0; k < values->array.size(); ++k) {
-      c->values->push_back(ValueOf(c->dtype, values->array[k], where + ".values[" + std::to_string(k) + "]"));
+    for (std::size_t k = 0; k < values->size(); ++k) {
+      c->values->push_back(ValueOf(c->dtype, (*values)[k], where + ".values[" + std::to_string(k) + "]"));
     }
   }
-  if (e.Find("rtol")) c->rtol = Need(e, "rtol", json::Value::Type::kDouble, where).number();
+  if (Find(e, "rtol")) c->rtol = Need(e, "rtol", Kind::kNumber, where).get<double>();
 }
 
 std::string Describe(const ReplayCase& c) {
@@ -343,21 +403,21 @@ std::string Describe(const ReplayCase& c) {
   return call + " -> " + DTypeName(c.dtype) + " sizes " + Str(c.sizes) + " strides " + Str(c.strides);
 }
 
-ReplayCase ParseCase(const json::Value& v, const std::string& where, const std::string& basis) {
-  if (v.type != json::Value::Type::kObject) throw Bad{where + ": expected an object"};
+ReplayCase ParseCase(const Json& v, const std::string& where, const std::string& basis) {
+  if (!v.is_object()) throw Bad{where + ": expected an object"};
   CheckKeys(v, {"id", "clause", "note", "inputs", "op", "expect"}, where);
   ReplayCase c;
-  c.id = Need(v, "id", json::Value::Type::kString, where).s;
+  c.id = Text(Need(v, "id", Kind::kString, where));
   const std::string w = where + " (id '" + c.id + "')";
-  c.clause = v.Find("clause") ? Need(v, "clause", json::Value::Type::kString, w).s : "replay";
+  c.clause = Find(v, "clause") ? Text(Need(v, "clause", Kind::kString, w)) : "replay";
   c.basis = basis;
-  for (const auto& [name, input] : Need(v, "inputs", json::Value::Type::kObject, w).object) {
-    c.inputs[name] = ParseInput(input, w + ".inputs." + name);
+  for (const auto& item : Need(v, "inputs", Kind::kObject, w).items()) {
+    c.inputs[item.key()] = ParseInput(item.value(), w + ".inputs." + item.key());
   }
-  ParseOp(Need(v, "op", json::Value::Type::kObject, w), &c, w + ".op");
-  ParseExpect(Need(v, "expect", json::Value::Type::kObject, w), &c, w + ".expect");
+  ParseOp(Need(v, "op", Kind::kObject, w), &c, w + ".op");
+  ParseExpect(Need(v, "expect", Kind::kObject, w), &c, w + ".expect");
   c.statement = Describe(c);
-  if (v.Find("note")) c.statement += " (" + Need(v, "note", json::Value::Type::kString, w).s + ")";
+  if (Find(v, "note")) c.statement += " (" + Text(Need(v, "note", Kind::kString, w)) + ")";
   return c;
 }
 
@@ -441,33 +501,47 @@ const bool kRegistered = RegisterCaseFileLoader(&Loader);
 }  // namespace
 
 bool LoadReplayFile(const std::string& path, std::string* error) {
-  std::ifstream f(path);
+  std::ifstream f(path, std::ios::binary);
   if (!f) {
     *error = "cannot read replay file '" + path + "'";
     return false;
   }
-  std::stringstream text;
-  text << f.rdbuf();
-  json::Value doc;
-  std::string parse_error;
-  if (!json::Parse(text.str(), &doc, &parse_error)) {
-    *error = path + ": not JSON: " + parse_error;
+  f.seekg(0, std::ios::end);
+  const std::streamoff size = f.tellg();
+  f.seekg(0, std::ios::beg);
+  if (size > kMaxFileBytes) {
+    *error = path + ": " + std::to_string(size) + " bytes; a replay file is at most " + std::to_string(kMaxFileBytes) +
+             " bytes (split it)";
+    return false;
+  }
+  Json doc;
+  try {
+    doc = Json::parse(f);
+  } catch (const Json::parse_error& e) {
+    *error = path + ": not JSON: " + e.what();
+    return false;
+  } catch (const std::bad_alloc&) {
+    *error = path + ": out of memory reading the file";
     return false;
   }
   std::deque<ReplayCase> parsed;
   try {
-    if (doc.type != json::Value::Type::kObject) throw Bad{"the file is not a JSON object"};
-    const json::Value* format = doc.Find("format");
-    if (!format || format->type != json::Value::Type::kString || format->s != "tensor-cts/cases") {
+    if (!doc.is_object()) throw Bad{"the file is not a JSON object"};
+    const Json* format = Find(doc, "format");
+    if (!format || !format->is_string() || Text(*format) != "tensor-cts/cases") {
       throw Bad{"\"format\" must be \"tensor-cts/cases\""};
     }
     if (Int(doc, "version", "file") != 1) throw Bad{"version: this runner reads version 1"};
     CheckKeys(doc, {"format", "version", "source", "cases"}, "file");
-    const std::string source = Need(doc, "source", json::Value::Type::kString, "file").s;
-    const json::Value& cases = Need(doc, "cases", json::Value::Type::kArray, "file");
+    const std::string source = Text(Need(doc, "source", Kind::kString, "file"));
+    const Json& cases = Need(doc, "cases", Kind::kArray, "file");
     std::set<std::string> names;  // test names: ids with punctuation as '_' must stay distinct
-    for (std::size_t k = 0; k < cases.array.size(); ++k) {
-      parsed.push_back(ParseCase(cases.array[k], "cases[" + std::to_string(k) + "]", "recorded: " + source));
+    if (cases.size() > kMaxCases) {
+      throw Bad{"\"cases\" holds " + std::to_string(cases.size()) + " cases; a file holds at most " +
+                std::to_string(kMaxCases) + " (split it)"};
+    }
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+      parsed.push_back(ParseCase(cases[k], "cases[" + std::to_string(k) + "]", "recorded: " + source));
       if (!names.insert(RowIdentifier(parsed.back().id.c_str())).second) {
         throw Bad{"cases[" + std::to_string(k) + "]: id '" + parsed.back().id +
                   "' repeats an earlier id (ids compare with punctuation as '_')"};
@@ -476,6 +550,9 @@ bool LoadReplayFile(const std::string& path, std::string* error) {
     if (parsed.empty()) throw Bad{"\"cases\" is empty"};
   } catch (const Bad& bad) {
     *error = path + ": " + bad.what;
+    return false;
+  } catch (const std::bad_alloc&) {
+    *error = path + ": out of memory building the cases";
     return false;
   }
   for (ReplayCase& c : parsed) {

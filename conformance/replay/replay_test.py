@@ -83,10 +83,23 @@ class Replay(unittest.TestCase):
                        "inputs.b.tensor.values: 2 values for 3 elements"),
             "arg": (with_case(lambda c: c["op"].update(args=["a", "zz"])), "op.args: no input named 'zz'"),
             "field": (with_case(lambda c: c.update(extra=1)), "unknown field \"extra\""),
+            # Hostile sizes: an error naming the shape, never an allocation that takes the process down.
+            "huge shape": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(shape=[1099511627776], values={"fill": 1})),
+                           "inputs.a.tensor.shape: [1099511627776] has 1099511627776 elements; a replay input holds at most"),
+            "overflowing shape": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(shape=[2**32, 2**32, 2], values={"fill": 1})),
+                                  "has more than 2^63 elements"),
+            "int64 range": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(shape=[2**64])),
+                            "inputs.a.tensor.shape: expected integers (int64)"),
+            "deep nesting": ('{"format": ' + "[" * 100000 + "]" * 100000 + "}", '"format" must be'),
+            "invalid utf-8": ('{"format": "tensor-cts/cases", "version": 1, "source": "", "cases": []}', "not JSON"),
         }
         for name, (doc, message) in cases.items():
             with self.subTest(name):
-                p = replay(self.write(doc, name.replace(" ", "_") + ".json"), os.path.join(self.tmp, "bad"))
+                path = self.write(doc, name.replace(" ", "_") + ".json")
+                if name == "invalid utf-8":  # a lone 0xff byte inside a string
+                    with open(path, "wb") as f:
+                        f.write(b'{"format": "tensor-cts/cases", "version": 1, "source": "\xff", "cases": []}')
+                p = replay(path, os.path.join(self.tmp, "bad"))
                 self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
                 self.assertIn(message, p.stderr)
 
