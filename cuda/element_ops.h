@@ -62,7 +62,7 @@ template <> struct DevType<ScalarType::kComplex128> { using type = Complex<doubl
   static_assert(sizeof(DevType<ScalarType::e>::type) == sizeof(ref::CppType<ScalarType::e>::type) && \
                     alignof(DevType<ScalarType::e>::type) == alignof(ref::CppType<ScalarType::e>::type), \
                 #e);
-TCTS_FORALL_DTYPES(TCTS_CUDA_SAME_LAYOUT)
+TCTS_REF_FORALL_SCALAR_TYPES(TCTS_CUDA_SAME_LAYOUT)
 #undef TCTS_CUDA_SAME_LAYOUT
 
 template <class T> struct IsCx : std::false_type {};
@@ -83,7 +83,7 @@ TCTS_HD decltype(auto) DispatchDev(ScalarType t, F&& f) {
 #define TCTS_CUDA_DISPATCH(e, ...) \
   case ScalarType::e:              \
     return f(ref::TypeTag<typename DevType<ScalarType::e>::type>{});
-    TCTS_FORALL_DTYPES(TCTS_CUDA_DISPATCH)
+    TCTS_REF_FORALL_SCALAR_TYPES(TCTS_CUDA_DISPATCH)
 #undef TCTS_CUDA_DISPATCH
   }
   // Unreachable: every ScalarType is a case above, and the host validates before launching.

@@ -33,7 +33,7 @@ using ref::Tensor;
 std::vector<ScalarType> AllTypes() {
   return {
 #define TCTS_CUDA_TYPE(e, ...) ScalarType::e,
-      TCTS_FORALL_DTYPES(TCTS_CUDA_TYPE)
+      TCTS_REF_FORALL_SCALAR_TYPES(TCTS_CUDA_TYPE)
 #undef TCTS_CUDA_TYPE
   };
 }
@@ -108,7 +108,7 @@ void DispatchBoth(ScalarType t, F&& f) {
   case ScalarType::e:                                                       \
     return f(ref::TypeTag<typename ref::CppType<ScalarType::e>::type>{},   \
              ref::TypeTag<typename DevType<ScalarType::e>::type>{});
-    TCTS_FORALL_DTYPES(TCTS_CUDA_BOTH)
+    TCTS_REF_FORALL_SCALAR_TYPES(TCTS_CUDA_BOTH)
 #undef TCTS_CUDA_BOTH
   }
 }

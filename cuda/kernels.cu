@@ -131,7 +131,7 @@ void LaunchBinary(const BinaryArgs& args, int device) {
   case ScalarType::e:                                            \
     LaunchBinaryAs<typename DevType<ScalarType::e>::type>(args); \
     break;
-    TCTS_FORALL_DTYPES(TCTS_CUDA_LAUNCH)
+    TCTS_REF_FORALL_SCALAR_TYPES(TCTS_CUDA_LAUNCH)
 #undef TCTS_CUDA_LAUNCH
   }
   CheckLaunch("BinaryKernel");

@@ -58,6 +58,9 @@ def emit_dtypes(spec: Spec) -> str:
         for n in (d.name, *d.aliases):
             lines.append(f"  _(\"{n}\", {d.cxx}) \\")
     lines.append("")
+    lines.append("// torch.get_default_dtype() before any set_default_dtype (promotion.toml initial_default).")
+    lines.append(f"#define TCTS_INITIAL_DEFAULT_DTYPE {spec.by_name[spec.initial_default].cxx}")
+    lines.append("")
     lines += ["// (end of the X-macros)", ""]
     return "\n".join(lines)
 

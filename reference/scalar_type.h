@@ -1,35 +1,48 @@
-// The reference's dtype model, expanded from spec/dtypes.inc (generated from
-// spec/dtypes.toml): names, item sizes and categories are the spec's.
+// The reference's dtype model: its own table, as c10/core/ScalarType.h keeps PyTorch's
+// (the suite's tables are generated from spec/dtypes.toml; the reference does not borrow
+// them, so the dtypes suite measures this table against the spec).
 //
-// What the spec cannot say — which C++ type stores each dtype — is the CppType map
-// below; Dispatch() expands over the spec's list, so a dtype added to the spec without
-// a storage type here is a compile error, not a silent gap.
+// TCTS_REF_FORALL_SCALAR_TYPES(_): _(enumerator, storage type, "name", "c10 name",
+// category), in c10's ScalarType order. Item sizes are the storage types' sizes; names and
+// aliases (ScalarTypeFromName) follow torch/csrc/utils/tensor_dtypes.cpp.
 #ifndef TCTS_REFERENCE_SCALAR_TYPE_H_
 #define TCTS_REFERENCE_SCALAR_TYPE_H_
 
 #include <complex>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "reference/error.h"
 #include "reference/half.h"
-#include "spec/dtypes.inc"
 
 namespace tcts::ref {
 
+#define TCTS_REF_FORALL_SCALAR_TYPES(_)                                     \
+  _(kUint8, std::uint8_t, "uint8", "Byte", kIntegral)                      \
+  _(kInt8, std::int8_t, "int8", "Char", kIntegral)                         \
+  _(kInt16, std::int16_t, "int16", "Short", kIntegral)                     \
+  _(kInt32, std::int32_t, "int32", "Int", kIntegral)                       \
+  _(kInt64, std::int64_t, "int64", "Long", kIntegral)                      \
+  _(kFloat16, Half, "float16", "Half", kFloating)                          \
+  _(kFloat32, float, "float32", "Float", kFloating)                        \
+  _(kFloat64, double, "float64", "Double", kFloating)                      \
+  _(kComplex32, ComplexHalf, "complex32", "ComplexHalf", kComplex)         \
+  _(kComplex64, std::complex<float>, "complex64", "ComplexFloat", kComplex) \
+  _(kComplex128, std::complex<double>, "complex128", "ComplexDouble", kComplex) \
+  _(kBool, bool, "bool", "Bool", kBool)                                    \
+  _(kBfloat16, BFloat16, "bfloat16", "BFloat16", kFloating)
+
 enum class ScalarType : std::uint8_t {
 #define TCTS_REF_ENUMERATOR(e, ...) e,
-  TCTS_FORALL_DTYPES(TCTS_REF_ENUMERATOR)
+  TCTS_REF_FORALL_SCALAR_TYPES(TCTS_REF_ENUMERATOR)
 #undef TCTS_REF_ENUMERATOR
 };
 
-// bool < integral < floating < complex (spec/promotion.toml [categories]).
-enum class Category : std::uint8_t {
-#define TCTS_REF_CATEGORY(e, name) e,
-  TCTS_FORALL_CATEGORIES(TCTS_REF_CATEGORY)
-#undef TCTS_REF_CATEGORY
-};
+// bool < integral < floating < complex: the order promotion compares categories in.
+enum class Category : std::uint8_t { kBool, kIntegral, kFloating, kComplex };
 
 struct ScalarTypeInfo {
   const char* name;      // "float32"
@@ -39,11 +52,22 @@ struct ScalarTypeInfo {
   bool is_signed;
 };
 
+template <class T>
+constexpr bool IsSignedStorage() {
+  if constexpr (std::is_same_v<T, bool>) {
+    return false;
+  } else if constexpr (std::is_integral_v<T>) {
+    return std::is_signed_v<T>;
+  } else {
+    return true;  // floating and complex types carry a sign
+  }
+}
+
 inline const ScalarTypeInfo& Info(ScalarType t) {
   static const ScalarTypeInfo kInfo[] = {
-#define TCTS_REF_INFO(e, name, short_, c10, itemsize, cat, is_signed, is_fp, is_cx, documented) \
-  {name, c10, itemsize, Category::cat, is_signed},
-      TCTS_FORALL_DTYPES(TCTS_REF_INFO)
+#define TCTS_REF_INFO(e, T, name, c10, cat) \
+  {name, c10, static_cast<int>(sizeof(T)), Category::cat, IsSignedStorage<T>()},
+      TCTS_REF_FORALL_SCALAR_TYPES(TCTS_REF_INFO)
 #undef TCTS_REF_INFO
   };
   return kInfo[static_cast<int>(t)];
@@ -56,22 +80,23 @@ inline bool IsIntegral(ScalarType t) { return CategoryOf(t) == Category::kIntegr
 inline bool IsFloating(ScalarType t) { return CategoryOf(t) == Category::kFloating; }
 inline bool IsComplex(ScalarType t) { return CategoryOf(t) == Category::kComplex; }
 
+// torch.<name>: the canonical names and their aliases ("float", "double", "half", "cfloat",
+// "cdouble", "chalf", "short", "int", "long"); nullopt for any other name.
+std::optional<ScalarType> ScalarTypeFromName(std::string_view name);
+// The legacy tensor type of `t` ("torch.*.FloatTensor"), as torch/csrc/tensor/python_tensor.cpp
+// names them from c10 names: none for complex dtypes.
+std::optional<std::string> LegacyTensorTypeName(ScalarType t);
+
 // ---------------------------------------------------------------- storage types
 template <ScalarType>
 struct CppType;
-template <> struct CppType<ScalarType::kBool> { using type = bool; };
-template <> struct CppType<ScalarType::kUint8> { using type = std::uint8_t; };
-template <> struct CppType<ScalarType::kInt8> { using type = std::int8_t; };
-template <> struct CppType<ScalarType::kInt16> { using type = std::int16_t; };
-template <> struct CppType<ScalarType::kInt32> { using type = std::int32_t; };
-template <> struct CppType<ScalarType::kInt64> { using type = std::int64_t; };
-template <> struct CppType<ScalarType::kFloat16> { using type = Half; };
-template <> struct CppType<ScalarType::kBfloat16> { using type = BFloat16; };
-template <> struct CppType<ScalarType::kFloat32> { using type = float; };
-template <> struct CppType<ScalarType::kFloat64> { using type = double; };
-template <> struct CppType<ScalarType::kComplex32> { using type = ComplexHalf; };
-template <> struct CppType<ScalarType::kComplex64> { using type = std::complex<float>; };
-template <> struct CppType<ScalarType::kComplex128> { using type = std::complex<double>; };
+#define TCTS_REF_CPP_TYPE(e, T, ...) \
+  template <>                        \
+  struct CppType<ScalarType::e> {    \
+    using type = T;                  \
+  };
+TCTS_REF_FORALL_SCALAR_TYPES(TCTS_REF_CPP_TYPE)
+#undef TCTS_REF_CPP_TYPE
 
 template <class T>
 struct TypeTag {
@@ -85,7 +110,7 @@ decltype(auto) Dispatch(ScalarType t, F&& f) {
 #define TCTS_REF_DISPATCH(e, ...) \
   case ScalarType::e:             \
     return f(TypeTag<typename CppType<ScalarType::e>::type>{});
-    TCTS_FORALL_DTYPES(TCTS_REF_DISPATCH)
+    TCTS_REF_FORALL_SCALAR_TYPES(TCTS_REF_DISPATCH)
 #undef TCTS_REF_DISPATCH
   }
   throw InternalError("Dispatch: invalid ScalarType");

@@ -13,13 +13,28 @@
 namespace tcts {
 namespace {
 
-ref::ScalarType ToRef(DType d) { return static_cast<ref::ScalarType>(static_cast<int>(d)); }
-DType FromRef(ref::ScalarType t) { return static_cast<DType>(static_cast<int>(t)); }
-// Both enums expand the same X-macro list in the same order.
-#define TCTS_SAME_ORDER(e, ...) \
-  static_assert(static_cast<int>(DType::e) == static_cast<int>(ref::ScalarType::e), #e);
-TCTS_FORALL_DTYPES(TCTS_SAME_ORDER)
-#undef TCTS_SAME_ORDER
+// The suite's dtypes (generated from spec/dtypes.toml) and the reference's own, by
+// enumerator name: a dtype the reference lacks is a compile error here.
+ref::ScalarType ToRef(DType d) {
+  switch (d) {
+#define TCTS_TO_REF(e, ...) \
+  case DType::e:            \
+    return ref::ScalarType::e;
+    TCTS_FORALL_DTYPES(TCTS_TO_REF)
+#undef TCTS_TO_REF
+  }
+  throw ref::InternalError("ToRef: invalid DType");
+}
+DType FromRef(ref::ScalarType t) {
+  switch (t) {
+#define TCTS_FROM_REF(e, ...) \
+  case ref::ScalarType::e:    \
+    return DType::e;
+    TCTS_FORALL_DTYPES(TCTS_FROM_REF)
+#undef TCTS_FROM_REF
+  }
+  throw ref::InternalError("FromRef: invalid ScalarType");
+}
 
 struct RefBox : TensorBox {
   explicit RefBox(ref::Tensor t) : tensor(std::move(t)) {}
@@ -176,7 +191,7 @@ class ReferenceCandidate final : public Candidate {
   }
 
   Result<DType> dtype_from_name(std::string_view name) override {
-    if (auto d = DTypeFromName(name)) return *d;
+    if (auto t = ref::ScalarTypeFromName(name)) return FromRef(*t);
     return Error{ErrorKind::kTypeError, "unknown dtype name '" + std::string(name) + "'"};
   }
 
@@ -223,11 +238,8 @@ class ReferenceCandidate final : public Candidate {
   }
 
   Result<std::string> legacy_constructor(DType d) override {
-    // The doc lists legacy constructors for every non-complex dtype: torch.*.<c10 name>Tensor.
-    if (DTypeCategory(d) == Category::kComplex) {
-      return Error{ErrorKind::kValueError, std::string(DTypeName(d)) + " has no legacy constructor"};
-    }
-    return std::string("torch.*.") + DTypeC10Name(d) + "Tensor";
+    if (auto name = ref::LegacyTensorTypeName(ToRef(d))) return *name;
+    return Error{ErrorKind::kValueError, std::string(ref::Name(ToRef(d))) + " has no legacy constructor"};
   }
 
   Result<DType> promote_types(DType a, DType b) override { return FromRef(ref::PromoteTypes(ToRef(a), ToRef(b))); }

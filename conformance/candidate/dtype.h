@@ -41,6 +41,8 @@ bool DTypeDocumented(DType d);
 std::optional<DType> DTypeFromName(std::string_view name);
 const std::vector<DType>& AllDTypes();
 const std::vector<DType>& DocumentedDTypes();
+// torch.get_default_dtype() before any set_default_dtype (spec/promotion.toml initial_default).
+constexpr DType kInitialDefaultDType = DType::TCTS_INITIAL_DEFAULT_DTYPE;
 
 }  // namespace tcts
 

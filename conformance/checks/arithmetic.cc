@@ -140,7 +140,7 @@ void CheckArith(const ArithRow& row) {
       dest = std::get<TensorHandle>(*out);
       before = Take(c, dest, "out before the call");
       if (!before) return c.Finish();
-      if (row.keeps_storage && cand.supports(Feature::kStorage)) dest_storage = Storage(c, dest, "out before the call");
+      if (row.keeps_storage && c.Supports(Feature::kStorage, "out= keeps its storage")) dest_storage = Storage(c, dest, "out before the call");
       status = cand.binary_out(row.op, *a, *b, alpha, dest);
       break;
     }
@@ -150,7 +150,7 @@ void CheckArith(const ArithRow& row) {
       dest = std::get<TensorHandle>(*a);
       before = Take(c, dest, "self before the call");
       if (!before) return c.Finish();
-      if (row.keeps_storage && cand.supports(Feature::kStorage)) dest_storage = Storage(c, dest, "self before the call");
+      if (row.keeps_storage && c.Supports(Feature::kStorage, "in-place keeps its storage")) dest_storage = Storage(c, dest, "self before the call");
       status = cand.binary_inplace(row.op, dest, *b, alpha);
       break;
     }

@@ -222,6 +222,12 @@ std::string Case::MismatchText() const {
   return text;
 }
 
+bool Case::Supports(Feature feature, const std::string& check) {
+  if (CurrentCandidate().supports(feature)) return true;
+  skipped_checks_.push_back(check + " (needs " + FeatureName(feature) + ")");
+  return false;
+}
+
 bool Case::Usable(Feature feature, const Error* error, const std::string& call) {
   const bool declared = CurrentCandidate().supports(feature);
   const bool answered_unsupported = error && error->kind == ErrorKind::kNotSupported;
@@ -251,7 +257,7 @@ void Case::Finish() {
   ::testing::Test::RecordProperty("candidate", Config().candidate);
   const Expectation* listed = CurrentExpectations().Match(row_.id);
 
-  CaseRecord record{"", "", "", mismatches_};
+  CaseRecord record{"", "", "", mismatches_, skipped_checks_};
   std::ostringstream report;
   report << "case " << row_.id << "\n"
          << "  clause:   " << row_.clause << "\n"
@@ -303,8 +309,15 @@ void Case::Finish() {
 
 DefaultDTypeScope::DefaultDTypeScope(Case& c, DType dtype) {
   Candidate& cand = CurrentCandidate();
+  // Every scope restores what it changed, so a row under the initial default finds it in place.
+  if (dtype == kInitialDefaultDType && !cand.supports(Feature::kDefaultDType)) return;
   Result<DType> prev = cand.default_dtype();
   if (!c.Usable(Feature::kDefaultDType, prev, "default_dtype()")) {
+    ok_ = false;
+    return;
+  }
+  if (!prev.ok()) {  // an error other than NotSupported from a declared feature
+    c.Mismatch("default_dtype()", "the default dtype", Describe(prev.error()));
     ok_ = false;
     return;
   }

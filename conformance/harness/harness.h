@@ -106,6 +106,9 @@ struct CaseRecord {
   std::string reason;         // the expectations entry's, for XFAIL / XPASS
   std::string not_supported;  // the call the candidate declared unsupported
   std::vector<Diff> mismatches;
+  // Sub-checks not made because they need a feature the candidate declares unsupported
+  // ("storage identity (needs storage)"); the case's verdict covers the rest.
+  std::vector<std::string> skipped_checks;
 };
 // The record of the case the current test finished (Case::Finish), once; nullopt when
 // none finished (a property, or a test that stopped early).
@@ -146,6 +149,10 @@ class Case {
   bool Usable(Feature feature, const Result<T>& r, const std::string& call) {
     return Usable(feature, r.ok() ? nullptr : &r.error(), call);
   }
+  // Whether the candidate declares `feature`. When it does not, records `check` as a
+  // sub-check skipped for it (named in the case record) and returns false: a check calls
+  // this before a sub-check that needs a feature the rest of the case does not.
+  bool Supports(Feature feature, const std::string& check);
   bool failed() const { return !mismatches_.empty(); }
   // The mismatches so far, one per line ("check: expected X, observed Y"); properties
   // use it as their failure message.
@@ -162,6 +169,7 @@ class Case {
   std::vector<Diff> mismatches_;
   bool not_supported_ = false;
   std::string not_supported_call_;
+  std::vector<std::string> skipped_checks_;
   bool finished_ = false;
 };
 
@@ -172,7 +180,9 @@ std::string Describe(const Error& e);
 std::string RerunCommand(const ::testing::TestInfo& test);
 std::string RerunCommand();
 
-// Sets the candidate's default dtype for a scope and restores the previous one.
+// Sets the candidate's default dtype for a scope and restores the previous one. A row under
+// the documented initial default (kInitialDefaultDType) needs no default-dtype call at all,
+// so a candidate without one still runs it.
 class DefaultDTypeScope {
  public:
   DefaultDTypeScope(Case& c, DType dtype);

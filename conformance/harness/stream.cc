@@ -93,7 +93,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
     std::optional<CaseRecord> record = TakeCaseRecord();
     if (FindProperty(FullName(info)) || !record) {
       // No Case decided this test: a property, or a test that stopped before Finish().
-      record = CaseRecord{result.Failed() ? "FAIL" : result.Skipped() ? "NOT_SUPPORTED" : "PASS", "", "", {}};
+      record = CaseRecord{result.Failed() ? "FAIL" : result.Skipped() ? "NOT_SUPPORTED" : "PASS", "", "", {}, {}};
     } else if (result.Failed() && (record->outcome == "PASS" || record->outcome == "XFAIL")) {
       record->outcome = "FAIL";  // a failure the harness did not classify (an exception, an assertion)
     }
@@ -107,6 +107,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
            {"reason", record->reason},
            {"not_supported", record->not_supported},
            {"mismatches", mismatches},
+           {"skipped_checks", record->skipped_checks},
            {"message", FailureText(result)},
            {"ms", result.elapsed_time()}});
   }

@@ -380,6 +380,8 @@ class Runner:
         }
         if e["outcome"] == "NOT_SUPPORTED":
             record["observed"] = f"NotSupported: {e['not_supported']}"
+        if e.get("skipped_checks"):
+            record["skipped_checks"] = e["skipped_checks"]
         if c.kind == "property":
             record["seed"] = self.seed
             if e["outcome"] == "FAIL":
