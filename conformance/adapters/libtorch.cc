@@ -163,6 +163,9 @@ class LibtorchCandidate final : public Candidate {
     switch (f) {
       case Feature::kDTypeNames:     // no dtype-name parser (names live in PyTorch's Python layer)
       case Feature::kDefaultDevice:  // no default device (torch.set_default_device is Python, 2.0+)
+      case Feature::kDeviceRepr:     // repr(torch.device) is Python (torch/csrc/Device.cpp)
+      case Feature::kDeviceForms:    // torch.device(type, index) / torch.device(ordinal) are Python
+      case Feature::kAsarray:        // torch.asarray is Python (torch/csrc/utils/tensor_new.cpp)
         return false;
       case Feature::kCudaTensors: return at::hasCUDA();
       default: return true;
@@ -433,23 +436,25 @@ class LibtorchCandidate final : public Candidate {
     return Guard([&]() -> Result<std::uintptr_t> { return reinterpret_cast<std::uintptr_t>(Unbox(h).data_ptr()); });
   }
 
-  // -- devices. c10::Device parses strings; the (type, index) and legacy ordinal forms are
-  // PyTorch's Python binding (torch/csrc/Device.cpp THPDevice_pynew), whose checks are
-  // reproduced here in front of the c10 constructor they call.
+  // -- devices. c10::Device parses device strings and prints str(); repr and the (type, index)
+  // and legacy-ordinal constructor forms are Python (torch/csrc/Device.cpp), declared
+  // unsupported rather than re-created here.
   Result<DeviceInfo> device(const DeviceArg& arg) override {
     return Guard([&]() -> Result<DeviceInfo> {
-      const c10::Device d = DeviceOf(arg);
+      if (arg.form != DeviceArg::Form::kString) return NotSupported("device(" + arg.ToString() + ")");
+      const c10::Device d(arg.text);
       DeviceInfo info;
       info.type = c10::DeviceTypeName(d.type(), /*lower_case=*/true);
       if (d.has_index()) info.index = d.index();
       info.str = d.str();
-      // repr as torch/csrc/Device.cpp THPDevice_repr writes it
-      info.repr = "device(type='" + info.type + "'" + (d.has_index() ? ", index=" + std::to_string(d.index()) : "") + ")";
       return info;
     });
   }
   Result<DeviceComparison> compare_devices(const DeviceArg& a, const DeviceArg& b) override {
     return Guard([&]() -> Result<DeviceComparison> {
+      if (a.form != DeviceArg::Form::kString || b.form != DeviceArg::Form::kString) {
+        return NotSupported("compare_devices(" + a.ToString() + ", " + b.ToString() + ")");
+      }
       const c10::Device x = DeviceOf(a), y = DeviceOf(b);
       return DeviceComparison{x == y, std::hash<c10::Device>()(x) == std::hash<c10::Device>()(y)};
     });
@@ -467,72 +472,9 @@ class LibtorchCandidate final : public Candidate {
     });
   }
 
-  // -- asarray: torch/csrc/utils/tensor_new.cpp asarray over libtorch's constructors
-  // (at::from_blob for arrays and buffers, at::fromDLPack, at::empty for sequences) and
-  // Tensor::to / clone for the copies; its Python-layer checks are reproduced in front.
-  Result<TensorHandle> asarray(const AsarraySource& s, const AsarrayOptions& options) override {
-    return Guard([&]() -> Result<TensorHandle> {
-      const c10::optional<at::ScalarType> dtype =
-          options.dtype ? c10::optional<at::ScalarType>(ToAten(*options.dtype)) : c10::nullopt;
-      const c10::optional<c10::Device> device =
-          options.device ? c10::optional<c10::Device>(c10::Device(*options.device)) : c10::nullopt;
-      bool force_copy = options.copy.value_or(false);
-      const bool force_alias = !options.copy.value_or(true);
-      at::Tensor t;
-      switch (s.kind) {
-        case AsarraySource::Kind::kTensor: t = Unbox(s.tensor); break;
-        case AsarraySource::Kind::kArray:
-        case AsarraySource::Kind::kArrayScalar: {
-          const bool scalar = s.kind == AsarraySource::Kind::kArrayScalar;
-          TORCH_CHECK(!(scalar && force_alias), "can't alias NumPy scalars. Either remove copy=False or transform it in a ndarray. ");
-          const int64_t item = c10::elementSize(ToAten(s.array.dtype));
-          std::vector<int64_t> strides;
-          for (int64_t b : s.array.byte_strides) {  // torch/csrc/utils/tensor_numpy.cpp to_aten_shape
-            TORCH_CHECK_VALUE(b >= 0, "At least one stride in the given numpy array is negative, and tensors with "
-                              "negative strides are not currently supported.");
-            TORCH_CHECK_VALUE(b % item == 0, "given numpy array strides not a multiple of the element byte size. "
-                              "Copy the numpy array to reallocate the memory.");
-            strides.push_back(b / item);
-          }
-          t = at::from_blob(s.array.data, s.array.sizes, strides, at::TensorOptions().dtype(ToAten(s.array.dtype)));
-          if (scalar) {
-            t = t.clone();
-            force_copy = false;
-          }
-          break;
-        }
-        case AsarraySource::Kind::kDLPack: t = at::fromDLPack(s.dlpack); break;
-        case AsarraySource::Kind::kBuffer: {  // tensor_new.cpp tensor_frombuffer(count=-1, offset=0)
-          const at::ScalarType bt = dtype.value_or(c10::get_default_dtype_as_scalartype());
-          const int64_t len = static_cast<int64_t>(s.buffer_bytes), item = c10::elementSize(bt);
-          TORCH_CHECK_VALUE(len > 0, "both buffer length (", len, ") and count (-1) must not be 0");
-          TORCH_CHECK_VALUE(len % item == 0, "buffer length (", len, " bytes) after offset (0 bytes) must be a multiple "
-                            "of element size (", item, ")");
-          t = at::from_blob(s.buffer, {len / item}, at::TensorOptions().dtype(bt));
-          break;
-        }
-        case AsarraySource::Kind::kSequence: {
-          TORCH_CHECK_VALUE(!force_alias, "can't alias arbitrary sequence into a tensor.");
-          return Box(FromSequence(s.value, dtype, device));
-        }
-      }
-      const bool wrong_device = device && *device != t.device();
-      const bool wrong_dtype = dtype && *dtype != t.scalar_type();
-      const bool needs_copying = !options.copy && (wrong_device || wrong_dtype);
-      if (force_copy || needs_copying) {
-        if (wrong_device || wrong_dtype) {
-          t = t.to(device.value_or(t.device()), dtype.value_or(t.scalar_type()), /*non_blocking=*/false,
-                   /*copy=*/force_copy);
-        } else {
-          t = t.clone();
-        }
-      } else {
-        TORCH_CHECK_VALUE(!wrong_device, "can't alias tensor from device '", t.device(), "' to '", *device, "'.");
-        TORCH_CHECK_VALUE(!wrong_dtype, "can't alias tensor with dtype '", t.scalar_type(), "' into dtype '", *dtype, "'.");
-      }
-      return Box(t);
-    });
-  }
+  // -- asarray: declared unsupported. torch.asarray is Python (torch/csrc/utils/tensor_new.cpp);
+  // libtorch's C++ API has no equivalent, and re-creating its rules here would be our code,
+  // not the library's. The real torch.asarray is judged through the Python testee.
 
   Result<DLManagedTensor*> to_dlpack(const TensorHandle& h) override {
     return Guard([&]() -> Result<DLManagedTensor*> { return at::toDLPack(Unbox(h)); });
@@ -541,52 +483,10 @@ class LibtorchCandidate final : public Candidate {
 
  private:
   static c10::Device DeviceOf(const DeviceArg& a) {
-    switch (a.form) {
-      case DeviceArg::Form::kString: return c10::Device(a.text);
-      case DeviceArg::Form::kTypeIndex: {
-        const c10::Device d(a.text);
-        TORCH_CHECK(!d.has_index(), "type (string) must not include an index because index was passed explicitly: ",
-                    a.text);
-        TORCH_CHECK(a.index >= 0, "Device index must not be negative");
-        return c10::Device(d.type(), static_cast<c10::DeviceIndex>(a.index));
-      }
-      case DeviceArg::Form::kOrdinal:
-        TORCH_CHECK(a.index >= 0, "Device index must not be negative");
-        return c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(a.index));
-    }
-    TORCH_CHECK(false, "unknown DeviceArg form");
+    TORCH_CHECK(a.form == DeviceArg::Form::kString, "only device strings reach c10::Device");
+    return c10::Device(a.text);
   }
 
-  // torch/csrc/utils/tensor_new.cpp internal_new_from_data for a Python value: sizes
-  // (compute_sizes), dtype (infer_scalar_type), then the elements.
-  static void Sizes(const PyValue& v, std::size_t dim, std::vector<int64_t>* sizes) {
-    if (!v.is_list) return;
-    const auto n = static_cast<int64_t>(v.items.size());
-    if (dim == sizes->size()) sizes->push_back(n);
-    TORCH_CHECK_VALUE((*sizes)[dim] == n, "expected sequence of length ", (*sizes)[dim], " at dim ", dim, " (got ", n, ")");
-    for (const PyValue& item : v.items) Sizes(item, dim + 1, sizes);
-  }
-  at::Tensor FromSequence(const PyValue& v, c10::optional<at::ScalarType> dtype, c10::optional<c10::Device> device) {
-    std::vector<int64_t> sizes;
-    Sizes(v, 0, &sizes);
-    const std::vector<Scalar> leaves = v.Leaves();
-    at::ScalarType st = at::kBool;
-    int top = -1;
-    for (const Scalar& x : leaves) top = std::max(top, static_cast<int>(x.kind));
-    switch (top) {
-      case 0: st = at::kBool; break;
-      case 1: st = at::kLong; break;
-      case 3: st = c10::typeMetaToScalarType(c10::get_default_complex_dtype()); break;
-      default: st = c10::get_default_dtype_as_scalartype();
-    }
-    st = dtype.value_or(st);
-    const Result<DType> d = FromAten(st);
-    TORCH_CHECK(d.ok(), "asarray: dtype ", st, " is outside the spec");
-    Result<TensorHandle> made = make_tensor(sizes, d.value(), leaves);
-    TORCH_CHECK(made.ok(), made.ok() ? "" : made.error().message);
-    at::Tensor t = Unbox(made.value());
-    return device ? t.to(*device) : t;
-  }
 };
 
 TCTS_REGISTER_CANDIDATE("libtorch", [] { return std::unique_ptr<Candidate>(new LibtorchCandidate()); });

@@ -172,6 +172,8 @@ const char* FeatureName(Feature f) {
     case Feature::kFormatCopies: return "format_copies";
     case Feature::kStorage: return "storage";
     case Feature::kDevices: return "devices";
+    case Feature::kDeviceForms: return "device_forms";
+    case Feature::kDeviceRepr: return "device_repr";
     case Feature::kDefaultDevice: return "default_device";
     case Feature::kDeviceFactories: return "device_factories";
     case Feature::kCudaTensors: return "cuda_tensors";

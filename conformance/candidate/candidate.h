@@ -152,7 +152,7 @@ struct DeviceInfo {
   std::string type;                   // "cuda"
   std::optional<std::int64_t> index;  // none: "the current device" of the type
   std::string str;                    // str(device): "cuda:1"
-  std::string repr;                   // repr(device): "device(type='cuda', index=1)"
+  std::string repr;                   // repr(device): "device(type='cuda', index=1)" (kDeviceRepr)
 };
 
 // a == b and hash(a) == hash(b), for two torch.device objects.
@@ -258,7 +258,9 @@ enum class Feature {
                         // squeeze / view / reshape / as_strided
   kFormatCopies,        // contiguous / clone / empty_like
   kStorage,             // storage / storage_values / write_storage / write_element / data_ptr
-  kDevices,             // device / compare_devices
+  kDevices,             // device / compare_devices of device strings ("cuda:1")
+  kDeviceForms,         // device / compare_devices of the constructor's other forms: (type, index), ordinal
+  kDeviceRepr,          // DeviceInfo::repr: repr(torch.device), a Python-level string
   kDefaultDevice,       // default_device / set_default_device / enter_device / exit_device
   kDeviceFactories,     // empty_on (cpu and meta)
   kCudaTensors,         // empty_on(..., "cuda[:N]"): tensors on a CUDA device (needs a GPU)
