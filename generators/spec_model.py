@@ -20,6 +20,7 @@ from typing import Iterable
 
 import arith_model
 import interop_model
+import spec_schema
 import strided_model
 
 
@@ -36,9 +37,9 @@ SCALAR_KINDS = ("bool", "int", "float", "complex")
 OPERAND_KINDS = ("tensor", "zerodim", "scalar")
 ALLOCATING_FORMATS = ("contiguous_format", "channels_last", "channels_last_3d")
 OPS = ("add", "sub", "mul", "div")
-SPEC_FILES = ("dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml", "devices.toml",
-              "asarray.toml", "dlpack.toml")
-ERROR_KINDS = ("RuntimeError", "TypeError", "ValueError", "IndexError", "NotImplementedError")
+SPEC_FILES = ("sources.toml", "dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml",
+              "devices.toml", "asarray.toml", "dlpack.toml")
+ERROR_KINDS = spec_schema.ERROR_KINDS
 VIEW_OPS = ("t", "transpose", "permute", "narrow", "select", "slice", "expand", "unsqueeze", "squeeze", "view",
             "reshape", "as_strided", "contiguous", "clone", "empty_like")
 
@@ -114,7 +115,8 @@ def _require(table: dict, key: str, typ, path: str, row: str):
     else:
         ok = isinstance(value, typ)
     if not ok:
-        raise SpecError(path, row, f"field '{key}' must be {typ.__name__}, got {type(value).__name__} {value!r}")
+        names = " or ".join(t.__name__ for t in (typ if isinstance(typ, tuple) else (typ,)))
+        raise SpecError(path, row, f"field '{key}' must be {names}, got {type(value).__name__} {value!r}")
     return value
 
 
@@ -134,6 +136,7 @@ class Spec:
 
     def __init__(self, files: dict[str, dict]):
         self.files = files
+        self._check_schema()
         self._seen_ids: dict[str, str] = {}
         self._load_dtypes()
         self._load_promotion()
@@ -164,6 +167,15 @@ class Spec:
 
     def _file(self, base: str) -> tuple[str, dict]:
         return self.files[base]
+
+    def _check_schema(self) -> None:
+        """Every file against spec_schema.py: no unknown table or field, every value of its
+        type, every clause citing a document of sources.toml (checked first)."""
+        path, doc = self.files["sources.toml"]
+        spec_schema.check_file("sources.toml", path, doc, None)
+        self.documents, implementation = spec_schema.documents_of(doc)
+        for name in SPEC_FILES[1:]:
+            spec_schema.check_file(name, *self.files[name], self.documents, implementation)
 
     def _claim_id(self, row_id: str, path: str) -> None:
         if not row_id or any(c.isspace() for c in row_id):
