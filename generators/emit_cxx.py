@@ -15,7 +15,7 @@ import emit_common
 
 
 def emit(spec: Spec, suite: str) -> str:
-    return emit_devices(spec) if suite == "devices" else emit_dtypes(spec)
+    return SUITES[suite](spec)
 
 
 def emit_devices(spec: Spec) -> str:
@@ -62,5 +62,7 @@ def emit_dtypes(spec: Spec) -> str:
     return "\n".join(lines)
 
 
+SUITES = {"dtypes": emit_dtypes, "devices": emit_devices}
+
 if __name__ == "__main__":
-    sys.exit(emit_common.main(sys.argv[1:], __doc__, emit, ["dtypes", "devices"]))
+    sys.exit(emit_common.main(sys.argv[1:], __doc__, emit, sorted(SUITES)))

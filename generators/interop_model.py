@@ -151,7 +151,8 @@ class Interop:
         self.equality = self._rule(eq, path, "equality")
         self.equality_devices = []
         for args in req(eq, "devices", list, path, "equality"):
-            got = self.device_outcome(args if isinstance(args, list) else [args])
+            args = self._device_args({"args": args}, path, "equality")
+            got = self.device_outcome(args)
             if got[0] != "ok":
                 raise self.SpecError(path, "equality", f"{call_text(args)} is not a valid device")
             self.equality_devices.append((args, got[1]))
@@ -442,6 +443,10 @@ class Interop:
         dt = req(doc, "dtype_codes", dict, path, "dtype_codes")
         self.dl_dtype = self._rule(dt, path, "dtype_codes")
         self.dl_dtype_codes = {}
+        documented = {d.name for d in self.spec.documented}
+        for name in dt:
+            if name not in documented and name not in ("id", "text", "clause", "basis", "source"):
+                raise self.SpecError(path, "dtype_codes", f"{name!r} is not a documented dtype")
         for d in self.spec.documented:
             code = req(dt, d.name, str, path, "dtype_codes")
             if code not in self.dl_codes:

@@ -445,6 +445,9 @@ class Spec:
             row = claimed(table, row_hint)
             out = {"id": row, "text": _require(table, "text", str, path, row), "source": _source(table, path, row)}
             out.update({k: f(table, row) for k, f in fields.items()})
+            if "strides" in out and len(out["strides"]) != len(out["sizes"]):
+                raise SpecError(path, row, f"sizes {list(out['sizes'])} and strides {list(out['strides'])} "
+                                           "differ in length")
             return out
 
         def ints(key, lo=0):

@@ -124,12 +124,19 @@ class OneOf(Type):
         return self.name or " or ".join(t.what for t in self.types)
 
     def check(self, c, value, row, field):
+        errors = []
         for t in self.types:
             try:
                 t.check(c, value, row, field)
                 return
-            except _Invalid:
-                continue
+            except _Invalid as e:
+                errors.append((t, e))
+        # A list or table that only one alternative could be: that alternative's own error,
+        # which names the entry at fault (`order[0]`).
+        same = [e for t, e in errors if isinstance(value, list) and isinstance(t, List) or
+                isinstance(value, dict) and isinstance(t, (Table, MapOf))]
+        if len(same) == 1:
+            raise same[0]
         c.fail(row, f"field '{field}' must be {self.what}, got {_show(value)}")
 
 
@@ -217,6 +224,8 @@ class Table(Type):
                     c.fail(row, f"missing field '{prefix + k}'")
                 continue
             f.type.check(c, value[k], row, prefix + k)
+        if self.cites == OWN and value.get("basis") == "pytorch" and "source" not in value:
+            c.fail(row, f"missing field '{prefix}source': basis \"pytorch\" names the PyTorch source that decides")
         clause = value.get("clause")
         if c.documents is not None and isinstance(clause, str) and clause.split("#")[0] == c.implementation \
                 and value.get("basis") != "pytorch":
