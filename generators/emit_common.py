@@ -89,9 +89,22 @@ def main(argv: list[str], doc: str, emit: Callable, suites: list[str] | None = N
     return 0
 
 
+def enumerator(name: str, suffix: str = "") -> str:
+    """The C++ enumerator of a spec name, `suffix` dropped: as_strided -> kAsStrided,
+    channels_last_3d -> kChannelsLast3d, ("contiguous_format", "_format") -> kContiguous."""
+    if suffix and name.endswith(suffix):
+        name = name[:-len(suffix)]
+    return "k" + "".join(p[:1].upper() + p[1:] for p in name.split("_"))
+
+
+def format_enumerator(name: str) -> str:
+    """A memory format's enumerator (spec/memory_formats.inc): preserve_format -> kPreserve."""
+    return enumerator(name, "_format")
+
+
 # ------------------------------------------------------------------ row fields shared by tables
-FORMAT_CXX = {"contiguous_format": "MemoryFormat::kContiguous", "channels_last": "MemoryFormat::kChannelsLast",
-              "channels_last_3d": "MemoryFormat::kChannelsLast3d", "preserve_format": "MemoryFormat::kPreserve"}
+def format_cxx(name: str) -> str:
+    return "MemoryFormat::" + format_enumerator(name)
 
 
 def no_error() -> str:
@@ -104,9 +117,9 @@ def error_cxx(err: dict) -> str:
 
 def step_cxx(step: list) -> str:
     op, args = step[0], list(step[1:])
-    kind = "ViewKind::k" + "".join(p.capitalize() for p in op.split("_"))
+    kind = "ViewKind::" + enumerator(op)
     if op in strided_model.COPY_OPS:
-        return f"{{{kind}, {dims([])}, {FORMAT_CXX[args[0]]}}}"
+        return f"{{{kind}, {dims([])}, {format_cxx(args[0])}}}"
     return f"{{{kind}, {dims(args)}, MemoryFormat::kContiguous}}"
 
 
