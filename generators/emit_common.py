@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Callable
 
@@ -69,8 +70,11 @@ def main(argv: list[str], doc: str, emit: Callable, suites: list[str] | None = N
     """The command line every emitter shares: [--suite S] --out FILE spec/*.toml.
 
     A malformed spec prints "spec error: <file>: <row>: <reason>" and returns 1, so the
-    genrule (and the build) fails naming what is wrong.
+    genrule (and the build) fails naming what is wrong. Anything else that goes wrong is a
+    generator bug, or malformed input no check catches yet: one line naming the exception and
+    where it was raised, status 2 (TCTS_GENERATOR_TRACEBACK=1 shows the traceback instead).
     """
+    import traceback
     from spec_model import Spec, SpecError  # here, so this module stays importable alone
 
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -85,6 +89,14 @@ def main(argv: list[str], doc: str, emit: Callable, suites: list[str] | None = N
     except SpecError as e:
         print(f"spec error: {e}", file=sys.stderr)
         return 1
+    except Exception as e:  # noqa: BLE001 (the command line's last line of defence)
+        if os.environ.get("TCTS_GENERATOR_TRACEBACK"):
+            raise
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        print(f"internal error: {type(e).__name__}: {e} (at {os.path.basename(where.filename)}:{where.lineno}, "
+              f"reading {' '.join(args.spec)}); a generator bug, or malformed input no check catches yet: "
+              "TCTS_GENERATOR_TRACEBACK=1 shows the traceback", file=sys.stderr)
+        return 2
     write(args.out, text)
     return 0
 

@@ -284,6 +284,23 @@ class Malformed(unittest.TestCase):
                             self.assertIn(frag, r.stderr)
                     self.assertFalse(os.path.exists(os.path.join(tmp, "out")), "an output was written")
 
+    def test_an_unexpected_error_is_one_line_not_a_traceback(self):
+        import contextlib
+        import io
+        import emit_common
+
+        def broken(spec):
+            return {}["no such key"]
+
+        err = io.StringIO()
+        with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stderr(err):
+            code = emit_common.main(["--out", os.path.join(tmp, "out"),
+                                     *[os.path.join(FIXTURE, f) for f in SPEC_FILES]], "", broken)
+            self.assertFalse(os.path.exists(os.path.join(tmp, "out")))
+        self.assertEqual(code, 2)
+        self.assertEqual(len(err.getvalue().splitlines()), 1, err.getvalue())
+        self.assertRegex(err.getvalue(), r"^internal error: KeyError: 'no such key' \(at generators_test\.py:\d+")
+
     def test_missing_file(self):
         with tempfile.TemporaryDirectory() as tmp:
             r = subprocess.run([sys.executable, os.path.join(HERE, "emit_cxx.py"), "--suite", "dtypes", "--out",
