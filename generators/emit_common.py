@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import traceback
 from typing import Callable
 
 import strided_model
@@ -74,7 +75,6 @@ def main(argv: list[str], doc: str, emit: Callable, suites: list[str] | None = N
     generator bug, or malformed input no check catches yet: one line naming the exception and
     where it was raised, status 2 (TCTS_GENERATOR_TRACEBACK=1 shows the traceback instead).
     """
-    import traceback
     from spec_model import Spec, SpecError  # here, so this module stays importable alone
 
     ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)

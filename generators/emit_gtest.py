@@ -15,7 +15,7 @@ import sys
 import arith_tables
 import interop_tables
 import emit_common as ec
-from emit_common import dims, format_cxx, dt, error_cxx, no_error, step_cxx, step_text
+from emit_common import dims, dt, error_cxx, format_cxx, no_error, step_cxx, step_text
 import strided_model as sm
 from spec_model import ALLOCATING_FORMATS, OPS, Operand, Spec
 

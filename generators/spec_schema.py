@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
-from typing import Callable
 
 ERROR_KINDS = ("RuntimeError", "TypeError", "ValueError", "IndexError", "NotImplementedError")
 OWN = "own"
@@ -281,7 +280,8 @@ def check_file(name: str, path: str, doc: dict, documents: dict | None, implemen
             label = _label(key, value)
             near = difflib.get_close_matches(label, known, n=1)
             hint = f"; did you mean {near[0]}?" if near else ""
-            raise SpecError(path, label, f"unknown table{hint} ({name} has {', '.join(known)})")
+            what = "unknown table" if label.startswith("[") else "unknown key"
+            raise SpecError(path, label, f"{what}{hint} ({name} has {', '.join(known)})")
     for key, fld in schema.items():
         if key not in doc:
             if fld.required:
@@ -353,7 +353,8 @@ FILES: dict[str, dict[str, Field]] = {
             "url": f(TEXT), "text": f(TEXT), "sections": f(List(NAME))},
             cites=NONE("the documents clauses cite")), unique_key="id")),
         "implementation": f(Table({
-            "id": f(NAME), "title": f(TEXT), "url": f(TEXT), "text": f(TEXT), "sections": f(List(NAME))},
+            "id": f(Str(pattern=r"[a-z]+")),  # letters: never a document's number
+            "title": f(TEXT), "url": f(TEXT), "text": f(TEXT), "sections": f(List(NAME))},
             cites=NONE("what clauses cite where the documents are silent"))),
     },
     "dtypes.toml": {
