@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import traceback
 from typing import Callable
 
 import strided_model
@@ -69,7 +71,9 @@ def main(argv: list[str], doc: str, emit: Callable, suites: list[str] | None = N
     """The command line every emitter shares: [--suite S] --out FILE spec/*.toml.
 
     A malformed spec prints "spec error: <file>: <row>: <reason>" and returns 1, so the
-    genrule (and the build) fails naming what is wrong.
+    genrule (and the build) fails naming what is wrong. Anything else that goes wrong is a
+    generator bug, or malformed input no check catches yet: one line naming the exception and
+    where it was raised, status 2 (TCTS_GENERATOR_TRACEBACK=1 shows the traceback instead).
     """
     from spec_model import Spec, SpecError  # here, so this module stays importable alone
 
@@ -85,13 +89,34 @@ def main(argv: list[str], doc: str, emit: Callable, suites: list[str] | None = N
     except SpecError as e:
         print(f"spec error: {e}", file=sys.stderr)
         return 1
+    except Exception as e:  # noqa: BLE001 (the command line's last line of defence)
+        if os.environ.get("TCTS_GENERATOR_TRACEBACK"):
+            raise
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        print(f"internal error: {type(e).__name__}: {e} (at {os.path.basename(where.filename)}:{where.lineno}, "
+              f"reading {' '.join(args.spec)}); a generator bug, or malformed input no check catches yet: "
+              "TCTS_GENERATOR_TRACEBACK=1 shows the traceback", file=sys.stderr)
+        return 2
     write(args.out, text)
     return 0
 
 
+def enumerator(name: str, suffix: str = "") -> str:
+    """The C++ enumerator of a spec name, `suffix` dropped: as_strided -> kAsStrided,
+    channels_last_3d -> kChannelsLast3d, ("contiguous_format", "_format") -> kContiguous."""
+    if suffix and name.endswith(suffix):
+        name = name[:-len(suffix)]
+    return "k" + "".join(p[:1].upper() + p[1:] for p in name.split("_"))
+
+
+def format_enumerator(name: str) -> str:
+    """A memory format's enumerator (spec/memory_formats.inc): preserve_format -> kPreserve."""
+    return enumerator(name, "_format")
+
+
 # ------------------------------------------------------------------ row fields shared by tables
-FORMAT_CXX = {"contiguous_format": "MemoryFormat::kContiguous", "channels_last": "MemoryFormat::kChannelsLast",
-              "channels_last_3d": "MemoryFormat::kChannelsLast3d", "preserve_format": "MemoryFormat::kPreserve"}
+def format_cxx(name: str) -> str:
+    return "MemoryFormat::" + format_enumerator(name)
 
 
 def no_error() -> str:
@@ -104,9 +129,9 @@ def error_cxx(err: dict) -> str:
 
 def step_cxx(step: list) -> str:
     op, args = step[0], list(step[1:])
-    kind = "ViewKind::k" + "".join(p.capitalize() for p in op.split("_"))
+    kind = "ViewKind::" + enumerator(op)
     if op in strided_model.COPY_OPS:
-        return f"{{{kind}, {dims([])}, {FORMAT_CXX[args[0]]}}}"
+        return f"{{{kind}, {dims([])}, {format_cxx(args[0])}}}"
     return f"{{{kind}, {dims(args)}, MemoryFormat::kContiguous}}"
 
 

@@ -15,7 +15,7 @@ import sys
 import arith_tables
 import interop_tables
 import emit_common as ec
-from emit_common import FORMAT_CXX, dims, dt, error_cxx, no_error, step_cxx, step_text
+from emit_common import dims, dt, error_cxx, format_cxx, no_error, step_cxx, step_text
 import strided_model as sm
 from spec_model import ALLOCATING_FORMATS, OPS, Operand, Spec
 
@@ -31,6 +31,7 @@ SOURCES = {
     "dlpack": "spec/dlpack.toml, spec/strided.toml, spec/dtypes.toml",
     "manifest": "spec/*.toml",
 }
+SUITES = tuple(SOURCES)
 
 
 class Table:
@@ -343,12 +344,12 @@ def strided_tables(spec: Spec) -> list[Table]:
             except sm.RuleError as e:
                 err, src, erow = spec.rule_error(e)
                 empty.add(row_id, src.clause, src.basis, f"{call} -> {err['kind']}: {err['message']}",
-                          [dims(sizes), FORMAT_CXX[name], error_cxx(err), dims([])])
+                          [dims(sizes), format_cxx(name), error_cxx(err), dims([])])
                 continue
             src = fmt["source"]
             extra = f" (see {notes})" if notes and any(s < 2 for s in sizes) else ""
             empty.add(row_id, src.clause, src.basis, f"{call} -> strides {list(st)}{extra}",
-                      [dims(sizes), FORMAT_CXX[name], no_error(), dims(st)])
+                      [dims(sizes), format_cxx(name), no_error(), dims(st)])
 
     contiguity = Table("IsContiguous", "ContiguityRow")
     rule = spec.is_contiguous
@@ -438,4 +439,4 @@ def emit(spec: Spec, suite: str) -> str:
                        f"// Cases: {counts}.\n\n{body}")
 
 if __name__ == "__main__":
-    sys.exit(ec.main(sys.argv[1:], __doc__, emit, sorted(SOURCES)))
+    sys.exit(ec.main(sys.argv[1:], __doc__, emit, sorted(SUITES)))

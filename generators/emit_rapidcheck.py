@@ -12,7 +12,7 @@ import re
 import sys
 
 import emit_common as ec
-from emit_gtest import FORMAT_CXX, dt
+from emit_gtest import dt
 from spec_model import ALLOCATING_FORMATS, OPS, Operand, Spec
 
 
@@ -323,7 +323,7 @@ def strided(spec: Spec) -> str:
     for name in ALLOCATING_FORMATS:
         f = spec.formats[name]
         rank = -1 if f["rank"] == "any" else f["rank"]
-        rows.append(f"    {{{FORMAT_CXX[name]}, {rank}, {ec.cbool(rank == -1)}}},  // {f['id']}")
+        rows.append(f"    {{{ec.format_cxx(name)}, {rank}, {ec.cbool(rank == -1)}}},  // {f['id']}")
     return (STRIDED.replace("@FORMATS@", "\n".join(rows))
             .replace("@ADDRESS_CLAUSE@", spec.address["source"].clause))
 

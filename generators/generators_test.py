@@ -1,5 +1,20 @@
-"""Tests of the generators: golden outputs for a small fixture spec, determinism, and
-malformed spec input failing with file, row and reason.
+"""Tests of the generators.
+
+  Fixture     generators/testdata/fixture/*.toml is a small hand-written spec: a few rows of
+              every table kind. Every suite of every emitter runs over it and its output is
+              compared with testdata/golden/<emitter>.<suite>: the output itself when it is
+              small, else an excerpt (long runs of similar lines keep their first two and last
+              line; the rest become one line with their count and sha256), so a golden is a few
+              KB yet pins every byte.
+  Malformed   edits of the fixture that must fail naming file, row and reason, on one line,
+              with exit status 1 and no traceback (one case per kind of malformation).
+  Schema      every field of every fixture row given a value of the wrong type, deleted, or
+              joined by an unknown field: each fails with a SpecError naming the file, the row
+              and the field, and nothing crashes.
+  RealSpec    invariants of spec/ itself: every emitter succeeds for every suite and is
+              deterministic (two runs, different hash seeds), row ids are unique, every row
+              cites a clause and a basis, every generated case names its row, cites a clause
+              of a listed document and appears in the case manifest.
 
 Run: python3 generators/generators_test.py [--update]   (--update rewrites the goldens)
 Under Bazel (//generators:generators_test) it writes JUnit XML to $XML_OUTPUT_FILE.
@@ -7,127 +22,229 @@ Under Bazel (//generators:generators_test) it writes JUnit XML to $XML_OUTPUT_FI
 
 from __future__ import annotations
 
+import copy
+import glob
+import hashlib
+import json
 import os
+import re
+import runpy
 import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 import unittest
 import xml.sax.saxutils as sx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FIXTURE = os.path.join(HERE, "testdata", "spec")
+sys.path.insert(0, HERE)
+
+import spec_schema  # noqa: E402
+from spec_model import SPEC_FILES, Spec, SpecError  # noqa: E402
+
+FIXTURE = os.path.join(HERE, "testdata", "fixture")
 GOLDEN = os.path.join(HERE, "testdata", "golden")
-SPEC_FILES = ["dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml", "devices.toml",
-              "asarray.toml", "dlpack.toml"]
-
-# golden file -> emitter command line (without --out and spec files)
-OUTPUTS = {
-    "dtypes.inc": ["emit_cxx.py", "--suite", "dtypes"],
-    "devices.inc": ["emit_cxx.py", "--suite", "devices"],
-    "devices_gtest.cc": ["emit_gtest.py", "--suite", "devices"],
-    "asarray_gtest.cc": ["emit_gtest.py", "--suite", "asarray"],
-    "dlpack_gtest.cc": ["emit_gtest.py", "--suite", "dlpack"],
-    "dtypes_gtest.cc": ["emit_gtest.py", "--suite", "dtypes"],
-    "promotion_gtest.cc": ["emit_gtest.py", "--suite", "promotion"],
-    "casting_gtest.cc": ["emit_gtest.py", "--suite", "casting"],
-    "strided_gtest.cc": ["emit_gtest.py", "--suite", "strided"],
-    "strided_properties.cc": ["emit_rapidcheck.py", "--suite", "strided"],
-    "arithmetic_gtest.cc": ["emit_gtest.py", "--suite", "arithmetic"],
-    "arithmetic_properties.cc": ["emit_rapidcheck.py", "--suite", "arithmetic"],
-    "spec_consistency_test.cc": ["emit_gtest.py", "--suite", "spec_consistency"],
-    "promotion_properties.cc": ["emit_rapidcheck.py", "--suite", "promotion"],
-    "casting_properties.cc": ["emit_rapidcheck.py", "--suite", "casting"],
-    "spec.json": ["emit_json.py"],
-    "case_manifest.txt": ["emit_gtest.py", "--suite", "manifest"],
-}
+SPEC = os.path.join(HERE, "..", "spec")
+UPDATE = "--update" in sys.argv
 
 
-def run_emitter(cmd: list[str], spec_dir: str, out: str) -> subprocess.CompletedProcess:
-    args = [sys.executable, os.path.join(HERE, cmd[0]), *cmd[1:], "--out", out,
+# ------------------------------------------------------------------ running the emitters
+def outputs() -> list[tuple[str, str, str | None]]:
+    """(output name, emitter script, suite or None) for everything the emitters can write.
+
+    The emitters are generators/emit_*.py (emit_common.py is their shared code); an emitter
+    with suites lists them in SUITES. Output names are "<emitter>.<suite>" (or "<emitter>")."""
+    out = []
+    for script in sorted(glob.glob(os.path.join(HERE, "emit_*.py"))):
+        stem = os.path.basename(script)[:-3]
+        if stem == "emit_common":
+            continue
+        suites = getattr(__import__(stem), "SUITES", None)
+        if suites is None:
+            out.append((stem, script, None))
+        else:
+            out += [(f"{stem}.{s}", script, s) for s in sorted(suites)]
+    return out
+
+
+def emit_all(spec_dir: str, out_dir: str) -> None:
+    """Runs every emitter's command line (as `python3 EMITTER [--suite S] --out OUT spec/*.toml`
+    runs it) in this process; writes each exit status to out_dir/exit_status.json."""
+    specs = sorted(glob.glob(os.path.join(spec_dir, "*.toml")))
+    status = {}
+    for name, script, suite in outputs():
+        sys.argv = [script, *(["--suite", suite] if suite else []), "--out", os.path.join(out_dir, name), *specs]
+        try:
+            runpy.run_path(script, run_name="__main__")
+            status[name] = 0
+        except SystemExit as e:
+            status[name] = e.code or 0
+    with open(os.path.join(out_dir, "exit_status.json"), "w") as f:
+        json.dump(status, f)
+
+
+def start_emit_all(spec_dir: str, out_dir: str, hash_seed: str) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+    return subprocess.Popen([sys.executable, os.path.abspath(__file__), "--emit-all", spec_dir, out_dir],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def finish_emit_all(p: subprocess.Popen, out_dir: str) -> dict:
+    _, err = p.communicate()
+    if p.returncode != 0:
+        raise AssertionError(f"emitting all outputs failed:\n{err}")
+    with open(os.path.join(out_dir, "exit_status.json")) as f:
+        return json.load(f)
+
+
+def run_emitter(script: str, suite: str | None, spec_dir: str, out: str) -> subprocess.CompletedProcess:
+    args = [sys.executable, os.path.join(HERE, script), *(["--suite", suite] if suite else []), "--out", out,
             *[os.path.join(spec_dir, f) for f in SPEC_FILES]]
     return subprocess.run(args, capture_output=True, text=True)
 
 
-class Golden(unittest.TestCase):
+def read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+# ------------------------------------------------------------------ goldens
+def _run_key(line: str) -> str:
+    return re.sub(r"[0-9]", "#", line[:4])
+
+
+def golden(text: str) -> str:
+    """What a golden holds of an output: all of it up to 8 KB, else its excerpt."""
+    return text if len(text.encode()) <= 8192 else excerpt(text)
+
+
+def excerpt(text: str, head: int = 2, tail: int = 1, min_run: int = 6) -> str:
+    """`text` with each run of >= min_run lines that start alike (first 4 characters, digits
+    ignored) cut to its first `head` and last `tail` lines; the cut lines become one line with
+    their count and a sha256 of their text, so the excerpt still changes when any byte does."""
+    lines, out, i = text.split("\n"), [], 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and _run_key(lines[j]) == _run_key(lines[i]):
+            j += 1
+        run = lines[i:j]
+        if len(run) >= min_run:
+            cut = run[head:len(run) - tail]
+            digest = hashlib.sha256("\n".join(cut).encode()).hexdigest()[:16]
+            run = run[:head] + [f"<<< {len(cut)} lines cut, sha256 {digest} >>>"] + run[len(run) - tail:]
+        out += run
+        i = j
+    return "\n".join(out)
+
+
+class Fixture(unittest.TestCase):
+    """Every emitter's every suite over the fixture spec, against the goldens."""
+
     def test_outputs_match_goldens(self):
         with tempfile.TemporaryDirectory() as tmp:
-            for name, cmd in OUTPUTS.items():
+            status = finish_emit_all(start_emit_all(FIXTURE, tmp, "0"), tmp)
+            names = [name for name, _, _ in outputs()]
+            if UPDATE:
+                for old in glob.glob(os.path.join(GOLDEN, "*")):
+                    os.remove(old)
+            for name in names:
                 with self.subTest(output=name):
-                    out = os.path.join(tmp, name)
-                    r = run_emitter(cmd, FIXTURE, out)
-                    self.assertEqual(r.returncode, 0, r.stderr)
-                    got = open(out, encoding="utf-8").read()
+                    self.assertEqual(status[name], 0, f"{name} failed on the fixture")
+                    got = golden(read(os.path.join(tmp, name)))
                     if UPDATE:
-                        with open(os.path.join(GOLDEN, name), "w", encoding="utf-8") as f:
+                        with open(os.path.join(GOLDEN, name), "w", encoding="utf-8", newline="\n") as f:
                             f.write(got)
-                    want = open(os.path.join(GOLDEN, name), encoding="utf-8").read()
-                    self.assertEqual(got, want, f"{name} differs from generators/testdata/golden/{name}; "
-                                                "if the change is intended, rerun with --update")
-
-    def test_deterministic(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            for name, cmd in OUTPUTS.items():
-                a, b = os.path.join(tmp, "a_" + name), os.path.join(tmp, "b_" + name)
-                self.assertEqual(run_emitter(cmd, FIXTURE, a).returncode, 0)
-                self.assertEqual(run_emitter(cmd, FIXTURE, b).returncode, 0)
-                self.assertEqual(open(a).read(), open(b).read(), name)
-
-    def test_generated_files_say_where_they_come_from(self):
-        for name in OUTPUTS:
-            if name.endswith((".cc", ".inc")):
-                first = open(os.path.join(GOLDEN, name), encoding="utf-8").readline()
-                self.assertTrue(first.startswith("// GENERATED " + "from spec/"), name)  # split: not itself a generated file
-                self.assertIn("do not edit", first)
+                    self.assertEqual(got, read(os.path.join(GOLDEN, name)),
+                                     f"the output differs from generators/testdata/golden/{name}; if the change "
+                                     "is intended, rerun with --update and read the golden's diff")
+            self.assertEqual(sorted(os.listdir(GOLDEN)), sorted(names), "a golden without an output, or the reverse")
 
 
-# (file, old text, new text, expected fragments of the error: file, row, reason)
+# ------------------------------------------------------------------ malformed input
+# (file, old text, new text, fragments of the one-line error: file, row, reason). Each edits
+# the fixture; the first occurrence of `old` is replaced.
 MALFORMED = [
+    # --- the schema: tables, fields, types, clauses
+    ("arithmetic.toml", "[[tolerance]]", "[[tolerence]]",
+     ["arithmetic.toml", "[[tolerence]]", "unknown table; did you mean [[tolerance]]?"]),
+    ("arithmetic.toml", "expected = -2147483648", 'expected = "-2147483648"',
+     ["arithmetic.toml", "arith.example.int32_overflow_wraps",
+      "field 'expected' must be a bool, a number or a [real, imaginary] pair, got string '-2147483648'"]),
+    ("arithmetic.toml", "eps_multiple = 8", "eps_multiple = 8\nepsilon = 1",
+     ["arithmetic.toml", "arith.tolerance.complex_div", "unknown field 'epsilon'"]),
+    ("dtypes.toml", "significand = 23 }", 'significand = "23" }',
+     ["dtypes.toml", "dtype.float32", "field 'bits.significand' must be an integer, got string '23'"]),
+    ("dtypes.toml", "pytorch_basis = { is_signed", "pytorch_basis = { is_sgned",
+     ["dtypes.toml", "dtype.float32", "unknown field 'pytorch_basis.is_sgned'; did you mean 'is_signed'?"]),
+    ("devices.toml", "documented = true", 'documented = "yes"',
+     ["devices.toml", "device.type.cpu", "field 'documented' must be true or false, got string 'yes'"]),
+    ("dlpack.toml", 'name = "transposed"', 'nam = "transposed"',
+     ["dlpack.toml", "dlpack.export", "unknown field 'geometry[0].nam'; did you mean 'name'?"]),
+    ("promotion.toml", '[[op]]\nid = "op.mul"\n', "[[op]]\n",
+     ["promotion.toml", "op[2]", "missing field 'id'"]),
+    ("dtypes.toml", 'clause = "002#torch.dtype"', 'clause = "005#torch.dtype"',
+     ["dtypes.toml", "dtype.float32", "clause '005#torch.dtype' cites document '005', which spec/sources.toml "
+                                      "does not list"]),
+    ("asarray.toml", 'clause = "003#torch.asarray"', 'clause = "003#torch.asarry"',
+     ["asarray.toml", "asarray.source.tensor", "cites section 'torch.asarry', which spec/sources.toml does not list "
+                                               "for document 003"]),
+    ("arithmetic.toml", 'clause = "002#type-promotion"\nbasis = "pytorch"', 'clause = "pytorch#arithmetic"\nbasis = "doc"',
+     ["arithmetic.toml", "arith.error_leaves_output", "cites PyTorch's implementation: basis must be \"pytorch\""]),
+    ("strided.toml", 'clause = "002#torch.layout"', 'clause = "002-torch.layout"',
+     ["strided.toml", "layout.strided", "is not '<document>#<section>'"]),
+    ("casting.toml", 'source = "aten/src/ATen/TensorIterator.cpp compute_types"\n', "",
+     ["casting.toml", "output_casting.rule", "missing field 'source'"]),
+    ("sources.toml", 'url = ""', 'uri = ""',
+     ["sources.toml", "003", "unknown field 'uri'; did you mean 'url'?"]),
+    ("casting.toml", 'id = "output_casting.rule"', 'id = "op.add"',
+     ["casting.toml", "op.add", "duplicate row id (first defined in"]),
+    ("casting.toml", "[output_casting]", "[output_casting",
+     ["casting.toml", "(file)", "not valid TOML"]),
+    # --- the loaders: names, and tables that contradict their rules
     ("dtypes.toml", 'itemsize = 4\ncategory = "floating"', 'itemsize = 2\ncategory = "floating"',
      ["dtypes.toml", "dtype.float32", "bits add up to 32, itemsize says 16"]),
     ("dtypes.toml", 'category = "integral"', 'category = "whole"',
      ["dtypes.toml", "dtype.int32", "category 'whole' is not one of"]),
     ("dtypes.toml", 'id = "dtype.bool"', 'id = "dtype.int32"',
      ["dtypes.toml", "dtype.int32", "duplicate row id"]),
-    ("dtypes.toml", 'is_signed = false\n', '',
+    ("dtypes.toml", "is_signed = false\n", "",
      ["dtypes.toml", "dtype.bool", "missing field 'is_signed'"]),
-    ("promotion.toml", '["i4", "i4", "i4", "f4", "c4"]', '["i4", "i4", "i4", "f4", "zz"]',
-     ["promotion.toml", "promote_types[i4][c4]", "unknown dtype code 'zz'"]),
-    ("promotion.toml", '["f4", "f4", "f4", "f4", "c4"],', '["f4", "f4", "f4", "c4"],',
-     ["promotion.toml", "promote_types row f4", "3 cells for 4 columns"]),
+    ("promotion.toml", '["i4",   "i4", "i8", "f4", "f8", "c4", "c8", "i4"]',
+     '["i4",   "i4", "i8", "f4", "f8", "c4", "c8", "zz"]',
+     ["promotion.toml", "promote_types[i4][b1]", "unknown dtype code 'zz'"]),
+    ("promotion.toml", '["f4",   "f4", "f4", "f4", "f8", "c4", "c8", "f4"],', '["f4",   "f4", "f4", "f8", "c4", "c8", "f4"],',
+     ["promotion.toml", "promote_types row f4", "6 cells for 7 columns"]),
     ("promotion.toml", 'result = "int32"', 'result = "float32"',
      ["promotion.toml", "result_type.doc.int_tensor_add_5", "the rules give int32, the row says float32"]),
     ("promotion.toml", 'a = "tensor:int32"', 'a = "matrix:int32"',
      ["promotion.toml", "result_type.doc.int_tensor_add_5", "operand 'matrix:int32'"]),
     ("casting.toml", 'to = ["integral"]', 'to = ["integer"]',
      ["casting.toml", "can_cast.rule.float_to_integral", "unknown category 'integer'"]),
-    ("casting.toml", 'allowed = false', 'allowed = true',
+    ("casting.toml", "allowed = false", "allowed = true",
      ["casting.toml", "output_casting.doc.int_mul_float", "disagree"]),
-    ("casting.toml", '[output_casting]', '[output_casting',
-     ["casting.toml", "(file)", "not valid TOML"]),
-    ("strided.toml", 'channels_last = true\nchannels_last_3d = false\nclause = "002#torch.memory_format"',
-     'channels_last = false\nchannels_last_3d = false\nclause = "002#torch.memory_format"',
+    ("strided.toml", "channels_last = true\n", "channels_last = false\n",
      ["strided.toml", "is_contiguous.example.both_formats", "the rule gives is_contiguous(channels_last) = True"]),
-    ("strided.toml", 'expected = [2, 1]', 'expected = [4, 2]',
+    ("strided.toml", "expected = [2, 1]", "expected = [4, 2]",
      ["strided.toml", "preserve_format.example.stepped_slice", "the rule gives strides [2, 1]"]),
-    ("strided.toml", 'order = [1, 3, 2, 0]', 'order = [1, 3, 2]',
+    ("strided.toml", "order = [1, 3, 2, 0]", "order = [1, 3, 2]",
      ["strided.toml", "memory_format.channels_last", "order must be"]),
     ("strided.toml", 'errors = { rank = { kind = "RuntimeError", message = "t() expects',
      'errors = { rnk = { kind = "RuntimeError", message = "t() expects',
      ["strided.toml", "view.t", "errors must specify exactly", "missing rank", "unknown rnk"]),
     ("strided.toml", 'message = "slice step must be positive" }', 'message = "slice step must be positive", kind2 = 1 }',
-     ["strided.toml", "view.slice.step", "unknown field(s) kind2"]),
-    ("arithmetic.toml", 'a = 7\nb = 2\nexpected = 3.5', 'a = 7\nb = 2\nexpected = 3.0',
+     ["strided.toml", "view.slice", "unknown field 'errors.step.kind2'"]),
+    ("arithmetic.toml", "a = 7\nb = 2\nexpected = 3.5", "a = 7\nb = 2\nexpected = 3.0",
      ["arithmetic.toml", "arith.example.int_true_division", "the rules give 3.5, the row says 3.0"]),
-    ("arithmetic.toml", 'float32 = [3.4028234663852886e38, -3.0]', 'float32 = [3.4028234663852889e38, 0.1]',
+    ("arithmetic.toml", "float32 = [1.5, inf]", "float32 = [1.5, 0.1]",
      ["arithmetic.toml", "values.sets.float32", "not exactly representable in float32"]),
-    ("arithmetic.toml", 'chain = [["contiguous", "channels_last"]]', 'chain = [["transpose", 1, 7]]',
+    ("arithmetic.toml", 'chain = [["t"]] }', 'chain = [["transpose", 1, 7]] }',
      ["arithmetic.toml", "layout_sweep.layouts[1]", "rejected by the rules"]),
-    ("arithmetic.toml", 'eps_multiple = 8', 'eps_multiple = 0',
+    ("arithmetic.toml", "eps_multiple = 8", "eps_multiple = 0",
      ["arithmetic.toml", "arith.tolerance.complex_div", "eps_multiple must be >= 1"]),
     ("devices.toml", 'error = "malformed"\nwhy = "a leading zero"', 'error = "none"\nwhy = "a leading zero"',
      ["devices.toml", "device.invalid.leading_zero", "the grammar gives", "the row says none"]),
-    ("devices.toml", 'repr = "device(type=\'mps\', index=0)"', 'repr = "device(type=\'mps\')"',
+    ("devices.toml", "repr = \"device(type='mps', index=0)\"", "repr = \"device(type='mps')\"",
      ["devices.toml", "device.doc.mps_ordinal", "the row says device(type='mps')"]),
     ("devices.toml", '["enter", "cpu"], ["factory"], ["exit"]', '["enter", "cpu"], ["factory"]',
      ["devices.toml", "device.default.context_over_set", "a device context is left open"]),
@@ -139,6 +256,10 @@ MALFORMED = [
      ["dlpack.toml", "dtype_codes", "two dtypes share a (code, bits)"]),
 ]
 
+# Which suite to run for an edit of each file (the others run emit_cxx and emit_json).
+SUITE_OF = {"strided.toml": "strided", "arithmetic.toml": "arithmetic", "devices.toml": "devices",
+            "asarray.toml": "asarray", "dlpack.toml": "dlpack"}
+
 
 class Malformed(unittest.TestCase):
     def test_malformed_spec_fails_naming_file_row_and_reason(self):
@@ -147,38 +268,307 @@ class Malformed(unittest.TestCase):
                 for f in SPEC_FILES:
                     shutil.copy(os.path.join(FIXTURE, f), tmp)
                 path = os.path.join(tmp, fname)
-                text = open(path).read()
+                text = read(path)
                 self.assertIn(old, text, "fixture changed: update the malformed case")
-                open(path, "w").write(text.replace(old, new, 1))
-                gtest = ["emit_gtest.py", "--suite", {"strided.toml": "strided", "arithmetic.toml": "arithmetic"}.get(fname, "casting")]
-                for cmd in (gtest, ["emit_cxx.py", "--suite", "dtypes"], ["emit_json.py"]):
-                    r = run_emitter(cmd, tmp, os.path.join(tmp, "out"))
-                    self.assertEqual(r.returncode, 1, f"{cmd[0]} accepted a malformed spec: {new!r}")
-                    if cmd is gtest:
+                with open(path, "w") as f:
+                    f.write(text.replace(old, new, 1))
+                gtest = ("emit_gtest.py", SUITE_OF.get(fname, "casting"))
+                for script, suite in (gtest, ("emit_cxx.py", "dtypes"), ("emit_json.py", None)):
+                    r = run_emitter(script, suite, tmp, os.path.join(tmp, "out"))
+                    self.assertEqual(r.returncode, 1, f"{script} accepted a malformed spec: {new!r}")
+                    self.assertNotIn("Traceback", r.stderr)
+                    self.assertEqual(len(r.stderr.splitlines()), 1, f"not one line: {r.stderr}")
+                    self.assertTrue(r.stderr.startswith(f"spec error: {path}: "), r.stderr)
+                    if script == gtest[0]:
                         for frag in fragments:
                             self.assertIn(frag, r.stderr)
-                    self.assertNotIn("Traceback", r.stderr)
+                    self.assertFalse(os.path.exists(os.path.join(tmp, "out")), "an output was written")
+
+    def test_an_unexpected_error_is_one_line_not_a_traceback(self):
+        import contextlib
+        import io
+        import emit_common
+
+        def broken(spec):
+            return {}["no such key"]
+
+        err = io.StringIO()
+        with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stderr(err):
+            code = emit_common.main(["--out", os.path.join(tmp, "out"),
+                                     *[os.path.join(FIXTURE, f) for f in SPEC_FILES]], "", broken)
+            self.assertFalse(os.path.exists(os.path.join(tmp, "out")))
+        self.assertEqual(code, 2)
+        self.assertEqual(len(err.getvalue().splitlines()), 1, err.getvalue())
+        self.assertRegex(err.getvalue(), r"^internal error: KeyError: 'no such key' \(at generators_test\.py:\d+")
 
     def test_missing_file(self):
         with tempfile.TemporaryDirectory() as tmp:
-            r = subprocess.run([sys.executable, os.path.join(HERE, "emit_cxx.py"), "--suite", "dtypes", "--out", os.path.join(tmp, "o"),
-                                os.path.join(FIXTURE, "dtypes.toml")], capture_output=True, text=True)
+            r = subprocess.run([sys.executable, os.path.join(HERE, "emit_cxx.py"), "--suite", "dtypes", "--out",
+                                os.path.join(tmp, "o"), os.path.join(FIXTURE, "dtypes.toml")],
+                               capture_output=True, text=True)
             self.assertEqual(r.returncode, 1)
-            self.assertIn("promotion.toml: (file): missing from the spec inputs", r.stderr)
+            self.assertIn("sources.toml: (file): missing from the spec inputs", r.stderr)
+
+
+# ------------------------------------------------------------------ the schema, field by field
+def load_files(spec_dir: str) -> dict:
+    files = {}
+    for name in SPEC_FILES:
+        path = os.path.join(spec_dir, name)
+        with open(path, "rb") as f:
+            files[name] = (path, tomllib.load(f))
+    return files
+
+
+def rejects(t: spec_schema.Type, value) -> bool:
+    try:
+        t.check(spec_schema._Checker("", None), value, "", "x")
+        return False
+    except spec_schema._Invalid:
+        return True
+
+
+WRONG = ["zz", 12345, True, 1.5, ["zz"], {"zz": 1}]
+
+
+def mutations(files: dict):
+    """(what, file, edit) for each field of the fixture: a value of the wrong type, the field
+    deleted, and an unknown field beside it. Each field path is edited once (its first row)."""
+    seen = set()
+
+    def walk(fname, value, t, keys, shape):
+        if isinstance(t, spec_schema.OneOf):
+            t = next((x for x in t.types if not rejects(x, value)), t)
+        if isinstance(t, spec_schema.Table) and isinstance(value, dict):
+            if ("unknown",) + shape not in seen:
+                seen.add(("unknown",) + shape)
+                yield "unknown field", fname, keys + ["zz_unknown"], "add", "zz_unknown"
+            for k, v in value.items():
+                ft = t.fields[k].type if k in t.fields else t.extra
+                yield from field(fname, v, ft, keys + [k], shape + (k,), k)
+        elif isinstance(t, spec_schema.MapOf) and isinstance(value, dict):
+            for k, v in value.items():
+                yield from field(fname, v, t.value, keys + [k], shape + ("*",), k)
+        elif isinstance(t, spec_schema.List) and isinstance(value, list):
+            for i, v in enumerate(value):
+                yield from field(fname, v, t.item, keys + [i], shape + ("[]",), f"[{i}]")
+
+    def field(fname, value, t, keys, shape, name):
+        if shape not in seen:
+            seen.add(shape)
+            wrong = next(w for w in WRONG if rejects(t, w))
+            yield "wrong type", fname, keys, ("set", wrong), name
+            yield "deleted", fname, keys, "delete", name
+        yield from walk(fname, value, t, keys, shape)
+
+    for fname, (_, doc) in files.items():
+        for key, fld in spec_schema.FILES[fname].items():
+            if key in doc:
+                yield from field(fname, doc[key], fld.type, [key], (fname, key), key)
+        yield "unknown table", fname, ["zz_unknown"], "add", "zz_unknown"
+
+
+def apply(files: dict, fname: str, keys: list, edit) -> dict:
+    files = copy.deepcopy(files)
+    node = files[fname][1]
+    for k in keys[:-1]:
+        node = node[k]
+    if edit == "add":
+        node[keys[-1]] = "zz"
+    elif edit == "delete":
+        del node[keys[-1]]
+    else:
+        node[keys[-1]] = edit[1]
+    return files
+
+
+class Schema(unittest.TestCase):
+    def test_every_field_of_every_row_kind_is_checked(self):
+        files = load_files(FIXTURE)
+        Spec(copy.deepcopy(files))  # the fixture itself is valid
+        count = 0
+        for what, fname, keys, edit, name in mutations(files):
+            count += 1
+            with self.subTest(what=what, file=fname, field=".".join(map(str, keys))):
+                try:
+                    Spec(apply(files, fname, keys, edit))
+                    accepted = True
+                except SpecError as e:
+                    accepted = False
+                    self.assertTrue(e.row and e.reason, str(e))
+                    self.assertNotIn("\n", str(e))
+                    if what != "deleted":  # a deletion may surface elsewhere (a dtype row, a document)
+                        self.assertEqual(os.path.basename(e.path), fname)
+                        self.assertIn(name, str(e))
+                if what == "deleted":
+                    continue  # an optional field may go, or a loader may need it: either way, no crash
+                self.assertFalse(accepted, f"{what} accepted")
+        self.assertGreater(count, 300)
+
+    def test_row_kinds_say_where_their_facts_come_from(self):
+        kinds = spec_schema.row_kinds()
+        own = {(f, p) for f, p, t in kinds if t.cites == spec_schema.OWN}
+        for file, path, t in kinds:
+            if not t.cites:
+                continue
+            with self.subTest(file=file, row_kind=path):
+                if t.cites == spec_schema.OWN:
+                    self.assertTrue(t.fields["clause"].required and t.fields["basis"].required)
+                elif t.cites.startswith("none: "):
+                    self.assertGreater(len(t.cites), len("none: "))
+                else:
+                    self.assertIn((file, t.cites), own, f"inherits from {t.cites}, which cites nothing itself")
+                    self.assertNotIn("clause", t.fields)
+
+
+# ------------------------------------------------------------------ the real spec
+ROW = re.compile(r'^  \{\{"((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)"\}')
+PROP = re.compile(r'^TCTS_PROP\(\w+, \w+, "([^"]*)", "([^"]*)", "([^"]*)"\)')
 
 
 class RealSpec(unittest.TestCase):
-    """The real spec loads and its derived tables have the sizes the doc implies."""
+    """Invariants of spec/: its tables load, and what the emitters make of them holds together."""
 
-    def test_real_spec(self):
-        sys.path.insert(0, HERE)
-        from spec_model import Spec
-        spec_dir = os.path.join(HERE, "..", "spec")
-        spec = Spec.load([os.path.join(spec_dir, f) for f in SPEC_FILES])
-        self.assertEqual(len(spec.documented), 12)
-        self.assertEqual(len(spec.matrix), 144)
-        for (a, b), r in spec.matrix.items():
-            self.assertEqual(spec.lattice_join(a, b), r, f"promote_types({a}, {b})")
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.runs = [os.path.join(cls.tmp.name, d) for d in ("a", "b")]
+        for d in cls.runs:
+            os.mkdir(d)
+        procs = [start_emit_all(SPEC, d, seed) for d, seed in zip(cls.runs, ("1", "2"))]
+        cls.status = [finish_emit_all(p, d) for p, d in zip(procs, cls.runs)]
+        cls.spec = Spec.load([os.path.join(SPEC, f) for f in SPEC_FILES])
+        cls.files = load_files(SPEC)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def out(self, name: str) -> str:
+        return read(os.path.join(self.runs[0], name))
+
+    def test_every_emitter_succeeds_for_every_suite(self):
+        for name, _, _ in outputs():
+            with self.subTest(output=name):
+                self.assertEqual(self.status[0][name], 0)
+                text = self.out(name)
+                if text.startswith("{"):  # JSON has no comments: it names its sources in a field
+                    self.assertTrue(json.loads(text)["generated_from"])
+                    continue
+                first = text.splitlines()[0]
+                self.assertIn("GENERATED " + "from spec/", first)  # split: not itself a generated file
+                self.assertIn("do not edit", first)
+
+    def test_outputs_are_deterministic(self):
+        for name, _, _ in outputs():
+            with self.subTest(output=name):
+                self.assertEqual(self.out(name), read(os.path.join(self.runs[1], name)),
+                                 "two runs (PYTHONHASHSEED 1 and 2) differ")
+
+    def test_row_ids_are_unique_across_files(self):
+        seen = {}
+
+        def walk(fname, value, t):
+            if isinstance(t, spec_schema.OneOf):
+                t = next((x for x in t.types if not rejects(x, value)), None)
+            if isinstance(t, spec_schema.Table) and isinstance(value, dict):
+                if t.cites and isinstance(value.get("id"), str) and t.fields["id"].type is spec_schema.ID:
+                    rid = value["id"]
+                    self.assertNotIn(rid, seen, f"{fname}: {rid} is also in {seen.get(rid)}")
+                    seen[rid] = fname
+                for k, v in value.items():
+                    if k in t.fields:
+                        walk(fname, v, t.fields[k].type)
+            elif isinstance(t, spec_schema.MapOf) and isinstance(value, dict):
+                for v in value.values():
+                    walk(fname, v, t.value)
+            elif isinstance(t, spec_schema.List) and isinstance(value, list):
+                for v in value:
+                    walk(fname, v, t.item)
+
+        for fname, (_, doc) in self.files.items():
+            for key, fld in spec_schema.FILES[fname].items():
+                if key in doc:
+                    walk(fname, doc[key], fld.type)
+        self.assertGreater(len(seen), 100)
+        # ... and every one is a row the loaders read (claimed as a row id)
+        self.assertLessEqual(set(seen) - {d for d in self.spec.documents}, set(self.spec._seen_ids))
+
+    def test_every_row_cites_a_clause_and_a_basis(self):
+        """Each row with an id has a clause and a basis, or inherits them from a table that has."""
+        for file, path, t in spec_schema.row_kinds():
+            if not t.cites or t.cites.startswith("none: "):
+                continue
+            doc = self.files[file][1]
+            node = doc
+            for k in path.split("."):
+                node = node.get(k) if isinstance(node, dict) else None
+            rows = node if isinstance(node, list) else [node] if isinstance(node, dict) else []
+            # inherited: from a table, or from rows ([[source]] for asarray's doc examples)
+            parent = doc.get(t.cites)
+            parents = parent if isinstance(parent, list) else [parent]
+            for r in rows:
+                with self.subTest(file=file, row=r.get("id", path)):
+                    for cited in [r] if t.cites == spec_schema.OWN else parents:
+                        self.assertIsInstance(cited, dict, f"{t.cites} is not a table of {file}")
+                        self.assertTrue(cited.get("clause") and cited.get("basis"))
+
+    def test_every_generated_case_names_its_row_and_is_in_the_manifest(self):
+        manifest = {}
+        for line in self.out("emit_gtest.manifest").splitlines()[1:]:
+            suite, rid = line.split("\t")
+            self.assertNotIn(rid, manifest, f"case id {rid} in two suites")
+            manifest[rid] = suite
+        cases = 0
+        for name, _, suite in outputs():
+            if not name.startswith("emit_gtest.") or suite in ("manifest", "spec_consistency"):
+                continue
+            with self.subTest(suite=suite):
+                ids = []
+                for line in self.out(name).splitlines():
+                    m = ROW.match(line)
+                    if m:
+                        ids.append(m.group(1))
+                        self.check_citation(m.group(1), m.group(2), m.group(3), m.group(4))
+                self.assertEqual(len(ids), len(set(ids)), "a case id twice")
+                self.assertEqual(sorted(ids), sorted(i for i, s in manifest.items() if s == suite))
+                cases += len(ids)
+        self.assertEqual(cases, len(manifest))
+
+    def test_every_property_cites_a_clause(self):
+        for name, _, suite in outputs():
+            if name.startswith("emit_rapidcheck."):
+                with self.subTest(suite=suite):
+                    props = [PROP.match(line) for line in self.out(name).splitlines()]
+                    props = [m for m in props if m]
+                    self.assertTrue(props)
+                    for m in props:
+                        self.check_citation(m.group(1), m.group(2), "property", m.group(3))
+
+    def check_citation(self, rid: str, clause: str, basis: str, text: str) -> None:
+        doc, _, section = clause.partition("#")
+        self.assertIn(section, self.spec.documents.get(doc, ()), f"{rid}: clause {clause!r}")
+        self.assertTrue(basis in ("doc", "property") or re.fullmatch(r"(doc; )?pytorch: \S.*", basis),
+                        f"{rid}: basis {basis!r}")
+        self.assertTrue(rid and text, rid)
+
+    def test_spec_build_lists_every_table_and_inc(self):
+        build = os.path.join(SPEC, "BUILD")
+        if not os.path.exists(build):
+            self.skipTest("spec/BUILD is not among the test's inputs")
+        text = read(build)
+        tables = re.search(r'name = "tables",\s*srcs = \[([^\]]*)\]', text).group(1)
+        self.assertEqual(sorted(re.findall(r'"([^"]+)"', tables)), sorted(SPEC_FILES))
+        import emit_cxx
+        block = re.search(r"^INCS = \[\n(.*?)^\]", text, re.S | re.M).group(1)
+        incs = re.findall(r'^\s*"(\w+)",', block, re.M)
+        self.assertEqual(sorted(incs), sorted(emit_cxx.SUITES), "spec/BUILD's INCS and emit_cxx.py's suites differ")
+
+    def test_promote_types_is_the_lattice_join(self):
+        self.assertEqual(len(self.spec.documented), 12)
+        self.assertEqual(len(self.spec.matrix), 144)
+        for (a, b), r in self.spec.matrix.items():
+            self.assertEqual(self.spec.lattice_join(a, b), r, f"promote_types({a}, {b})")
 
 
 def write_junit(result: unittest.TestResult, tests: list[str], path: str) -> None:
@@ -198,10 +588,13 @@ def write_junit(result: unittest.TestResult, tests: list[str], path: str) -> Non
         f.write("\n".join(lines) + "\n")
 
 
-UPDATE = "--update" in sys.argv
-
 if __name__ == "__main__":
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+    if sys.argv[1:2] == ["--emit-all"]:
+        emit_all(*sys.argv[2:4])
+        sys.exit(0)
+    argv = [a for a in sys.argv if a != "--update"]
+    suite = unittest.defaultTestLoader.loadTestsFromNames(argv[1:], sys.modules[__name__]) if argv[1:] else \
+        unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
     ids = [t.id() for group in suite for t in group]
     result = unittest.TextTestRunner(verbosity=2).run(suite)
     if os.environ.get("XML_OUTPUT_FILE"):

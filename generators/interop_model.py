@@ -17,6 +17,8 @@ import ast
 import dataclasses
 import re
 
+import spec_schema
+
 INT_MAX = 2**31 - 1
 DEVICE_ERRORS = ("empty", "malformed", "unknown_type", "index_range", "index_unparsable", "cpu_index",
                  "index_twice", "negative_index")
@@ -74,12 +76,9 @@ class Interop:
         return {"id": rid, "text": self._require(table, "text", str, path, rid), "source": source}
 
     def _error(self, table: dict, key: str, path: str, row: str) -> dict:
-        e = self._require(table, key, dict, path, row)
-        kind = self._require(e, "kind", str, path, f"{row}.{key}")
-        from spec_model import ERROR_KINDS
-        if kind not in ERROR_KINDS:
-            raise self.SpecError(path, row, f"{key}: unknown error kind {kind!r}")
-        return {"kind": kind, "message": self._require(e, "message", str, path, f"{row}.{key}"),
+        e = self._require(table, key, dict, path, row)  # fields and kinds: spec_schema.ERROR's
+        return {"kind": self._require(e, "kind", str, path, f"{row}.{key}"),
+                "message": self._require(e, "message", str, path, f"{row}.{key}"),
                 "lists_types": bool(e.get("lists_types", False))}
 
     def _dtype(self, name, path: str, row: str) -> str:
@@ -151,7 +150,8 @@ class Interop:
         self.equality = self._rule(eq, path, "equality")
         self.equality_devices = []
         for args in req(eq, "devices", list, path, "equality"):
-            got = self.device_outcome(args if isinstance(args, list) else [args])
+            args = self._device_args({"args": args}, path, "equality")
+            got = self.device_outcome(args)
             if got[0] != "ok":
                 raise self.SpecError(path, "equality", f"{call_text(args)} is not a valid device")
             self.equality_devices.append((args, got[1]))
@@ -442,6 +442,11 @@ class Interop:
         dt = req(doc, "dtype_codes", dict, path, "dtype_codes")
         self.dl_dtype = self._rule(dt, path, "dtype_codes")
         self.dl_dtype_codes = {}
+        fields = spec_schema.FILES["dlpack.toml"]["dtype_codes"].type.fields  # the rest name dtypes
+        documented = {d.name for d in self.spec.documented}
+        for name in dt:
+            if name not in documented and name not in fields:
+                raise self.SpecError(path, "dtype_codes", f"{name!r} is not a documented dtype")
         for d in self.spec.documented:
             code = req(dt, d.name, str, path, "dtype_codes")
             if code not in self.dl_codes:

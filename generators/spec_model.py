@@ -20,6 +20,7 @@ from typing import Iterable
 
 import arith_model
 import interop_model
+import spec_schema
 import strided_model
 
 
@@ -36,11 +37,9 @@ SCALAR_KINDS = ("bool", "int", "float", "complex")
 OPERAND_KINDS = ("tensor", "zerodim", "scalar")
 ALLOCATING_FORMATS = ("contiguous_format", "channels_last", "channels_last_3d")
 OPS = ("add", "sub", "mul", "div")
-SPEC_FILES = ("dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml", "devices.toml",
-              "asarray.toml", "dlpack.toml")
-ERROR_KINDS = ("RuntimeError", "TypeError", "ValueError", "IndexError", "NotImplementedError")
-VIEW_OPS = ("t", "transpose", "permute", "narrow", "select", "slice", "expand", "unsqueeze", "squeeze", "view",
-            "reshape", "as_strided", "contiguous", "clone", "empty_like")
+SPEC_FILES = ("sources.toml", "dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml",
+              "devices.toml", "asarray.toml", "dlpack.toml")
+VIEW_OPS = tuple(strided_model.VIEW_CAUSES)  # the view ops the strided model implements
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,7 +113,8 @@ def _require(table: dict, key: str, typ, path: str, row: str):
     else:
         ok = isinstance(value, typ)
     if not ok:
-        raise SpecError(path, row, f"field '{key}' must be {typ.__name__}, got {type(value).__name__} {value!r}")
+        names = " or ".join(t.__name__ for t in (typ if isinstance(typ, tuple) else (typ,)))
+        raise SpecError(path, row, f"field '{key}' must be {names}, got {type(value).__name__} {value!r}")
     return value
 
 
@@ -134,6 +134,7 @@ class Spec:
 
     def __init__(self, files: dict[str, dict]):
         self.files = files
+        self._check_schema()
         self._seen_ids: dict[str, str] = {}
         self._load_dtypes()
         self._load_promotion()
@@ -164,6 +165,15 @@ class Spec:
 
     def _file(self, base: str) -> tuple[str, dict]:
         return self.files[base]
+
+    def _check_schema(self) -> None:
+        """Every file against spec_schema.py: no unknown table or field, every value of its
+        type, every clause citing a document of sources.toml (checked first)."""
+        path, doc = self.files["sources.toml"]
+        spec_schema.check_file("sources.toml", path, doc, None)
+        self.documents, implementation = spec_schema.documents_of(doc)
+        for name in SPEC_FILES[1:]:
+            spec_schema.check_file(name, *self.files[name], self.documents, implementation)
 
     def _claim_id(self, row_id: str, path: str) -> None:
         if not row_id or any(c.isspace() for c in row_id):
@@ -300,6 +310,11 @@ class Spec:
             raise SpecError(path, "result_type", "missing [result_type] table")
         self._claim_id(_require(rt, "id", str, path, "result_type"), path)
         self.result_type_source = _source(rt, path, "result_type")
+        # The operand classes and scalar kinds the rules above are written for: a table that
+        # names others describes rules the model does not implement.
+        for key, want in (("classes", ["dimensioned", "zero_dim", "scalar"]), ("scalar_kinds", list(SCALAR_KINDS))):
+            if rt.get(key, want) != want:
+                raise SpecError(path, "result_type", f"{key} must be {want} (the rules the generators implement)")
         sd = _require(rt, "scalar_dtype", dict, path, "result_type")
         if sorted(sd) != sorted(SCALAR_KINDS):
             raise SpecError(path, "result_type.scalar_dtype", f"must map exactly {', '.join(SCALAR_KINDS)}")
@@ -403,15 +418,11 @@ class Spec:
                 "allowed": _require(ex, "allowed", bool, path, row)})
 
     def _error(self, table, key: str, path: str, row: str) -> dict:
-        """An error spec `{ kind, message }` (message: a fragment every conforming message contains)."""
+        """An error spec `{ kind, message }` (message: a fragment every conforming message contains;
+        its fields and kinds are spec_schema.ERROR's)."""
         e = _require(table, key, dict, path, row)
-        unknown = sorted(set(e) - {"kind", "message", "source"})
-        if unknown:
-            raise SpecError(path, f"{row}.{key}", f"unknown field(s) {', '.join(unknown)} (fields: kind, message, source)")
-        kind = _require(e, "kind", str, path, f"{row}.{key}")
-        if kind not in ERROR_KINDS:
-            raise SpecError(path, f"{row}.{key}", f"kind {kind!r} is not one of {', '.join(ERROR_KINDS)}")
-        return {"kind": kind, "message": _require(e, "message", str, path, f"{row}.{key}")}
+        return {"kind": _require(e, "kind", str, path, f"{row}.{key}"),
+                "message": _require(e, "message", str, path, f"{row}.{key}")}
 
     def _ints(self, table, key: str, path: str, row: str, lo: int = 0) -> tuple[int, ...]:
         v = _require(table, key, list, path, row)
@@ -433,6 +444,9 @@ class Spec:
             row = claimed(table, row_hint)
             out = {"id": row, "text": _require(table, "text", str, path, row), "source": _source(table, path, row)}
             out.update({k: f(table, row) for k, f in fields.items()})
+            if "strides" in out and len(out["strides"]) != len(out["sizes"]):
+                raise SpecError(path, row, f"sizes {list(out['sizes'])} and strides {list(out['strides'])} "
+                                           "differ in length")
             return out
 
         def ints(key, lo=0):
