@@ -71,6 +71,13 @@ def operand_cxx(spec: Spec, o: Operand) -> str:
     return f"{{OperandKind::{kind}, {dt(spec, o.what)}, Scalar::Kind::kInt}}"
 
 
+def contiguity_answers(spec: Spec, by_format: dict) -> str:
+    """is_contiguous(fmt) for every memory format in spec order: {{MemoryFormat::k.., bool}, ...}.
+    preserve_format reads as contiguous_format (strided.toml is_contiguous rule)."""
+    answer = lambda n: by_format["contiguous_format" if n == "preserve_format" else n]
+    return "{" + ", ".join(f"{{{format_cxx(n)}, {ec.cbool(answer(n))}}}" for n in spec.formats) + "}"
+
+
 def default_matters(spec: Spec, a: Operand, b: Operand, op: str | None) -> bool:
     """Whether the default dtype can change this row's answer (float/complex scalars, div)."""
     if any(o.kind == "scalar" and o.what in ("float", "complex") for o in (a, b)):
@@ -123,9 +130,11 @@ def binary_row(spec: Spec, table: Table, row_id: str, clause: str, basis: str, f
         res_text = f"{kind}: {msg}"
         # Not looked at when an error is expected; filled in so the row reads sensibly.
         result = out_dtype = out or spec.result_type(a, b, default)
+        value = arith_tables.value_cxx(False, "bool")
     else:
         _, result, out_dtype = outcome
         expect = ["false", "ErrorKind::kRuntimeError", '""', "MessageMatch::kContains"]
+        value = arith_tables.value_cxx(binary_value(spec, op, a, b, result, out_dtype), out_dtype)
         res_text = f"dtype {out_dtype}" + (f" (computed in {result})" if result != out_dtype else "")
     if form == "functional":
         text = f"{op}({a}, {b}) -> {res_text}"
@@ -137,7 +146,24 @@ def binary_row(spec: Spec, table: Table, row_id: str, clause: str, basis: str, f
         text += f" [default dtype {default}]"
     table.add(row_id, clause, basis, text,
               [f"BinaryForm::{form_cxx}", f"BinaryOp::k{op.capitalize()}", operand_cxx(spec, a), operand_cxx(spec, b),
-               dt(spec, out_dtype), dt(spec, default), *expect, dt(spec, result)])
+               dt(spec, out_dtype), dt(spec, default), *expect, dt(spec, result), value])
+
+
+def operand_value(spec: Spec, o: Operand, first: bool):
+    """What a binary row's operand holds (checks/binary.h OperandValue): 3 for the first
+    operand, 2 for the second, true for bool; a tensor holds it cast to its dtype."""
+    v = 3 if first else 2
+    if o.kind == "scalar":
+        return {"bool": True, "int": v, "float": float(v), "complex": complex(v)}[o.what]
+    return True if o.what == "bool" else spec.compute.cast(v, o.what)
+
+
+def binary_value(spec: Spec, op: str, a: Operand, b: Operand, result: str, out: str):
+    """Every element of a binary row's result: arith_model computes in the result dtype, then
+    the value is cast to the output's dtype (the one value oracle)."""
+    c = spec.compute
+    va, vb = (c.cast(operand_value(spec, o, first), result) for o, first in ((a, True), (b, False)))
+    return c.cast(c.element(op, va, vb, result), out)
 
 
 def op_source(spec: Spec, op: str) -> tuple[str, str]:
@@ -218,9 +244,11 @@ def casting_tables(spec: Spec) -> list[Table]:
         else:
             expect = ["true", f"ErrorKind::k{spec.cast_error_kind}", ec.cstr(spec.cast_doc_message), "MessageMatch::kGlob"]
             text = f"{ex['expr']}: {spec.cast_error_kind}: {spec.cast_doc_message}"
+        value = binary_value(spec, "mul", a, b, result, ex["self"]) if ex["allowed"] else False
         doc.add(ex["id"], src.clause, "doc", text,
                 ["BinaryForm::kInplace", "BinaryOp::kMul", operand_cxx(spec, a), operand_cxx(spec, b),
-                 dt(spec, ex["self"]), dt(spec, spec.initial_default), *expect, dt(spec, result)])
+                 dt(spec, ex["self"]), dt(spec, spec.initial_default), *expect, dt(spec, result),
+                 arith_tables.value_cxx(value, ex["self"] if ex["allowed"] else "bool")])
     return [cc, inplace, out, doc]
 
 
@@ -356,7 +384,7 @@ def strided_tables(spec: Spec) -> list[Table]:
     for ex in rule["examples"]:
         e = ex["expected"]
         contiguity.add(ex["id"], ex["source"].clause, ex["source"].basis, ex["text"],
-                       [dims(ex["sizes"]), dims(ex["strides"]), *(ec.cbool(e[n]) for n in ALLOCATING_FORMATS)])
+                       [dims(ex["sizes"]), dims(ex["strides"]), contiguity_answers(spec, e)])
     layouts_swept = []
     seen = set()
     for sizes in sm.shapes(spec.sweep["layout_shapes"]):
@@ -371,7 +399,7 @@ def strided_tables(spec: Spec) -> list[Table]:
         text = (f"sizes {list(sizes)} strides {list(st)} ({variant}): " +
                 ", ".join(f"{n} {ec.cbool(v)}" for n, v in got.items()))
         contiguity.add(f"is_contiguous.{layout_token(sizes, st)}", rule["source"].clause, rule["source"].basis, text,
-                       [dims(sizes), dims(st), *(ec.cbool(got[n]) for n in ALLOCATING_FORMATS)])
+                       [dims(sizes), dims(st), contiguity_answers(spec, got)])
 
     # Memory-format copies of every swept layout, built as as_strided views of a 1-D base.
     copies = Table("FormatCopies", "ViewRow")

@@ -144,12 +144,21 @@ std::string Scalar::ToString() const {
 
 const char* BinaryOpName(BinaryOp op) {
   switch (op) {
-    case BinaryOp::kAdd: return "add";
-    case BinaryOp::kSub: return "sub";
-    case BinaryOp::kMul: return "mul";
-    case BinaryOp::kDiv: return "div";
+#define TCTS_BINARY_OP_NAME(e, name, ...) \
+  case BinaryOp::e:                      \
+    return name;
+    TCTS_FORALL_BINARY_OPS(TCTS_BINARY_OP_NAME)
+#undef TCTS_BINARY_OP_NAME
   }
   return "?";
+}
+
+std::optional<BinaryOp> BinaryOpFromName(std::string_view name) {
+#define TCTS_BINARY_OP_FROM_NAME(e, spelling, ...) \
+  if (name == spelling) return BinaryOp::e;
+  TCTS_FORALL_BINARY_OPS(TCTS_BINARY_OP_FROM_NAME)
+#undef TCTS_BINARY_OP_FROM_NAME
+  return std::nullopt;
 }
 
 const char* FeatureName(Feature f) {
@@ -223,20 +232,33 @@ const char* AsarraySourceKindName(AsarraySource::Kind kind) {
 
 const char* LayoutName(Layout layout) {
   switch (layout) {
-    case Layout::kStrided: return "strided";
-    case Layout::kSparseCoo: return "sparse_coo";
+#define TCTS_LAYOUT_NAME(e, name, ...) \
+  case Layout::e:                     \
+    return name;
+    TCTS_FORALL_LAYOUTS(TCTS_LAYOUT_NAME)
+#undef TCTS_LAYOUT_NAME
   }
   return "?";
 }
 
 const char* MemoryFormatName(MemoryFormat format) {
   switch (format) {
-    case MemoryFormat::kContiguous: return "contiguous_format";
-    case MemoryFormat::kChannelsLast: return "channels_last";
-    case MemoryFormat::kChannelsLast3d: return "channels_last_3d";
-    case MemoryFormat::kPreserve: return "preserve_format";
+#define TCTS_MEMORY_FORMAT_NAME(e, name, ...) \
+  case MemoryFormat::e:                      \
+    return name;
+    TCTS_FORALL_MEMORY_FORMATS(TCTS_MEMORY_FORMAT_NAME)
+#undef TCTS_MEMORY_FORMAT_NAME
   }
   return "?";
+}
+
+const std::vector<MemoryFormat>& AllMemoryFormats() {
+  static const std::vector<MemoryFormat> kAll = {
+#define TCTS_MEMORY_FORMAT_LIST(e, ...) MemoryFormat::e,
+      TCTS_FORALL_MEMORY_FORMATS(TCTS_MEMORY_FORMAT_LIST)
+#undef TCTS_MEMORY_FORMAT_LIST
+  };
+  return kAll;
 }
 
 // ---------------------------------------------------------------- registry

@@ -31,6 +31,9 @@
 #include <vector>
 
 #include "conformance/candidate/dtype.h"
+#include "spec/binary_ops.inc"
+#include "spec/layouts.inc"
+#include "spec/memory_formats.inc"
 #include "dlpack/dlpack.h"
 
 namespace tcts {
@@ -119,13 +122,23 @@ using TensorHandle = std::shared_ptr<TensorBox>;
 // An operand of a binary operation: a tensor (dimensioned or zero-dim) or a scalar.
 using Operand = std::variant<TensorHandle, Scalar>;
 
-// torch.layout (spec/strided.toml [[layout]]).
-enum class Layout { kStrided, kSparseCoo };
+// torch.layout (spec/strided.toml [[layout]], generated: spec/layouts.inc).
+enum class Layout {
+#define TCTS_LAYOUT_ENUMERATOR(e, ...) e,
+  TCTS_FORALL_LAYOUTS(TCTS_LAYOUT_ENUMERATOR)
+#undef TCTS_LAYOUT_ENUMERATOR
+};
 const char* LayoutName(Layout layout);
 
-// torch.memory_format (spec/strided.toml [[memory_format]]).
-enum class MemoryFormat { kContiguous, kChannelsLast, kChannelsLast3d, kPreserve };
+// torch.memory_format (spec/strided.toml [[memory_format]], generated: spec/memory_formats.inc).
+enum class MemoryFormat {
+#define TCTS_MEMORY_FORMAT_ENUMERATOR(e, ...) e,
+  TCTS_FORALL_MEMORY_FORMATS(TCTS_MEMORY_FORMAT_ENUMERATOR)
+#undef TCTS_MEMORY_FORMAT_ENUMERATOR
+};
 const char* MemoryFormatName(MemoryFormat format);  // "contiguous_format", ...
+// Every memory format, in spec order.
+const std::vector<MemoryFormat>& AllMemoryFormats();
 
 // ---------------------------------------------------------------- devices (torch.device)
 // The arguments of one torch.device(...) call, in one of its three forms:
@@ -235,8 +248,15 @@ struct FloatInfo {
   double tiny = 0;  // smallest positive normal value
 };
 
-enum class BinaryOp { kAdd, kSub, kMul, kDiv };
+// add/sub/mul/div (spec/promotion.toml [[op]], generated: spec/binary_ops.inc).
+enum class BinaryOp {
+#define TCTS_BINARY_OP_ENUMERATOR(e, ...) e,
+  TCTS_FORALL_BINARY_OPS(TCTS_BINARY_OP_ENUMERATOR)
+#undef TCTS_BINARY_OP_ENUMERATOR
+};
 const char* BinaryOpName(BinaryOp op);
+// The op named `name` ("add"), or nullopt.
+std::optional<BinaryOp> BinaryOpFromName(std::string_view name);
 
 // Capabilities a candidate declares. Each interface method belongs to exactly one.
 enum class Feature {

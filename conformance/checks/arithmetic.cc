@@ -8,15 +8,6 @@
 
 namespace tcts {
 
-Scalar ToScalar(const Value& v) {
-  switch (v.kind) {
-    case Scalar::Kind::kBool: return Scalar::Bool(v.i != 0);
-    case Scalar::Kind::kInt: return Scalar::Int(v.i);
-    case Scalar::Kind::kFloat: return Scalar::Float(v.re);
-    case Scalar::Kind::kComplex: return Scalar::Complex({v.re, v.im});
-  }
-  return Scalar{};
-}
 
 namespace {
 

@@ -18,13 +18,6 @@
 
 namespace tcts {
 
-// A literal value (an aggregate, so tables compile fast): kind, int/bool in i, real in re.
-struct Value {
-  Scalar::Kind kind;
-  std::int64_t i;
-  double re, im;
-};
-Scalar ToScalar(const Value& v);
 
 // make_tensor(base, dtype, values): a storage operands view into.
 struct StorageDef {

@@ -36,6 +36,7 @@ struct BinaryRow {
   const char* error_message;  // exact text (kContains) or a doc pattern (kGlob)
   MessageMatch match;
   DType result_dtype;  // the dtype the op computes in (before the output cast)
+  Value expected;      // every element of the result (arith_model: computed in result_dtype, cast to out_dtype)
 };
 
 TCTS_ROW_PRINTER(BinaryRow)

@@ -27,6 +27,16 @@ std::string Str(const std::vector<Scalar>& v) {
   return s + "]";
 }
 
+Scalar ToScalar(const Value& v) {
+  switch (v.kind) {
+    case Scalar::Kind::kBool: return Scalar::Bool(v.i != 0);
+    case Scalar::Kind::kInt: return Scalar::Int(v.i);
+    case Scalar::Kind::kFloat: return Scalar::Float(v.re);
+    case Scalar::Kind::kComplex: return Scalar::Complex({v.re, v.im});
+  }
+  return Scalar{};
+}
+
 std::optional<std::int64_t> CheckedNumel(const std::vector<std::int64_t>& sizes) {
   std::int64_t n = 1;
   for (std::int64_t s : sizes) {

@@ -37,6 +37,14 @@ std::string RowName(const ::testing::TestParamInfo<Row>& info) {
 // How add/sub/mul/div is called: op(a, b), op(a, b, out=...), a.op_(b).
 enum class BinaryForm { kFunctional, kOut, kInplace };
 
+// A literal value (an aggregate, so tables compile fast): kind, int/bool in i, real in re.
+struct Value {
+  Scalar::Kind kind;
+  std::int64_t i;
+  double re, im;
+};
+Scalar ToScalar(const Value& v);
+
 // How checks print values in mismatch reports.
 std::string Str(DType d);
 std::string Str(bool b);

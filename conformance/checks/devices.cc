@@ -1,5 +1,7 @@
 #include "conformance/checks/devices.h"
 
+#include "spec/device_types.inc"
+
 #include <string>
 
 #include "conformance/checks/py_literal.h"
@@ -29,7 +31,12 @@ void CheckDevice(const DeviceRow& row) {
         ExpectEq(c, "repr(" + call + ")", std::string(row.repr), d.repr);
       }
     } else if (row.error.expected && !r.ok() && row.lists_types) {
-      for (const char* type : {"cpu", "cuda", "mps"}) {
+      static const char* const kDocumented[] = {
+#define TCTS_DOCUMENTED_TYPE(e, name) name,
+          TCTS_FORALL_DOCUMENTED_DEVICE_TYPES(TCTS_DOCUMENTED_TYPE)
+#undef TCTS_DOCUMENTED_TYPE
+      };
+      for (const char* type : kDocumented) {
         if (r.error().message.find(type) == std::string::npos) {
           c.Mismatch(call + " error names the accepted types", std::string("a message naming '") + type + "'",
                      r.error().message);

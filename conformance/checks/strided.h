@@ -16,14 +16,19 @@
 #include "conformance/candidate/candidate.h"
 #include "conformance/checks/common.h"
 #include "conformance/harness/harness.h"
+#include "spec/view_ops.inc"
 
 namespace tcts {
 
+// The view and copy operations (spec/strided.toml [[view]], generated: spec/view_ops.inc).
 enum class ViewKind {
-  kT, kTranspose, kPermute, kNarrow, kSelect, kSlice, kExpand, kUnsqueeze, kSqueeze, kView, kReshape,
-  kAsStrided, kContiguous, kClone, kEmptyLike,
+#define TCTS_VIEW_KIND_ENUMERATOR(e, ...) e,
+  TCTS_FORALL_VIEW_OPS(TCTS_VIEW_KIND_ENUMERATOR)
+#undef TCTS_VIEW_KIND_ENUMERATOR
 };
 const char* ViewKindName(ViewKind kind);
+// The view op named `name` ("narrow"), or nullopt.
+std::optional<ViewKind> ViewKindFromName(const std::string& name);
 
 // One step of a chain: the op, its integer arguments and (copies) its memory format.
 //   transpose [d0, d1]  permute dims  narrow [dim, start, length]  select [dim, index]
@@ -74,7 +79,14 @@ struct EmptyRow {
 struct ContiguityRow {
   RowMeta meta;
   Dims sizes, strides;
-  bool contiguous, channels_last, channels_last_3d;
+  struct Answer {
+    MemoryFormat format;
+    bool contiguous;
+  } answers[std::size(std::initializer_list<int>{
+#define TCTS_ONE_PER_FORMAT(...) 0,
+      TCTS_FORALL_MEMORY_FORMATS(TCTS_ONE_PER_FORMAT)
+#undef TCTS_ONE_PER_FORMAT
+  })];  // is_contiguous(format) for every memory format, in spec order
 };
 
 // A chain of steps applied to make_tensor(base, int64, 0..n-1); the last step is under test.

@@ -194,8 +194,7 @@ DType DTypeField(const Json& obj, const std::string& key, const std::string& whe
 
 MemoryFormat FormatField(const Json& obj, const std::string& where) {
   const std::string& name = Text(Need(obj, "memory_format", Kind::kString, where));
-  for (MemoryFormat f : {MemoryFormat::kContiguous, MemoryFormat::kChannelsLast, MemoryFormat::kChannelsLast3d,
-                         MemoryFormat::kPreserve}) {
+  for (MemoryFormat f : AllMemoryFormats()) {
     if (name == MemoryFormatName(f)) return f;
   }
   throw Bad{where + ".memory_format: unknown memory format '" + name + "'"};
@@ -208,36 +207,45 @@ Dims ToDims(const std::vector<std::int64_t>& v, const std::string& where) {
   return d;
 }
 
+// The fields each view op takes in a case file (REPLAY.md), in argument order.
+const std::vector<std::string>& ArgFields(ViewKind kind) {
+  static const std::vector<std::string> kNone, kDims{"dims"}, kNarrow{"dim", "start", "length"},
+      kSelect{"dim", "index"}, kSlice{"dim", "start", "end", "step"}, kSizes{"sizes"}, kDim{"dim"},
+      kAsStrided{"sizes", "strides", "offset"}, kFormat{"memory_format"};
+  switch (kind) {
+    case ViewKind::kT:
+    case ViewKind::kSqueeze: return kNone;
+    case ViewKind::kTranspose:
+    case ViewKind::kPermute: return kDims;
+    case ViewKind::kNarrow: return kNarrow;
+    case ViewKind::kSelect: return kSelect;
+    case ViewKind::kSlice: return kSlice;
+    case ViewKind::kExpand:
+    case ViewKind::kView:
+    case ViewKind::kReshape: return kSizes;
+    case ViewKind::kUnsqueeze: return kDim;
+    case ViewKind::kAsStrided: return kAsStrided;
+    case ViewKind::kContiguous:
+    case ViewKind::kClone:
+    case ViewKind::kEmptyLike: return kFormat;
+  }
+  return kNone;
+}
+
 // {"op": "narrow", "dim": 0, "start": 1, "length": 2} and the like (REPLAY.md).
 ViewStep ParseView(const Json& v, const std::string& where) {
   if (!v.is_object()) throw Bad{where + ": expected an object"};
   const std::string& op = Text(Need(v, "op", Kind::kString, where));
-  static const std::map<std::string, std::pair<ViewKind, std::vector<std::string>>> kOps = {
-      {"t", {ViewKind::kT, {}}},
-      {"transpose", {ViewKind::kTranspose, {"dims"}}},
-      {"permute", {ViewKind::kPermute, {"dims"}}},
-      {"narrow", {ViewKind::kNarrow, {"dim", "start", "length"}}},
-      {"select", {ViewKind::kSelect, {"dim", "index"}}},
-      {"slice", {ViewKind::kSlice, {"dim", "start", "end", "step"}}},
-      {"expand", {ViewKind::kExpand, {"sizes"}}},
-      {"unsqueeze", {ViewKind::kUnsqueeze, {"dim"}}},
-      {"squeeze", {ViewKind::kSqueeze, {}}},
-      {"view", {ViewKind::kView, {"sizes"}}},
-      {"reshape", {ViewKind::kReshape, {"sizes"}}},
-      {"as_strided", {ViewKind::kAsStrided, {"sizes", "strides", "offset"}}},
-      {"contiguous", {ViewKind::kContiguous, {"memory_format"}}},
-      {"clone", {ViewKind::kClone, {"memory_format"}}},
-      {"empty_like", {ViewKind::kEmptyLike, {"memory_format"}}},
-  };
-  auto it = kOps.find(op);
-  if (it == kOps.end()) throw Bad{where + ".op: unknown view op '" + op + "'"};
-  std::set<std::string> allowed(it->second.second.begin(), it->second.second.end());
+  const std::optional<ViewKind> kind = ViewKindFromName(op);
+  if (!kind) throw Bad{where + ".op: unknown view op '" + op + "'"};
+  const std::vector<std::string>& fields = ArgFields(*kind);
+  std::set<std::string> allowed(fields.begin(), fields.end());
   allowed.insert("op");
   if (op == "squeeze") allowed.insert("dim");
   CheckKeys(v, allowed, where);
   std::vector<std::int64_t> args;
   MemoryFormat format = MemoryFormat::kContiguous;
-  for (const std::string& field : it->second.second) {
+  for (const std::string& field : fields) {
     if (field == "memory_format") {
       format = FormatField(v, where);
     } else if (field == "dims" || field == "sizes" || field == "strides") {
@@ -252,7 +260,7 @@ ViewStep ParseView(const Json& v, const std::string& where) {
     throw Bad{where + ": as_strided needs as many strides as sizes"};
   }
   if (op == "squeeze" && Find(v, "dim")) args.push_back(Int(v, "dim", where));
-  return ViewStep{it->second.first, ToDims(args, where), format};
+  return ViewStep{*kind, ToDims(args, where), format};
 }
 
 Input ParseInput(const Json& v, const std::string& where) {
@@ -317,10 +325,8 @@ const std::string& InputName(const Json& op, const std::string& key, const Repla
 
 void ParseOp(const Json& op, ReplayCase* c, const std::string& where) {
   const std::string& name = Text(Need(op, "name", Kind::kString, where));
-  static const std::map<std::string, BinaryOp> kBinary = {
-      {"add", BinaryOp::kAdd}, {"sub", BinaryOp::kSub}, {"mul", BinaryOp::kMul}, {"div", BinaryOp::kDiv}};
-  auto it = kBinary.find(name);
-  if (it == kBinary.end()) {  // a view or copy op on input "a"
+  const std::optional<BinaryOp> binary = BinaryOpFromName(name);
+  if (!binary) {  // a view or copy op on input "a"
     c->binary = false;
     Json view = op;
     view.erase("name");
@@ -331,7 +337,7 @@ void ParseOp(const Json& op, ReplayCase* c, const std::string& where) {
     return;
   }
   CheckKeys(op, {"name", "args", "alpha", "form", "out"}, where);
-  c->op = it->second;
+  c->op = *binary;
   const Json& args = Need(op, "args", Kind::kArray, where);
   if (args.size() != 2 || !args[0].is_string() || !args[1].is_string()) {
     throw Bad{where + ".args: expected two input names"};
