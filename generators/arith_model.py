@@ -206,6 +206,73 @@ def complex_op(op: str, a: complex, b: complex, fmt: str) -> complex:
     return complex(round_to(re, fmt), round_to(im, fmt))
 
 
+def _exact_in(q: Fraction, fmt: str) -> bool:
+    x = round_to(q, fmt)
+    return not math.isinf(x) and Fraction(x) == q
+
+
+def _parts(v) -> tuple[Fraction, Fraction] | None:
+    c = complex(v)
+    if any(x != x or math.isinf(x) for x in (c.real, c.imag)):
+        return None
+    return Fraction(c.real), Fraction(c.imag)
+
+
+def rounding_free(op: str, a, b, fmt: str, alpha=None) -> bool:
+    """Whether op(a, b[, alpha]) rounds nowhere in fmt, whichever way an implementation
+    evaluates it: every partial product, sum, squared norm and quotient of the textbook,
+    fused-multiply-add and Smith (scaled) formulas is exactly representable. Then a
+    [[tolerance]] row has nothing to tolerate, and the result is compared exactly."""
+    pa, pb = _parts(a), _parts(b)
+    if pa is None or pb is None:
+        return False
+    (ar, ai), (br, bi) = pa, pb
+    terms: list[Fraction] = []
+    if alpha is not None and op in ("add", "sub"):
+        pal = _parts(alpha)
+        if pal is None:
+            return False
+        al, am_ = pal
+        if op == "sub":
+            al, am_ = -al, -am_
+        pr, pi = al * br - am_ * bi, al * bi + am_ * br  # alpha * b
+        terms += [al * br, am_ * bi, al * bi, am_ * br, pr, pi, ar + pr, ai + pi]
+    elif op == "mul":
+        terms += [ar * br, ai * bi, ar * bi, ai * br, ar * br - ai * bi, ar * bi + ai * br]
+    elif op == "div":
+        d = br * br + bi * bi
+        if d == 0:
+            return False
+        terms += [br * br, bi * bi, d, ar * br, ai * bi, ar * bi, ai * br, ar * br + ai * bi, ai * br - ar * bi,
+                  (ar * br + ai * bi) / d, (ai * br - ar * bi) / d]
+        if br != 0:  # Smith, |br| >= |bi| branch
+            r = bi / br
+            den = br + bi * r
+            terms += [r, bi * r, den, ai * r, ar * r, ar + ai * r, ai - ar * r]
+            if den == 0:
+                return False
+            terms += [(ar + ai * r) / den, (ai - ar * r) / den]
+        if bi != 0:  # Smith, |bi| > |br| branch
+            r = br / bi
+            den = br * r + bi
+            terms += [r, br * r, den, ar * r, ai * r, ar * r + ai, ai * r - ar]
+            if den == 0:
+                return False
+            terms += [(ar * r + ai) / den, (ai * r - ar) / den]
+    else:
+        terms += [ar + br, ai + bi, ar - br, ai - bi]
+    # A zero component's sign depends on the evaluation ((-3)*0 - 0.5*0 is -0 or +0), so a
+    # result with a zero component is not evaluation-independent either.
+    results = {"mul": (ar * br - ai * bi, ar * bi + ai * br)}.get(op, ())
+    if alpha is not None and op in ("add", "sub"):
+        results = (terms[-2], terms[-1])
+    elif op == "div":
+        results = (terms[9], terms[10])
+    if any(x == 0 for x in results):
+        return False
+    return all(_exact_in(t, fmt) for t in terms)
+
+
 # ------------------------------------------------------------------ the computation rule
 class Compute:
     """spec/arithmetic.toml [compute]: one element of op(a, b, alpha) in result dtype r."""
@@ -216,6 +283,15 @@ class Compute:
 
     def cast(self, v, to: str):
         return cast(v, to, self.via)
+
+    def rounding_free(self, op: str, a, b, r: str, alpha=None) -> bool:
+        """Whether one element of op(a, b[, alpha]) in result dtype r (a, b already cast to
+        r) rounds nowhere in r's opmath format, whatever the evaluation (rounding_free)."""
+        m = self.opmath.get(r, r)
+        fmt = COMPLEX_PART.get(m) or real_format(m)
+        if fmt is None:
+            return True  # bool and integral results are exact
+        return rounding_free(op, self.cast(a, m), self.cast(b, m), fmt, alpha)
 
     def element(self, op: str, a, b, r: str, alpha=None):
         """One element of op(a, b[, alpha]) with a and b already cast to r; the value in r.

@@ -166,14 +166,18 @@ class Builder:
                 if dest is not None:
                     out_dtype = storages[dest.storage].dtype
             values = []
+            exact = True  # no element rounds anywhere, whatever the evaluation
             for index in indices(shape):
                 x = a.scalar if a.is_scalar else element(storages, a, am.source_index(index, a.geometry.sizes))
                 y = b.scalar if b.is_scalar else element(storages, b, am.source_index(index, b.geometry.sizes))
                 v = self.c.element(op, self.c.cast(x, result), self.c.cast(y, result), result, alpha)
                 values.append(self.c.cast(v, out_dtype))
+                exact = exact and self.c.rounding_free(op, self.c.cast(x, result), self.c.cast(y, result), result, alpha)
         atol = rtol = 0.0
         tol = spec.tolerance_for(op, result, alpha) if result else None
-        if tol is not None and error is None:
+        if tol is not None and error is None and exact:
+            text += f" [exact: no rounding in any evaluation, {tol[0]} not needed]"
+        elif tol is not None and error is None:
             fmt = am.real_format(out_dtype)
             atol, rtol = am.tiny(fmt), tol[1] * am.eps(fmt)
             text += f" [tolerance: {tol[0]}]"
