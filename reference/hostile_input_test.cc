@@ -419,6 +419,13 @@ TEST(HostileArguments, ManyDimensionsWork) {
   EXPECT_EQ(View(t, {1}).numel(), 1);
 }
 
+TEST(HostileArguments, DeviceStringsWithControlBytesAreEchoedWhole) {
+  // what() is a C string: an unescaped NUL would cut the message (and the list of types) short.
+  ExpectRuntimeError({"'cuda\\x00:0'", "privateuseone"}, [] { Device::Parse(std::string("cuda\0:0", 7)); });
+  ExpectRuntimeError({"'cpu\\n'", "meta"}, [] { Device::Parse("cpu\n"); });
+  ExpectRuntimeError({"'a\\\\b'"}, [] { Device::Parse("a\\b"); });
+}
+
 TEST(Checked, ArithmeticIsExactOrFlagged) {
   EXPECT_EQ((CheckedInt(k62) + k62 - 1).value(), std::nullopt);  // overflow stays flagged
   EXPECT_EQ((CheckedInt(k62) * 2 - k62).value(), std::nullopt);
