@@ -180,6 +180,11 @@ TEST(HostileDLPack, NegativeAndMinimalFieldsAreErrors) {
   ExpectImportFails(stride, {"negative", "strides [-1]"});
   Producer lanes(DLDataType{kDLFloat, 32, 4}, {1}, {}, 16);
   ExpectImportFails(lanes, {"lanes 4"});
+  // A device type this header's enum does not list, stored as a C producer would.
+  Producer device(kF32, {1}, {}, 4);
+  const std::int32_t type = 520093698;
+  std::memcpy(&device.managed.dl_tensor.device.device_type, &type, sizeof type);
+  ExpectImportFails(device, {"Unsupported device_type: 520093698"});
 }
 
 // ---------------------------------------------------------------- 2. bounds checks that overflowed

@@ -1,6 +1,7 @@
 #include "reference/interop.h"
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -134,6 +135,16 @@ DLDataType ToDLDataType(ScalarType t) {
   return out;
 }
 
+// The producer's device type as the int32 the ABI stores. A value the enum of this header
+// does not list (a newer DLPack's device, or garbage) is a number to report: loading it as
+// the enum would be undefined.
+std::int32_t DeviceTypeOf(const DLDevice& device) {
+  static_assert(sizeof device.device_type == sizeof(std::int32_t), "DLPack stores device_type in 32 bits");
+  std::int32_t type;
+  std::memcpy(&type, &device.device_type, sizeof type);
+  return type;
+}
+
 // What an exported DLManagedTensor owns: the tensor (keeping its storage alive) and the
 // shape and strides its DLTensor points at.
 struct ExportContext {
@@ -246,8 +257,8 @@ Tensor FromDLPack(DLManagedTensor* m) {
   if (!m) throw RuntimeError("from_dlpack: a null DLManagedTensor");
   const DLTensor& dl = m->dl_tensor;
   const ScalarType dtype = FromDLDataType(dl.dtype);
-  if (dl.device.device_type != kDLCPU) {
-    throw RuntimeError("DLPack: Unsupported device_type: " + std::to_string(dl.device.device_type) +
+  if (DeviceTypeOf(dl.device) != kDLCPU) {
+    throw RuntimeError("DLPack: Unsupported device_type: " + std::to_string(DeviceTypeOf(dl.device)) +
                        " (the reference imports kDLCPU memory only)");
   }
   if (dl.ndim < 0) throw RuntimeError("DLPack: negative ndim " + std::to_string(dl.ndim));

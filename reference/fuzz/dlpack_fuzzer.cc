@@ -13,6 +13,7 @@
 //   * a success has the header's shape, a numel and byte count inside int64, no null data
 //     unless it is empty without an offset, and (honest memory) elements that read without
 //     a sanitizer finding (a bool byte other than 0 or 1 included).
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,7 +45,9 @@ Header ReadHeader(FuzzInput& in) {
   const std::uint8_t bits = in.Byte();
   dl.dtype.bits = bits < 200 ? kBits[bits % 5] : bits;
   dl.dtype.lanes = in.Byte() < 240 ? 1 : in.Raw<std::uint16_t>();
-  dl.device = DLDevice{in.Byte() < 240 ? kDLCPU : static_cast<DLDeviceType>(in.Raw<std::int32_t>()), 0};
+  // Any int32, stored as a C producer would (a value outside the enum is no valid C++ enum value).
+  const std::int32_t device_type = in.Byte() < 240 ? kDLCPU : in.Raw<std::int32_t>();
+  std::memcpy(&dl.device.device_type, &device_type, sizeof device_type);
   const std::uint8_t ndim = in.Byte();
   const std::uint8_t flags = in.Byte();
   const bool huge = ndim >= 250;  // any int32: no shape can back it, so the shape pointer is null

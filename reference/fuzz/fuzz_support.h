@@ -93,19 +93,23 @@ class FuzzInput {
 };
 
 // ---------------------------------------------------------------- the 128-bit oracle
-// Exact in 128 bits for any int64 inputs of at most a few dimensions (|product| < 2^127 needs
-// the caller to stop at 2^64; these saturate instead of overflowing).
-inline Int128 Saturate(Int128 v) {
-  constexpr Int128 kLimit = Int128{1} << 100;
-  return v > kLimit ? kLimit : v < -kLimit ? -kLimit : v;
+// Geometry arithmetic in 128 bits, exact up to 2^100 in magnitude and saturating there: far
+// past int64, so "does it fit in int64" is always answered right, and never overflowing.
+constexpr Int128 kSaturated = Int128{1} << 100;
+
+inline Int128 Saturate(Int128 v) { return v > kSaturated ? kSaturated : v < -kSaturated ? -kSaturated : v; }
+
+// a * b for |a|, |b| <= 2^100, saturated.
+inline Int128 Mul128(Int128 a, Int128 b) {
+  if (a == 0 || b == 0) return 0;
+  const Int128 abs_a = a < 0 ? -a : a, abs_b = b < 0 ? -b : b;
+  if (abs_a > kSaturated / abs_b) return (a < 0) != (b < 0) ? -kSaturated : kSaturated;
+  return a * b;
 }
 
 inline Int128 Numel128(const std::vector<std::int64_t>& sizes) {
   Int128 n = 1;
-  for (std::int64_t s : sizes) {
-    if (s == 0) return 0;
-    n = Saturate(n * s);
-  }
+  for (std::int64_t s : sizes) n = Mul128(n, s);
   return n;
 }
 
@@ -114,7 +118,7 @@ inline Int128 Extent128(const std::vector<std::int64_t>& sizes, const std::vecto
   Int128 extent = 1;
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     if (sizes[k] == 0) return 0;
-    extent = Saturate(extent + Saturate((Int128{sizes[k]} - 1) * strides[k]));
+    extent = Saturate(extent + Mul128(Int128{sizes[k]} - 1, strides[k]));
   }
   return extent;
 }
