@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,17 @@ inline Int128 Extent128(const std::vector<std::int64_t>& sizes, const std::vecto
 inline void CheckError(const Error& e) {
   TCTS_FUZZ_CHECK(e.kind() != Error::Kind::kInternal, e.what());
   TCTS_FUZZ_CHECK(std::strlen(e.what()) > 0, "an empty message");
+}
+
+// f(), or nothing when it raised an error (which must pass CheckError).
+template <class F>
+auto Attempt(F&& f) -> std::optional<decltype(f())> {
+  try {
+    return f();
+  } catch (const Error& e) {
+    CheckError(e);
+    return std::nullopt;
+  }
 }
 
 }  // namespace tcts::ref::fuzz

@@ -236,13 +236,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace tcts::ref;
   using namespace tcts::ref::fuzz;
   FuzzInput in(data, size);
-  std::optional<Tensor> base;
-  try {
-    base = MakeBase(in);
-  } catch (const Error& e) {
-    CheckError(e);
-    return 0;
-  }
+  const std::optional<Tensor> base = Attempt([&] { return MakeBase(in); });
+  if (!base) return 0;
   Tensor t = *base;
   for (int k = 0; k < kMaxOps && !in.empty(); ++k) {
     try {
