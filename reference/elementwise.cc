@@ -28,7 +28,9 @@ LoopOperand TensorOperand(const Tensor& t, const std::vector<std::int64_t>& shap
   // In bytes. A stride along a dimension of size > 1 is within the storage's checked extent
   // (Note [Geometry overflow]); a size-1 loop dimension is never stepped (MakePlan drops it)
   // and its stride, which may be anything, becomes 0 rather than overflow.
-  for (std::size_t d = 0; d < strides.size(); ++d) strides[d] = shape[d] == 1 ? 0 : strides[d] * Info(t.dtype()).itemsize;
+  for (std::size_t d = 0; d < strides.size(); ++d) {
+    strides[d] = shape[d] == 1 ? 0 : strides[d] * Info(t.dtype()).itemsize;
+  }
   return LoopOperand{t.numel() ? t.ElementPtr(t.storage_offset()) : nullptr, strides, t.dtype()};
 }
 

@@ -57,7 +57,9 @@ void ExpectRuntimeError(std::initializer_list<std::string> fragments, const std:
 
 std::vector<double> Values(const Tensor& t) {
   std::vector<double> out;
-  for (const Scalar& s : t.ToScalars()) out.push_back(s.kind == Scalar::Kind::kBool ? s.b : s.kind == Scalar::Kind::kInt ? s.i : s.f);
+  for (const Scalar& s : t.ToScalars()) {
+    out.push_back(s.kind == Scalar::Kind::kBool ? s.b : s.kind == Scalar::Kind::kInt ? s.i : s.f);
+  }
   return out;
 }
 

@@ -70,7 +70,8 @@ std::vector<std::int64_t> SequenceSizes(const PyValue& v) {
     const std::string at = " at dim " + std::to_string(dim);
     if (dim == sizes.size()) {
       if (item.is_list) {
-        throw TypeError("expected a number" + at + " (got a sequence of length " + std::to_string(item.items.size()) + ")");
+        throw TypeError("expected a number" + at + " (got a sequence of length " + std::to_string(item.items.size()) +
+                        ")");
       }
     } else if (!item.is_list) {
       throw ValueError("expected sequence of length " + std::to_string(sizes[dim]) + at + " (got a scalar)");

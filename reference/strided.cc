@@ -176,10 +176,12 @@ std::optional<std::vector<std::int64_t>> ViewStrides(const Tensor& t, const std:
   std::int64_t tensor_numel = 1, view_numel = 1;
   for (std::int64_t d = static_cast<std::int64_t>(old.size()) - 1; d >= 0; --d) {
     tensor_numel *= old[d];
-    const bool chunk_ends = d == 0 || (old[d - 1] != 1 && stride[d - 1] != (CheckedInt(tensor_numel) * chunk_base).value());
+    const bool chunk_ends =
+        d == 0 || (old[d - 1] != 1 && stride[d - 1] != (CheckedInt(tensor_numel) * chunk_base).value());
     if (!chunk_ends) continue;
     while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
-      out[view_d] = ViewValue(CheckedInt(view_numel) * chunk_base, t, [&] { return "view(" + ShapeString(shape) + ")"; });
+      out[view_d] =
+          ViewValue(CheckedInt(view_numel) * chunk_base, t, [&] { return "view(" + ShapeString(shape) + ")"; });
       view_numel *= shape[view_d];
       --view_d;
     }
@@ -263,7 +265,9 @@ Tensor Slice(const Tensor& t, std::int64_t dim, std::int64_t start, std::int64_t
   if (t.dim() == 0) throw IndexError("slice() cannot be applied to a 0-dim tensor.");
   const std::int64_t d = WrapDim(dim, t.dim());
   if (step <= 0) throw RuntimeError("slice step must be positive");
-  const auto describe = [=] { return "slice(" + Str(dim) + ", " + Str(start) + ", " + Str(end) + ", " + Str(step) + ")"; };
+  const auto describe = [=] {
+    return "slice(" + Str(dim) + ", " + Str(start) + ", " + Str(end) + ", " + Str(step) + ")";
+  };
   const std::int64_t size = t.sizes()[d];
   if (start < 0) start += size;
   if (end < 0) end += size;

@@ -70,7 +70,9 @@ std::byte* Storage::data() const {
 }
 
 void Storage::ReadBytes(std::size_t offset, void* dst, std::size_t n) const {
-  if (!RangeWithin(offset, n, nbytes_)) throw InternalError("ReadBytes past the end of a storage of " + std::to_string(nbytes_) + " bytes");
+  if (!RangeWithin(offset, n, nbytes_)) {
+    throw InternalError("ReadBytes past the end of a storage of " + std::to_string(nbytes_) + " bytes");
+  }
   if (n == 0) return;
   if (backend_) {
     backend_->Memcpy(dst, data() + offset, n, DeviceBackend::Direction::kDeviceToHost, static_cast<int>(device_.index));
@@ -80,7 +82,9 @@ void Storage::ReadBytes(std::size_t offset, void* dst, std::size_t n) const {
 }
 
 void Storage::WriteBytes(std::size_t offset, const void* src, std::size_t n) const {
-  if (!RangeWithin(offset, n, nbytes_)) throw InternalError("WriteBytes past the end of a storage of " + std::to_string(nbytes_) + " bytes");
+  if (!RangeWithin(offset, n, nbytes_)) {
+    throw InternalError("WriteBytes past the end of a storage of " + std::to_string(nbytes_) + " bytes");
+  }
   if (n == 0) return;
   if (backend_) {
     backend_->Memcpy(data() + offset, src, n, DeviceBackend::Direction::kHostToDevice, static_cast<int>(device_.index));
