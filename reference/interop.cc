@@ -67,17 +67,18 @@ std::vector<std::int64_t> SequenceSizes(const PyValue& v) {
     if (p->items.empty()) break;
   }
   Walk(v, [&](const PyValue& item, std::size_t dim) {
-    const std::string at = " at dim " + std::to_string(dim);
+    const auto expected = [&] {
+      return "expected sequence of length " + std::to_string(sizes[dim]) + " at dim " + std::to_string(dim);
+    };
     if (dim == sizes.size()) {
       if (item.is_list) {
-        throw TypeError("expected a number" + at + " (got a sequence of length " + std::to_string(item.items.size()) +
-                        ")");
+        throw TypeError("expected a number at dim " + std::to_string(dim) + " (got a sequence of length " +
+                        std::to_string(item.items.size()) + ")");
       }
     } else if (!item.is_list) {
-      throw ValueError("expected sequence of length " + std::to_string(sizes[dim]) + at + " (got a scalar)");
+      throw ValueError(expected() + " (got a scalar)");
     } else if (static_cast<std::int64_t>(item.items.size()) != sizes[dim]) {
-      throw ValueError("expected sequence of length " + std::to_string(sizes[dim]) + at + " (got " +
-                       std::to_string(item.items.size()) + ")");
+      throw ValueError(expected() + " (got " + std::to_string(item.items.size()) + ")");
     }
   });
   return sizes;
