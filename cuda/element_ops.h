@@ -127,7 +127,7 @@ template <class C, class M>
 TCTS_HD M LoadAs(ScalarType dtype, const std::byte* p) {
   return DispatchDev(dtype, [p](auto tag) -> M {
     using T = typename decltype(tag)::type;
-    const T v = *reinterpret_cast<const T*>(p);
+    const T v = ref::LoadValue<T>(p);
     if constexpr (std::is_same_v<T, C>) return Cast<M>(v);
     else return Cast<M>(Cast<C>(v));
   });
@@ -185,7 +185,7 @@ TCTS_HD inline void CopyElement(const CopyArgs& p, std::int64_t i) {
   std::byte* to = p.dst.data + off[0];
   DispatchDev(p.src.dtype, [&](auto src_tag) {
     using S = typename decltype(src_tag)::type;
-    const S v = *reinterpret_cast<const S*>(from);
+    const S v = ref::LoadValue<S>(from);
     DispatchDev(p.dst.dtype, [&](auto dst_tag) {
       using D = typename decltype(dst_tag)::type;
       *reinterpret_cast<D*>(to) = Cast<D>(v);
@@ -213,23 +213,25 @@ struct alignas(16) Vec {
   C v[kN];
 };
 
+// Each lane is read with ref::LoadValue (a bool byte other than 0 and 1 is true).
 template <class C>
 TCTS_HD void BinaryVecChunk(const BinaryArgs& p, std::int64_t k) {
   using V = Vec<C>;
   constexpr int n = V::kN;
   const C alpha = *reinterpret_cast<const C*>(p.alpha);
   const std::int64_t first = k * n;
+  const auto lane = [](const C& c) { return ref::LoadValue<C>(reinterpret_cast<const std::byte*>(&c)); };
   if (first + n <= p.numel) {
     const V x = reinterpret_cast<const V*>(p.a.data)[k];
     const V y = reinterpret_cast<const V*>(p.b.data)[k];
     V r;
-    for (int j = 0; j < n; ++j) r.v[j] = ref::Apply(p.op, p.scaled, alpha, x.v[j], y.v[j]);
+    for (int j = 0; j < n; ++j) r.v[j] = ref::Apply(p.op, p.scaled, alpha, lane(x.v[j]), lane(y.v[j]));
     reinterpret_cast<V*>(p.out.data)[k] = r;
     return;
   }
   for (std::int64_t i = first; i < p.numel; ++i) {  // the tail
-    const C x = reinterpret_cast<const C*>(p.a.data)[i];
-    const C y = reinterpret_cast<const C*>(p.b.data)[i];
+    const C x = lane(reinterpret_cast<const C*>(p.a.data)[i]);
+    const C y = lane(reinterpret_cast<const C*>(p.b.data)[i]);
     reinterpret_cast<C*>(p.out.data)[i] = ref::Apply(p.op, p.scaled, alpha, x, y);
   }
 }

@@ -17,9 +17,7 @@ OffsetCalculator<N> Geometry(const ref::Plan& plan, const std::vector<std::int64
   }
   OffsetCalculator<N> g;
   g.ndim = ndim;
-  std::int64_t numel = 1;
-  for (std::int64_t s : plan.sizes) numel *= s;
-  g.narrow = numel <= std::numeric_limits<std::int32_t>::max();
+  g.narrow = ref::Numel(plan.sizes) <= std::numeric_limits<std::int32_t>::max();
   for (int d = 0; d < ndim; ++d) {  // the plan is outermost first; the calculator innermost first
     const int from = ndim - 1 - d;
     g.sizes[d] = plan.sizes[from];
@@ -41,12 +39,6 @@ ElementOperand Operand(const ref::LoopOperand& o) {
   return e;
 }
 
-std::int64_t Numel(const std::vector<std::int64_t>& shape) {
-  std::int64_t n = 1;
-  for (std::int64_t s : shape) n *= s;
-  return n;
-}
-
 bool Aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
@@ -56,7 +48,7 @@ CopyArgs MakeCopyArgs(const std::vector<std::int64_t>& shape, const ref::LoopOpe
   const ref::Plan plan = ref::MakePlan(shape, {&dst, &src, &src});
   CopyArgs args;
   args.geometry = Geometry<2>(plan, shape);
-  args.numel = Numel(shape);
+  args.numel = ref::Numel(shape);
   args.dst = Operand(dst);
   args.src = Operand(src);
   return args;
@@ -68,7 +60,7 @@ BinaryArgs MakeBinaryArgs(ref::BinaryOp op, ScalarType common, const ref::Scalar
   const ref::Plan plan = ref::MakePlan(shape, {&out, &a, &b});
   BinaryArgs args;
   args.geometry = Geometry<3>(plan, shape);
-  args.numel = Numel(shape);
+  args.numel = ref::Numel(shape);
   args.op = op;
   args.scaled = ref::IsScaled(alpha);
   args.common = common;

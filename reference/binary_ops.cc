@@ -131,6 +131,7 @@ void CheckOverlap(const Tensor& out, const std::vector<const Operand*>& inputs) 
     const Tensor* in = std::get_if<Tensor>(o);
     if (!in || in->storage() != out.storage() || in->numel() == 0 || out.numel() == 0) continue;
     if (!IsDense(*in) || !IsDense(out)) continue;  // "too hard": allowed
+    // Byte ranges of dense tensors with elements: inside their storages, so no overflow.
     const std::int64_t ib = in->storage_offset() * Info(in->dtype()).itemsize;
     const std::int64_t ie = ib + in->numel() * Info(in->dtype()).itemsize;
     const std::int64_t ob = out.storage_offset() * Info(out.dtype()).itemsize;
@@ -273,13 +274,7 @@ std::vector<std::int64_t> OutputStrides(const std::vector<std::int64_t>& shape, 
   bool reversed = true;
   for (std::size_t k = 0; k < n; ++k) reversed = reversed && perm[k] == n - 1 - k;
   if (reversed) return FormatStrides(shape, MemoryFormat::kContiguous);
-  std::vector<std::int64_t> out(n);
-  std::int64_t running = 1;
-  for (std::size_t d : perm) {
-    out[d] = running;
-    running *= shape[d];  // raw sizes: TensorIterator::compatible_stride
-  }
-  return out;
+  return DenseStrides(shape, perm, false);  // raw sizes: TensorIterator::compatible_stride
 }
 
 Tensor Binary(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha) {

@@ -23,10 +23,11 @@ std::string TypeList() {
   return out;
 }
 
-// Every device error names what was given and what is accepted.
+// Every device error names what was given (Printable: whole, control bytes escaped) and what
+// is accepted.
 Error DeviceError(const std::string& what, const std::string& input) {
-  return RuntimeError(what + " (torch.device accepts type[:index] with type one of " + TypeList() +
-                      " and index 0 or a decimal number without a leading zero; got '" + input + "')");
+  return RuntimeError(Printable(what + " (torch.device accepts type[:index] with type one of " + TypeList() +
+                                " and index 0 or a decimal number without a leading zero; got '" + input + "')"));
 }
 
 bool IsAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -48,8 +49,8 @@ void CheckType(const std::string& type, const std::string& input) {
   for (const std::string& t : DeviceTypeNames()) {
     if (t == type) return;
   }
-  throw RuntimeError("Expected one of " + TypeList() + " device type at start of device string: " + type +
-                     " (got '" + input + "')");
+  throw RuntimeError(Printable("Expected one of " + TypeList() + " device type at start of device string: " + type +
+                               " (got '" + input + "')"));
 }
 
 }  // namespace

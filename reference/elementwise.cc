@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "reference/arith.h"
+#include "reference/checked.h"
 
 namespace tcts::ref {
 
@@ -24,7 +25,12 @@ std::vector<std::int64_t> BroadcastStrides(const std::vector<std::int64_t>& size
 
 LoopOperand TensorOperand(const Tensor& t, const std::vector<std::int64_t>& shape) {
   std::vector<std::int64_t> strides = BroadcastStrides(t.sizes(), t.strides(), shape);
-  for (std::int64_t& s : strides) s *= Info(t.dtype()).itemsize;
+  // In bytes. A stride along a dimension of size > 1 is within the storage's checked extent
+  // (Note [Geometry overflow]); a size-1 loop dimension is never stepped (MakePlan drops it)
+  // and its stride, which may be anything, becomes 0 rather than overflow.
+  for (std::size_t d = 0; d < strides.size(); ++d) {
+    strides[d] = shape[d] == 1 ? 0 : strides[d] * Info(t.dtype()).itemsize;
+  }
   return LoopOperand{t.numel() ? t.ElementPtr(t.storage_offset()) : nullptr, strides, t.dtype()};
 }
 
@@ -47,7 +53,7 @@ Plan MakePlan(const std::vector<std::int64_t>& shape, const std::array<const Loo
     if (!p.sizes.empty()) {
       const std::array<std::int64_t, 3>& outer = p.strides.back();
       bool merge = true;
-      for (int k = 0; k < 3; ++k) merge = merge && outer[k] == st[k] * shape[d];
+      for (int k = 0; k < 3; ++k) merge = merge && (CheckedInt(st[k]) * shape[d]).value() == outer[k];
       if (merge) {
         p.sizes.back() *= shape[d];
         p.strides.back() = st;
@@ -136,7 +142,7 @@ void Load(ScalarType dtype, const std::byte* p, std::int64_t s, std::int64_t n, 
   Dispatch(dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     for (std::int64_t i = 0; i < n; ++i) {
-      const T v = *reinterpret_cast<const T*>(p + i * s);
+      const T v = LoadValue<T>(p + i * s);
       if constexpr (std::is_same_v<T, C>) dst[i] = Convert<M>(v);
       else dst[i] = Convert<M>(Convert<C>(v));
     }
@@ -157,15 +163,17 @@ void Store(ScalarType dtype, std::byte* p, std::int64_t s, std::int64_t n, const
 }
 
 // Any other run: chunks through buffers of the compute type. An input already in M with
-// unit stride is read in place, and an output in M with unit stride is written in place.
+// unit stride is read in place, and an output in M with unit stride is written in place
+// (bool inputs excepted: their bytes go through LoadValue).
 template <class C, class M, class F>
 void BufferedRun(ScalarType common, const LoopOperand& out, const LoopOperand& a, const LoopOperand& b, std::byte* o,
                  const std::byte* pa, const std::byte* pb, std::int64_t n, std::int64_t so, std::int64_t sa,
                  std::int64_t sb, F f) {
   constexpr bool kRounds = !std::is_same_v<C, M>;  // float16/bfloat16/complex32 results
+  constexpr bool kReadsInPlace = !kRounds && !std::is_same_v<M, bool>;
   constexpr std::int64_t m_size = sizeof(M);
-  const bool a_direct = !kRounds && a.dtype == common && sa == m_size;
-  const bool b_direct = !kRounds && b.dtype == common && sb == m_size;
+  const bool a_direct = kReadsInPlace && a.dtype == common && sa == m_size;
+  const bool b_direct = kReadsInPlace && b.dtype == common && sb == m_size;
   const bool o_direct = !kRounds && out.dtype == common && so == m_size;
   M xa[kChunk], xb[kChunk], r[kChunk];
   for (std::int64_t start = 0; start < n; start += kChunk) {
@@ -194,7 +202,7 @@ void RunBinary(BinaryOp op, ScalarType common, const Scalar& alpha, const std::v
       ForEachRun(plan, out.data, a.data, b.data,
                  [&](std::byte* o, const std::byte* pa, const std::byte* pb, std::int64_t n, std::int64_t so,
                      std::int64_t sa, std::int64_t sb) {
-                   if constexpr (std::is_same_v<C, M>) {
+                   if constexpr (std::is_same_v<C, M> && !std::is_same_v<C, bool>) {  // bools: LoadValue
                      if (typed) return TypedRun<C>(o, pa, pb, n, so, sa, sb, f);
                    }
                    BufferedRun<C, M>(common, out, a, b, o, pa, pb, n, so, sa, sb, f);

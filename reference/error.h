@@ -26,6 +26,22 @@ inline Error IndexError(const std::string& m) { return Error(Error::Kind::kIndex
 // A bug in the reference itself, never the caller's fault.
 inline Error InternalError(const std::string& m) { return Error(Error::Kind::kInternal, "internal error: " + m); }
 
+// A message that echoes what the caller gave, shown whole: a control byte (a NUL would cut
+// what() short) and a backslash become escapes (\x00, \n, \\), as Python's repr shows them.
+inline std::string Printable(const std::string& s) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (u < 0x20 || u == 0x7f) out += std::string("\\x") + kHex[u >> 4] + kHex[u & 15];
+    else out += c;
+  }
+  return out;
+}
+
 }  // namespace tcts::ref
 
 #endif  // TCTS_REFERENCE_ERROR_H_

@@ -1,5 +1,8 @@
 #include "reference/interop.h"
 
+#include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -29,41 +32,56 @@ Tensor CopyOrAlias(const Tensor& t, const AsarrayOptions& o) {
   return t;
 }
 
-std::int64_t ByteExtent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& byte_strides,
-                        std::int64_t itemsize) {
-  std::int64_t extent = itemsize;
-  for (std::size_t k = 0; k < sizes.size(); ++k) {
-    if (sizes[k] == 0) return 0;
-    extent += (sizes[k] - 1) * byte_strides[k];
-  }
-  return extent;
-}
-
-// The sizes of a nested list; ValueError naming the first ragged dimension.
-void ComputeSizes(const PyValue& v, std::size_t dim, std::vector<std::int64_t>* sizes) {
-  if (!v.is_list) {
-    if (dim < sizes->size()) {
-      throw ValueError("expected sequence of length " + std::to_string((*sizes)[dim]) + " at dim " +
-                       std::to_string(dim) + " (got a scalar)");
+// Calls f(item, depth) for v (depth 0) and every item nested in it, in order (pre-order).
+// An explicit stack instead of recursion: a nesting of any depth costs heap, never the call
+// stack.
+template <class F>
+void Walk(const PyValue& v, F&& f) {
+  std::vector<std::pair<const PyValue*, std::size_t>> open;  // the lists being walked, and the next item of each
+  f(v, std::size_t{0});
+  if (v.is_list) open.emplace_back(&v, 0);
+  while (!open.empty()) {
+    const PyValue* list = open.back().first;
+    const std::size_t next = open.back().second++;
+    if (next == list->items.size()) {
+      open.pop_back();
+      continue;
     }
-    return;
+    const PyValue& item = list->items[next];
+    f(item, open.size());
+    if (item.is_list) open.emplace_back(&item, 0);
   }
-  const auto n = static_cast<std::int64_t>(v.items.size());
-  if (dim == sizes->size()) {
-    sizes->push_back(n);
-  } else if ((*sizes)[dim] != n) {
-    throw ValueError("expected sequence of length " + std::to_string((*sizes)[dim]) + " at dim " +
-                     std::to_string(dim) + " (got " + std::to_string(n) + ")");
-  }
-  for (const PyValue& item : v.items) ComputeSizes(item, dim + 1, sizes);
 }
 
-void Flatten(const PyValue& v, std::vector<Scalar>* out) {
-  if (!v.is_list) {
-    out->push_back(v.scalar);
-    return;
+// The sizes of a nested list, read along its first items as compute_sizes does, then checked
+// against every item: ValueError naming the first ragged dimension, TypeError for a list
+// where the sizes say a number. More than kMaxSequenceDims levels is a ValueError.
+std::vector<std::int64_t> SequenceSizes(const PyValue& v) {
+  std::vector<std::int64_t> sizes;
+  for (const PyValue* p = &v; p->is_list; p = &p->items.front()) {
+    if (sizes.size() == kMaxSequenceDims) {
+      throw ValueError("too many dimensions 'list' (asarray takes sequences nested at most " +
+                       std::to_string(kMaxSequenceDims) + " deep)");
+    }
+    sizes.push_back(static_cast<std::int64_t>(p->items.size()));
+    if (p->items.empty()) break;
   }
-  for (const PyValue& item : v.items) Flatten(item, out);
+  Walk(v, [&](const PyValue& item, std::size_t dim) {
+    const auto expected = [&] {
+      return "expected sequence of length " + std::to_string(sizes[dim]) + " at dim " + std::to_string(dim);
+    };
+    if (dim == sizes.size()) {
+      if (item.is_list) {
+        throw TypeError("expected a number at dim " + std::to_string(dim) + " (got a sequence of length " +
+                        std::to_string(item.items.size()) + ")");
+      }
+    } else if (!item.is_list) {
+      throw ValueError(expected() + " (got a scalar)");
+    } else if (static_cast<std::int64_t>(item.items.size()) != sizes[dim]) {
+      throw ValueError(expected() + " (got " + std::to_string(item.items.size()) + ")");
+    }
+  });
+  return sizes;
 }
 
 ScalarType FromDLDataType(const DLDataType& t) {
@@ -119,6 +137,16 @@ DLDataType ToDLDataType(ScalarType t) {
   return out;
 }
 
+// The producer's device type as the int32 the ABI stores. A value the enum of this header
+// does not list (a newer DLPack's device, or garbage) is a number to report: loading it as
+// the enum would be undefined.
+std::int32_t DeviceTypeOf(const DLDevice& device) {
+  static_assert(sizeof device.device_type == sizeof(std::int32_t), "DLPack stores device_type in 32 bits");
+  std::int32_t type;
+  std::memcpy(&type, &device.device_type, sizeof type);
+  return type;
+}
+
 // What an exported DLManagedTensor owns: the tensor (keeping its storage alive) and the
 // shape and strides its DLTensor points at.
 struct ExportContext {
@@ -141,7 +169,7 @@ Tensor AsarrayArray(std::byte* data, ScalarType dtype, const std::vector<std::in
                      std::to_string(byte_strides.size()) + " strides");
   }
   const std::int64_t itemsize = Info(dtype).itemsize;
-  std::vector<std::int64_t> strides;
+  std::vector<std::int64_t> strides;  // in elements
   for (std::int64_t s : byte_strides) {
     if (s < 0) {
       throw ValueError("At least one stride in the given numpy array is negative, and tensors with negative strides "
@@ -153,8 +181,9 @@ Tensor AsarrayArray(std::byte* data, ScalarType dtype, const std::vector<std::in
     }
     strides.push_back(s / itemsize);
   }
-  const auto nbytes = static_cast<std::size_t>(ByteExtent(sizes, byte_strides, itemsize));
-  Tensor t = Tensor::Wrap(Storage::Borrow(data, nbytes, Device::Cpu(), nullptr), sizes, strides, 0, dtype);
+  const std::int64_t nbytes = StorageNbytes(sizes, strides, 0, itemsize);
+  Tensor t = Tensor::Wrap(Storage::Borrow(data, static_cast<std::size_t>(nbytes), Device::Cpu(), nullptr), sizes,
+                          strides, 0, dtype);
   if (!is_scalar) return CopyOrAlias(t, o);
   // A NumPy scalar is copied here; only a different dtype or device copies it again.
   AsarrayOptions again = o;
@@ -179,9 +208,9 @@ Tensor AsarrayDLPack(DLManagedTensor* m, const AsarrayOptions& o) { return CopyO
 ScalarType InferScalarType(const PyValue& v) {
   // The highest kind among the leaves; an empty list is the default dtype.
   int rank = -1;  // 0 bool, 1 int, 2 float, 3 complex
-  std::vector<Scalar> leaves;
-  Flatten(v, &leaves);
-  for (const Scalar& s : leaves) rank = std::max(rank, static_cast<int>(s.kind));
+  Walk(v, [&](const PyValue& item, std::size_t) {
+    if (!item.is_list) rank = std::max(rank, static_cast<int>(item.scalar.kind));
+  });
   switch (rank) {
     case 0: return ScalarType::kBool;
     case 1: return ScalarType::kInt64;
@@ -192,16 +221,15 @@ ScalarType InferScalarType(const PyValue& v) {
 
 Tensor AsarrayValue(const PyValue& v, const AsarrayOptions& o) {
   if (o.copy == false) throw ValueError("can't alias arbitrary sequence into a tensor (asarray with copy=False)");
-  std::vector<std::int64_t> sizes;
-  ComputeSizes(v, 0, &sizes);
+  const std::vector<std::int64_t> sizes = SequenceSizes(v);
   const ScalarType dtype = o.dtype.value_or(InferScalarType(v));
   const Device device = ResolveDevice(o.device ? &*o.device : nullptr);
   Tensor t = Tensor::Empty(sizes, dtype, device);
   if (device.is_meta()) return t;
-  std::vector<Scalar> leaves;
-  Flatten(v, &leaves);
   std::int64_t k = 0;
-  for (const Scalar& s : leaves) t.Write(k++, s);
+  Walk(v, [&](const PyValue& item, std::size_t) {
+    if (!item.is_list) t.Write(k++, item.scalar);
+  });
   return t;
 }
 
@@ -224,32 +252,50 @@ DLManagedTensor* ToDLPack(const Tensor& t) {
   return &ctx->managed;
 }
 
+// Every field of the header is checked before the tensor takes ownership of m; the producer
+// is trusted only for what the header cannot show: that shape and strides hold ndim values
+// and that data + byte_offset holds the bytes the geometry reaches.
 Tensor FromDLPack(DLManagedTensor* m) {
   if (!m) throw RuntimeError("from_dlpack: a null DLManagedTensor");
   const DLTensor& dl = m->dl_tensor;
   const ScalarType dtype = FromDLDataType(dl.dtype);
-  if (dl.device.device_type != kDLCPU) {
-    throw RuntimeError("DLPack: Unsupported device_type: " + std::to_string(dl.device.device_type) +
+  if (DeviceTypeOf(dl.device) != kDLCPU) {
+    throw RuntimeError("DLPack: Unsupported device_type: " + std::to_string(DeviceTypeOf(dl.device)) +
                        " (the reference imports kDLCPU memory only)");
   }
   if (dl.ndim < 0) throw RuntimeError("DLPack: negative ndim " + std::to_string(dl.ndim));
+  if (dl.ndim > 0 && !dl.shape) throw RuntimeError("DLPack: null shape for a tensor of ndim " + std::to_string(dl.ndim));
   std::vector<std::int64_t> sizes(dl.shape, dl.shape + dl.ndim);
   std::vector<std::int64_t> strides =
       dl.strides ? std::vector<std::int64_t>(dl.strides, dl.strides + dl.ndim) : ContiguousStrides(sizes);
-  // Everything that can fail is checked before the storage takes ownership of m.
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     if (sizes[k] < 0 || strides[k] < 0) {
       throw RuntimeError("DLPack: negative sizes or strides are not supported (shape " + ShapeString(sizes) +
                          ", strides " + ShapeString(strides) + ")");
     }
   }
-  const std::int64_t itemsize = Info(dtype).itemsize;
-  const std::int64_t extent = StorageExtent(sizes, strides);
-  std::byte* data = static_cast<std::byte*>(dl.data) + dl.byte_offset;
-  auto storage = Storage::Borrow(data, static_cast<std::size_t>(extent * itemsize), Device::Cpu(), [m] {
-    if (m->deleter) m->deleter(m);
+  const auto nbytes = static_cast<std::uint64_t>(StorageNbytes(sizes, strides, 0, Info(dtype).itemsize));
+  const auto address = reinterpret_cast<std::uintptr_t>(dl.data);
+  if (!dl.data && (dl.byte_offset != 0 || nbytes != 0)) {
+    throw RuntimeError("DLPack: null data with byte_offset " + std::to_string(dl.byte_offset) + " for a tensor of " +
+                       std::to_string(nbytes) + " bytes (shape " + ShapeString(sizes) + ", strides " +
+                       ShapeString(strides) + ")");
+  }
+  if (dl.byte_offset > UINTPTR_MAX - address || nbytes > UINTPTR_MAX - address - dl.byte_offset) {
+    throw RuntimeError("DLPack: data + byte_offset " + std::to_string(dl.byte_offset) + " + " + std::to_string(nbytes) +
+                       " bytes (shape " + ShapeString(sizes) + ", strides " + ShapeString(strides) +
+                       ") runs past the end of the address space");
+  }
+  std::byte* data = dl.data ? static_cast<std::byte*>(dl.data) + dl.byte_offset : nullptr;
+  // The deleter is armed only once the tensor exists: should anything before fail, the
+  // storage dies without running it and m stays the caller's.
+  const auto owned = std::make_shared<bool>(false);
+  auto storage = Storage::Borrow(data, static_cast<std::size_t>(nbytes), Device::Cpu(), [m, owned] {
+    if (*owned && m->deleter) m->deleter(m);
   });
-  return Tensor::Wrap(std::move(storage), sizes, strides, 0, dtype);
+  Tensor t = Tensor::Wrap(std::move(storage), sizes, strides, 0, dtype);
+  *owned = true;
+  return t;
 }
 
 }  // namespace tcts::ref

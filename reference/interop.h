@@ -39,9 +39,16 @@ Tensor AsarrayArray(std::byte* data, ScalarType dtype, const std::vector<std::in
                     const std::vector<std::int64_t>& byte_strides, bool is_scalar, const AsarrayOptions& o);
 // The buffer protocol: nbytes borrowed bytes grouped by the dtype (default: the default dtype).
 Tensor AsarrayBuffer(std::byte* data, std::size_t nbytes, const AsarrayOptions& o);
-// A DLPack capsule: imported (taking ownership), then treated as a tensor.
+// A DLPack capsule: imported (taking ownership), then treated as a tensor. Once imported the
+// tensor owns m, also when a later asarray check fails (a used capsule, as in PyTorch).
 Tensor AsarrayDLPack(DLManagedTensor* m, const AsarrayOptions& o);
+// A Python number or nested list. Its sizes are read along the first items and every item is
+// checked against them (ValueError naming the first ragged dimension; TypeError for a list
+// where a number belongs); more than kMaxSequenceDims levels of nesting is a ValueError.
 Tensor AsarrayValue(const PyValue& v, const AsarrayOptions& o);
+// torch.tensor's limit (tensor_new.cpp MAX_DIMS): nothing deeper is walked, and no walk of a
+// PyValue recurses, so hostile nesting cannot exhaust the stack.
+constexpr std::size_t kMaxSequenceDims = 128;
 
 // The dtype asarray infers for a Python value (bool < int64 < default float < default complex).
 ScalarType InferScalarType(const PyValue& v);
@@ -50,7 +57,10 @@ ScalarType InferScalarType(const PyValue& v);
 // RuntimeError for a device DLPack cannot describe (meta).
 DLManagedTensor* ToDLPack(const Tensor& t);
 // DLPack import: takes ownership of m on success (its deleter runs once, when the last tensor
-// using the memory dies); on an error m is untouched and still the caller's.
+// using the memory dies); on an error m is untouched and still the caller's, its deleter not
+// called. Every header field is validated (RuntimeError naming it): null shape with ndim > 0,
+// negative sizes or strides, a byte count that overflows int64, null data for a non-empty
+// tensor or with a byte_offset, an address range that wraps.
 Tensor FromDLPack(DLManagedTensor* m);
 
 }  // namespace tcts::ref

@@ -9,6 +9,7 @@
 #define TCTS_REFERENCE_SCALAR_TYPE_H_
 
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "reference/error.h"
 #include "reference/half.h"
+#include "reference/hd.h"
 
 namespace tcts::ref {
 
@@ -114,6 +116,15 @@ decltype(auto) Dispatch(ScalarType t, F&& f) {
 #undef TCTS_REF_DISPATCH
   }
   throw InternalError("Dispatch: invalid ScalarType");
+}
+
+// The value of storage type T held at p. A bool is read through its byte, any non-zero byte
+// being true: bytes other than 0 and 1 reach bool tensors from outside (DLPack, buffers,
+// uint8 views of the same storage), and loading such a byte as a C++ bool is undefined.
+template <class T>
+TCTS_HD T LoadValue(const std::byte* p) {
+  if constexpr (std::is_same_v<T, bool>) return *reinterpret_cast<const unsigned char*>(p) != 0;
+  else return *reinterpret_cast<const T*>(p);
 }
 
 // ---------------------------------------------------------------- conversion

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "reference/checked.h"
 #include "reference/device_backend.h"
 
 namespace tcts::ref {
@@ -43,13 +44,7 @@ std::vector<std::int64_t> FormatStrides(const std::vector<std::int64_t>& sizes, 
       }
       // Raw sizes, as c10's get_channels_last_strides_*d: a size-0 dimension zeroes the
       // strides outside it.
-      std::vector<std::int64_t> strides(sizes.size());
-      std::int64_t running = 1;
-      for (std::size_t d : order) {
-        strides[d] = running;
-        running *= sizes[d];
-      }
-      return strides;
+      return DenseStrides(sizes, order, false);
     }
     case MemoryFormat::kPreserve: break;
   }
@@ -72,10 +67,10 @@ bool IsContiguous(const std::vector<std::int64_t>& sizes, const std::vector<std:
   } else if (order.empty() || order.size() != sizes.size()) {
     return false;
   }
-  std::int64_t expected = 1;
+  CheckedInt expected = 1;  // once it overflows, no stride equals it
   for (std::size_t d : order) {
     if (sizes[d] == 1) continue;  // a size-1 dimension's stride never matters
-    if (strides[d] != expected) return false;
+    if (expected.value() != strides[d]) return false;
     expected *= sizes[d];
   }
   return true;
@@ -86,9 +81,9 @@ bool IsNonOverlappingAndDense(const std::vector<std::int64_t>& sizes, const std:
   for (std::size_t d = 0; d < sizes.size(); ++d)
     if (sizes[d] >= 2) dims.push_back(d);
   std::stable_sort(dims.begin(), dims.end(), [&](std::size_t a, std::size_t b) { return strides[a] < strides[b]; });
-  std::int64_t required = 1;
+  CheckedInt required = 1;  // once it overflows, no stride equals it
   for (std::size_t d : dims) {
-    if (strides[d] != required) return false;
+    if (required.value() != strides[d]) return false;
     required *= sizes[d];
   }
   return true;
@@ -105,13 +100,7 @@ std::vector<std::int64_t> InferDenseStrides(const std::vector<std::int64_t>& siz
     if (strides[d0] != strides[d1]) return strides[d0] < strides[d1] ? -1 : 1;
     return sizes[d0] > sizes[d1] ? 1 : 0;
   });
-  std::vector<std::int64_t> out(n);
-  std::int64_t running = 1;
-  for (std::size_t d : perm) {
-    out[d] = running;
-    running *= std::max<std::int64_t>(sizes[d], 1);
-  }
-  return out;
+  return DenseStrides(sizes, perm, true);
 }
 
 std::int64_t WrapDim(std::int64_t dim, std::int64_t rank) {
@@ -141,17 +130,15 @@ V Erase(V v, std::size_t k) {
 std::vector<std::int64_t> InferSize(const std::vector<std::int64_t>& shape, std::int64_t numel) {
   std::vector<std::int64_t> out = shape;
   std::optional<std::size_t> infer;
-  std::int64_t known = 1;
   for (std::size_t k = 0; k < shape.size(); ++k) {
     if (shape[k] == -1) {
       if (infer) throw RuntimeError("only one dimension can be inferred");
       infer = k;
     } else if (shape[k] < 0) {
       throw RuntimeError("invalid shape dimension " + Str(shape[k]));
-    } else {
-      known *= shape[k];
     }
   }
+  const std::int64_t known = Numel(infer ? Erase(shape, *infer) : shape);  // exact, or the overflow error
   if (infer && known != 0 && numel % known == 0) {
     out[*infer] = numel / known;
     return out;
@@ -160,8 +147,21 @@ std::vector<std::int64_t> InferSize(const std::vector<std::int64_t>& shape, std:
   throw RuntimeError("shape '" + ShapeString(shape) + "' is invalid for input of size " + Str(numel));
 }
 
+// v, the stride or storage offset of a view of t; RuntimeError naming the call (describe())
+// and t's geometry when it does not fit in int64 (Note [Geometry overflow]).
+template <class Describe>
+std::int64_t ViewValue(CheckedInt v, const Tensor& t, Describe&& describe) {
+  if (!v.value()) {
+    throw RuntimeError(describe() + ": a stride or storage offset of the view overflows int64 (input sizes " +
+                       ShapeString(t.sizes()) + ", strides " + ShapeString(t.strides()) + ", storage offset " +
+                       Str(t.storage_offset()) + ")");
+  }
+  return *v.value();
+}
+
 // The strides of a view of t with `shape`, if one exists: each new dimension must lie
-// within one contiguous chunk of t's dimensions (aten computeStride).
+// within one contiguous chunk of t's dimensions (aten computeStride). tensor_numel and
+// view_numel are partial products of t's and the view's sizes, so at most t.numel().
 std::optional<std::vector<std::int64_t>> ViewStrides(const Tensor& t, const std::vector<std::int64_t>& shape) {
   const std::vector<std::int64_t>& old = t.sizes();
   const std::vector<std::int64_t>& stride = t.strides();
@@ -176,10 +176,12 @@ std::optional<std::vector<std::int64_t>> ViewStrides(const Tensor& t, const std:
   std::int64_t tensor_numel = 1, view_numel = 1;
   for (std::int64_t d = static_cast<std::int64_t>(old.size()) - 1; d >= 0; --d) {
     tensor_numel *= old[d];
-    const bool chunk_ends = d == 0 || (old[d - 1] != 1 && stride[d - 1] != tensor_numel * chunk_base);
+    const bool chunk_ends =
+        d == 0 || (old[d - 1] != 1 && stride[d - 1] != (CheckedInt(tensor_numel) * chunk_base).value());
     if (!chunk_ends) continue;
     while (view_d >= 0 && (view_numel < tensor_numel || shape[view_d] == 1)) {
-      out[view_d] = view_numel * chunk_base;
+      out[view_d] =
+          ViewValue(CheckedInt(view_numel) * chunk_base, t, [&] { return "view(" + ShapeString(shape) + ")"; });
       view_numel *= shape[view_d];
       --view_d;
     }
@@ -254,22 +256,27 @@ Tensor Select(const Tensor& t, std::int64_t dim, std::int64_t index) {
                      " at dimension " + Str(d));
   }
   if (index < 0) index += size;
-  return Restride(t, Erase(t.sizes(), d), Erase(t.strides(), d), t.storage_offset() + index * t.strides()[d]);
+  const std::int64_t offset = ViewValue(CheckedInt(t.storage_offset()) + CheckedInt(index) * t.strides()[d], t,
+                                        [&] { return "select(" + Str(dim) + ", " + Str(index) + ")"; });
+  return Restride(t, Erase(t.sizes(), d), Erase(t.strides(), d), offset);
 }
 
 Tensor Slice(const Tensor& t, std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step) {
   if (t.dim() == 0) throw IndexError("slice() cannot be applied to a 0-dim tensor.");
   const std::int64_t d = WrapDim(dim, t.dim());
   if (step <= 0) throw RuntimeError("slice step must be positive");
+  const auto describe = [=] {
+    return "slice(" + Str(dim) + ", " + Str(start) + ", " + Str(end) + ", " + Str(step) + ")";
+  };
   const std::int64_t size = t.sizes()[d];
   if (start < 0) start += size;
   if (end < 0) end += size;
   start = std::clamp<std::int64_t>(start, 0, size);
   end = std::clamp<std::int64_t>(end, start, size);
   std::vector<std::int64_t> sizes = t.sizes(), strides = t.strides();
-  sizes[d] = (end - start + step - 1) / step;
-  const std::int64_t offset = t.storage_offset() + start * strides[d];
-  strides[d] *= step;
+  sizes[d] = end == start ? 0 : (end - start - 1) / step + 1;  // ceil((end - start) / step), for any step
+  const std::int64_t offset = ViewValue(CheckedInt(t.storage_offset()) + CheckedInt(start) * strides[d], t, describe);
+  strides[d] = ViewValue(CheckedInt(strides[d]) * step, t, describe);
   return Restride(t, sizes, strides, offset);
 }
 
@@ -284,8 +291,7 @@ Tensor Expand(const Tensor& t, const std::vector<std::int64_t>& target) {
   std::vector<std::int64_t> sizes(m), strides(m);
   for (std::int64_t i = m - 1; i >= 0; --i) {
     const std::int64_t d = n - (m - i);  // the input dimension aligned with output dimension i
-    std::int64_t size = d >= 0 ? t.sizes()[d] : 1;
-    std::int64_t stride = d >= 0 ? t.strides()[d] : sizes[i + 1] * strides[i + 1];
+    const std::int64_t size = d >= 0 ? t.sizes()[d] : 1;
     std::int64_t want = target[i];
     if (want == -1) {
       if (d < 0) {
@@ -300,11 +306,14 @@ Tensor Expand(const Tensor& t, const std::vector<std::int64_t>& target) {
                            Str(size) + ") at non-singleton dimension " + Str(i) + ".  Target sizes: " +
                            ShapeString(target) + ".  Tensor sizes: " + ShapeString(t.sizes()));
       }
-      size = want;
-      stride = 0;
+      sizes[i] = want;
+      strides[i] = 0;
+      continue;
     }
     sizes[i] = size;
-    strides[i] = stride;
+    strides[i] = d >= 0 ? t.strides()[d]
+                        : ViewValue(CheckedInt(sizes[i + 1]) * strides[i + 1], t,
+                                    [&] { return "expand(" + ShapeString(target) + ")"; });
   }
   return Restride(t, sizes, strides, t.storage_offset());
 }
@@ -312,7 +321,9 @@ Tensor Expand(const Tensor& t, const std::vector<std::int64_t>& target) {
 Tensor Unsqueeze(const Tensor& t, std::int64_t dim) {
   const std::int64_t d = WrapDim(dim, t.dim() + 1);
   std::vector<std::int64_t> sizes = t.sizes(), strides = t.strides();
-  const std::int64_t stride = d >= t.dim() ? 1 : sizes[d] * strides[d];
+  const std::int64_t stride = d >= t.dim() ? 1
+                                            : ViewValue(CheckedInt(sizes[d]) * strides[d], t,
+                                                        [&] { return "unsqueeze(" + Str(dim) + ")"; });
   sizes.insert(sizes.begin() + d, 1);
   strides.insert(strides.begin() + d, stride);
   return Restride(t, sizes, strides, t.storage_offset());
@@ -372,9 +383,10 @@ namespace {
 Tensor Transfer(const Tensor& t, const Device& device) {
   const Tensor dense = IsContiguous(t, MemoryFormat::kContiguous) ? t : Clone(t, MemoryFormat::kContiguous);
   Tensor out = Tensor::Empty(t.sizes(), t.dtype(), device);
+  // Within dense's checked storage (Note [Geometry overflow]).
   const std::size_t nbytes = static_cast<std::size_t>(t.numel()) * Info(t.dtype()).itemsize;
   const std::size_t from = static_cast<std::size_t>(dense.storage_offset()) * Info(t.dtype()).itemsize;
-  std::vector<std::byte> staged(nbytes);
+  const Storage staged(nbytes, Storage::Init::kUninitialized);
   dense.storage()->ReadBytes(from, staged.data(), nbytes);
   out.storage()->WriteBytes(0, staged.data(), nbytes);
   return out;

@@ -1,21 +1,48 @@
 #include "reference/tensor.h"
 
 #include <cstring>
+#include <new>
+#include <numeric>
 #include <sstream>
 
+#include "reference/checked.h"
 #include "reference/device_backend.h"
 
 namespace tcts::ref {
+
+namespace {
+// Running out of memory is the reference's own error (PyTorch's allocators raise a
+// RuntimeError too), never std::bad_alloc.
+Error AllocationError(std::size_t nbytes, const Device& device) {
+  return RuntimeError("can't allocate memory on device '" + device.str() + "': you tried to allocate " +
+                      std::to_string(nbytes) + " bytes");
+}
+
+// Host memory for a storage (nothrow new: a failure is the error above, also under ASan).
+std::unique_ptr<std::byte[]> AllocateHost(std::size_t nbytes, bool zero) {
+  std::byte* p = zero ? new (std::nothrow) std::byte[nbytes]() : new (std::nothrow) std::byte[nbytes];
+  if (!p) throw AllocationError(nbytes, Device::Cpu());
+  return std::unique_ptr<std::byte[]>(p);
+}
+
+std::byte* AllocateOn(DeviceBackend& backend, std::size_t nbytes, bool zero, const Device& device) {
+  try {
+    return backend.Allocate(nbytes, zero, static_cast<int>(device.index));
+  } catch (const std::bad_alloc&) {
+    throw AllocationError(nbytes, device);
+  }
+}
+}  // namespace
 
 Storage::Storage(std::size_t nbytes, Init init, Device device) : nbytes_(nbytes), device_(std::move(device)) {
   if (device_.is_meta()) return;
   if (!device_.is_cpu()) {
     device_ = ResolveDevice(&device_);  // an index-less cuda is the current device
     backend_ = &BackendFor(device_);
-    data_ = backend_->Allocate(nbytes, init == Init::kZero, static_cast<int>(device_.index));
+    data_ = AllocateOn(*backend_, nbytes, init == Init::kZero, device_);
     return;
   }
-  owned_.reset(init == Init::kZero ? new std::byte[nbytes]() : new std::byte[nbytes]);
+  owned_ = AllocateHost(nbytes, init == Init::kZero);
   data_ = owned_.get();
 }
 
@@ -43,7 +70,9 @@ std::byte* Storage::data() const {
 }
 
 void Storage::ReadBytes(std::size_t offset, void* dst, std::size_t n) const {
-  if (offset + n > nbytes_) throw InternalError("ReadBytes past the end of a storage of " + std::to_string(nbytes_) + " bytes");
+  if (!RangeWithin(offset, n, nbytes_)) {
+    throw InternalError("ReadBytes past the end of a storage of " + std::to_string(nbytes_) + " bytes");
+  }
   if (n == 0) return;
   if (backend_) {
     backend_->Memcpy(dst, data() + offset, n, DeviceBackend::Direction::kDeviceToHost, static_cast<int>(device_.index));
@@ -53,7 +82,9 @@ void Storage::ReadBytes(std::size_t offset, void* dst, std::size_t n) const {
 }
 
 void Storage::WriteBytes(std::size_t offset, const void* src, std::size_t n) const {
-  if (offset + n > nbytes_) throw InternalError("WriteBytes past the end of a storage of " + std::to_string(nbytes_) + " bytes");
+  if (!RangeWithin(offset, n, nbytes_)) {
+    throw InternalError("WriteBytes past the end of a storage of " + std::to_string(nbytes_) + " bytes");
+  }
   if (n == 0) return;
   if (backend_) {
     backend_->Memcpy(data() + offset, src, n, DeviceBackend::Direction::kHostToDevice, static_cast<int>(device_.index));
@@ -74,14 +105,14 @@ void Storage::EnsureSize(std::size_t nbytes) {
   }
   if (backend_) {
     const int index = static_cast<int>(device_.index);
-    std::byte* grown = backend_->Allocate(nbytes, true, index);
+    std::byte* grown = AllocateOn(*backend_, nbytes, true, device_);
     if (nbytes_) backend_->Memcpy(grown, data_, nbytes_, DeviceBackend::Direction::kDeviceToDevice, index);
     backend_->Free(data_, index);
     data_ = grown;
     nbytes_ = nbytes;
     return;
   }
-  std::unique_ptr<std::byte[]> grown(new std::byte[nbytes]());
+  std::unique_ptr<std::byte[]> grown = AllocateHost(nbytes, true);
   std::copy(data_, data_ + nbytes_, grown.get());
   owned_ = std::move(grown);
   data_ = owned_.get();
@@ -98,14 +129,34 @@ ScalarType Scalar::WrappedType() const {
   throw InternalError("Scalar::WrappedType");
 }
 
-std::vector<std::int64_t> ContiguousStrides(const std::vector<std::int64_t>& sizes) {
+std::int64_t Numel(const std::vector<std::int64_t>& sizes) {
+  CheckedInt n = 1;
+  for (std::int64_t s : sizes) {
+    if (s == 0) return 0;
+    n *= s;
+  }
+  if (!n.value()) throw RuntimeError("numel: integer multiplication overflow with sizes=" + ShapeString(sizes));
+  return *n.value();
+}
+
+std::vector<std::int64_t> DenseStrides(const std::vector<std::int64_t>& sizes, const std::vector<std::size_t>& order,
+                                       bool zero_as_one) {
   std::vector<std::int64_t> strides(sizes.size());
-  std::int64_t running = 1;
-  for (std::size_t k = sizes.size(); k-- > 0;) {
-    strides[k] = running;
-    running *= std::max<std::int64_t>(sizes[k], 1);
+  CheckedInt running = 1;
+  for (std::size_t d : order) {
+    // Only a stride that is used must fit: the product of all the sizes never is.
+    if (!running.value()) throw RuntimeError("Stride calculation overflowed with sizes=" + ShapeString(sizes));
+    strides[d] = *running.value();
+    const std::int64_t size = zero_as_one ? std::max<std::int64_t>(sizes[d], 1) : sizes[d];
+    running = size == 0 ? CheckedInt(0) : running * size;  // a zero factor makes every outer stride exactly 0
   }
   return strides;
+}
+
+std::vector<std::int64_t> ContiguousStrides(const std::vector<std::int64_t>& sizes) {
+  std::vector<std::size_t> order(sizes.size());
+  std::iota(order.rbegin(), order.rend(), 0);  // n-1 (innermost), ..., 0
+  return DenseStrides(sizes, order, true);
 }
 
 std::string ShapeString(const std::vector<std::int64_t>& sizes) {
@@ -117,19 +168,16 @@ std::string ShapeString(const std::vector<std::int64_t>& sizes) {
 }
 
 namespace {
-std::int64_t Numel(const std::vector<std::int64_t>& sizes) {
-  std::int64_t n = 1;
-  for (std::int64_t s : sizes) n *= s;
-  return n;
-}
 void CheckSizes(const std::vector<std::int64_t>& sizes) {
   for (std::int64_t s : sizes) {
     if (s < 0) throw RuntimeError("Trying to create tensor with negative dimension " + std::to_string(s) + ": " + ShapeString(sizes));
   }
 }
-// Sizes and strides of one geometry: as many strides as sizes, none negative.
+// Sizes and strides of one geometry: as many strides as sizes, none negative, a numel that
+// fits in int64.
 void CheckGeometry(const char* op, const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides) {
   CheckSizes(sizes);
+  Numel(sizes);
   if (sizes.size() != strides.size()) {
     throw RuntimeError(std::string(op) + ": mismatch in length of strides and shape: sizes " + ShapeString(sizes) +
                        ", strides " + ShapeString(strides));
@@ -150,9 +198,7 @@ Tensor::Tensor(std::shared_ptr<Storage> storage, std::vector<std::int64_t> sizes
 
 Tensor Tensor::Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype, const Device& device) {
   CheckSizes(sizes);
-  auto storage = std::make_shared<Storage>(static_cast<std::size_t>(Numel(sizes)) * Info(dtype).itemsize,
-                                           Storage::Init::kZero, device);
-  return Tensor(std::move(storage), sizes, ContiguousStrides(sizes), 0, dtype);
+  return EmptyStrided(sizes, ContiguousStrides(sizes), dtype, Storage::Init::kZero, device);
 }
 
 Tensor Tensor::Wrap(std::shared_ptr<Storage> storage, const std::vector<std::int64_t>& sizes,
@@ -163,23 +209,33 @@ Tensor Tensor::Wrap(std::shared_ptr<Storage> storage, const std::vector<std::int
 
 std::uintptr_t Tensor::DataPtr() const {
   std::byte* base = storage_->data_or_null();
-  return base ? reinterpret_cast<std::uintptr_t>(base + storage_offset_ * Info(dtype_).itemsize) : 0;
+  // An address, not a pointer into the storage: an empty tensor's offset may lie past its end.
+  return base ? reinterpret_cast<std::uintptr_t>(base) +
+                    static_cast<std::uintptr_t>(storage_offset_) * static_cast<std::uintptr_t>(Info(dtype_).itemsize)
+              : 0;
 }
 
-std::int64_t StorageExtent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides) {
-  std::int64_t extent = 1;
+std::int64_t StorageNbytes(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
+                           std::int64_t storage_offset, std::int64_t itemsize) {
+  CheckedInt extent = 1;
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     if (sizes[k] == 0) return 0;
-    extent += (sizes[k] - 1) * strides[k];
+    extent += (CheckedInt(sizes[k]) - 1) * strides[k];
   }
-  return extent;
+  const std::optional<std::int64_t> nbytes = ((extent + storage_offset) * itemsize).value();
+  if (!nbytes) {
+    throw RuntimeError("Storage size calculation overflowed with sizes=" + ShapeString(sizes) +
+                       " and strides=" + ShapeString(strides) + " (storage offset " + std::to_string(storage_offset) +
+                       ", itemsize " + std::to_string(itemsize) + ")");
+  }
+  return *nbytes;
 }
 
 Tensor Tensor::EmptyStrided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
                             ScalarType dtype, Storage::Init init, const Device& device) {
   CheckGeometry("empty_strided", sizes, strides);
-  auto storage = std::make_shared<Storage>(
-      static_cast<std::size_t>(StorageExtent(sizes, strides)) * Info(dtype).itemsize, init, device);
+  const std::int64_t nbytes = StorageNbytes(sizes, strides, 0, Info(dtype).itemsize);
+  auto storage = std::make_shared<Storage>(static_cast<std::size_t>(nbytes), init, device);
   return Tensor(std::move(storage), sizes, strides, 0, dtype);
 }
 
@@ -187,14 +243,13 @@ Tensor Tensor::AsStrided(const std::vector<std::int64_t>& sizes, const std::vect
                          std::int64_t storage_offset) const {
   CheckGeometry("as_strided", sizes, strides);
   if (storage_offset < 0) throw RuntimeError("Tensor: invalid storage offset " + std::to_string(storage_offset));
-  const std::int64_t extent = StorageExtent(sizes, strides);
-  if (extent > 0 && storage_offset + extent > StorageNumel()) {
-    const std::int64_t itemsize = Info(dtype_).itemsize;
+  const std::int64_t itemsize = Info(dtype_).itemsize;
+  const std::int64_t needed = StorageNbytes(sizes, strides, storage_offset, itemsize);
+  if (static_cast<std::uint64_t>(needed) > storage_->nbytes()) {
     throw RuntimeError("setStorage: sizes " + ShapeString(sizes) + ", strides " + ShapeString(strides) +
                        ", storage offset " + std::to_string(storage_offset) + ", and itemsize " +
-                       std::to_string(itemsize) + " requiring a storage size of " +
-                       std::to_string((storage_offset + extent) * itemsize) + " are out of bounds for storage of size " +
-                       std::to_string(storage_->nbytes()));
+                       std::to_string(itemsize) + " requiring a storage size of " + std::to_string(needed) +
+                       " are out of bounds for storage of size " + std::to_string(storage_->nbytes()));
   }
   return Tensor(storage_, sizes, strides, storage_offset, dtype_);
 }
@@ -203,6 +258,7 @@ std::int64_t Tensor::StorageNumel() const {
   return static_cast<std::int64_t>(storage_->nbytes()) / Info(dtype_).itemsize;
 }
 
+// No overflow (Note [Geometry overflow]): an in-range index lies inside the checked extent.
 std::int64_t Tensor::Offset(const std::vector<std::int64_t>& index) const {
   if (index.size() != sizes_.size()) {
     throw IndexError("an index of " + std::to_string(index.size()) + " dimensions for a tensor of " +
@@ -245,20 +301,20 @@ Tensor Tensor::FromScalars(const std::vector<std::int64_t>& sizes, ScalarType dt
 std::int64_t Tensor::numel() const { return Numel(sizes_); }
 
 std::byte* Tensor::ElementPtr(std::int64_t offset) const {
-  const std::int64_t itemsize = Info(dtype_).itemsize;
-  if (offset < 0 || (offset + 1) * itemsize > static_cast<std::int64_t>(storage_->nbytes())) {
+  if (offset < 0 || offset >= StorageNumel()) {
     throw InternalError("element " + std::to_string(offset) + " outside a storage of " +
                         std::to_string(storage_->nbytes()) + " bytes");
   }
-  return storage_->data() + offset * itemsize;
+  return storage_->data() + offset * Info(dtype_).itemsize;
 }
 
 Scalar Tensor::Read(std::int64_t offset) const {
   ElementPtr(offset);  // bounds
   return Dispatch(dtype_, [&](auto tag) -> Scalar {
     using T = typename decltype(tag)::type;
-    T v;
-    storage_->ReadBytes(static_cast<std::size_t>(offset) * sizeof(T), &v, sizeof(T));
+    alignas(T) std::byte bytes[sizeof(T)];
+    storage_->ReadBytes(static_cast<std::size_t>(offset) * sizeof(T), bytes, sizeof(T));
+    const T v = LoadValue<T>(bytes);
     switch (CategoryOf(dtype_)) {
       case Category::kBool: return Scalar::Bool(Convert<bool>(v));
       case Category::kIntegral: return Scalar::Int(Convert<std::int64_t>(v));
@@ -279,7 +335,12 @@ Tensor Tensor::OnHost() const {
 std::vector<Scalar> Tensor::ToScalars() const {
   if (!device().is_cpu() && !device().is_meta()) return OnHost().ToScalars();
   std::vector<Scalar> out;
-  out.reserve(static_cast<std::size_t>(numel()));
+  try {
+    out.reserve(static_cast<std::size_t>(numel()));
+  } catch (const std::exception&) {  // std::bad_alloc, std::length_error
+    throw RuntimeError("can't allocate memory for the " + std::to_string(numel()) + " values of a tensor of shape " +
+                       ShapeString(sizes_));
+  }
   ForEachIndex(sizes_, [&](const std::vector<std::int64_t>& index) { out.push_back(Read(Offset(index))); });
   return out;
 }
@@ -287,17 +348,17 @@ std::vector<Scalar> Tensor::ToScalars() const {
 void Tensor::Resize(const std::vector<std::int64_t>& sizes) {
   CheckSizes(sizes);
   if (sizes == sizes_) return;
-  sizes_ = sizes;
-  strides_ = ContiguousStrides(sizes);
-  storage_->EnsureSize(static_cast<std::size_t>(storage_offset_ + Numel(sizes)) * Info(dtype_).itemsize);
+  Restride(sizes, ContiguousStrides(sizes));
 }
 
+// The geometry changes only once it is checked and the storage has grown: a failure leaves
+// the tensor as it was.
 void Tensor::Restride(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides) {
   CheckGeometry("as_strided_", sizes, strides);
+  const std::int64_t nbytes = StorageNbytes(sizes, strides, storage_offset_, Info(dtype_).itemsize);
+  if (nbytes > 0) storage_->EnsureSize(static_cast<std::size_t>(nbytes));
   sizes_ = sizes;
   strides_ = strides;
-  const std::int64_t extent = StorageExtent(sizes, strides);
-  if (extent > 0) storage_->EnsureSize(static_cast<std::size_t>(storage_offset_ + extent) * Info(dtype_).itemsize);
 }
 
 }  // namespace tcts::ref

@@ -32,6 +32,7 @@ class Storage {
   // kUninitialized is for results every byte of which is written before anyone reads it
   // (PyTorch's empty() does not initialise either); everything else starts zeroed.
   enum class Init { kZero, kUninitialized };
+  // RuntimeError naming the size when the memory cannot be had (never std::bad_alloc).
   explicit Storage(std::size_t nbytes, Init init = Init::kZero, Device device = Device::Cpu());
   // Memory owned elsewhere; `release` (may be empty) runs once, when this storage dies.
   static std::shared_ptr<Storage> Borrow(std::byte* data, std::size_t nbytes, Device device,
@@ -45,7 +46,8 @@ class Storage {
   std::byte* data_or_null() const { return data_; }
   std::size_t nbytes() const { return nbytes_; }
   const Device& device() const { return device_; }
-  // Copies bytes [offset, offset + n) out of / into the storage, wherever it lives.
+  // Copies bytes [offset, offset + n) out of / into the storage, wherever it lives
+  // (InternalError when the range is not inside the storage).
   void ReadBytes(std::size_t offset, void* dst, std::size_t n) const;
   void WriteBytes(std::size_t offset, const void* src, std::size_t n) const;
   // Grows (never shrinks) the allocation; existing bytes are kept, new ones zeroed. A
@@ -113,6 +115,7 @@ class Tensor {
                      const std::vector<std::int64_t>& strides, std::int64_t storage_offset, ScalarType dtype);
   // A new zero-filled tensor with exactly these strides (torch.empty_strided): its storage
   // holds the elements the strides reach, 1 + sum((size-1)*stride), or none when empty.
+  // Every factory and view checks its geometry (Note [Geometry overflow] below).
   static Tensor EmptyStrided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
                              ScalarType dtype, Storage::Init init = Storage::Init::kZero,
                              const Device& device = Device::Cpu());
@@ -131,7 +134,8 @@ class Tensor {
   // The address of the first element (data_ptr()); 0 for a tensor without data (meta).
   std::uintptr_t DataPtr() const;
 
-  // Address of the element at storage index `offset` (in elements).
+  // Address of the element at storage index `offset` (in elements); InternalError when the
+  // element is not inside the storage.
   std::byte* ElementPtr(std::int64_t offset) const;
   // Reads element at storage index `offset` as a Scalar of the dtype's kind.
   Scalar Read(std::int64_t offset) const;
@@ -143,7 +147,8 @@ class Tensor {
   std::int64_t StorageNumel() const;
 
   // A view of the same storage with this geometry (torch.as_strided; offset is absolute).
-  // Throws RuntimeError, naming the geometry, when it would reach outside the storage.
+  // Throws RuntimeError, naming the geometry, when it would reach outside the storage or its
+  // numel or extent overflows int64.
   Tensor AsStrided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
                    std::int64_t storage_offset) const;
   // All elements in row-major order of the logical shape.
@@ -169,12 +174,34 @@ class Tensor {
   ScalarType dtype_;
 };
 
+// ---------------------------------------------------------------- geometry arithmetic
+// Note [Geometry overflow]: every size, stride, offset and byte count below is exact or a
+// RuntimeError naming the sizes (and strides, offset) involved — never a value that wrapped
+// around int64 (reference/checked.h). Every Tensor's geometry has passed StorageNbytes and
+// Numel, so arithmetic bounded by it (an in-range index's offset) cannot overflow.
+
+// The number of elements: the product of the sizes, 0 when any size is 0 (whatever the
+// others: the count is exact, not a left-to-right product). RuntimeError "numel: integer
+// multiplication overflow" naming the sizes when it does not fit in int64.
+std::int64_t Numel(const std::vector<std::int64_t>& sizes);
+
+// Dense strides laying `sizes` out in `order` (innermost dimension first): each stride is the
+// product of the sizes of the dimensions inside it, a size-0 dimension counting as 1 when
+// `zero_as_one` (contiguous strides) and as 0 when not (channels-last and TensorIterator use
+// raw sizes). RuntimeError "Stride calculation overflowed" naming the sizes when a stride
+// does not fit in int64.
+std::vector<std::int64_t> DenseStrides(const std::vector<std::int64_t>& sizes, const std::vector<std::size_t>& order,
+                                       bool zero_as_one);
 // Row-major strides of a contiguous tensor of `sizes` (size-0/1 dims get the stride
 // they would have with size 1, as PyTorch does).
 std::vector<std::int64_t> ContiguousStrides(const std::vector<std::int64_t>& sizes);
 
-// Elements a geometry reaches from offset 0: 1 + sum((size-1)*stride), or 0 when empty.
-std::int64_t StorageExtent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides);
+// The bytes a geometry reaches from the start of its storage (PyTorch's computeStorageNbytes):
+// (storage_offset + 1 + sum((size-1)*stride)) * itemsize, or 0 when it has no elements.
+// RuntimeError "Storage size calculation overflowed" naming the geometry when that does not
+// fit in int64.
+std::int64_t StorageNbytes(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
+                           std::int64_t storage_offset, std::int64_t itemsize);
 
 // Calls f(index) for every index of `sizes` in row-major order (last dimension fastest).
 template <class F>
