@@ -313,6 +313,9 @@ class Interop:
         if req(inf, "order", list, path, "inference") != ["bool", "int64", "default_float", "default_complex"]:
             raise self.SpecError(path, "inference", "order must be bool, int64, default_float, default_complex")
         self.ragged_error = self._error(inf, "ragged_error", path, "inference")
+        self.not_sequence_error = self._error(inf, "not_sequence_error", path, "inference")
+        self.complex_to_real_error = self._error(inf, "complex_to_real_error", path, "inference")
+        self.complex_to_integer_error = self._error(inf, "complex_to_integer_error", path, "inference")
         self.inference_examples = []
         for i, ex in enumerate(inf.get("example", [])):
             rid = req(ex, "id", str, path, f"inference.example[{i}]")
@@ -321,8 +324,9 @@ class Interop:
             default = self._dtype(req(ex, "default", str, path, rid), path, rid)
             if default not in self.spec.default_dtypes:
                 raise self.SpecError(path, rid, f"default {default} is not a possible default dtype")
+            dtype = self._dtype(ex["dtype"], path, rid) if "dtype" in ex else None
             self.inference_examples.append({"id": rid, "literal": literal, "value": self.py_value(literal, path, rid),
-                                            "default": default})
+                                            "default": default, "dtype": dtype})
 
         buf = req(doc, "buffer", dict, path, "buffer")
         self.buffer = self._rule(buf, path, "buffer")
@@ -378,13 +382,15 @@ class Interop:
 
     @staticmethod
     def sizes_of(value) -> tuple:
-        """The sizes of a nested list; ("ragged", expected, dim, got) when they disagree."""
+        """The sizes of a nested list (each depth's from its first element, as compute_sizes
+        takes them); ("ragged", expected, dim, got) when a list's length disagrees, and
+        ("not_sequence",) when a number stands where those sizes need a sequence."""
         sizes: list[int] = []
 
         def walk(v, dim):
             if not isinstance(v, list):
                 if dim < len(sizes):
-                    return ("ragged", sizes[dim], dim, "a scalar")
+                    return ("not_sequence",)
                 return None
             if dim == len(sizes):
                 sizes.append(len(v))
@@ -403,6 +409,14 @@ class Interop:
         if not isinstance(value, list):
             return [value]
         return [x for item in value for x in Interop.leaves(item)]
+
+    def store_error(self, value, dtype: str) -> dict | None:
+        """The error storing `value` into `dtype` raises (recursive_store): a complex number
+        into a floating or integral dtype; None when every element converts."""
+        if not any(isinstance(x, complex) for x in self.leaves(value)):
+            return None
+        category = self.spec.by_name[dtype].category
+        return {"floating": self.complex_to_real_error, "integral": self.complex_to_integer_error}.get(category)
 
     def infer_dtype(self, value, default: str) -> str:
         kinds = [0 if isinstance(x, bool) else 1 if isinstance(x, int) else 2 if isinstance(x, float) else 3

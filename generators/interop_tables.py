@@ -199,16 +199,26 @@ def asarray_tables(spec, Table) -> list:
         value = ex["value"]
         kind = "sequence" if isinstance(value, list) else "scalar"
         sizes = m.sizes_of(value)
-        call = f"asarray({ex['literal']}) with default dtype {ex['default']}"
-        if sizes and sizes[0] == "ragged":
-            _, expected, dim, got = sizes
-            e = m.ragged_error
-            msg = fill(e["message"], {"expected": expected, "dim": dim, "got": got})
-            row(ex["id"], inf["source"], call, kind, None, (), [], ex["literal"], 0, None, None, None, ex["default"],
+        dtype = ex["dtype"]
+        call = (f"asarray({ex['literal']}" + (f", dtype={dtype}" if dtype else "") +
+                f") with default dtype {ex['default']}")
+        if sizes and sizes[0] in ("ragged", "not_sequence"):
+            if sizes[0] == "ragged":
+                _, expected, dim, got = sizes
+                e = m.ragged_error
+                msg = fill(e["message"], {"expected": expected, "dim": dim, "got": got})
+            else:
+                e = m.not_sequence_error
+                msg = e["message"]
+            row(ex["id"], inf["source"], call, kind, None, (), [], ex["literal"], 0, dtype, None, None, ex["default"],
                 err={"kind": e["kind"], "message": msg})
             continue
+        if dtype and (e := m.store_error(value, dtype)):
+            row(ex["id"], inf["source"], call, kind, None, (), [], ex["literal"], 0, dtype, None, None, ex["default"],
+                err={"kind": e["kind"], "message": e["message"]})
+            continue
         inferred = m.infer_dtype(value, ex["default"])
-        add(ex["id"], kind, None, sizes, [], ex["literal"], 0, None, None, None, ex["default"], ex["literal"],
+        add(ex["id"], kind, None, sizes, [], ex["literal"], 0, dtype, None, None, ex["default"], ex["literal"],
             inf["source"], inferred)
 
     # The buffer protocol: every dtype against each length.

@@ -346,7 +346,7 @@ TEST(HostileSequence, NestingBeyondTheLimitIsAValueErrorNotAStackOverflow) {
 TEST(HostileSequence, RaggedSequencesAreErrorsWhereverTheyAre) {
   ExpectError(Error::Kind::kTypeError, {"expected a number at dim 1", "sequence of length 1"},
               [] { AsarrayValue(List({Num(1), List({Num(2)})}), {}); });
-  ExpectError(Error::Kind::kValueError, {"expected sequence of length 1 at dim 1 (got a scalar)"},
+  ExpectError(Error::Kind::kTypeError, {"not a sequence", "at dim 1", "sequence of length 1"},
               [] { AsarrayValue(List({List({Num(1)}), Num(2)}), {}); });
   ExpectError(Error::Kind::kValueError, {"expected sequence of length 2 at dim 1 (got 1)"},
               [] { AsarrayValue(List({List({Num(1), Num(2)}), List({Num(3)})}), {}); });

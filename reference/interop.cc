@@ -55,7 +55,8 @@ void Walk(const PyValue& v, F&& f) {
 
 // The sizes of a nested list, read along its first items as compute_sizes does, then checked
 // against every item: ValueError naming the first ragged dimension, TypeError for a list
-// where the sizes say a number. More than kMaxSequenceDims levels is a ValueError.
+// where the sizes say a number and for a number where they say a sequence ("not a sequence",
+// as recursive_store's PySequence_Fast says). More than kMaxSequenceDims levels is a ValueError.
 std::vector<std::int64_t> SequenceSizes(const PyValue& v) {
   std::vector<std::int64_t> sizes;
   for (const PyValue* p = &v; p->is_list; p = &p->items.front()) {
@@ -76,7 +77,8 @@ std::vector<std::int64_t> SequenceSizes(const PyValue& v) {
                         std::to_string(item.items.size()) + ")");
       }
     } else if (!item.is_list) {
-      throw ValueError(expected() + " (got a scalar)");
+      throw TypeError("not a sequence (a number at dim " + std::to_string(dim) + ", where the sizes need a sequence of length " +
+                      std::to_string(sizes[dim]) + ")");
     } else if (static_cast<std::int64_t>(item.items.size()) != sizes[dim]) {
       throw ValueError(expected() + " (got " + std::to_string(item.items.size()) + ")");
     }
@@ -227,8 +229,21 @@ Tensor AsarrayValue(const PyValue& v, const AsarrayOptions& o) {
   Tensor t = Tensor::Empty(sizes, dtype, device);
   if (device.is_meta()) return t;
   std::int64_t k = 0;
+  // A complex number converts only to a complex or bool element (recursive_store unpacks a
+  // real dtype's element with THPUtils_unpackDouble / THPUtils_unpackLong, a bool element
+  // with THPUtils_unpackNumberAsBool: its truth value, both parts — unlike a tensor cast).
+  const auto check_storable = [&](const Scalar& s) {
+    if (s.kind != Scalar::Kind::kComplex) return;
+    if (IsFloating(dtype)) throw TypeError("must be real number, not complex");
+    if (IsIntegral(dtype)) throw TypeError("'complex' object cannot be interpreted as an integer");
+  };
   Walk(v, [&](const PyValue& item, std::size_t) {
-    if (!item.is_list) t.Write(k++, item.scalar);
+    if (!item.is_list) check_storable(item.scalar);
+  });
+  Walk(v, [&](const PyValue& item, std::size_t) {
+    if (item.is_list) return;
+    const Scalar& s = item.scalar;
+    t.Write(k++, IsBool(dtype) && s.kind == Scalar::Kind::kComplex ? Scalar::Bool(s.c != 0.0) : s);
   });
   return t;
 }
