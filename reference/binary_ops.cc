@@ -203,7 +203,7 @@ void Run(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha, S
   const LoopOperand lo = TensorOperand(out, shape);
   const LoopOperand la = LoopInput(a, common, shape, sa, device), lb = LoopInput(b, common, shape, sb, device);
   if (device.is_cpu()) return RunBinary(op, common, alpha, shape, lo, la, lb);
-  BackendFor(device).Binary(op, common, alpha, shape, lo, la, lb, static_cast<int>(device.index));
+  BackendFor(device).Binary(op, common, alpha, shape, lo, la, lb, static_cast<int>(device.index()));
 }
 
 }  // namespace

@@ -6,11 +6,22 @@
 
 namespace tcts::ref {
 
+const char* DeviceTypeName(DeviceType t) {
+  switch (t) {
+#define TCTS_REF_DEVICE_TYPE_NAME(e, name, ...) \
+  case DeviceType::e:                         \
+    return name;
+    TCTS_FORALL_DEVICE_TYPE_INFO(TCTS_REF_DEVICE_TYPE_NAME)
+#undef TCTS_REF_DEVICE_TYPE_NAME
+  }
+  return "?";
+}
+
 const std::vector<std::string>& DeviceTypeNames() {
   static const std::vector<std::string> kNames = {
-#define TCTS_DEVICE_NAME(name) name,
-      TCTS_FORALL_DEVICE_TYPES(TCTS_DEVICE_NAME)
-#undef TCTS_DEVICE_NAME
+#define TCTS_REF_DEVICE_NAME(e, name, ...) name,
+      TCTS_FORALL_DEVICE_TYPE_INFO(TCTS_REF_DEVICE_NAME)
+#undef TCTS_REF_DEVICE_NAME
   };
   return kNames;
 }
@@ -34,21 +45,23 @@ bool IsAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Validates an index against the type: range, and CPU's only index 0.
-void CheckIndex(const std::string& type, std::int64_t index, const std::string& input) {
+void CheckIndex(DeviceType type, std::int64_t index, const std::string& input) {
   if (index > Device::kMaxIndex) {
     throw DeviceError("Device index must be between -1 and " + std::to_string(Device::kMaxIndex) +
                           " inclusively, got " + std::to_string(index),
                       input);
   }
-  if (type == "cpu" && index > 0) {
+  if (index < -1) throw DeviceError("Device index must be -1 or non-negative, got " + std::to_string(index), input);
+  if (type == DeviceType::kCpu && index > 0) {
     throw DeviceError("CPU device index must be -1 or zero, got " + std::to_string(index), input);
   }
 }
 
-void CheckType(const std::string& type, const std::string& input) {
-  for (const std::string& t : DeviceTypeNames()) {
-    if (t == type) return;
-  }
+DeviceType CheckType(const std::string& type, const std::string& input) {
+#define TCTS_REF_DEVICE_TYPE_FROM_NAME(e, name, ...) \
+  if (type == name) return DeviceType::e;
+  TCTS_FORALL_DEVICE_TYPE_INFO(TCTS_REF_DEVICE_TYPE_FROM_NAME)
+#undef TCTS_REF_DEVICE_TYPE_FROM_NAME
   throw RuntimeError(Printable("Expected one of " + TypeList() + " device type at start of device string: " + type +
                                " (got '" + input + "')"));
 }
@@ -78,9 +91,13 @@ Device Device::Parse(const std::string& text) {
     }
     index = std::stoll(digits);
   }
-  CheckType(type, text);
-  CheckIndex(type, index, text);
-  return Device{type, index};
+  const DeviceType t = CheckType(type, text);
+  CheckIndex(t, index, text);
+  return Device(t, index);
+}
+
+Device::Device(DeviceType type, std::int64_t index) : type_(type), index_(index) {
+  CheckIndex(type, index, str());
 }
 
 Device Device::FromTypeIndex(const std::string& type, std::int64_t index) {
@@ -89,25 +106,30 @@ Device Device::FromTypeIndex(const std::string& type, std::int64_t index) {
     throw DeviceError("type (string) must not include an index because index was passed explicitly: " + type, type);
   }
   if (index < 0) throw DeviceError("Device index must not be negative, got " + std::to_string(index), type);
-  CheckIndex(d.type, index, type + ", " + std::to_string(index));
-  return Device{d.type, index};
+  CheckIndex(d.type(), index, type + ", " + std::to_string(index));
+  return Device(d.type(), index);
 }
 
 Device Device::FromOrdinal(std::int64_t index) {
   if (index < 0) {
     throw DeviceError("Device index must not be negative, got " + std::to_string(index), std::to_string(index));
   }
-  CheckIndex("cuda", index, std::to_string(index));
-  return Device{"cuda", index};
+  CheckIndex(DeviceType::kCuda, index, std::to_string(index));
+  return Device(DeviceType::kCuda, index);
 }
 
-std::string Device::str() const { return has_index() ? type + ":" + std::to_string(index) : type; }
+std::string Device::str() const {
+  return has_index() ? type_name() + (":" + std::to_string(index_)) : std::string(type_name());
+}
 
 std::string Device::repr() const {
-  return "device(type='" + type + "'" + (has_index() ? ", index=" + std::to_string(index) : std::string()) + ")";
+  return std::string("device(type='") + type_name() + "'" +
+         (has_index() ? ", index=" + std::to_string(index_) : std::string()) + ")";
 }
 
-std::size_t Device::hash() const { return std::hash<std::string>()(type) * 1000003u ^ std::hash<std::int64_t>()(index); }
+std::size_t Device::hash() const {
+  return static_cast<std::size_t>(type_) * 1000003u ^ std::hash<std::int64_t>()(index_);
+}
 
 // ---------------------------------------------------------------- the default device
 namespace {
@@ -134,7 +156,7 @@ void ExitDeviceContext() {
 
 Device ResolveDevice(const Device* device) {
   Device d = device ? *device : DefaultDevice();
-  if (d.is_cuda() && !d.has_index()) d.index = 0;  // the current device: the reference never changes it
+  if (d.is_cuda() && !d.has_index()) d = Device(DeviceType::kCuda, 0);  // the current device: the reference never changes it
   return d;
 }
 

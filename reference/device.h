@@ -5,39 +5,57 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "spec/device_types.inc"
 #include "spec/devices.inc"
 
 namespace tcts::ref {
 
-// The device types a device string may name (spec/devices.inc, documented ones first).
+// The device types a device string may name (spec/device_types.inc, documented ones first).
+enum class DeviceType : std::uint8_t {
+#define TCTS_REF_DEVICE_TYPE(e, ...) e,
+  TCTS_FORALL_DEVICE_TYPE_INFO(TCTS_REF_DEVICE_TYPE)
+#undef TCTS_REF_DEVICE_TYPE
+};
+const char* DeviceTypeName(DeviceType t);  // "cuda"
 const std::vector<std::string>& DeviceTypeNames();
 
-struct Device {
-  std::string type;         // "cpu", "cuda", ...
-  std::int64_t index = -1;  // -1: no index ("the current device" of the type)
-
+// torch.device as a value, in the spirit of c10::Device: a type and an optional index,
+// valid by construction (every constructor checks the index against the type).
+class Device {
+ public:
   static constexpr std::int64_t kMaxIndex = TCTS_DEVICE_MAX_INDEX;  // spec/devices.toml [grammar]
 
+  // A device of `type` with `index` (-1: none, "the current device" of the type).
+  // RuntimeError naming the input when the index is out of range or not allowed for the type.
+  explicit Device(DeviceType type, std::int64_t index = -1);
   // torch.device("type[:index]"). Errors (RuntimeError) echo the input and list the types.
   static Device Parse(const std::string& text);
   // torch.device("type", index).
   static Device FromTypeIndex(const std::string& type, std::int64_t index);
   // torch.device(index): the legacy form, a cuda device.
   static Device FromOrdinal(std::int64_t index);
-  static Device Cpu() { return Device{"cpu", -1}; }
+  static Device Cpu() { return Device(DeviceType::kCpu); }
 
-  bool has_index() const { return index >= 0; }
-  bool is_cpu() const { return type == "cpu"; }
-  bool is_meta() const { return type == "meta"; }
-  bool is_cuda() const { return type == "cuda"; }
+  DeviceType type() const { return type_; }
+  const char* type_name() const { return DeviceTypeName(type_); }
+  std::int64_t index() const { return index_; }
+  bool has_index() const { return index_ >= 0; }
+  bool is_cpu() const { return type_ == DeviceType::kCpu; }
+  bool is_meta() const { return type_ == DeviceType::kMeta; }
+  bool is_cuda() const { return type_ == DeviceType::kCuda; }
   std::string str() const;   // "cuda:1"
   std::string repr() const;  // "device(type='cuda', index=1)"
   std::size_t hash() const;
-  bool operator==(const Device& o) const { return type == o.type && index == o.index; }
+  bool operator==(const Device& o) const { return type_ == o.type_ && index_ == o.index_; }
   bool operator!=(const Device& o) const { return !(*this == o); }
+
+ private:
+  DeviceType type_;
+  std::int64_t index_;
 };
 
 // The device a factory allocates on when given none: the innermost device context, else
@@ -50,5 +68,10 @@ void ExitDeviceContext();  // RuntimeError when no context is open
 Device ResolveDevice(const Device* device);
 
 }  // namespace tcts::ref
+
+template <>
+struct std::hash<tcts::ref::Device> {
+  std::size_t operator()(const tcts::ref::Device& d) const { return d.hash(); }
+};
 
 #endif  // TCTS_REFERENCE_DEVICE_H_

@@ -23,9 +23,9 @@ DeviceBackend* FindDeviceBackend(const std::string& type) {
 }
 
 DeviceBackend& BackendFor(const Device& d) {
-  DeviceBackend* backend = FindDeviceBackend(d.type);
+  DeviceBackend* backend = FindDeviceBackend(d.type_name());
   if (!backend) {
-    throw RuntimeError("the reference cannot put tensors on device '" + d.str() + "': this build has no " + d.type +
+    throw RuntimeError("the reference cannot put tensors on device '" + d.str() + "': this build has no " + d.type_name() +
                        " backend (cpu and meta are built in; cuda needs the cuda/ backend, built when Bazel finds "
                        "a CUDA toolkit)");
   }
@@ -34,9 +34,9 @@ DeviceBackend& BackendFor(const Device& d) {
   if (count == 0) {
     throw RuntimeError("device '" + d.str() + "' is not available: " + why);
   }
-  if (d.index >= count) {
+  if (d.index() >= count) {
     throw RuntimeError("device '" + d.str() + "' does not exist: this process sees " + std::to_string(count) + " " +
-                       d.type + " device" + (count == 1 ? "" : "s") + " (" + d.type + ":0 .. " + d.type + ":" +
+                       d.type_name() + std::string(" device") + (count == 1 ? "" : "s") + " (" + d.type_name() + ":0 .. " + d.type_name() + ":" +
                        std::to_string(count - 1) + ")");
   }
   return *backend;

@@ -406,7 +406,7 @@ void CopyInto(const Tensor& dst, const Tensor& src) {
   if (!dst.device().is_cpu()) {
     return BackendFor(dst.device())
         .Copy(dst.sizes(), TensorOperand(dst, dst.sizes()), TensorOperand(src, dst.sizes()),
-              static_cast<int>(dst.device().index));
+              static_cast<int>(dst.device().index()));
   }
   ForEachIndex(src.sizes(), [&](const std::vector<std::int64_t>& index) {
     dst.Write(dst.Offset(index), src.Read(src.Offset(index)));

@@ -27,7 +27,7 @@ std::unique_ptr<std::byte[]> AllocateHost(std::size_t nbytes, bool zero) {
 
 std::byte* AllocateOn(DeviceBackend& backend, std::size_t nbytes, bool zero, const Device& device) {
   try {
-    return backend.Allocate(nbytes, zero, static_cast<int>(device.index));
+    return backend.Allocate(nbytes, zero, static_cast<int>(device.index()));
   } catch (const std::bad_alloc&) {
     throw AllocationError(nbytes, device);
   }
@@ -59,7 +59,7 @@ std::shared_ptr<Storage> Storage::Borrow(std::byte* data, std::size_t nbytes, De
 
 Storage::~Storage() {
   if (release_) release_();
-  if (backend_ && data_) backend_->Free(data_, static_cast<int>(device_.index));
+  if (backend_ && data_) backend_->Free(data_, static_cast<int>(device_.index()));
 }
 
 std::byte* Storage::data() const {
@@ -75,7 +75,7 @@ void Storage::ReadBytes(std::size_t offset, void* dst, std::size_t n) const {
   }
   if (n == 0) return;
   if (backend_) {
-    backend_->Memcpy(dst, data() + offset, n, DeviceBackend::Direction::kDeviceToHost, static_cast<int>(device_.index));
+    backend_->Memcpy(dst, data() + offset, n, DeviceBackend::Direction::kDeviceToHost, static_cast<int>(device_.index()));
   } else {
     std::memcpy(dst, data() + offset, n);
   }
@@ -87,7 +87,7 @@ void Storage::WriteBytes(std::size_t offset, const void* src, std::size_t n) con
   }
   if (n == 0) return;
   if (backend_) {
-    backend_->Memcpy(data() + offset, src, n, DeviceBackend::Direction::kHostToDevice, static_cast<int>(device_.index));
+    backend_->Memcpy(data() + offset, src, n, DeviceBackend::Direction::kHostToDevice, static_cast<int>(device_.index()));
   } else {
     std::memcpy(data() + offset, src, n);
   }
@@ -104,7 +104,7 @@ void Storage::EnsureSize(std::size_t nbytes) {
     return;
   }
   if (backend_) {
-    const int index = static_cast<int>(device_.index);
+    const int index = static_cast<int>(device_.index());
     std::byte* grown = AllocateOn(*backend_, nbytes, true, device_);
     if (nbytes_) backend_->Memcpy(grown, data_, nbytes_, DeviceBackend::Direction::kDeviceToDevice, index);
     backend_->Free(data_, index);

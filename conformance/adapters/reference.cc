@@ -405,7 +405,7 @@ class ReferenceCandidate final : public Candidate {
   Result<DeviceInfo> device(const DeviceArg& arg) override {
     return Guard([&]() -> Result<DeviceInfo> {
       const ref::Device d = ToRef(arg);
-      return DeviceInfo{d.type, d.has_index() ? std::optional<std::int64_t>(d.index) : std::nullopt, d.str(), d.repr()};
+      return DeviceInfo{d.type_name(), d.has_index() ? std::optional<std::int64_t>(d.index()) : std::nullopt, d.str(), d.repr()};
     });
   }
   Result<DeviceComparison> compare_devices(const DeviceArg& a, const DeviceArg& b) override {

@@ -28,11 +28,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                      : form == 1 ? Device::FromTypeIndex(text, index)
                                  : Device::FromOrdinal(index);
     const std::vector<std::string>& types = DeviceTypeNames();
-    TCTS_FUZZ_CHECK(std::find(types.begin(), types.end(), d.type) != types.end(), d.type);
-    TCTS_FUZZ_CHECK(d.index >= -1 && d.index <= Device::kMaxIndex, d.str());
-    TCTS_FUZZ_CHECK(!d.is_cpu() || d.index <= 0, d.str());
+    TCTS_FUZZ_CHECK(std::find(types.begin(), types.end(), d.type_name()) != types.end(), d.type_name());
+    TCTS_FUZZ_CHECK(d.index() >= -1 && d.index() <= Device::kMaxIndex, d.str());
+    TCTS_FUZZ_CHECK(!d.is_cpu() || d.index() <= 0, d.str());
     TCTS_FUZZ_CHECK(Device::Parse(d.str()) == d, d.str());
-    TCTS_FUZZ_CHECK(d.repr().find(d.type) != std::string::npos, d.repr());
+    TCTS_FUZZ_CHECK(d.repr().find(d.type_name()) != std::string::npos, d.repr());
   } catch (const Error& e) {
     tcts::ref::fuzz::CheckError(e);
     TCTS_FUZZ_CHECK(e.kind() == Error::Kind::kRuntimeError, e.what());
