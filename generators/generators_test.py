@@ -32,12 +32,8 @@ OUTPUTS = {
     "promotion_gtest.cc": ["emit_gtest.py", "--suite", "promotion"],
     "casting_gtest.cc": ["emit_gtest.py", "--suite", "casting"],
     "strided_gtest.cc": ["emit_gtest.py", "--suite", "strided"],
-    "strided_properties.cc": ["emit_rapidcheck.py", "--suite", "strided"],
     "arithmetic_gtest.cc": ["emit_gtest.py", "--suite", "arithmetic"],
-    "arithmetic_properties.cc": ["emit_rapidcheck.py", "--suite", "arithmetic"],
     "spec_consistency_test.cc": ["emit_gtest.py", "--suite", "spec_consistency"],
-    "promotion_properties.cc": ["emit_rapidcheck.py", "--suite", "promotion"],
-    "casting_properties.cc": ["emit_rapidcheck.py", "--suite", "casting"],
     "spec.json": ["emit_json.py"],
     "case_manifest.txt": ["emit_gtest.py", "--suite", "manifest"],
 }

@@ -1,10 +1,17 @@
-// RapidCheck helpers for the generated property suites: random operands and values.
-// Properties compare a candidate with itself (e.g. across operand values), so they hold
-// for any candidate that is consistent, whatever its deterministic deviations.
+// What every property suite shares: how a property takes its row from the spec, and the
+// RapidCheck helpers for random operands and values.
+//
+// The property bodies are checked-in C++ (conformance/properties/<suite>_properties.cc); only
+// their tables are generated, from the spec, by generators/emit_rapidcheck.py into
+// <suite>_properties.inc: X-macros of the properties' rows and of the spec's values the bodies
+// use. Properties compare a candidate with itself (e.g. across operand values) or with the
+// spec's rules, so they hold for any candidate that is consistent, whatever its
+// deterministic deviations.
 #ifndef TCTS_CONFORMANCE_PROPERTIES_H_
 #define TCTS_CONFORMANCE_PROPERTIES_H_
 
 #include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
 
 #include <optional>
 #include <ostream>
@@ -14,6 +21,21 @@
 #include "conformance/candidate/candidate.h"
 #include "conformance/checks/binary.h"
 #include "conformance/checks/common.h"
+
+// ---------------------------------------------------------------- property rows
+// A suite's generated table lists its properties as _(Name, "case id", "clause", "statement"),
+// e.g. TCTS_PROMOTION_PROPERTIES(_) in promotion_properties.inc. Its .cc file expands
+//   TCTS_PROMOTION_PROPERTIES(TCTS_PROPERTY_ROW)      before the bodies: the rows, as constants
+//   TCTS_PROPERTY(PromotionProperties, Name) { ... }  each body, with the row named Name
+//   TCTS_PROMOTION_PROPERTIES(TCTS_PROPERTY_DEFINED)  after the bodies
+// so that a body without a row, or a row without a body, does not compile.
+#define TCTS_PROPERTY_ROW(Name, id, clause, text) \
+  constexpr ::tcts::RowMeta kPropertyRow_##Name{id, clause, "property", text};
+#define TCTS_PROPERTY(Suite, Name)                    \
+  constexpr bool kPropertyDefined_##Name = true;      \
+  TCTS_PROP(Suite, Name, kPropertyRow_##Name.id, kPropertyRow_##Name.clause, kPropertyRow_##Name.text)
+#define TCTS_PROPERTY_DEFINED(Name, id, clause, text) \
+  static_assert(kPropertyDefined_##Name, "property " id " has no body");
 
 namespace tcts {
 // How RapidCheck prints counterexamples of these types (found by ADL).

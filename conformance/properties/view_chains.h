@@ -1,5 +1,5 @@
-// RapidCheck helpers for the strided properties: random shapes, random chains of view
-// ops, and a logical model of what those ops mean.
+// RapidCheck helpers of the strided and arithmetic properties: random shapes, random chains
+// of view ops, and a logical model of what those ops mean.
 //
 // The model knows nothing of strides or storage: a tensor is its sizes and, per element in
 // row-major order, the id of the base element it shows (the base holds 0..n-1, so its ids
@@ -7,8 +7,8 @@
 // repeats, unsqueeze/squeeze/view/reshape keep the row-major order. A candidate's strided
 // answer must show exactly the model's elements, so the stride arithmetic is checked
 // against meaning, not against a second copy of the same arithmetic.
-#ifndef TCTS_CONFORMANCE_STRIDED_PROPERTIES_H_
-#define TCTS_CONFORMANCE_STRIDED_PROPERTIES_H_
+#ifndef TCTS_CONFORMANCE_PROPERTIES_VIEW_CHAINS_H_
+#define TCTS_CONFORMANCE_PROPERTIES_VIEW_CHAINS_H_
 
 #include <rapidcheck.h>
 
@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "conformance/properties/properties.h"
 #include "conformance/checks/strided.h"
+#include "conformance/properties/properties.h"
 
 namespace tcts {
 inline void showValue(const ViewStep& s, std::ostream& os) { os << ToString(s); }
@@ -266,4 +266,4 @@ inline std::vector<Scalar> ModelValues(const Logical& l) {
 
 }  // namespace tcts::prop
 
-#endif  // TCTS_CONFORMANCE_STRIDED_PROPERTIES_H_
+#endif  // TCTS_CONFORMANCE_PROPERTIES_VIEW_CHAINS_H_

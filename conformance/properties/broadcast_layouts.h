@@ -1,7 +1,7 @@
-// Helpers of the arithmetic properties (generators/emit_rapidcheck.py --suite arithmetic):
+// Helpers of the arithmetic properties (arithmetic_properties.cc):
 // a second operand of random layout that broadcasts against a random view chain.
-#ifndef TCTS_CONFORMANCE_ARITH_PROPERTIES_H_
-#define TCTS_CONFORMANCE_ARITH_PROPERTIES_H_
+#ifndef TCTS_CONFORMANCE_PROPERTIES_BROADCAST_LAYOUTS_H_
+#define TCTS_CONFORMANCE_PROPERTIES_BROADCAST_LAYOUTS_H_
 
 #include <rapidcheck.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "conformance/checks/arithmetic.h"
-#include "conformance/properties/strided_properties.h"
+#include "conformance/properties/view_chains.h"
 
 namespace tcts::prop {
 
@@ -99,4 +99,4 @@ inline bool DenseStrides(const std::vector<std::int64_t>& sizes, const std::vect
 
 }  // namespace tcts::prop
 
-#endif  // TCTS_CONFORMANCE_ARITH_PROPERTIES_H_
+#endif  // TCTS_CONFORMANCE_PROPERTIES_BROADCAST_LAYOUTS_H_
