@@ -7,7 +7,8 @@ uses. A body without a row, or a row without a body, does not compile
 (conformance/properties/properties.h). Properties are randomized and compare a candidate with
 itself or with the spec's rules, so they never need expectations entries.
 
-Usage: emit_rapidcheck.py --suite {promotion,casting,strided,arithmetic} --out FILE spec/*.toml
+Usage: emit_rapidcheck.py --suite {promotion,casting,strided,arithmetic,dtype_values} --out FILE spec/*.toml
+(dtype_values: the values each dtype holds, a table every property suite shares)
 """
 
 from __future__ import annotations
@@ -112,12 +113,52 @@ def strided_values(spec: Spec) -> str:
     for name in ALLOCATING_FORMATS:
         f = spec.formats[name]
         rank = -1 if f["rank"] == "any" else f["rank"]
-        rows.append(f"{ec.FORMAT_CXX[name]}, {rank}, {ec.cbool(rank == -1)}, {ec.cstr(f['id'])}")
+        order = "()" if f["order"] == "reverse" else "(" + ", ".join(str(d) for d in f["order"]) + ")"
+        rows.append(f"{ec.FORMAT_CXX[name]}, {rank}, {ec.cbool(rank == -1)}, {f['size_floor']}, {order}, "
+                    f"{ec.cstr(f['id'])}")
     return xmacro("TCTS_STRIDED_FORMATS",
-                  ['TCTS_STRIDED_FORMATS(_): _(format, rank, empty_is_contiguous, "row id") for each allocating',
-                   "memory format (spec/strided.toml [[memory_format]] and [is_contiguous]): rank -1 is any",
-                   "rank; empty_is_contiguous: numel == 0 makes any strides contiguous in the format."],
+                  ['TCTS_STRIDED_FORMATS(_): _(format, rank, empty_is_contiguous, size_floor, (order), "row id") for',
+                   "each allocating memory format (spec/strided.toml [[memory_format]] and [is_contiguous]): rank -1",
+                   "is any rank; empty_is_contiguous: numel == 0 makes any strides contiguous in the format. The",
+                   "strides empty(sizes, format) allocates: walking the dimensions in `order` (innermost first;",
+                   "() is n-1, ..., 0), each stride is the product of the sizes walked before it, each size taken",
+                   "as at least size_floor (generators/strided_model.py format_strides)."],
                   rows)
+
+
+# ------------------------------------------------------------------ what values each dtype holds
+def dtype_values(spec: Spec) -> str:
+    """The values a tensor of each dtype holds exactly, from spec/dtypes.toml: the range of the
+    integral dtypes (itemsize, is_signed), the binary formats of the floating ones (bits), the
+    component dtype of the complex ones (the floating dtype with that complex type, half its size)."""
+    integral, floating, complex_ = [], [], []
+    for d in spec.dtypes:
+        if d.category == "integral":
+            bits = d.itemsize * 8
+            lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if d.is_signed else (0, 2 ** bits - 1)
+            lo_cxx = f"{lo + 1} - 1" if lo < -(2 ** 62) else str(lo)  # INT64_MIN has no literal
+            integral.append(f"{ec.dt(spec, d.name)}, {lo_cxx}, {hi}")
+        elif d.category == "floating":
+            _, exponent, significand = d.bits
+            bias = 2 ** (exponent - 1) - 1
+            floating.append(f"{ec.dt(spec, d.name)}, {significand + 1}, {1 - bias - significand}, {bias - significand}")
+        elif d.category == "complex":
+            parts = [f for f in spec.dtypes if f.category == "floating" and 2 * f.itemsize == d.itemsize
+                     and spec.to_complex(f.name) == d.name]
+            if parts:
+                complex_.append(f"{ec.dt(spec, d.name)}, {ec.dt(spec, parts[0].name)}")
+    return (xmacro("TCTS_INTEGRAL_RANGES",
+                   ["TCTS_INTEGRAL_RANGES(_): _(dtype, lowest, highest) for each integral dtype (itemsize, is_signed)."],
+                   integral)
+            + xmacro("TCTS_FLOATING_FORMATS",
+                     ["TCTS_FLOATING_FORMATS(_): _(dtype, precision, lowest exponent, highest exponent) for each",
+                      "floating dtype (bits): it holds exactly the values m * 2^e with integers |m| < 2^precision and",
+                      "lowest <= e <= highest (the smallest subnormal is 2^lowest; the largest finite value is",
+                      "(2^precision - 1) * 2^highest), and the infinities and NaN."],
+                     floating)
+            + xmacro("TCTS_COMPLEX_COMPONENTS",
+                     ["TCTS_COMPLEX_COMPONENTS(_): _(complex dtype, the floating dtype of its real and imaginary parts)."],
+                     complex_))
 
 
 SUITES = {
@@ -129,7 +170,16 @@ SUITES = {
 }
 
 
+# Tables every property suite shares (conformance/properties/properties.h includes them).
+SHARED = {"dtype_values": ("spec/dtypes.toml", dtype_values)}
+
+
 def emit(spec: Spec, suite: str) -> str:
+    if suite in SHARED:
+        sources, table = SHARED[suite]
+        return (ec.header(sources, "generators/emit_rapidcheck.py")
+                + "// The values a tensor of each dtype holds, for the random values of properties.h.\n\n"
+                + table(spec)).rstrip("\n") + "\n"
     sources, rows, values = SUITES[suite]
     return (ec.header(sources, "generators/emit_rapidcheck.py")
             + f"// The tables of conformance/properties/{suite}_properties.cc.\n\n"
@@ -138,4 +188,4 @@ def emit(spec: Spec, suite: str) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(ec.main(sys.argv[1:], __doc__, emit, sorted(SUITES)))
+    sys.exit(ec.main(sys.argv[1:], __doc__, emit, sorted(SUITES) + sorted(SHARED)))

@@ -1,6 +1,6 @@
 """Tests of generators/emit_rapidcheck.py: over the real spec it emits, for each property
 suite, only tables (comments and X-macro rows, no C++ logic), one row per property with a
-unique case id, clause and statement, deterministically.
+unique case id, clause and statement, the spec's formats and dtype values, deterministically.
 
 Run: python3 generators/emit_rapidcheck_test.py
 Under Bazel (//generators:emit_rapidcheck_test) it runs from the workspace root.
@@ -19,6 +19,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPEC = os.path.join(HERE, "..", "spec")
 SUITES = ["promotion", "casting", "strided", "arithmetic"]
+SHARED = ["dtype_values"]
 
 # What a table may hold: comments, `#define TCTS_..._(_)` heads and `_(...)` rows.
 LINE = re.compile(r"(//.*|#define TCTS_[A-Z0-9_]+\(_\) \\|  _\(.*\)( \\)?|)")
@@ -51,7 +52,7 @@ class PropertyTables(unittest.TestCase):
     def setUpClass(cls):
         cls.text = {}
         with tempfile.TemporaryDirectory() as tmp:
-            for suite in SUITES:
+            for suite in SUITES + SHARED:
                 out = os.path.join(tmp, suite + ".inc")
                 r = emit(suite, out)
                 assert r.returncode == 0, r.stderr
@@ -67,7 +68,8 @@ class PropertyTables(unittest.TestCase):
 
     def test_one_row_per_property(self):
         ids = set()
-        for suite, text in self.text.items():
+        for suite in SUITES:
+            text = self.text[suite]
             with self.subTest(suite=suite):
                 rows = macros(text)[f"TCTS_{suite.upper()}_PROPERTIES"]
                 self.assertTrue(rows)
@@ -90,13 +92,24 @@ class PropertyTables(unittest.TestCase):
         for row in casting:
             self.assertRegex(row, r"^  _\(BinaryOp::k(Add|Sub|Mul|Div), DType::k\w+, DType::k\w+\)$")
         formats = macros(self.text["strided"])["TCTS_STRIDED_FORMATS"]
-        self.assertEqual([r.split(",")[0] for r in formats],
-                         ["  _(MemoryFormat::kContiguous", "  _(MemoryFormat::kChannelsLast",
-                          "  _(MemoryFormat::kChannelsLast3d"])
+        self.assertEqual(formats, [
+            '  _(MemoryFormat::kContiguous, -1, true, 1, (), "memory_format.contiguous_format")',
+            '  _(MemoryFormat::kChannelsLast, 4, false, 0, (1, 3, 2, 0), "memory_format.channels_last")',
+            '  _(MemoryFormat::kChannelsLast3d, 5, false, 0, (1, 4, 3, 2, 0), "memory_format.channels_last_3d")'])
+
+    def test_dtype_values(self):
+        tables = macros(self.text["dtype_values"])
+        self.assertIn("  _(DType::kUint8, 0, 255)", tables["TCTS_INTEGRAL_RANGES"])
+        self.assertIn("  _(DType::kInt64, -9223372036854775807 - 1, 9223372036854775807)", tables["TCTS_INTEGRAL_RANGES"])
+        # binary16: 11 bits of precision, smallest subnormal 2^-24, largest finite 2047 * 2^5 = 65504
+        self.assertIn("  _(DType::kFloat16, 11, -24, 5)", tables["TCTS_FLOATING_FORMATS"])
+        self.assertIn("  _(DType::kFloat64, 53, -1074, 971)", tables["TCTS_FLOATING_FORMATS"])
+        self.assertIn("  _(DType::kBfloat16, 8, -133, 120)", tables["TCTS_FLOATING_FORMATS"])
+        self.assertIn("  _(DType::kComplex64, DType::kFloat32)", tables["TCTS_COMPLEX_COMPONENTS"])
 
     def test_deterministic(self):
         with tempfile.TemporaryDirectory() as tmp:
-            for suite in SUITES:
+            for suite in SUITES + SHARED:
                 out = os.path.join(tmp, suite + ".inc")
                 self.assertEqual(emit(suite, out).returncode, 0)
                 self.assertEqual(open(out, encoding="utf-8").read(), self.text[suite], suite)

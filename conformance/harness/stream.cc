@@ -133,8 +133,8 @@ class StreamListener : public ::testing::EmptyTestEventListener {
   void OnTestEnd(const ::testing::TestInfo& info) override {
     const ::testing::TestResult& result = *info.result();
     std::optional<CaseRecord> record = TakeCaseRecord();
-    if (FindProperty(FullName(info)) || !record) {
-      // No Case decided this test: a property, or a test that stopped before Finish().
+    if (!record) {
+      // Neither a Case nor a property decided this test: it stopped before Finish().
       record = CaseRecord{result.Failed() ? "FAIL" : result.Skipped() ? "NOT_SUPPORTED" : "PASS", "", "", {}};
     } else if (result.Failed() && (record->outcome == "PASS" || record->outcome == "XFAIL")) {
       record->outcome = "FAIL";  // a failure the harness did not classify (an exception, an assertion)
@@ -145,16 +145,17 @@ class StreamListener : public ::testing::EmptyTestEventListener {
                     Object().Field("check", d.check).Field("expected", d.expected).Field("observed", d.observed).Close();
     }
     mismatches += "]";
-    Write(Object()
-              .Field("event", "end")
-              .Field("test", FullName(info))
-              .Field("outcome", record->outcome)
-              .Field("reason", record->reason)
-              .Field("not_supported", record->not_supported)
-              .Raw("mismatches", mismatches)
-              .Field("message", FailureText(result))
-              .Raw("ms", std::to_string(result.elapsed_time()))
-              .Close());
+    Object end;
+    end.Field("event", "end")
+        .Field("test", FullName(info))
+        .Field("outcome", record->outcome)
+        .Field("reason", record->reason)
+        .Field("not_supported", record->not_supported)
+        .Raw("mismatches", mismatches)
+        .Field("message", FailureText(result))
+        .Raw("ms", std::to_string(result.elapsed_time()));
+    if (record->draws >= 0) end.Raw("draws", std::to_string(record->draws));  // properties
+    Write(end.Close());
   }
   void OnTestProgramEnd(const ::testing::UnitTest&) override { Write(Object().Field("event", "done").Close()); }
 

@@ -27,7 +27,6 @@ TCTS_ARITHMETIC_PROPERTIES(TCTS_PROPERTY_ROW)
 // the result has a's strides (spec/arithmetic.toml [output_layout]).
 TCTS_PROPERTY(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays) {
   const prop::RandomAdd add = prop::AddRandomLayouts(4);
-  Candidate& cand = CurrentCandidate();
   const prop::Chain& a = add.a;
   const prop::Layout& b = add.b;
   const TensorMeta& ma = add.a_meta;
@@ -35,7 +34,7 @@ TCTS_PROPERTY(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays) {
   RC_ASSERT(m.sizes == ma.sizes);
   RC_ASSERT(m.dtype == DType::kInt64);
   if (Numel(m.sizes) > 0) RC_ASSERT(prop::DenseStrides(m.sizes, m.strides));  // an empty result has no memory to be dense in
-  const std::vector<Scalar> got = cand.values(add.result).value();
+  const std::vector<Scalar> got = prop::ValuesOf(add.result);
   const std::vector<std::vector<std::int64_t>> index = Indices(m.sizes);
   RC_ASSERT(got.size() == index.size());
   for (std::size_t k = 0; k < index.size(); ++k) {
@@ -47,8 +46,8 @@ TCTS_PROPERTY(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays) {
 }
 
 // out= of the right shape keeps its strides and storage; out= of another shape gets the
-// functional result's layout (spec/arithmetic.toml [out]); in-place into a writable a gives the same values and
-// keeps a's strides.
+// functional result's layout (spec/arithmetic.toml [out]); in-place into a writable a gives
+// the same values and keeps a's strides.
 TCTS_PROPERTY(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm) {
   const prop::RandomAdd add = prop::AddRandomLayouts(3);
   Candidate& cand = CurrentCandidate();
@@ -56,36 +55,36 @@ TCTS_PROPERTY(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm) {
   const prop::Layout& b = add.b;
   const TensorMeta& ma = add.a_meta;
   const TensorMeta& mr = add.result_meta;
-  const std::vector<Scalar> want = cand.values(add.result).value();
+  const std::vector<Scalar> want = prop::ValuesOf(add.result);
+  const std::string call = "add(" + prop::Describe(a) + ", " + b.text + ", out=";
 
-  const Result<TensorHandle> empty = cand.make_tensor({0}, DType::kInt64, {});
-  RC_ASSERT(empty.ok());
-  const Status resized = cand.binary_out(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), empty.value());
-  if (!resized.ok() && resized.error().kind == ErrorKind::kNotSupported) RC_DISCARD("binary_out not supported");
-  RC_ASSERT(resized.ok());
-  RC_ASSERT(cand.meta(empty.value()).value().strides == mr.strides);
-  RC_ASSERT(cand.values(empty.value()).value() == want);
+  const TensorHandle empty = prop::MakeTensor({0}, DType::kInt64, {});
+  prop::Get(Feature::kBinaryOut, cand.binary_out(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), empty),
+            call + "empty)");
+  RC_ASSERT(prop::MetaOf(empty).strides == mr.strides);
+  RC_ASSERT(prop::ValuesOf(empty) == want);
 
   const prop::Layout out = prop::RandomBroadcastLayout(ma.sizes);
   const bool right_shape = out.sizes == ma.sizes &&
                            std::none_of(out.strides.begin(), out.strides.end(), [](std::int64_t s) { return s == 0; });
   if (right_shape) {
-    const StorageInfo before = cand.storage(out.tensor).value();
-    RC_ASSERT(cand.binary_out(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), out.tensor).ok());
-    const TensorMeta mo = cand.meta(out.tensor).value();
+    const StorageInfo before = prop::StorageOf(out.tensor);
+    prop::Get(Feature::kBinaryOut, cand.binary_out(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), out.tensor),
+              call + out.text + ")");
+    const TensorMeta mo = prop::MetaOf(out.tensor);
     RC_ASSERT(mo.strides == out.strides);
     RC_ASSERT(mo.storage_offset == out.offset);
-    RC_ASSERT(cand.storage(out.tensor).value().id == before.id);
-    RC_ASSERT(cand.values(out.tensor).value() == want);
+    RC_ASSERT(prop::StorageOf(out.tensor).id == before.id);
+    RC_ASSERT(prop::ValuesOf(out.tensor) == want);
   }
 
   bool writable = true;  // no dimension of size > 1 with stride 0 (an expanded view)
   for (std::size_t d = 0; d < ma.sizes.size(); ++d) writable = writable && !(ma.sizes[d] > 1 && ma.strides[d] == 0);
   if (writable) {
-    const Status s = cand.binary_inplace(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1));
-    RC_ASSERT(s.ok());
-    RC_ASSERT(cand.meta(a.tensor).value().strides == ma.strides);
-    RC_ASSERT(cand.values(a.tensor).value() == want);
+    prop::Get(Feature::kBinaryInplace, cand.binary_inplace(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)),
+              prop::Describe(a) + ".add_(" + b.text + ")");
+    RC_ASSERT(prop::MetaOf(a.tensor).strides == ma.strides);
+    RC_ASSERT(prop::ValuesOf(a.tensor) == want);
   }
 }
 

@@ -222,7 +222,6 @@ struct Chain {
   TensorHandle tensor;
   Logical model;
   std::vector<ViewStep> steps;
-  bool copied = false;  // a reshape copied somewhere along the chain
 };
 
 inline std::string Describe(const Chain& c) {
@@ -231,26 +230,20 @@ inline std::string Describe(const Chain& c) {
   return s;
 }
 
-// Builds a random chain of up to `max_steps`. Fails the property (RC_FAIL) if the candidate
-// rejects a step the rules allow; discards the case when tensors or views are unsupported.
+// Builds a random chain of up to `max_steps`. Fails the draw if the candidate cannot make the
+// base or rejects a step the rules allow (unless it declares no tensors or views: Get, Usable).
 inline Chain RandomChain(int max_steps, bool allow_reshape) {
-  Candidate& cand = CurrentCandidate();
   const std::vector<std::int64_t> sizes = *StridedShape();
-  Result<TensorHandle> base = cand.make_tensor(sizes, DType::kInt64, IotaValues(Numel(sizes)));
-  RC_PRE(base.ok());
-  Chain c{base.value(), base.value(), Iota(sizes), {}, false};
+  const TensorHandle base = MakeTensor(sizes, DType::kInt64, IotaValues(Numel(sizes)));
+  Chain c{base, base, Iota(sizes), {}};
   const int steps = *rc::gen::inRange(1, max_steps + 1);
   for (int k = 0; k < steps; ++k) {
     ModelStep m = RandomStep(c.model, allow_reshape);
     if (Numel(m.result.sizes) > 4096) break;  // expand chains can grow; keep cases small
     Result<TensorHandle> next = Apply(m.step, c.tensor);
     c.steps.push_back(m.step);
-    if (!next.ok() && next.error().kind == ErrorKind::kNotSupported) RC_DISCARD("views not supported");
+    Usable(Feature::kViews, next, Describe(c));
     if (!next.ok()) RC_FAIL(Describe(c) + " was rejected: " + tcts::Describe(next.error()));
-    if (m.step.kind == ViewKind::kReshape) {
-      const Result<StorageInfo> a = cand.storage(c.tensor), b = cand.storage(next.value());
-      if (a.ok() && b.ok() && a.value().id != b.value().id) c.copied = true;
-    }
     c.tensor = next.value();
     c.model = std::move(m.result);
   }

@@ -382,6 +382,8 @@ class Runner:
             record["observed"] = f"NotSupported: {e['not_supported']}"
         if c.kind == "property":
             record["seed"] = self.seed
+            if "draws" in e:
+                record["draws"] = e["draws"]
             if e["outcome"] == "FAIL":
                 record["counterexample"] = record["message"]
                 record["observed"] = record["message"].splitlines()[0] if record["message"] else "falsified"
