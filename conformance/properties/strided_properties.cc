@@ -124,9 +124,12 @@ TCTS_PROPERTY(StridedProperties, IsContiguousAgreesWithItsDefinition) {
   Candidate& cand = CurrentCandidate();
   const TensorMeta meta = prop::MetaOf(chain.tensor);
   for (const FormatRule& f : kFormats) {
-    const bool got = prop::Get(Feature::kMemoryFormats, cand.is_contiguous(chain.tensor, f.format),
-                               prop::Describe(chain) + ".is_contiguous(" + MemoryFormatName(f.format) + ")");
-    RC_ASSERT(got == f.Contiguous(meta));
+    const std::string call = prop::Describe(chain) + ".is_contiguous(" + MemoryFormatName(f.format) + ")";
+    const bool got = prop::Get(Feature::kMemoryFormats, cand.is_contiguous(chain.tensor, f.format), call);
+    if (got != f.Contiguous(meta)) {
+      RC_FAIL(call + " is " + Str(got) + " for sizes " + Str(meta.sizes) + ", strides " + Str(meta.strides) + " (" +
+              f.id + (f.Fits(meta.sizes.size()) ? ": strides " + Str(f.Strides(meta.sizes)) : ": another rank") + ")");
+    }
   }
 }
 
