@@ -12,11 +12,12 @@
 //   undeclared     the candidate declares no feature, and every call answers NotSupported
 //                  (an honest candidate without them: NOT_SUPPORTED, not a failure)
 //   broken         every call answers a RuntimeError (nothing can be built)
-//   valuebased     result_type inspects values as NumPy 1.x did: a Python int or float whose
-//                  value the answer's dtype cannot hold widens it to int64 or float64
-//                  (uint8 tensor + 300 -> int64, float16 tensor + 1e5 -> float64)
-//   ignore_format  no channels_last formats, consistently: empty, contiguous and is_contiguous
-//                  treat channels_last and channels_last_3d as contiguous_format
+//   valuebased     result_type inspects values, as NumPy 1.x did beyond a dtype's range: a Python
+//                  int or float of a magnitude the answer's dtype cannot hold widens it to int64
+//                  or float64 (uint8 tensor + 300 -> int64, float16 tensor + 1e5 -> float64)
+//   ignore_format  channels_last and channels_last_3d laid out as contiguous_format, consistently:
+//                  empty and contiguous allocate contiguous strides for them, and is_contiguous
+//                  of a rank-4 (rank-5) tensor checks for the strides empty allocates
 // Case ids are the runner's (tcts::CaseId: the row id, or the property's id).
 #include <unistd.h>
 
@@ -101,7 +102,19 @@ class FaultyCandidate final : public Candidate {
   Result<bool> is_contiguous(const TensorHandle& t, MemoryFormat f) override {
     const std::string mode = Inject();
     if (auto e = WrongError(mode, "is_contiguous")) return *e;
-    return base_->is_contiguous(t, mode == "ignore_format" ? NoChannelsLast(f) : f);
+    if (mode == "ignore_format" && NoChannelsLast(f) != f) {  // the strides empty(sizes, f) gives, size-1 dims aside
+      const Result<TensorMeta> m = base_->meta(t);
+      if (!m.ok()) return m.error();
+      const std::vector<std::int64_t>& sizes = m.value().sizes;
+      if (sizes.size() != (f == MemoryFormat::kChannelsLast ? 4u : 5u)) return false;
+      const Result<TensorHandle> fresh = base_->empty(sizes, DType::kInt64, Layout::kStrided, MemoryFormat::kContiguous);
+      if (!fresh.ok()) return fresh.error();
+      const std::vector<std::int64_t> want = base_->meta(fresh.value()).value().strides;
+      for (std::size_t d = 0; d < sizes.size(); ++d)
+        if (sizes[d] != 1 && m.value().strides[d] != want[d]) return false;
+      return true;
+    }
+    return base_->is_contiguous(t, f);
   }
   Result<TensorHandle> contiguous(const TensorHandle& t, MemoryFormat f) override {
     const std::string mode = Inject();
@@ -191,16 +204,15 @@ class FaultyCandidate final : public Candidate {
   static MemoryFormat NoChannelsLast(MemoryFormat f) {
     return f == MemoryFormat::kChannelsLast || f == MemoryFormat::kChannelsLast3d ? MemoryFormat::kContiguous : f;
   }
-  // NumPy 1.x's value-based casting, which PyTorch does not do: a Python int or float whose
-  // value `d` cannot hold widens it to int64 or float64.
+  // Value-based promotion, which PyTorch does not do: a Python int or float of a magnitude
+  // `d` cannot hold widens it to int64 or float64.
   static DType ValueBased(DType d, const Operand& a, const Operand& b) {
     for (const Operand* o : {&a, &b}) {
       const Scalar* s = std::get_if<Scalar>(o);
       if (!s) continue;
       if (DTypeCategory(d) == Category::kIntegral && s->kind == Scalar::Kind::kInt) {
         const int bits = 8 * DTypeItemsize(d) - (d == DType::kUint8 ? 0 : 1);  // magnitude bits
-        const double lo = d == DType::kUint8 ? 0 : -std::ldexp(1.0, bits), hi = std::ldexp(1.0, bits);
-        if (static_cast<double>(s->i) < lo || static_cast<double>(s->i) >= hi) d = DType::kInt64;
+        if (std::fabs(static_cast<double>(s->i)) >= std::ldexp(1.0, bits)) d = DType::kInt64;
       }
       if (DTypeCategory(d) == Category::kFloating && s->kind == Scalar::Kind::kFloat && std::isfinite(s->f)) {
         const double max = d == DType::kFloat16    ? 65504.0
