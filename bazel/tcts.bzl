@@ -1,8 +1,14 @@
 """Macros that turn spec tables into conformance test targets.
 
     tcts_suite(name = "promotion", properties = True)
-        generates promotion_gtest.cc (and promotion_properties.cc) from //spec:tables and
-        wraps them in the cc_library `promotion_suite`.
+        generates promotion_gtest.cc from //spec:tables and wraps it, with the suite's
+        properties (//conformance/properties:promotion_properties), in the cc_library
+        `promotion_suite`.
+
+    tcts_properties(name = "promotion", deps = [...])   (in conformance/properties/BUILD)
+        the cc_library `promotion_properties`: the checked-in property bodies
+        promotion_properties.cc with their spec-derived tables promotion_properties.inc,
+        generated from //spec:tables by generators/emit_rapidcheck.py.
 
     conformance_test(suite = "promotion", candidate = "libtorch", shard_count = 2)
         the cc_test `promotion_libtorch`: the suite linked with the candidate's adapter and
@@ -37,35 +43,51 @@ def spec_genrule(name, emitter, out, suite = None):
         ),
     )
 
-# The property helpers each suite's generated properties include.
-_PROPERTY_LIBS = {
-    "arithmetic": "arith_properties",
-    "strided": "strided_properties",
-}
+def tcts_properties(name, deps = []):
+    """A suite's RapidCheck properties as the cc_library `<name>_properties`.
+
+    The bodies are the checked-in `<name>_properties.cc`; only the tables they include,
+    `<name>_properties.inc` (the properties' rows and the spec's values they use), are
+    generated (generators/emit_rapidcheck.py --suite <name>).
+
+    Args:
+      name: the suite.
+      deps: the helpers and checks the bodies use.
+    """
+    spec_genrule(name + "_properties_inc_gen", "emit_rapidcheck.py", name + "_properties.inc", suite = name)
+    native.cc_library(
+        name = name + "_properties",
+        copts = TCTS_COPTS,
+        testonly = True,
+        srcs = [
+            name + "_properties.cc",
+            name + "_properties.inc",
+        ],
+        deps = [
+            "//bazel:gtest",
+            "//bazel:rapidcheck",
+        ] + deps,
+        alwayslink = True,
+    )
 
 def tcts_suite(name, properties = False, deps = []):
     """A generated conformance suite as a cc_library named `<name>_suite`.
 
     Args:
       name: the suite (generators/emit_gtest.py --suite).
-      properties: also emit RapidCheck properties (generators/emit_rapidcheck.py --suite).
+      properties: also link the suite's properties (//conformance/properties:<name>_properties).
       deps: what the suite's checks need beyond the harness (e.g. a peer candidate).
     """
-    srcs = [name + "_gtest.cc"]
     spec_genrule(name + "_gtest_gen", "emit_gtest.py", name + "_gtest.cc", suite = name)
-    if properties:
-        srcs.append(name + "_properties.cc")
-        spec_genrule(name + "_properties_gen", "emit_rapidcheck.py", name + "_properties.cc", suite = name)
     native.cc_library(
         name = name + "_suite",
         copts = TCTS_COPTS,
         testonly = True,
-        srcs = srcs,
+        srcs = [name + "_gtest.cc"],
         deps = [
             "//bazel:gtest",
-            "//bazel:rapidcheck",
             "//conformance/checks:" + name,
-        ] + (["//conformance/properties:" + _PROPERTY_LIBS.get(name, "properties")] if properties else []) + deps,
+        ] + (["//conformance/properties:%s_properties" % name] if properties else []) + deps,
         alwayslink = True,
     )
 

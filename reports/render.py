@@ -160,7 +160,7 @@ def markdown(doc: dict) -> str:
             if c["reason"]:
                 out += [f"  - note: {_md(c['reason'])}"]
             if c.get("seed"):
-                out += [f"  - seed: {c['seed']}"]
+                out += [f"  - seed: {c['seed']}" + (f" ({c['draws']} checked draws)" if "draws" in c else "")]
             if c.get("counterexample"):
                 out += ["  - counterexample:", "", "    ```", *("    " + l for l in c["counterexample"].splitlines()[:30]),
                         "    ```", ""]
@@ -275,6 +275,7 @@ def html(doc: dict) -> str:
         for c in group:
             extra = f"<br>note: {_e(c['reason'])}" if c["reason"] else ""
             extra += f"<br>seed: <code>{_e(c['seed'])}</code>" if c.get("seed") else ""
+            extra += f" ({c['draws']} checked draws)" if c.get("seed") and "draws" in c else ""
             extra += f"<pre>{_e(c['counterexample'])}</pre>" if c.get("counterexample") else ""
             parts.append(f"<li style='background:{COLORS[c['outcome']]}'><b>{c['outcome']}</b> <code>{_e(c['id'])}</code> — "
                          f"{_e(c['statement'])}<br>expected: {_e(c['expected'])}<br>observed: {_e(c['observed'])}"

@@ -213,7 +213,7 @@ def text_summary(doc: dict, limit: int = 30) -> str:
             lines.append(f"          expected: {c['expected']}")
             lines.append(f"          observed: {c['observed']}")
             if c.get("seed"):
-                lines.append(f"          seed:     {c['seed']}")
+                lines.append(f"          seed:     {c['seed']}" + (f" ({c['draws']} checked draws)" if "draws" in c else ""))
             lines.append(f"          rerun:    {c['rerun']}")
         if len(unexpected) > limit:
             lines.append(f"  ... and {len(unexpected) - limit} more (report.md lists them all)")

@@ -41,6 +41,16 @@ CaseFileLoader& LoaderSlot() {
   static CaseFileLoader loader = nullptr;
   return loader;
 }
+// What the current property's draws reported.
+struct PropertyTally {
+  long checked = 0;
+  bool failed = false;
+  std::string not_supported;
+};
+PropertyTally& TallySlot() {
+  static PropertyTally tally;
+  return tally;
+}
 }  // namespace
 
 std::optional<CaseRecord> TakeCaseRecord() {
@@ -304,6 +314,54 @@ void Case::Finish() {
                   << " (" << listed->pattern << " " << listed->outcome << ", reason: " << listed->reason
                   << ") but the candidate now matches the spec; remove the entry.\n"
                   << report.str();
+  }
+}
+
+// ---------------------------------------------------------------- properties
+void StartProperty() { TallySlot() = PropertyTally(); }
+
+void PropertyDrawChecked() {
+  if (!TallySlot().failed) ++TallySlot().checked;
+}
+
+void PropertyNotSupported(const std::string& call) {
+  if (TallySlot().not_supported.empty()) TallySlot().not_supported = call;
+}
+
+const std::string& PropertyNotSupportedCall() { return TallySlot().not_supported; }
+
+void PropertyDrawFailed() { TallySlot().failed = true; }
+
+void FinishProperty() {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string test = std::string(info->test_suite_name()) + "." + info->name();
+  const RowMeta* row = FindProperty(test);
+  const PropertyTally tally = TallySlot();
+  TallySlot() = PropertyTally();
+  ::testing::Test::RecordProperty("row", row ? row->id : test.c_str());
+  ::testing::Test::RecordProperty("candidate", Config().candidate);
+  ::testing::Test::RecordProperty("draws", std::to_string(tally.checked));
+
+  CaseRecord record{"", "", "", {}, {}, tally.checked};
+  if (::testing::Test::HasFailure()) {
+    record.outcome = "FAIL";  // RapidCheck reported the counterexample
+  } else if (!tally.not_supported.empty()) {
+    record.outcome = "NOT_SUPPORTED";
+    record.not_supported = tally.not_supported;
+  } else if (tally.checked == 0) {
+    record.outcome = "FAIL";
+    record.mismatches.push_back({"checked draws", "at least one", "none: every draw ended before the checks"});
+    ADD_FAILURE() << "[tcts] FAIL property " << (row ? row->id : test) << ": no draw reached its checks, "
+                  << "so it would hold vacuously\n  rerun:    " << RerunCommand() << "\n";
+  } else {
+    record.outcome = "PASS";
+  }
+  ::testing::Test::RecordProperty("outcome", record.outcome);
+  const std::string outcome = record.outcome;
+  RecordSlot() = std::move(record);
+  if (outcome == "NOT_SUPPORTED") {
+    GTEST_SKIP() << "NOT_SUPPORTED: " << Config().candidate << " declares no support for " << tally.not_supported
+                 << " (property " << (row ? row->id : test) << ", " << tally.checked << " draws checked before)";
   }
 }
 

@@ -8,6 +8,7 @@
 //   XPASS          no mismatch, but listed         -> test failure (stale expectation)
 //   NOT_SUPPORTED  the candidate declared the feature unsupported and answered so -> skipped
 //   (CRASH, TIMEOUT   decided by the runner, conformance/run.py, which isolates the process)
+// A RapidCheck property (conformance/properties/properties.h) is decided by FinishProperty().
 // Each outcome is written to the test XML (RecordProperty) and, as a CaseRecord, to the
 // runner's result stream (conformance/stream.h).
 #ifndef TCTS_CONFORMANCE_HARNESS_H_
@@ -109,28 +110,46 @@ struct CaseRecord {
   // Sub-checks not made because they need a feature the candidate declares unsupported
   // ("storage identity (needs storage)"); the case's verdict covers the rest.
   std::vector<std::string> skipped_checks;
+  long draws = -1;  // properties: the draws that reached the property's checks
 };
-// The record of the case the current test finished (Case::Finish), once; nullopt when
-// none finished (a property, or a test that stopped early).
+// The record of the case the current test finished (Case::Finish, FinishProperty), once;
+// nullopt when none finished (a test that stopped early).
 std::optional<CaseRecord> TakeCaseRecord();
 
 // Rows by id, as tests register them: RowName for table rows (when GoogleTest names the
-// cases), TCTS_PROP for properties, the replay loader for replayed cases. A runner names
+// cases), RegisterProperty for properties, the replay loader for replayed cases. A runner names
 // a case that never finished (it crashed) from here.
 void RegisterRow(const RowMeta& row);
 const RowMeta* FindRow(const std::string& id);
-// A RapidCheck property test ("Suite.Name") and its row; the row's basis is "property".
+// A RapidCheck property test ("Suite.Name") and its row; the row's basis is "property"
+// (TCTS_PROP registers it).
 bool RegisterProperty(const char* test, const char* id, const char* clause, const char* text);
 // The row of property test "Suite.Name", or nullptr when it is not a property.
 const RowMeta* FindProperty(const std::string& test);
 
-// A RapidCheck property test with its row (id, clause, statement):
-//   TCTS_PROP(PromotionProperties, IsCommutative, "property.promote_types.commutative",
-//             "002#type-promotion", "promote_types(a, b) == promote_types(b, a)") { ... }
-#define TCTS_PROP(Suite, Name, id, clause, text)                                                  \
-  static const bool tcts_property_##Suite##_##Name = ::tcts::RegisterProperty(#Suite "." #Name, id, \
-                                                                               clause, text);     \
-  RC_GTEST_PROP(Suite, Name, ())
+// ---------------------------------------------------------------- property outcomes
+// A property test (TCTS_PROP in conformance/properties/properties.h) runs RapidCheck's draws,
+// then FinishProperty() decides its outcome. RapidCheck counts every draw that did not fail
+// as a success, whether or not it checked anything, so the draws report to the harness:
+//   FAIL           a draw failed (RapidCheck's counterexample: a wrong answer, an error from a
+//                  call that must succeed, or an answer that contradicts the candidate's
+//                  declaration, checked as Case::Usable checks a table case), or no draw
+//                  reached the property's checks (it would hold vacuously)
+//   NOT_SUPPORTED  a draw called a feature the candidate declares unsupported, and the call
+//                  answered NotSupported -> skipped
+//   PASS           otherwise
+// The record carries the number of checked draws.
+void StartProperty();
+// A draw reached the end of the property's checks.
+void PropertyDrawChecked();
+// A draw met `call`, of a feature the candidate declares unsupported, answering NotSupported.
+void PropertyNotSupported(const std::string& call);
+// The call recorded by PropertyNotSupported in this property, or "".
+const std::string& PropertyNotSupportedCall();
+// A draw failed: later draws (RapidCheck's shrinking) are not counted.
+void PropertyDrawFailed();
+// Decides and reports the property's outcome. Call once, after RapidCheck's verdict.
+void FinishProperty();
 
 // ---------------------------------------------------------------- a case
 class Case {
@@ -158,6 +177,7 @@ class Case {
   // use it as their failure message.
   std::string MismatchText() const;
   bool not_supported() const { return not_supported_; }
+  const std::string& not_supported_call() const { return not_supported_call_; }
   const RowMeta& row() const { return row_; }
 
   // Decides and reports the outcome. Call once, at the end of the test body.

@@ -124,6 +124,27 @@ TEST_F(HarnessTest, DeclaredSupportedButAnsweringNotSupportedIsAMismatch) {
   EXPECT_FALSE(c.not_supported());
 }
 
+// Properties: RapidCheck passes a property whose draws all ended before its checks; the
+// harness does not.
+TEST_F(HarnessTest, PropertyWithoutACheckedDrawFails) {
+  StartProperty();
+  EXPECT_NONFATAL_FAILURE(FinishProperty(), "no draw reached its checks");
+  const std::optional<CaseRecord> r = TakeCaseRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->outcome, "FAIL");
+  EXPECT_EQ(r->draws, 0);
+}
+
+TEST_F(HarnessTest, PropertyRecordsItsCheckedDraws) {
+  StartProperty();
+  for (int i = 0; i < 3; ++i) PropertyDrawChecked();
+  FinishProperty();
+  const std::optional<CaseRecord> r = TakeCaseRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->outcome, "PASS");
+  EXPECT_EQ(r->draws, 3);
+}
+
 TEST_F(HarnessTest, OtherErrorsOfASupportedFeatureGoOnToTheCheck) {
   Case c(kUnlisted);
   const Error e{ErrorKind::kRuntimeError, "boom"};

@@ -91,8 +91,8 @@ class StreamListener : public ::testing::EmptyTestEventListener {
   void OnTestEnd(const ::testing::TestInfo& info) override {
     const ::testing::TestResult& result = *info.result();
     std::optional<CaseRecord> record = TakeCaseRecord();
-    if (FindProperty(FullName(info)) || !record) {
-      // No Case decided this test: a property, or a test that stopped before Finish().
+    if (!record) {
+      // Neither a Case nor a property decided this test: it stopped before Finish().
       record = CaseRecord{result.Failed() ? "FAIL" : result.Skipped() ? "NOT_SUPPORTED" : "PASS", "", "", {}, {}};
     } else if (result.Failed() && (record->outcome == "PASS" || record->outcome == "XFAIL")) {
       record->outcome = "FAIL";  // a failure the harness did not classify (an exception, an assertion)
@@ -101,15 +101,17 @@ class StreamListener : public ::testing::EmptyTestEventListener {
     for (const CaseRecord::Diff& d : record->mismatches) {
       mismatches.push_back({{"check", d.check}, {"expected", d.expected}, {"observed", d.observed}});
     }
-    Write({{"event", "end"},
-           {"test", FullName(info)},
-           {"outcome", record->outcome},
-           {"reason", record->reason},
-           {"not_supported", record->not_supported},
-           {"mismatches", mismatches},
-           {"skipped_checks", record->skipped_checks},
-           {"message", FailureText(result)},
-           {"ms", result.elapsed_time()}});
+    Json end = {{"event", "end"},
+                {"test", FullName(info)},
+                {"outcome", record->outcome},
+                {"reason", record->reason},
+                {"not_supported", record->not_supported},
+                {"mismatches", mismatches},
+                {"skipped_checks", record->skipped_checks},
+                {"message", FailureText(result)},
+                {"ms", result.elapsed_time()}};
+    if (record->draws >= 0) end["draws"] = record->draws;  // properties
+    Write(end);
   }
   void OnTestProgramEnd(const ::testing::UnitTest&) override { Write({{"event", "done"}}); }
 

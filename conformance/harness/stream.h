@@ -9,7 +9,7 @@
 //              "rerun":..}, ...]}
 //   {"event":"start","test":"Spec/PromoteTypes.Case/promote_types_int8_uint8"}
 //   {"event":"end","test":..,"outcome":..,"reason":..,"not_supported":..,"mismatches":[..],
-//    "message":..,"ms":N}
+//    "message":..,"ms":N[,"draws":N]}       (draws: a property's checked draws)
 //   {"event":"done"}
 // A start without its end is the case that crashed or hung; no "done" means the process
 // did not finish its list.

@@ -1,19 +1,65 @@
-// RapidCheck helpers for the generated property suites: random operands and values.
-// Properties compare a candidate with itself (e.g. across operand values), so they hold
-// for any candidate that is consistent, whatever its deterministic deviations.
+// What every property suite shares: how a property takes its row from the spec, and the
+// RapidCheck helpers for random operands and values.
+//
+// The property bodies are checked-in C++ (conformance/properties/<suite>_properties.cc); only
+// their tables are generated, from the spec, by generators/emit_rapidcheck.py into
+// <suite>_properties.inc: X-macros of the properties' rows and of the spec's values the bodies
+// use. Properties compare a candidate with itself (e.g. across operand values) or with the
+// spec's rules, so they hold for any candidate that is consistent, whatever its
+// deterministic deviations.
 #ifndef TCTS_CONFORMANCE_PROPERTIES_H_
 #define TCTS_CONFORMANCE_PROPERTIES_H_
 
 #include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "conformance/candidate/candidate.h"
 #include "conformance/checks/binary.h"
 #include "conformance/checks/common.h"
+#include "conformance/harness/harness.h"
+#include "conformance/properties/dtype_values.inc"
+
+// ---------------------------------------------------------------- a property test
+// A RapidCheck property test with its row (id, clause, statement). Each draw runs the body;
+// how the draws end decides the outcome with RapidCheck's verdict (harness.h,
+// FinishProperty): a body that returns has checked its draw; one that ends early — a
+// precondition (RC_PRE, RC_DISCARD), or a feature the candidate declares unsupported
+// (prop::Usable) — has not; a failed draw fails the property.
+#define TCTS_PROP(Suite, Name, id, clause, text)                                                      \
+  static const bool tcts_property_##Suite##_##Name =                                                   \
+      ::tcts::RegisterProperty(#Suite "." #Name, id, clause, text);                                    \
+  void tcts_property_draw_##Suite##_##Name();                                                          \
+  TEST(Suite, Name) {                                                                                  \
+    ::tcts::StartProperty();                                                                           \
+    ::rc::detail::checkGTest([] { ::tcts::prop::RunDraw(&tcts_property_draw_##Suite##_##Name); });    \
+    ::tcts::FinishProperty();                                                                          \
+  }                                                                                                    \
+  void tcts_property_draw_##Suite##_##Name()
+
+// ---------------------------------------------------------------- property rows
+// A suite's generated table lists its properties as _(Name, "case id", "clause", "statement"),
+// e.g. TCTS_PROMOTION_PROPERTIES(_) in promotion_properties.inc. Its .cc file expands
+//   TCTS_PROMOTION_PROPERTIES(TCTS_PROPERTY_ROW)      before the bodies: the rows, as constants
+//   TCTS_PROPERTY(PromotionProperties, Name) { ... }  each body, with the row named Name
+//   TCTS_PROMOTION_PROPERTIES(TCTS_PROPERTY_DEFINED)  after the bodies
+// so that a body without a row, or a row without a body, does not compile.
+#define TCTS_PROPERTY_ROW(Name, id, clause, text) \
+  constexpr ::tcts::RowMeta kPropertyRow_##Name{id, clause, "property", text};
+#define TCTS_PROPERTY(Suite, Name)                    \
+  constexpr bool kPropertyDefined_##Name = true;      \
+  TCTS_PROP(Suite, Name, kPropertyRow_##Name.id, kPropertyRow_##Name.clause, kPropertyRow_##Name.text)
+#define TCTS_PROPERTY_DEFINED(Name, id, clause, text) \
+  static_assert(kPropertyDefined_##Name, "property " id " has no body");
 
 namespace tcts {
 // How RapidCheck prints counterexamples of these types (found by ADL).
@@ -25,24 +71,193 @@ inline void showValue(const OperandSpec& o, std::ostream& os) { os << ToString(o
 
 namespace tcts::prop {
 
-// A random value that a tensor of `dtype` can hold (small integers, any bool, finite
-// floats and complex numbers in a range every floating dtype covers).
+// ---------------------------------------------------------------- draws and declared features
+// Thrown to end a draw that cannot check anything; RunDraw does not count it.
+struct EndDraw {};
+
+// Runs one draw of a property body and reports how it ended (harness.h).
+inline void RunDraw(void (*body)()) {
+  if (!PropertyNotSupportedCall().empty()) return;  // decided: NOT_SUPPORTED; no draw can check more
+  try {
+    body();
+  } catch (const EndDraw&) {
+    return;
+  } catch (const rc::detail::CaseResult& r) {
+    if (r.type == rc::detail::CaseResult::Type::Failure) PropertyDrawFailed();
+    throw;
+  } catch (...) {
+    PropertyDrawFailed();  // RapidCheck reports any other exception as the draw's failure
+    throw;
+  }
+  PropertyDrawChecked();
+}
+
+// Checks a call's answer against the candidate's declaration, as Case::Usable checks a table
+// case's, and returns when the draw can look at the answer (an error included). A feature
+// declared unsupported that answered NotSupported makes the property NOT_SUPPORTED and ends
+// the draw; NotSupported from a feature declared supported, or any other answer from one
+// declared unsupported, fails the draw.
+inline void Usable(Feature feature, const Error* error, const std::string& call) {
+  Case c(RowMeta{"", "", "property", ""});
+  if (c.Usable(feature, error, call)) return;
+  if (c.not_supported()) {
+    PropertyNotSupported(call);
+    throw EndDraw{};
+  }
+  RC_FAIL(c.MismatchText());
+}
+template <class T>
+void Usable(Feature feature, const Result<T>& r, const std::string& call) {
+  Usable(feature, r.ok() ? nullptr : &r.error(), call);
+}
+
+// The value of a call that must succeed: Usable, then any error fails the draw.
+template <class T>
+T Get(Feature feature, Result<T> r, const std::string& call) {
+  Usable(feature, r, call);
+  if (!r.ok()) RC_FAIL(call + ": expected an answer, observed " + Describe(r.error()));
+  return std::move(r.value());
+}
+inline void Get(Feature feature, const Status& s, const std::string& call) {
+  Usable(feature, s, call);
+  if (!s.ok()) RC_FAIL(call + ": expected success, observed " + Describe(s.error()));
+}
+
+// A Case's verdict on a draw (checks that record mismatches into a Case: ReadValues,
+// CheckAddressFormula, ...): its mismatches fail the draw; its NOT_SUPPORTED ends it, and the
+// property is NOT_SUPPORTED.
+inline void Settle(const Case& c) {
+  if (c.failed()) RC_FAIL(c.MismatchText());
+  if (c.not_supported()) {
+    PropertyNotSupported(c.not_supported_call());
+    throw EndDraw{};
+  }
+}
+
+// The calls nearly every property makes, each as Get.
+inline TensorMeta MetaOf(const TensorHandle& t) { return Get(Feature::kTensors, CurrentCandidate().meta(t), "meta()"); }
+inline std::vector<Scalar> ValuesOf(const TensorHandle& t) {
+  return Get(Feature::kTensors, CurrentCandidate().values(t), "values()");
+}
+inline StorageInfo StorageOf(const TensorHandle& t) {
+  return Get(Feature::kStorage, CurrentCandidate().storage(t), "storage()");
+}
+inline TensorHandle MakeTensor(const std::vector<std::int64_t>& sizes, DType dtype, const std::vector<Scalar>& values) {
+  return Get(Feature::kTensors, CurrentCandidate().make_tensor(sizes, dtype, values),
+             "make_tensor(" + Str(sizes) + ", " + DTypeName(dtype) + ")");
+}
+
+// ---------------------------------------------------------------- random values
+// The values each dtype holds, from the spec (dtype_values.inc).
+struct IntegralRange {
+  DType dtype;
+  std::int64_t lowest, highest;
+};
+struct FloatingFormat {
+  DType dtype;
+  int precision, lowest, highest;  // it holds m * 2^e for |m| < 2^precision, lowest <= e <= highest
+  double Max() const { return std::ldexp(std::ldexp(1.0, precision) - 1, highest); }
+  double Tiny() const { return std::ldexp(1.0, lowest); }
+  // Whether the format holds v exactly (an infinity or NaN too).
+  bool Holds(double v) const {
+    if (v == 0 || !std::isfinite(v)) return true;
+    int e = 0;
+    auto m = static_cast<std::int64_t>(std::ldexp(std::frexp(std::fabs(v), &e), 53));  // |v| = m * 2^(e - 53)
+    e -= 53;
+    while (m % 2 == 0) m /= 2, ++e;
+    return e >= lowest && m < (std::int64_t{1} << precision) && std::fabs(v) <= Max();
+  }
+};
+struct ComplexComponent {
+  DType dtype, part;
+};
+#define TCTS_ROW(...) {__VA_ARGS__},
+inline const std::vector<IntegralRange> kIntegralRanges = {TCTS_INTEGRAL_RANGES(TCTS_ROW)};
+inline const std::vector<FloatingFormat> kFloatingFormats = {TCTS_FLOATING_FORMATS(TCTS_ROW)};
+inline const std::vector<ComplexComponent> kComplexComponents = {TCTS_COMPLEX_COMPONENTS(TCTS_ROW)};
+#undef TCTS_ROW
+
+template <class Row>
+const Row* RowOf(const std::vector<Row>& rows, DType dtype) {
+  for (const Row& r : rows)
+    if (r.dtype == dtype) return &r;
+  return nullptr;
+}
+
+// Integers at the edges of every integral dtype (lowest - 1, lowest, highest, highest + 1),
+// and 0 and +-1, that [lo, hi] holds: 300 for int16, 2^31 for int64, ...
+inline std::vector<std::int64_t> IntegralEdges(std::int64_t lo, std::int64_t hi) {
+  std::vector<std::int64_t> edges = {0, 1, -1};
+  for (const IntegralRange& r : kIntegralRanges) {
+    edges.insert(edges.end(), {r.lowest, r.highest});
+    if (r.lowest > std::numeric_limits<std::int64_t>::min()) edges.push_back(r.lowest - 1);
+    if (r.highest < std::numeric_limits<std::int64_t>::max()) edges.push_back(r.highest + 1);
+  }
+  std::vector<std::int64_t> held;
+  for (std::int64_t v : edges)
+    if (v >= lo && v <= hi) held.push_back(v);
+  return held;
+}
+
+// Values at the edges of every floating dtype (its largest finite value and twice that, its
+// smallest subnormal and half that, each negated too), and +-0 and +-1, that `f` holds exactly.
+inline std::vector<double> FloatingEdges(const FloatingFormat& f) {
+  std::vector<double> edges = {0.0, -0.0, 1.0, -1.0};
+  for (const FloatingFormat& g : kFloatingFormats) {
+    for (double v : {g.Max(), 2 * g.Max(), g.Tiny(), g.Tiny() / 2})
+      if (v != 0 && std::isfinite(v) && f.Holds(v)) edges.insert(edges.end(), {v, -v});
+  }
+  return edges;
+}
+
+// A random value a tensor of `dtype` holds exactly, over the dtype's whole range: small
+// values, values at the edges of every dtype's range, values anywhere in the range (mostly
+// far outside the range of narrower dtypes), and for floating and complex dtypes infinities
+// and NaN. So values a value-based promotion would look at (uint8 + 300, float16 + 1e5,
+// int8 + 2^40, ...) are drawn as well as ordinary ones.
 inline rc::Gen<Scalar> ValueFor(DType dtype) {
-  switch (DTypeCategory(dtype)) {
-    case Category::kBool:
-      return rc::gen::map(rc::gen::arbitrary<bool>(), [](bool b) { return Scalar::Bool(b); });
-    case Category::kIntegral:
-      return rc::gen::map(rc::gen::inRange<std::int64_t>(-100, 101), [](std::int64_t v) { return Scalar::Int(v); });
-    case Category::kFloating:
-      return rc::gen::map(rc::gen::inRange<int>(-60000, 60001), [](int v) { return Scalar::Float(v / 64.0); });
-    case Category::kComplex:
-      return rc::gen::apply([](int re, int im) { return Scalar::Complex({re / 64.0, im / 64.0}); },
-                            rc::gen::inRange<int>(-60000, 60001), rc::gen::inRange<int>(-60000, 60001));
+  if (DTypeCategory(dtype) == Category::kBool) {
+    return rc::gen::map(rc::gen::arbitrary<bool>(), [](bool b) { return Scalar::Bool(b); });
+  }
+  if (const IntegralRange* range = RowOf(kIntegralRanges, dtype)) {
+    const std::int64_t lo = range->lowest, hi = range->highest;
+    const auto as_int = [](std::int64_t v) { return Scalar::Int(v); };
+    const rc::Gen<std::int64_t> anywhere =
+        hi == std::numeric_limits<std::int64_t>::max() ? rc::gen::arbitrary<std::int64_t>()
+                                                       : rc::gen::inRange<std::int64_t>(lo, hi + 1);
+    return rc::gen::map(rc::gen::weightedOneOf<std::int64_t>(
+                            {{2, rc::gen::inRange<std::int64_t>(std::max<std::int64_t>(lo, -100),
+                                                                std::min<std::int64_t>(hi, 100) + 1)},
+                             {1, rc::gen::elementOf(IntegralEdges(lo, hi))},
+                             {2, anywhere}}),
+                        as_int);
+  }
+  if (const FloatingFormat* f = RowOf(kFloatingFormats, dtype)) {
+    const FloatingFormat fmt = *f;
+    const auto exact = [](std::int64_t m, int e) { return std::ldexp(static_cast<double>(m), e); };
+    const std::int64_t m_max = (std::int64_t{1} << fmt.precision) - 1, m_small = std::min<std::int64_t>(m_max, 1024);
+    const rc::Gen<double> small = rc::gen::apply(exact, rc::gen::inRange<std::int64_t>(-m_small, m_small + 1),
+                                                 rc::gen::inRange(std::max(fmt.lowest, -6), std::min(fmt.highest, 0) + 1));
+    const rc::Gen<double> anywhere = rc::gen::apply(exact, rc::gen::inRange<std::int64_t>(-m_max, m_max + 1),
+                                                    rc::gen::inRange(fmt.lowest, fmt.highest + 1));
+    const rc::Gen<double> special =
+        rc::gen::element(std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                         std::numeric_limits<double>::quiet_NaN());
+    return rc::gen::map(rc::gen::weightedOneOf<double>({{2, small},
+                                                        {1, rc::gen::elementOf(FloatingEdges(fmt))},
+                                                        {2, anywhere},
+                                                        {1, special}}),
+                        [](double v) { return Scalar::Float(v); });
+  }
+  if (const ComplexComponent* c = RowOf(kComplexComponents, dtype)) {
+    return rc::gen::apply([](const Scalar& re, const Scalar& im) { return Scalar::Complex({re.f, im.f}); },
+                          ValueFor(c->part), ValueFor(c->part));
   }
   return rc::gen::just(Scalar::Int(0));
 }
 
-// A random Python scalar of the given kind.
+// A random Python scalar of the given kind: a Python int is an int64, a float a float64, a
+// complex a complex128, and any of their values may be drawn.
 inline rc::Gen<Scalar> ScalarOf(Scalar::Kind kind) {
   switch (kind) {
     case Scalar::Kind::kBool: return ValueFor(DType::kBool);
@@ -59,16 +274,14 @@ inline rc::Gen<std::vector<std::int64_t>> Shape() {
 }
 
 // Builds the operand on the current candidate with random values. Dimensioned tensors
-// take `shape`; zero-dim tensors and scalars have none. nullopt if the candidate
-// cannot make it (the property then has nothing to say).
-inline std::optional<Operand> RandomOperand(const OperandSpec& o, const std::vector<std::int64_t>& shape) {
+// take `shape`; zero-dim tensors and scalars have none. A tensor that cannot be made fails
+// the draw (MakeTensor), unless the candidate declares no tensors.
+inline Operand RandomOperand(const OperandSpec& o, const std::vector<std::int64_t>& shape) {
   if (o.kind == OperandKind::kScalar) return Operand(*ScalarOf(o.scalar_kind));
   const std::vector<std::int64_t> sizes = o.kind == OperandKind::kTensor ? shape : std::vector<std::int64_t>{};
   const auto values =
       *rc::gen::container<std::vector<Scalar>>(static_cast<std::size_t>(Numel(sizes)), ValueFor(o.dtype));
-  Result<TensorHandle> t = CurrentCandidate().make_tensor(sizes, o.dtype, values);
-  if (!t.ok()) return std::nullopt;
-  return Operand(t.value());
+  return Operand(MakeTensor(sizes, o.dtype, values));
 }
 
 // "ok dtype" or "ErrorKind": what an answer says about dtypes, values aside.

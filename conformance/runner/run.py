@@ -384,6 +384,8 @@ class Runner:
             record["skipped_checks"] = e["skipped_checks"]
         if c.kind == "property":
             record["seed"] = self.seed
+            if "draws" in e:
+                record["draws"] = e["draws"]
             if e["outcome"] == "FAIL":
                 record["counterexample"] = record["message"]
                 record["observed"] = record["message"].splitlines()[0] if record["message"] else "falsified"

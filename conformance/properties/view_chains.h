@@ -1,5 +1,5 @@
-// RapidCheck helpers for the strided properties: random shapes, random chains of view
-// ops, and a logical model of what those ops mean.
+// RapidCheck helpers of the strided and arithmetic properties: random shapes, random chains
+// of view ops, and a logical model of what those ops mean.
 //
 // The model knows nothing of strides or storage: a tensor is its sizes and, per element in
 // row-major order, the id of the base element it shows (the base holds 0..n-1, so its ids
@@ -7,8 +7,8 @@
 // repeats, unsqueeze/squeeze/view/reshape keep the row-major order. A candidate's strided
 // answer must show exactly the model's elements, so the stride arithmetic is checked
 // against meaning, not against a second copy of the same arithmetic.
-#ifndef TCTS_CONFORMANCE_STRIDED_PROPERTIES_H_
-#define TCTS_CONFORMANCE_STRIDED_PROPERTIES_H_
+#ifndef TCTS_CONFORMANCE_PROPERTIES_VIEW_CHAINS_H_
+#define TCTS_CONFORMANCE_PROPERTIES_VIEW_CHAINS_H_
 
 #include <rapidcheck.h>
 
@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "conformance/properties/properties.h"
 #include "conformance/checks/strided.h"
+#include "conformance/properties/properties.h"
 
 namespace tcts {
 inline void showValue(const ViewStep& s, std::ostream& os) { os << ToString(s); }
@@ -222,7 +222,6 @@ struct Chain {
   TensorHandle tensor;
   Logical model;
   std::vector<ViewStep> steps;
-  bool copied = false;  // a reshape copied somewhere along the chain
 };
 
 inline std::string Describe(const Chain& c) {
@@ -231,26 +230,20 @@ inline std::string Describe(const Chain& c) {
   return s;
 }
 
-// Builds a random chain of up to `max_steps`. Fails the property (RC_FAIL) if the candidate
-// rejects a step the rules allow; discards the case when tensors or views are unsupported.
+// Builds a random chain of up to `max_steps`. Fails the draw if the candidate cannot make the
+// base or rejects a step the rules allow (unless it declares no tensors or views: Get, Usable).
 inline Chain RandomChain(int max_steps, bool allow_reshape) {
-  Candidate& cand = CurrentCandidate();
   const std::vector<std::int64_t> sizes = *StridedShape();
-  Result<TensorHandle> base = cand.make_tensor(sizes, DType::kInt64, IotaValues(Numel(sizes)));
-  RC_PRE(base.ok());
-  Chain c{base.value(), base.value(), Iota(sizes), {}, false};
+  const TensorHandle base = MakeTensor(sizes, DType::kInt64, IotaValues(Numel(sizes)));
+  Chain c{base, base, Iota(sizes), {}};
   const int steps = *rc::gen::inRange(1, max_steps + 1);
   for (int k = 0; k < steps; ++k) {
     ModelStep m = RandomStep(c.model, allow_reshape);
     if (Numel(m.result.sizes) > 4096) break;  // expand chains can grow; keep cases small
     Result<TensorHandle> next = Apply(m.step, c.tensor);
     c.steps.push_back(m.step);
-    if (!next.ok() && next.error().kind == ErrorKind::kNotSupported) RC_DISCARD("views not supported");
+    Usable(Feature::kViews, next, Describe(c));
     if (!next.ok()) RC_FAIL(Describe(c) + " was rejected: " + tcts::Describe(next.error()));
-    if (m.step.kind == ViewKind::kReshape) {
-      const Result<StorageInfo> a = cand.storage(c.tensor), b = cand.storage(next.value());
-      if (a.ok() && b.ok() && a.value().id != b.value().id) c.copied = true;
-    }
     c.tensor = next.value();
     c.model = std::move(m.result);
   }
@@ -266,4 +259,4 @@ inline std::vector<Scalar> ModelValues(const Logical& l) {
 
 }  // namespace tcts::prop
 
-#endif  // TCTS_CONFORMANCE_STRIDED_PROPERTIES_H_
+#endif  // TCTS_CONFORMANCE_PROPERTIES_VIEW_CHAINS_H_

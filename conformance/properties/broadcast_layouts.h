@@ -1,7 +1,7 @@
-// Helpers of the arithmetic properties (generators/emit_rapidcheck.py --suite arithmetic):
+// Helpers of the arithmetic properties (arithmetic_properties.cc):
 // a second operand of random layout that broadcasts against a random view chain.
-#ifndef TCTS_CONFORMANCE_ARITH_PROPERTIES_H_
-#define TCTS_CONFORMANCE_ARITH_PROPERTIES_H_
+#ifndef TCTS_CONFORMANCE_PROPERTIES_BROADCAST_LAYOUTS_H_
+#define TCTS_CONFORMANCE_PROPERTIES_BROADCAST_LAYOUTS_H_
 
 #include <rapidcheck.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "conformance/checks/arithmetic.h"
-#include "conformance/properties/strided_properties.h"
+#include "conformance/properties/view_chains.h"
 
 namespace tcts::prop {
 
@@ -51,19 +51,14 @@ inline Layout RandomBroadcastLayout(const std::vector<std::int64_t>& shape) {
   if (!sizes.empty() && *rc::gen::inRange(0, 3) == 0) strides[*rc::gen::inRange<std::size_t>(0, sizes.size())] = 0;
   Layout l{nullptr, sizes, strides, *rc::gen::inRange<std::int64_t>(0, 4), ""};
   const std::int64_t storage = l.offset + running + 1;
-  Candidate& cand = CurrentCandidate();
-  const Result<TensorHandle> base = cand.make_tensor({storage}, DType::kInt64, IotaValues(storage));
-  RC_PRE(base.ok());
-  const Result<TensorHandle> v = cand.as_strided(base.value(), sizes, strides, l.offset);
-  if (!v.ok() && v.error().kind == ErrorKind::kNotSupported) RC_DISCARD("as_strided not supported");
-  RC_ASSERT(v.ok());
-  l.tensor = v.value();
+  const TensorHandle base = MakeTensor({storage}, DType::kInt64, IotaValues(storage));
   l.text = "as_strided(" + Str(sizes) + ", " + Str(strides) + ", " + std::to_string(l.offset) + ")";
+  l.tensor = Get(Feature::kViews, CurrentCandidate().as_strided(base, sizes, strides, l.offset), l.text);
   return l;
 }
 
 // add(a, b) for a random view chain a (int64, value == storage index) and an operand b of
-// random layout broadcasting against it; discards the case when binary is unsupported.
+// random layout broadcasting against it (Get: add must answer).
 struct RandomAdd {
   Chain a;
   TensorMeta a_meta;
@@ -72,15 +67,12 @@ struct RandomAdd {
   TensorMeta result_meta;
 };
 inline RandomAdd AddRandomLayouts(int max_steps) {
-  Candidate& cand = CurrentCandidate();
   Chain a = RandomChain(max_steps, false);
-  const TensorMeta ma = cand.meta(a.tensor).value();
+  const TensorMeta ma = MetaOf(a.tensor);
   Layout b = RandomBroadcastLayout(ma.sizes);
-  const Result<TensorHandle> r = cand.binary(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1));
-  if (!r.ok() && r.error().kind == ErrorKind::kNotSupported) RC_DISCARD("binary not supported");
-  RC_ASSERT(r.ok());
-  const TensorMeta mr = cand.meta(r.value()).value();
-  return RandomAdd{std::move(a), ma, std::move(b), r.value(), mr};
+  const TensorHandle r = Get(Feature::kBinaryOps, CurrentCandidate().binary(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)),
+                             "add(" + Describe(a) + ", " + b.text + ")");
+  return RandomAdd{std::move(a), ma, std::move(b), r, MetaOf(r)};
 }
 
 // Strides that are a dense layout of `sizes` under some order of the dimensions.
@@ -99,4 +91,4 @@ inline bool DenseStrides(const std::vector<std::int64_t>& sizes, const std::vect
 
 }  // namespace tcts::prop
 
-#endif  // TCTS_CONFORMANCE_ARITH_PROPERTIES_H_
+#endif  // TCTS_CONFORMANCE_PROPERTIES_BROADCAST_LAYOUTS_H_

@@ -1,0 +1,95 @@
+// Properties of spec/arithmetic.toml over random layouts (broadcast_layouts.h has the
+// generators). Their rows come from the spec, through arithmetic_properties.inc
+// (generators/emit_rapidcheck.py).
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "conformance/checks/arithmetic.h"
+#include "conformance/properties/broadcast_layouts.h"
+
+#include "conformance/properties/arithmetic_properties.inc"
+
+namespace tcts {
+namespace {
+
+TCTS_ARITHMETIC_PROPERTIES(TCTS_PROPERTY_ROW)
+
+// A random view chain a (int64, value == its storage index) plus an operand b of random
+// layout that broadcasts against it: the result's values follow broadcasting, it is dense,
+// and when a alone decides the order (dense, no size-1 dimension, the result's shape)
+// the result has a's strides (spec/arithmetic.toml [output_layout]).
+TCTS_PROPERTY(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays) {
+  const prop::RandomAdd add = prop::AddRandomLayouts(4);
+  const prop::Chain& a = add.a;
+  const prop::Layout& b = add.b;
+  const TensorMeta& ma = add.a_meta;
+  const TensorMeta& m = add.result_meta;
+  RC_ASSERT(m.sizes == ma.sizes);
+  RC_ASSERT(m.dtype == DType::kInt64);
+  if (Numel(m.sizes) > 0) RC_ASSERT(prop::DenseStrides(m.sizes, m.strides));  // an empty result has no memory to be dense in
+  const std::vector<Scalar> got = prop::ValuesOf(add.result);
+  const std::vector<std::vector<std::int64_t>> index = Indices(m.sizes);
+  RC_ASSERT(got.size() == index.size());
+  for (std::size_t k = 0; k < index.size(); ++k) {
+    RC_ASSERT(got[k] == Scalar::Int(a.model.ids[k] + b.At(index[k])));
+  }
+  const bool decides = prop::DenseStrides(ma.sizes, ma.strides) && Numel(ma.sizes) > 0 &&
+                       std::none_of(ma.sizes.begin(), ma.sizes.end(), [](std::int64_t s) { return s == 1; });
+  if (decides) RC_ASSERT(m.strides == ma.strides);
+}
+
+// out= of the right shape keeps its strides and storage; out= of another shape gets the
+// functional result's layout (spec/arithmetic.toml [out]); in-place into a writable a gives
+// the same values and keeps a's strides.
+TCTS_PROPERTY(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm) {
+  const prop::RandomAdd add = prop::AddRandomLayouts(3);
+  Candidate& cand = CurrentCandidate();
+  const prop::Chain& a = add.a;
+  const prop::Layout& b = add.b;
+  const TensorMeta& ma = add.a_meta;
+  const TensorMeta& mr = add.result_meta;
+  const std::vector<Scalar> want = prop::ValuesOf(add.result);
+  const std::string call = "add(" + prop::Describe(a) + ", " + b.text + ", out=";
+
+  const TensorHandle empty = prop::MakeTensor({0}, DType::kInt64, {});
+  prop::Get(Feature::kBinaryOut, cand.binary_out(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), empty),
+            call + "empty)");
+  RC_ASSERT(prop::MetaOf(empty).strides == mr.strides);
+  RC_ASSERT(prop::ValuesOf(empty) == want);
+
+  const prop::Layout out = prop::RandomBroadcastLayout(ma.sizes);
+  const bool right_shape = out.sizes == ma.sizes &&
+                           std::none_of(out.strides.begin(), out.strides.end(), [](std::int64_t s) { return s == 0; });
+  if (right_shape) {
+    const StorageInfo before = prop::StorageOf(out.tensor);
+    prop::Get(Feature::kBinaryOut, cand.binary_out(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), out.tensor),
+              call + out.text + ")");
+    const TensorMeta mo = prop::MetaOf(out.tensor);
+    RC_ASSERT(mo.strides == out.strides);
+    RC_ASSERT(mo.storage_offset == out.offset);
+    RC_ASSERT(prop::StorageOf(out.tensor).id == before.id);
+    RC_ASSERT(prop::ValuesOf(out.tensor) == want);
+  }
+
+  bool writable = true;  // no dimension of size > 1 with stride 0 (an expanded view)
+  for (std::size_t d = 0; d < ma.sizes.size(); ++d) writable = writable && !(ma.sizes[d] > 1 && ma.strides[d] == 0);
+  if (writable) {
+    prop::Get(Feature::kBinaryInplace, cand.binary_inplace(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)),
+              prop::Describe(a) + ".add_(" + b.text + ")");
+    RC_ASSERT(prop::MetaOf(a.tensor).strides == ma.strides);
+    RC_ASSERT(prop::ValuesOf(a.tensor) == want);
+  }
+}
+
+// Every row of the table has its property above.
+TCTS_ARITHMETIC_PROPERTIES(TCTS_PROPERTY_DEFINED)
+
+}  // namespace
+}  // namespace tcts

@@ -1,0 +1,56 @@
+// Properties of the output-casting clause (spec/casting.toml [output_casting]):
+//  - A rejected in-place operation leaves its destination unchanged, whatever the values.
+// Their rows and the rejected operations come from the spec, through casting_properties.inc
+// (generators/emit_rapidcheck.py).
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "conformance/checks/casting.h"
+#include "conformance/properties/properties.h"
+
+#include "conformance/properties/casting_properties.inc"
+
+namespace tcts {
+namespace {
+
+TCTS_CASTING_PROPERTIES(TCTS_PROPERTY_ROW)
+
+struct Rejected {
+  BinaryOp op;
+  DType self, other;
+};
+void showValue(const Rejected& r, std::ostream& os) {
+  os << DTypeName(r.self) << "." << BinaryOpName(r.op) << "_(" << DTypeName(r.other) << ")";
+}
+// Every (op, self dtype, other dtype) the spec rejects for `self op= other`.
+#define TCTS_REJECTED(op, self, other) Rejected{op, self, other},
+const std::vector<Rejected> kRejected = {TCTS_CASTING_REJECTED_INPLACE(TCTS_REJECTED)};
+#undef TCTS_REJECTED
+
+TCTS_PROPERTY(CastingProperties, RejectedInplaceLeavesDestinationUnchanged) {
+  const Rejected r = *rc::gen::elementOf(kRejected);
+  const std::vector<std::int64_t> shape = *prop::Shape();
+  const Operand self = prop::RandomOperand({OperandKind::kTensor, r.self, Scalar::Kind::kInt}, shape);
+  const Operand other = prop::RandomOperand({OperandKind::kTensor, r.other, Scalar::Kind::kInt}, shape);
+  Candidate& cand = CurrentCandidate();
+  const TensorHandle dest = std::get<TensorHandle>(self);
+  const std::vector<Scalar> before = prop::ValuesOf(dest);
+  const Status s = cand.binary_inplace(r.op, dest, other, Scalar::Int(1));
+  prop::Usable(Feature::kBinaryInplace, s,
+               std::string("tensor:") + DTypeName(r.self) + "." + BinaryOpName(r.op) + "_(tensor:" + DTypeName(r.other) + ")");
+  RC_ASSERT(!s.ok());
+  RC_ASSERT(prop::ValuesOf(dest) == before);
+}
+
+// Every row of the table has its property above.
+TCTS_CASTING_PROPERTIES(TCTS_PROPERTY_DEFINED)
+
+}  // namespace
+}  // namespace tcts

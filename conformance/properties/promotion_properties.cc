@@ -1,0 +1,108 @@
+// Properties of the type-promotion clause (spec/promotion.toml):
+//  - promote_types is commutative and idempotent, and its result's category is the
+//    higher of its inputs' categories (the doc: "complex > floating > integral > boolean").
+//  - result_type, and the dtype of add/sub/mul/div, never depend on operand values
+//    (the doc: "we do not inspect values").
+// Their rows come from the spec, through promotion_properties.inc (generators/emit_rapidcheck.py).
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "conformance/checks/promotion.h"
+#include "conformance/properties/properties.h"
+
+#include "conformance/properties/promotion_properties.inc"
+
+namespace tcts {
+namespace {
+
+TCTS_PROMOTION_PROPERTIES(TCTS_PROPERTY_ROW)
+
+const std::vector<OperandKind> kKinds = {OperandKind::kTensor, OperandKind::kZeroDim, OperandKind::kScalar};
+const std::vector<Scalar::Kind> kScalarKinds = {Scalar::Kind::kBool, Scalar::Kind::kInt, Scalar::Kind::kFloat,
+                                               Scalar::Kind::kComplex};
+const std::vector<BinaryOp> kOps = {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul, BinaryOp::kDiv};
+
+rc::Gen<OperandSpec> AnyOperand() {
+  return rc::gen::apply([](OperandKind k, DType d, Scalar::Kind s) { return OperandSpec{k, d, s}; },
+                        rc::gen::elementOf(kKinds), rc::gen::elementOf(DocumentedDTypes()),
+                        rc::gen::elementOf(kScalarKinds));
+}
+
+std::string Call(const char* f, const OperandSpec& a, const OperandSpec& b) {
+  return std::string(f) + "(" + ToString(a) + ", " + ToString(b) + ")";
+}
+
+TCTS_PROPERTY(PromotionProperties, PromoteTypesIsCommutative) {
+  const DType a = *rc::gen::elementOf(DocumentedDTypes());
+  const DType b = *rc::gen::elementOf(DocumentedDTypes());
+  // Every two documented dtypes promote (spec/promotion.toml's matrix has no empty cell).
+  const DType ab = prop::Get(Feature::kPromoteTypes, CurrentCandidate().promote_types(a, b),
+                             std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(b) + ")");
+  const DType ba = prop::Get(Feature::kPromoteTypes, CurrentCandidate().promote_types(b, a),
+                             std::string("promote_types(") + DTypeName(b) + ", " + DTypeName(a) + ")");
+  RC_ASSERT(ab == ba);
+}
+
+TCTS_PROPERTY(PromotionProperties, PromoteTypesIsIdempotent) {
+  const DType a = *rc::gen::elementOf(DocumentedDTypes());
+  const DType aa = prop::Get(Feature::kPromoteTypes, CurrentCandidate().promote_types(a, a),
+                             std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(a) + ")");
+  RC_ASSERT(aa == a);
+}
+
+TCTS_PROPERTY(PromotionProperties, PromoteTypesCategoryIsTheHigher) {
+  const DType a = *rc::gen::elementOf(DocumentedDTypes());
+  const DType b = *rc::gen::elementOf(DocumentedDTypes());
+  const DType r = prop::Get(Feature::kPromoteTypes, CurrentCandidate().promote_types(a, b),
+                            std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(b) + ")");
+  const Category want = std::max(DTypeCategory(a), DTypeCategory(b));
+  RC_ASSERT(std::string(CategoryName(DTypeCategory(r))) == CategoryName(want));
+}
+
+// The operand `o` holding the row value (OperandValue: 3 or 2, true for bool) in every
+// element; dimensioned tensors take `shape`.
+Operand FixedOperand(const OperandSpec& o, bool first, const std::vector<std::int64_t>& shape) {
+  const Scalar value = OperandValue(o, first);
+  if (o.kind == OperandKind::kScalar) return value;
+  const std::vector<std::int64_t> sizes = o.kind == OperandKind::kTensor ? shape : std::vector<std::int64_t>{};
+  return prop::MakeTensor(sizes, o.dtype, std::vector<Scalar>(static_cast<std::size_t>(Numel(sizes)), value));
+}
+
+// result_type, and the result dtype of add/sub/mul/div (or the kind of its error), are the
+// same for operands of random values as for the row values. The random values reach far past
+// the range of the other operand's dtype (prop::ValueFor: uint8 tensor + 300, float16 tensor +
+// 1e5, int8 tensor + zero-dim int64 2^40, ...), where a value-based promotion would widen.
+TCTS_PROPERTY(PromotionProperties, ResultTypeIgnoresValues) {
+  const OperandSpec a = *AnyOperand(), b = *AnyOperand();
+  const BinaryOp op = *rc::gen::elementOf(kOps);
+  const std::vector<std::int64_t> shape = *prop::Shape();
+  const Operand fa = FixedOperand(a, true, shape), fb = FixedOperand(b, false, shape);
+  const Operand ra = prop::RandomOperand(a, shape), rb = prop::RandomOperand(b, shape);
+  Candidate& cand = CurrentCandidate();
+  // result_type answers for any two operands (it is the op that may reject them).
+  const DType want = prop::Get(Feature::kResultType, cand.result_type(fa, fb), Call("result_type", a, b) + " of the row values");
+  const DType got = prop::Get(Feature::kResultType, cand.result_type(ra, rb), Call("result_type", a, b) + " of random values");
+  RC_ASSERT(got == want);
+  // The op's result dtype ignores values too (its error, if any, is the same kind).
+  const auto dtype_of = [&](const Operand& x, const Operand& y, const char* values) -> Result<DType> {
+    const Result<TensorHandle> r = cand.binary(op, x, y, Scalar::Int(1));
+    prop::Usable(Feature::kBinaryOps, r, Call(BinaryOpName(op), a, b) + values);
+    if (!r.ok()) return r.error();
+    return prop::MetaOf(r.value()).dtype;
+  };
+  const Result<DType> op_want = dtype_of(fa, fb, " of the row values"), op_got = dtype_of(ra, rb, " of random values");
+  RC_ASSERT(prop::DTypeOutcome(op_got) == prop::DTypeOutcome(op_want));
+}
+
+// Every row of the table has its property above.
+TCTS_PROMOTION_PROPERTIES(TCTS_PROPERTY_DEFINED)
+
+}  // namespace
+}  // namespace tcts

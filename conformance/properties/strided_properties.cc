@@ -1,0 +1,220 @@
+// Properties of spec/strided.toml over random shapes and random chains of view ops
+// (view_chains.h has the generators and the logical model). Their rows and the memory
+// formats come from the spec, through strided_properties.inc (generators/emit_rapidcheck.py).
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "conformance/checks/strided.h"
+#include "conformance/properties/view_chains.h"
+
+#include "conformance/properties/strided_properties.inc"
+
+namespace tcts {
+namespace {
+
+TCTS_STRIDED_PROPERTIES(TCTS_PROPERTY_ROW)
+
+// An allocating memory format and its strides, by the spec (spec/strided.toml
+// [[memory_format]] and [is_contiguous], through strided_properties.inc).
+struct FormatRule {
+  MemoryFormat format;
+  int rank;                  // -1: any rank
+  bool empty_is_contiguous;  // numel == 0 makes any strides contiguous in this format
+  std::int64_t size_floor;   // a size counts as at least this in the strides below
+  std::vector<std::size_t> order;  // the dimensions innermost first; empty: n-1, ..., 0
+  const char* id;
+
+  // The strides empty(sizes, format) allocates: walking `order`, each stride is the
+  // product of the sizes walked before it (generators/strided_model.py format_strides).
+  std::vector<std::int64_t> Strides(const std::vector<std::int64_t>& sizes) const {
+    std::vector<std::size_t> dims = order;
+    if (dims.empty()) {
+      for (std::size_t d = sizes.size(); d-- > 0;) dims.push_back(d);
+    }
+    std::vector<std::int64_t> strides(sizes.size(), 0);
+    std::int64_t running = 1;
+    for (std::size_t d : dims) {
+      strides[d] = running;
+      running *= std::max(sizes[d], size_floor);
+    }
+    return strides;
+  }
+  bool Fits(std::size_t rank_of) const { return rank < 0 || static_cast<std::size_t>(rank) == rank_of; }
+  // is_contiguous(format) by its definition: the strides are those empty(sizes, format)
+  // allocates, size-1 dimensions aside (and, for contiguous_format, any strides of an empty tensor).
+  bool Contiguous(const TensorMeta& m) const {
+    if (empty_is_contiguous && Numel(m.sizes) == 0) return true;
+    if (!Fits(m.sizes.size())) return false;
+    const std::vector<std::int64_t> want = Strides(m.sizes);
+    for (std::size_t d = 0; d < m.sizes.size(); ++d)
+      if (m.sizes[d] != 1 && m.strides[d] != want[d]) return false;
+    return true;
+  }
+};
+#define TCTS_DIMS(...) {__VA_ARGS__}
+#define TCTS_FORMAT_RULE(format, rank, empty_is_contiguous, size_floor, order, id) \
+  FormatRule{format, rank, empty_is_contiguous, size_floor, std::vector<std::size_t> TCTS_DIMS order, id},
+const std::vector<FormatRule> kFormats = {TCTS_STRIDED_FORMATS(TCTS_FORMAT_RULE)};
+#undef TCTS_FORMAT_RULE
+#undef TCTS_DIMS
+
+// A Case for one draw of a property: the property's row, saying what was drawn.
+RowMeta Drawn(const RowMeta& row, const char* text) { return RowMeta{row.id, row.clause, "property", text}; }
+
+// Every view shows the elements the model says, at storage[offset + sum(stride * index)].
+TCTS_PROPERTY(StridedProperties, ViewChainsMatchTheLogicalModelAndTheAddressFormula) {
+  const prop::Chain chain = prop::RandomChain(5, true);
+  Case c(Drawn(kPropertyRow_ViewChainsMatchTheLogicalModelAndTheAddressFormula, "random view chain"));
+  const auto got = ReadValues(c, chain.tensor, prop::Describe(chain));
+  if (got) ExpectEq(c, prop::Describe(chain) + " values", prop::ModelValues(chain.model), *got);
+  CheckAddressFormula(c, chain.tensor, prop::Describe(chain));
+  prop::Settle(c);
+}
+
+// Views never copy: the chain's result shares the base's storage, and reshape copies exactly
+// when view() of the same shape fails.
+TCTS_PROPERTY(StridedProperties, ViewsShareStorageAndReshapeCopiesOnlyWhenViewFails) {
+  const prop::Chain chain = prop::RandomChain(5, false);
+  Candidate& cand = CurrentCandidate();
+  const StorageInfo a = prop::StorageOf(chain.base);
+  RC_ASSERT(prop::StorageOf(chain.tensor).id == a.id);
+  // reshape to a random factorisation: a view exactly when view() works.
+  const prop::ModelStep m = prop::RandomStep(chain.model, true);
+  if (m.step.kind != ViewKind::kReshape) return;
+  const std::string call = prop::Describe(chain) + "." + ToString(m.step);
+  const Result<TensorHandle> viewed = cand.view(chain.tensor, m.step.args.vec());
+  prop::Usable(Feature::kViews, viewed, call + " as view()");
+  const TensorHandle reshaped = prop::Get(Feature::kViews, cand.reshape(chain.tensor, m.step.args.vec()), call);
+  RC_ASSERT(viewed.ok() == (prop::StorageOf(reshaped).id == a.id));
+  if (!viewed.ok()) RC_ASSERT(viewed.error().kind == ErrorKind::kRuntimeError);
+}
+
+// Writing one element through a view is visible through the base and every other view of it.
+TCTS_PROPERTY(StridedProperties, WritesThroughAViewAreVisibleEverywhere) {
+  const prop::Chain chain = prop::RandomChain(4, false);
+  RC_PRE(!chain.model.ids.empty());
+  const std::size_t k = *rc::gen::inRange<std::size_t>(0, chain.model.ids.size());
+  const std::int64_t id = chain.model.ids[k];
+  const auto index = Indices(chain.model.sizes)[k];
+  Candidate& cand = CurrentCandidate();
+  prop::Get(Feature::kStorage, cand.write_element(chain.tensor, index, Scalar::Int(-1)),
+            prop::Describe(chain) + Str(index) + " = -1");
+  Case c(Drawn(kPropertyRow_WritesThroughAViewAreVisibleEverywhere, "write through a view"));
+  prop::Logical base_model = prop::Iota(prop::MetaOf(chain.base).sizes);
+  for (std::int64_t& v : base_model.ids) v = v == id ? -1 : v;
+  prop::Logical view_model = chain.model;
+  for (std::int64_t& v : view_model.ids) v = v == id ? -1 : v;
+  if (auto got = ReadValues(c, chain.base, "base")) ExpectEq(c, "base after the write", prop::ModelValues(base_model), *got);
+  if (auto got = ReadValues(c, chain.tensor, prop::Describe(chain))) ExpectEq(c, "view after the write", prop::ModelValues(view_model), *got);
+  prop::Settle(c);
+}
+
+// is_contiguous(fmt) holds exactly when the strides are those empty(sizes, fmt) allocates
+// by the spec's formula, size-1 dimensions aside (and, for contiguous_format, whenever the
+// tensor is empty).
+TCTS_PROPERTY(StridedProperties, IsContiguousAgreesWithItsDefinition) {
+  const prop::Chain chain = prop::RandomChain(4, false);
+  Candidate& cand = CurrentCandidate();
+  const TensorMeta meta = prop::MetaOf(chain.tensor);
+  for (const FormatRule& f : kFormats) {
+    const std::string call = prop::Describe(chain) + ".is_contiguous(" + MemoryFormatName(f.format) + ")";
+    const bool got = prop::Get(Feature::kMemoryFormats, cand.is_contiguous(chain.tensor, f.format), call);
+    if (got != f.Contiguous(meta)) {
+      RC_FAIL(call + " is " + Str(got) + " for sizes " + Str(meta.sizes) + ", strides " + Str(meta.strides) + " (" +
+              f.id + (f.Fits(meta.sizes.size()) ? ": strides " + Str(f.Strides(meta.sizes)) : ": another rank") + ")");
+    }
+  }
+}
+
+// clone(preserve_format) of a dense, non-overlapping tensor keeps its exact strides.
+TCTS_PROPERTY(StridedProperties, ClonePreservesTheStridesOfADenseTensor) {
+  Candidate& cand = CurrentCandidate();
+  std::vector<std::int64_t> sizes = *prop::StridedShape();
+  std::vector<std::int64_t> dims(sizes.size());
+  std::iota(dims.begin(), dims.end(), 0);
+  for (std::size_t k = dims.size(); k > 1; --k) std::swap(dims[k - 1], dims[*rc::gen::inRange<std::size_t>(0, k)]);
+  const TensorHandle base = prop::MakeTensor(sizes, DType::kInt64, IotaValues(Numel(sizes)));
+  // dense, in a random dimension order
+  const TensorHandle dense = prop::Get(Feature::kViews, cand.permute(base, dims), "base.permute(" + Str(dims) + ")");
+  const TensorHandle copy = prop::Get(Feature::kFormatCopies, cand.clone(dense, MemoryFormat::kPreserve),
+                                      "base.permute(" + Str(dims) + ").clone(preserve_format)");
+  RC_ASSERT(prop::MetaOf(copy).strides == prop::MetaOf(dense).strides);
+  RC_ASSERT(prop::ValuesOf(copy) == prop::ValuesOf(dense));
+  RC_ASSERT(prop::StorageOf(copy).id != prop::StorageOf(base).id);
+}
+
+// contiguous(fmt) is fmt-contiguous (by the spec's formula) and equal in value; an
+// fmt-contiguous input comes back as itself.
+TCTS_PROPERTY(StridedProperties, ContiguousIsFormatContiguousAndValueEqual) {
+  const prop::Chain chain = prop::RandomChain(4, false);
+  Candidate& cand = CurrentCandidate();
+  const TensorMeta meta = prop::MetaOf(chain.tensor);
+  std::vector<FormatRule> fits;
+  for (const FormatRule& f : kFormats)
+    if (f.Fits(meta.sizes.size())) fits.push_back(f);
+  const FormatRule format = *rc::gen::elementOf(fits);
+  const bool was = format.Contiguous(meta);
+  const TensorHandle out = prop::Get(Feature::kFormatCopies, cand.contiguous(chain.tensor, format.format),
+                                     prop::Describe(chain) + ".contiguous(" + MemoryFormatName(format.format) + ")");
+  const TensorMeta out_meta = prop::MetaOf(out);
+  RC_ASSERT(format.Contiguous(out_meta));
+  RC_ASSERT(prop::ValuesOf(out) == prop::ValuesOf(chain.tensor));
+  RC_ASSERT((prop::StorageOf(out).id == prop::StorageOf(chain.tensor).id) == was);
+  if (was) RC_ASSERT(out_meta.strides == meta.strides);
+}
+
+// transpose(d0, d1) twice gives back the sizes, strides and offset.
+TCTS_PROPERTY(StridedProperties, TransposingTwiceRestoresTheGeometry) {
+  const prop::Chain chain = prop::RandomChain(4, false);
+  Candidate& cand = CurrentCandidate();
+  const TensorMeta before = prop::MetaOf(chain.tensor);
+  const std::int64_t n = std::max<std::int64_t>(static_cast<std::int64_t>(before.sizes.size()), 1);
+  const std::int64_t d0 = *rc::gen::inRange<std::int64_t>(-n, n), d1 = *rc::gen::inRange<std::int64_t>(-n, n);
+  const std::string call = ".transpose(" + Str(d0) + ", " + Str(d1) + ")";
+  const TensorHandle once = prop::Get(Feature::kViews, cand.transpose(chain.tensor, d0, d1), prop::Describe(chain) + call);
+  const TensorHandle twice = prop::Get(Feature::kViews, cand.transpose(once, d0, d1), prop::Describe(chain) + call + call);
+  const TensorMeta after = prop::MetaOf(twice);
+  RC_ASSERT(after.sizes == before.sizes);
+  RC_ASSERT(after.strides == before.strides);
+  RC_ASSERT(after.storage_offset == before.storage_offset);
+}
+
+// Invalid requests are errors, never out-of-bounds views: as_strided reaching past the
+// storage, view() of another numel, select() past the end.
+TCTS_PROPERTY(StridedProperties, InvalidViewRequestsAreErrors) {
+  Candidate& cand = CurrentCandidate();
+  const std::int64_t numel = *rc::gen::inRange<std::int64_t>(1, 30);
+  const TensorHandle base = prop::MakeTensor({numel}, DType::kInt64, IotaValues(numel));
+  const std::size_t rank = *rc::gen::inRange<std::size_t>(0, 4);
+  const auto sizes = *rc::gen::container<std::vector<std::int64_t>>(rank, rc::gen::inRange<std::int64_t>(0, 5));
+  const auto strides = *rc::gen::container<std::vector<std::int64_t>>(rank, rc::gen::inRange<std::int64_t>(0, 8));
+  const std::int64_t offset = *rc::gen::inRange<std::int64_t>(0, numel + 3);
+  std::int64_t extent = offset + 1;
+  for (std::size_t k = 0; k < rank; ++k) extent += (sizes[k] - 1) * strides[k];
+  const bool fits = Numel(sizes) == 0 || extent <= numel;
+  const Result<TensorHandle> v = cand.as_strided(base, sizes, strides, offset);
+  prop::Usable(Feature::kViews, v, "base.as_strided(" + Str(sizes) + ", " + Str(strides) + ", " + Str(offset) + ")");
+  RC_ASSERT(v.ok() == fits);
+  if (!fits) RC_ASSERT(v.error().kind == ErrorKind::kRuntimeError);
+  const std::int64_t wrong_numel = numel + *rc::gen::inRange<std::int64_t>(1, 5);
+  const Result<TensorHandle> wrong = cand.view(base, {wrong_numel});
+  prop::Usable(Feature::kViews, wrong, "base.view(" + Str(wrong_numel) + ")");
+  RC_ASSERT(!wrong.ok() && wrong.error().kind == ErrorKind::kRuntimeError);
+  const std::int64_t past = *rc::gen::arbitrary<bool>() ? numel : -numel - 1;
+  const Result<TensorHandle> sel = cand.select(base, 0, past);
+  prop::Usable(Feature::kViews, sel, "base.select(0, " + Str(past) + ")");
+  RC_ASSERT(!sel.ok() && sel.error().kind == ErrorKind::kIndexError);
+}
+
+// Every row of the table has its property above.
+TCTS_STRIDED_PROPERTIES(TCTS_PROPERTY_DEFINED)
+
+}  // namespace
+}  // namespace tcts
