@@ -8,6 +8,10 @@
 //   exit   _exit(0): a silent early exit   hang  sleeps forever
 //   wrong  promote_types answers its first operand (a wrong answer, not a crash)
 // Case ids are the runner's (tcts::CaseId: the row id, or the property's id).
+//
+// TCTS_FAULTY_SUPPORTS=none makes it a candidate that declares every feature unsupported and
+// answers NotSupported to every call (honestly: the declaration matches), for the runner's
+// verdict test: such a candidate must not CONFORM.
 #include <unistd.h>
 
 #include <csignal>
@@ -53,20 +57,25 @@ std::vector<Fault> FaultsFromEnvironment() {
 
 class FaultyCandidate final : public Candidate {
  public:
-  FaultyCandidate() : base_(MakeCandidate("reference")), faults_(FaultsFromEnvironment()) {}
+  FaultyCandidate() : base_(MakeCandidate("reference")), faults_(FaultsFromEnvironment()) {
+    const char* supports = std::getenv("TCTS_FAULTY_SUPPORTS");
+    none_ = supports && std::string(supports) == "none";
+  }
 
   std::string name() const override { return "faulty"; }
   std::string version() const override { return "reference with TCTS_FAULTS"; }
   std::string build() const override { return base_->build(); }
-  bool supports(Feature f) const override { return base_->supports(f); }
+  bool supports(Feature f) const override { return !none_ && base_->supports(f); }
 
   Result<DType> promote_types(DType a, DType b) override {
+    if (none_) return NotSupported("promote_types");
     if (Inject() == "wrong") return a;
     return base_->promote_types(a, b);
   }
 
 #define TCTS_FORWARD(Ret, method, params, args) \
   Ret method params override {                  \
+    if (none_) return NotSupported(#method);    \
     Inject();                                   \
     return base_->method args;                  \
   }
@@ -143,6 +152,7 @@ class FaultyCandidate final : public Candidate {
 
   std::unique_ptr<Candidate> base_;
   std::vector<Fault> faults_;
+  bool none_ = false;  // TCTS_FAULTY_SUPPORTS=none
 };
 
 TCTS_REGISTER_CANDIDATE("faulty", [] { return std::unique_ptr<Candidate>(std::make_unique<FaultyCandidate>()); });

@@ -78,8 +78,11 @@ class StreamListener : public ::testing::EmptyTestEventListener {
 
   void OnTestProgramStart(const ::testing::UnitTest&) override {
     const Candidate& c = CurrentCandidate();
+    Json features = Json::array();
+    for (Feature f : AllFeatures()) features.push_back({{"name", FeatureName(f)}, {"supported", c.supports(f)}});
     Write({{"event", "begin"},
            {"candidate", {{"name", c.name()}, {"version", c.version()}, {"build", c.build()}}},
+           {"features", features},
            {"seed", Config().seed},
            {"pid", getpid()},
            {"cases", CaseListJson(chosen_)}});
@@ -91,11 +94,28 @@ class StreamListener : public ::testing::EmptyTestEventListener {
   void OnTestEnd(const ::testing::TestInfo& info) override {
     const ::testing::TestResult& result = *info.result();
     std::optional<CaseRecord> record = TakeCaseRecord();
-    if (FindProperty(FullName(info)) || !record) {
-      // No Case decided this test: a property, or a test that stopped before Finish().
-      record = CaseRecord{result.Failed() ? "FAIL" : result.Skipped() ? "NOT_SUPPORTED" : "PASS", "", "", {}};
-    } else if (result.Failed() && (record->outcome == "PASS" || record->outcome == "XFAIL")) {
-      record->outcome = "FAIL";  // a failure the harness did not classify (an exception, an assertion)
+    std::string message = FailureText(result);
+    // Failures beyond the one Finish() reports: an exception, an assertion in the check.
+    int failures = 0;
+    for (int i = 0; i < result.total_part_count(); ++i) failures += result.GetTestPartResult(i).failed();
+    bool unclassified = false;
+    if (FindProperty(FullName(info))) {
+      // A property decides by RapidCheck's verdict (no Case).
+      record = CaseRecord{};
+      record->outcome = result.Failed() ? "FAIL" : result.Skipped() ? "NOT_SUPPORTED" : "PASS";
+    } else if (!record) {
+      // A table case that stopped before Finish(): it decided nothing, so it did not pass.
+      record = CaseRecord{};
+      if (result.Skipped() && !result.Failed()) {
+        record->outcome = "NOT_SUPPORTED";
+      } else {
+        record->outcome = "FAIL";
+        unclassified = result.Failed();
+        if (!result.Failed()) message = "no verdict: the case ended without deciding its outcome (no Case::Finish)\n" + message;
+      }
+    } else if (failures > (record->reported_failure ? 1 : 0)) {
+      record->outcome = "FAIL";  // a failure the harness did not classify
+      unclassified = true;
     }
     Json mismatches = Json::array();
     for (const CaseRecord::Diff& d : record->mismatches) {
@@ -104,22 +124,26 @@ class StreamListener : public ::testing::EmptyTestEventListener {
     Write({{"event", "end"},
            {"test", FullName(info)},
            {"outcome", record->outcome},
-           {"reason", record->reason},
            {"not_supported", record->not_supported},
+           {"feature", record->feature},
+           {"features", record->features},
+           {"unclassified", unclassified},
            {"mismatches", mismatches},
-           {"message", FailureText(result)},
+           {"message", message},
            {"ms", result.elapsed_time()}});
   }
   void OnTestProgramEnd(const ::testing::UnitTest&) override { Write({{"event", "done"}}); }
 
-  // A chosen test that is not run at all: NOT_SUPPORTED, with the reason.
-  void NotRun(const std::string& test, const std::string& why) {
+  // A chosen test that is not run at all: NOT_SUPPORTED for lack of `feature`, with the reason.
+  void NotRun(const std::string& test, const std::string& why, const std::string& feature) {
     Write({{"event", "start"}, {"test", test}});
     Write({{"event", "end"},
            {"test", test},
            {"outcome", "NOT_SUPPORTED"},
-           {"reason", ""},
            {"not_supported", why},
+           {"feature", feature},
+           {"features", Json::array()},
+           {"unclassified", false},
            {"mismatches", Json::array()},
            {"message", why},
            {"ms", 0}});
@@ -219,7 +243,6 @@ bool SelectCases(const Selection& selection, std::vector<std::string>* chosen, s
   } else {
     int index = 0;
     for (const ::testing::TestInfo* info : all) {
-      if (!selection.filter.empty() && !GlobMatch(selection.filter, CaseId(*info))) continue;
       if (index++ % selection.shards == selection.shard) chosen->push_back(FullName(*info));
     }
   }
@@ -241,7 +264,7 @@ std::unique_ptr<::testing::TestEventListener> MakeStreamListener(const std::stri
 }
 
 bool StreamNotRun(const std::string& path, const std::vector<std::string>& chosen, const std::string& why,
-                  std::string* error) {
+                  Feature feature, std::string* error) {
   std::FILE* f = std::fopen(path.c_str(), "a");
   if (!f) {
     *error = "cannot open the result stream '" + path + "'";
@@ -249,7 +272,7 @@ bool StreamNotRun(const std::string& path, const std::vector<std::string>& chose
   }
   StreamListener listener(f, chosen);
   listener.OnTestProgramStart(*::testing::UnitTest::GetInstance());
-  for (const std::string& test : chosen) listener.NotRun(test, why);
+  for (const std::string& test : chosen) listener.NotRun(test, why, FeatureName(feature));
   listener.OnTestProgramEnd(*::testing::UnitTest::GetInstance());
   return true;
 }

@@ -4,15 +4,23 @@
 // The runner (conformance/runner/run.py) isolates candidates: it runs suite binaries as child
 // processes and reads their result stream, one JSON object per line, flushed as written,
 // so that when a process dies or hangs it knows which case was running:
-//   {"event":"begin","candidate":{"name":..,"version":..,"build":..},"seed":"..","pid":N,
+//   {"event":"begin","candidate":{"name":..,"version":..,"build":..},
+//    "features":[{"name":"promote_types","supported":true}, ...],   (every Feature, declared)
+//    "seed":"..","pid":N,
 //    "cases":[{"test":..,"id":..,"kind":"case"|"property","clause":..,"basis":..,"statement":..,
 //              "rerun":..}, ...]}
 //   {"event":"start","test":"Spec/PromoteTypes.Case/promote_types_int8_uint8"}
-//   {"event":"end","test":..,"outcome":..,"reason":..,"not_supported":..,"mismatches":[..],
-//    "message":..,"ms":N}
+//   {"event":"end","test":..,"outcome":"PASS"|"FAIL"|"NOT_SUPPORTED",
+//    "not_supported":<the call>,"feature":<its FeatureName, for NOT_SUPPORTED>,
+//    "features":[<features the case's checks used>],"unclassified":<a failure outside the
+//    case's checks: an exception, an assertion, or a table case that never decided>,
+//    "mismatches":[{"check":..,"expected":..,"observed":..}],"message":..,"ms":N}
 //   {"event":"done"}
-// A start without its end is the case that crashed or hung; no "done" means the process
-// did not finish its list.
+// Outcomes are raw: the runner applies the candidate's expectations (XFAIL, XPASS) and
+// decides CRASH and TIMEOUT. A table case that ends without Case::Finish (and was not
+// skipped) is a FAIL ("no verdict"), never a PASS. A start without its end is the case that
+// crashed or hung; no "done" means the process did not finish its list. Readers ignore
+// fields they do not know (the stream may grow).
 #ifndef TCTS_CONFORMANCE_STREAM_H_
 #define TCTS_CONFORMANCE_STREAM_H_
 
@@ -22,6 +30,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "conformance/candidate/candidate.h"
 
 namespace tcts {
 
@@ -36,11 +46,11 @@ bool WriteCaseList(const std::string& path, const std::vector<std::string>& chos
 
 // Which tests this process runs: those named in `cases_file` (one full test name per line;
 // an unknown name is an error, a stale list being a runner bug), or else every test whose
-// case id matches the glob `filter` (empty: all) and whose index among those is
-// `shard` modulo `shards` (round-robin, so that slow tables spread over the processes).
+// index is `shard` modulo `shards` (round-robin, so that slow tables spread over the
+// processes). Case-id globs (--filter) are the runner's: it lists, selects and passes
+// `cases_file`.
 struct Selection {
   std::string cases_file;
-  std::string filter;
   int shard = 0, shards = 1;
 };
 // Parses "I/K" (0 <= I < K) into `s`.
@@ -54,11 +64,11 @@ std::unique_ptr<::testing::TestEventListener> MakeStreamListener(const std::stri
                                                                  std::vector<std::string> chosen,
                                                                  std::string* error);
 
-// Streams every chosen test as not run — NOT_SUPPORTED, for `why` — without running any
-// (the suite cannot run where it was asked to: --device names a device the candidate cannot
-// use here).
+// Streams every chosen test as not run — NOT_SUPPORTED for lack of `feature`, for `why` —
+// without running any (the suite cannot run where it was asked to: --device names a device
+// the candidate cannot use here).
 bool StreamNotRun(const std::string& path, const std::vector<std::string>& chosen, const std::string& why,
-                  std::string* error);
+                  Feature feature, std::string* error);
 
 }  // namespace tcts
 
