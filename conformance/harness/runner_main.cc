@@ -2,8 +2,8 @@
 // candidate.
 //
 //   <suite>_<candidate>_bin [--candidate=NAME] [--target=LABEL] [--seed=N] [--device=DEVICE]
-//                           [--tcts_list=FILE] [--tcts_stream=FILE [--tcts_cases=FILE | --tcts_shard=I/K]]
-//                           [gtest flags]
+//                           [--tcts_list=FILE] [--tcts_stream=FILE [--tcts_cases=FILE | --tcts_shard=I/K]
+//                           [--tcts_announce_features]] [gtest flags]
 //
 // The binary reports raw outcomes (PASS, FAIL, NOT_SUPPORTED). It never reads the
 // candidate's expectations file: conformance/runner/run.py does, for `bazel run
@@ -18,7 +18,8 @@
 //                every test is skipped with the reason
 // The runner protocol (conformance/stream.h): --tcts_list writes the case list and exits;
 // --tcts_stream streams each case's record; --tcts_cases runs only the listed tests, else
-// --tcts_shard (round-robin share I of K) chooses them.
+// --tcts_shard (round-robin share I of K) chooses them; --tcts_announce_features adds every
+// feature and the candidate's declaration to the stream's begin event.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -92,8 +93,13 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   tcts::RunConfig config;
   std::string seed, list, stream, shard;
+  bool announce_features = false;
   tcts::Selection selection;
   for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--tcts_announce_features") == 0) {
+      announce_features = true;
+      continue;
+    }
     if (TakeFlag(argv[i], "--candidate", &config.candidate) || TakeFlag(argv[i], "--target", &config.target) ||
         TakeFlag(argv[i], "--seed", &seed) || TakeFlag(argv[i], "--replay", &config.replay) ||
         TakeFlag(argv[i], "--device", &config.device) || TakeFlag(argv[i], "--tcts_list", &list) ||
@@ -103,7 +109,7 @@ int main(int argc, char** argv) {
     }
     std::cerr << "tcts: unknown argument '" << argv[i]
               << "' (expected --candidate=, --target=, --seed=, --replay=, --device=, --tcts_list=, "
-                 "--tcts_stream=, --tcts_cases=, --tcts_shard= or gtest flags; expectations are applied by "
+                 "--tcts_stream=, --tcts_cases=, --tcts_shard=, --tcts_announce_features or gtest flags; expectations are applied by "
                  "conformance/runner/run.py)\n";
     return 2;
   }
@@ -160,7 +166,7 @@ int main(int argc, char** argv) {
     // runner as NOT_SUPPORTED records, to GoogleTest (bazel test) as skipped.
     std::cout << "[tcts] SKIPPED: " << unusable << "\n";
     if (!stream.empty()) {
-      if (!tcts::StreamNotRun(stream, chosen, unusable, missing, &error)) {
+      if (!tcts::StreamNotRun(stream, chosen, unusable, missing, announce_features, &error)) {
         std::cerr << "tcts: " << error << "\n";
         return 2;
       }
@@ -169,7 +175,7 @@ int main(int argc, char** argv) {
     ::testing::AddGlobalTestEnvironment(new SkipEverything(unusable));
   }
   if (!stream.empty()) {
-    std::unique_ptr<::testing::TestEventListener> listener = tcts::MakeStreamListener(stream, chosen, &error);
+    std::unique_ptr<::testing::TestEventListener> listener = tcts::MakeStreamListener(stream, chosen, announce_features, &error);
     if (!listener) {
       std::cerr << "tcts: " << error << "\n";
       return 2;

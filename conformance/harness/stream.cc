@@ -73,19 +73,22 @@ Json CaseListJson(const std::vector<std::string>& tests) {
 
 class StreamListener : public ::testing::EmptyTestEventListener {
  public:
-  StreamListener(std::FILE* f, std::vector<std::string> chosen) : f_(f), chosen_(std::move(chosen)) {}
+  StreamListener(std::FILE* f, std::vector<std::string> chosen, bool announce_features)
+      : f_(f), chosen_(std::move(chosen)), announce_features_(announce_features) {}
   ~StreamListener() override { std::fclose(f_); }
 
   void OnTestProgramStart(const ::testing::UnitTest&) override {
     const Candidate& c = CurrentCandidate();
-    Json features = Json::array();
-    for (Feature f : AllFeatures()) features.push_back({{"name", FeatureName(f)}, {"supported", c.supports(f)}});
-    Write({{"event", "begin"},
-           {"candidate", {{"name", c.name()}, {"version", c.version()}, {"build", c.build()}}},
-           {"features", features},
-           {"seed", Config().seed},
-           {"pid", getpid()},
-           {"cases", CaseListJson(chosen_)}});
+    Json begin = {{"event", "begin"}, {"candidate", {{"name", c.name()}, {"version", c.version()}, {"build", c.build()}}}};
+    if (announce_features_) {
+      Json features = Json::array();
+      for (Feature f : AllFeatures()) features.push_back({{"name", FeatureName(f)}, {"supported", c.supports(f)}});
+      begin["features"] = features;
+    }
+    begin["seed"] = Config().seed;
+    begin["pid"] = getpid();
+    begin["cases"] = CaseListJson(chosen_);
+    Write(begin);
   }
   void OnTestStart(const ::testing::TestInfo& info) override {
     TakeCaseRecord();  // nothing of an earlier test carries over
@@ -158,6 +161,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
   }
   std::FILE* f_;
   std::vector<std::string> chosen_;
+  bool announce_features_;
 };
 
 }  // namespace
@@ -254,23 +258,23 @@ bool SelectCases(const Selection& selection, std::vector<std::string>* chosen, s
 
 std::unique_ptr<::testing::TestEventListener> MakeStreamListener(const std::string& path,
                                                                  std::vector<std::string> chosen,
-                                                                 std::string* error) {
+                                                                 bool announce_features, std::string* error) {
   std::FILE* f = std::fopen(path.c_str(), "a");
   if (!f) {
     *error = "cannot open the result stream '" + path + "'";
     return nullptr;
   }
-  return std::make_unique<StreamListener>(f, std::move(chosen));
+  return std::make_unique<StreamListener>(f, std::move(chosen), announce_features);
 }
 
 bool StreamNotRun(const std::string& path, const std::vector<std::string>& chosen, const std::string& why,
-                  Feature feature, std::string* error) {
+                  Feature feature, bool announce_features, std::string* error) {
   std::FILE* f = std::fopen(path.c_str(), "a");
   if (!f) {
     *error = "cannot open the result stream '" + path + "'";
     return false;
   }
-  StreamListener listener(f, chosen);
+  StreamListener listener(f, chosen, announce_features);
   listener.OnTestProgramStart(*::testing::UnitTest::GetInstance());
   for (const std::string& test : chosen) listener.NotRun(test, why, FeatureName(feature));
   listener.OnTestProgramEnd(*::testing::UnitTest::GetInstance());

@@ -5,7 +5,9 @@
 // processes and reads their result stream, one JSON object per line, flushed as written,
 // so that when a process dies or hangs it knows which case was running:
 //   {"event":"begin","candidate":{"name":..,"version":..,"build":..},
-//    "features":[{"name":"promote_types","supported":true}, ...],   (every Feature, declared)
+//    "features":[{"name":"promote_types","supported":true}, ...],   (every Feature and the
+//        candidate's declaration; only when asked, --tcts_announce_features: asking may be
+//        costly — the reference starts the CUDA runtime to answer cuda_tensors)
 //    "seed":"..","pid":N,
 //    "cases":[{"test":..,"id":..,"kind":"case"|"property","clause":..,"basis":..,"statement":..,
 //              "rerun":..}, ...]}
@@ -59,16 +61,17 @@ bool ParseShard(const std::string& text, Selection* s);
 bool SelectCases(const Selection& selection, std::vector<std::string>* chosen, std::string* error);
 
 // The listener that writes the stream to `path` (appending); its begin event lists
-// `chosen`. nullptr with `error` set when the file cannot be opened.
+// `chosen`, and every feature with the candidate's declaration when `announce_features`.
+// nullptr with `error` set when the file cannot be opened.
 std::unique_ptr<::testing::TestEventListener> MakeStreamListener(const std::string& path,
                                                                  std::vector<std::string> chosen,
-                                                                 std::string* error);
+                                                                 bool announce_features, std::string* error);
 
 // Streams every chosen test as not run — NOT_SUPPORTED for lack of `feature`, for `why` —
 // without running any (the suite cannot run where it was asked to: --device names a device
 // the candidate cannot use here).
 bool StreamNotRun(const std::string& path, const std::vector<std::string>& chosen, const std::string& why,
-                  Feature feature, std::string* error);
+                  Feature feature, bool announce_features, std::string* error);
 
 }  // namespace tcts
 

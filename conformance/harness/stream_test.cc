@@ -75,7 +75,7 @@ int RunSamples(const std::string& stream) {
   SetConfig(config);
   GTEST_FLAG_SET(filter, "Sample.*");
   std::string error;
-  auto listener = MakeStreamListener(stream, kSamples, &error);
+  auto listener = MakeStreamListener(stream, kSamples, /*announce_features=*/true, &error);
   if (!listener) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 2;

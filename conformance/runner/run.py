@@ -275,14 +275,14 @@ class Unit:
 class Process:
     """One suite binary working through a unit's tests, read through its result stream."""
 
-    def __init__(self, unit: Unit, o: Options, seed: str, workdir: str, serial: int):
+    def __init__(self, unit: Unit, o: Options, seed: str, workdir: str, serial: int, announce: bool):
         self.unit = unit
         self.stream_path = os.path.join(workdir, f"{unit.suite.name}.{serial}.jsonl")
         self.log_path = os.path.join(o.out, "logs", f"{unit.suite.name}.{serial}.log")
         self.log = open(self.log_path, "w", encoding="utf-8")
         self.proc = subprocess.Popen(
             [unit.suite.binary, *unit.suite.args, f"--seed={seed}", *unit.selection,
-             f"--tcts_stream={self.stream_path}"],
+             f"--tcts_stream={self.stream_path}"] + (["--tcts_announce_features"] if announce else []),
             stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True, env=child_env())
         self.offset = 0
         self.partial = ""
@@ -380,7 +380,10 @@ class Runner:
             while queue and len(running) < self.o.jobs:
                 self.serial += 1
                 self.processes += 1
-                running.append(Process(queue.pop(0), self.o, self.seed, self.workdir, self.serial))
+                # Asking for the declarations may cost the candidate (the reference starts the
+                # CUDA runtime): only until a process has answered.
+                running.append(Process(queue.pop(0), self.o, self.seed, self.workdir, self.serial,
+                                       announce=self.declared is None))
             time.sleep(0.01)
             for p in list(running):
                 p.poll_stream()
