@@ -11,8 +11,10 @@
         generated from //spec:tables by generators/emit_rapidcheck.py.
 
     conformance_test(suite = "promotion", candidate = "libtorch", shard_count = 2)
-        the cc_test `promotion_libtorch`: the suite linked with the candidate's adapter and
-        the runner, reading conformance/expectations/libtorch.txt.
+        the suite binary `promotion_libtorch_bin` (the suite linked with the candidate's
+        adapter) and the test `promotion_libtorch`: conformance/runner/run.py running that
+        binary, isolated, applying conformance/expectations/libtorch.txt — the main job's
+        runner, so `bazel test` and `bazel run //conformance:run` give the same verdicts.
 
 Generated sources are build outputs only; nothing generated is checked in.
 """
@@ -98,18 +100,29 @@ def candidate_available(candidate):
 def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", name = "", deps = []):
     """Binds suite `suite` to candidate `candidate`: the test `<suite>_<candidate>`.
 
+    The suite binary (`<name>_bin`, a cc_binary) reports raw outcomes; the test is an sh_test
+    running conformance/runner/run.py on it (Debian's /usr/bin/python3, for python3-jsonschema):
+    crash and hang isolation, the candidate's expectations, a report in the test's undeclared
+    outputs, and a JUnit test.xml with one test case per case. It honours Bazel's sharding
+    and --test_filter (GoogleTest names, as the rerun commands print them); it fails when the
+    candidate does not conform (any FAIL, XPASS, CRASH or TIMEOUT) and passes when it conforms
+    partially (required features answered NotSupported: skipped test cases that say so).
+    Stale expectations are the lint's (//conformance:expectations_<candidate>_test): one
+    suite cannot tell them.
+
     Args:
       suite: a tcts_suite name in this package.
       candidate: an adapter in //conformance/adapters with an expectations file
         //conformance/expectations:<candidate>.txt.
-      shard_count: GoogleTest shards (Bazel runs them in parallel).
+      shard_count: Bazel shards (each runs a round-robin share of the cases).
       tags: extra test tags.
       device: run with every tensor the suite makes on this device (`<suite>_<candidate>_<device>`);
-        without a usable one the test skips every case, saying why.
+        without a usable one every case is NOT_SUPPORTED (skipped), saying why.
       name: the test's name instead of the default.
       deps: more libraries to link (a device backend).
     """
     name = name or "%s_%s" % (suite, candidate) + ("_" + device.replace(":", "_") if device else "")
+    binary = name + "_bin"
     expectations = "//conformance/expectations:%s.txt" % candidate
     if not candidate_available(candidate):
         # Clearly labelled placeholder: passes, and reports itself skipped with the reason.
@@ -119,21 +132,40 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
             args = [name, "'%s'" % LIBTORCH_MESSAGE],
             tags = tags + ["candidate-missing"],
         )
+        native.sh_binary(
+            name = binary,
+            testonly = True,
+            srcs = ["//conformance/runner:skipped_candidate.sh"],
+        )
         return
-    native.cc_test(
-        name = name,
+    native.cc_binary(
+        name = binary,
         copts = TCTS_COPTS,
+        testonly = True,
         deps = [
             ":%s_suite" % suite,
             "//conformance/harness:runner_main",
             "//conformance/adapters:%s" % candidate,
         ] + deps,
+    )
+    native.sh_test(
+        name = name,
+        srcs = ["//conformance/runner:system_python.sh"],
         args = [
+            "conformance/runner/run.py",
+            "--suites=" + suite,
             "--candidate=" + candidate,
-            "--expectations=$(location %s)" % expectations,
+            "--binary=$(rootpath :%s)" % binary,
             "--target=//%s:%s" % (native.package_name(), name),
+            "--expectations=$(rootpath %s)" % expectations,
+            "--partial-ok",
+            "--no-stale-check",
         ] + (["--device=" + device] if device else []),
-        data = [expectations],
+        data = [
+            ":" + binary,
+            expectations,
+            "//conformance/runner:runner_py",
+        ],
         shard_count = shard_count,
         tags = tags + ["conformance", "candidate-" + candidate],
     )

@@ -1,12 +1,16 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Lists the cases whose outcome changed between two reports (two runs, or two candidates).
 
     bazel run //reports:diff -- A.json B.json [--all]
 
 Prints one line per case whose outcome differs (A -> B), grouped by the kind of change,
-then cases only in A and only in B, and a count line. --all also prints unchanged counts
-per outcome. Exit status 0 when nothing changed, 1 when something did, 2 on bad input
-(a file that is not a tensor-cts report names itself). Standard library only.
+then cases only in A and only in B, the verdicts when they differ, and a count line. --all
+also prints unchanged counts per outcome. Reads reports of schema version 1 and 2.
+
+Exit status: 0 when nothing changed, 1 when something did, 2 on bad input — a file that
+cannot be read, is not UTF-8, is not JSON, is nested too deeply, or is not a tensor-cts
+report; the message names the file and the problem. Needs python3-jsonschema
+(/usr/bin/python3).
 """
 
 from __future__ import annotations
@@ -55,7 +59,10 @@ def main(argv: list[str]) -> int:
         try:
             docs.append(report_lib.load(os.path.join(where, p)))
         except report_lib.ReportError as e:
-            print(f"diff: {e}", file=sys.stderr)
+            print(f"diff: bad input: {e}", file=sys.stderr)
+            return 2
+        except RecursionError:  # anything report.load did not foresee: still bad input, not "changed"
+            print(f"diff: bad input: '{p}' is nested too deeply to be a report", file=sys.stderr)
             return 2
     a, b = docs
     changes, only_a, only_b, same = diff(a, b)
@@ -75,6 +82,9 @@ def main(argv: list[str]) -> int:
                 print(f"  {i}")
             if len(ids) > 200:
                 print(f"  ... and {len(ids) - 200} more")
+    va, vb = report_lib.verdict(a), report_lib.verdict(b)
+    if va != vb:
+        print(f"\nverdict: {va} -> {vb}")
     if show_all:
         print("\nunchanged: " + ", ".join(f"{n} {o}" for o, n in same.most_common()))
     changed = sum(len(v) for v in changes.values())

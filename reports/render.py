@@ -2,11 +2,14 @@
 
     python3 reports/render.py report.json [--out=DIR]    writes report.md and report.html
 
-Both show the same things: the verdict; the candidate, machine and run; a summary per spec
-file and per clause; dtype x dtype matrices (promote_types, can_cast, in-place acceptance
+Both show the same things: the verdict with its reasons; the candidate, machine and run; the
+features of the candidate interface with their conformance level, the candidate's
+declaration, the cases that used each and the cases NOT_SUPPORTED because of it; a summary per
+spec file and per clause; dtype x dtype matrices (promote_types, can_cast, in-place acceptance
 per op) coloured by outcome; the deviations grouped by clause, each with its reason; every
 unexpected outcome with its rerun command (and seed and counterexample for properties);
-NOT_SUPPORTED calls; stale expectations. Standard library only.
+NOT_SUPPORTED calls; stale expectations. Standard library only (report.load needs
+python3-jsonschema: run it with /usr/bin/python3).
 """
 
 from __future__ import annotations
@@ -74,7 +77,24 @@ def not_supported_calls(cases: list[dict]) -> collections.Counter:
 
 
 def verdict(doc: dict) -> str:
-    return "CONFORMS" if doc["summary"]["conforms"] else "DOES NOT CONFORM"
+    return report_lib.verdict(doc)
+
+
+def why(doc: dict) -> list[str]:
+    return doc["summary"].get("why", [])
+
+
+def _declared(value) -> str:
+    return "unknown" if value is None else "supported" if value else "not supported"
+
+
+def feature_rows(doc: dict) -> list[list]:
+    """feature, level, declared, cases using it, NOT_SUPPORTED because of it, clause, reason."""
+    return [[f["name"], f["level"], _declared(f["declared"]), f["cases"], f["not_supported"] or "", f["clause"],
+             f["reason"]] for f in doc.get("features", [])]
+
+
+FEATURE_HEADER = ["feature", "level", "declared", "cases using it", "NOT_SUPPORTED because of it", "clause", "why this level"]
 
 
 def facts(doc: dict) -> list[tuple[str, str]]:
@@ -118,7 +138,14 @@ def markdown(doc: dict) -> str:
     out = [f"# tensor-cts conformance report: {doc['candidate']['name']} {doc['candidate']['version']}".rstrip(), "",
            f"**{verdict(doc)}** — {s['total']} cases: "
            + ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]), ""]
+    if why(doc):
+        out += [f"- {_md(w)}" for w in why(doc)] + [""]
     out += _md_table(["", ""], [[k, v] for k, v in facts(doc)]) + [""]
+    if doc.get("features"):
+        out += ["## Features and conformance levels", "",
+                "A required feature answered NotSupported makes the verdict CONFORMS PARTIALLY at best; an optional "
+                "one costs nothing (levels: spec/features.toml).", ""]
+        out += _md_table(FEATURE_HEADER, feature_rows(doc)) + [""]
     out += ["## Summary per spec file", ""]
     out += _md_table(["spec file", "cases", *OUTCOMES], _count_rows(report_lib.per_key(cases, "spec_file"))) + [""]
     out += ["## Summary per clause", ""]
@@ -195,7 +222,7 @@ th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-al
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 table.matrix td { text-align: center; font-size: 12px; min-width: 56px; }
 .verdict { font-size: 18px; font-weight: bold; padding: 6px 10px; display: inline-block; border-radius: 4px; }
-.ok { background: #c8e6c9; } .bad { background: #ef9a9a; }
+.ok { background: #c8e6c9; } .bad { background: #ef9a9a; } .partial { background: #ffe082; }
 code, pre { font-family: ui-monospace, monospace; font-size: 12px; }
 pre { background: #f5f5f5; padding: 6px; overflow-x: auto; }
 .legend span { display: inline-block; padding: 1px 8px; margin-right: 6px; border: 1px solid #bbb; }
@@ -219,6 +246,24 @@ def _html_table(header: list[str], rows: list[list], numeric_from: int = 1) -> s
     return f"<table><tr>{h}</tr>{''.join(body)}</table>"
 
 
+VERDICT_CLASS = {"CONFORMS": "ok", "CONFORMS PARTIALLY": "partial", "DOES NOT CONFORM": "bad"}
+
+
+def _features_html(doc: dict) -> str:
+    if not doc.get("features"):
+        return ""
+    rows = []
+    for f, r in zip(doc["features"], feature_rows(doc)):
+        color = (COLORS["FAIL"] if f["level"] == "required" else COLORS["NOT_SUPPORTED"]) if f["not_supported"] else ""
+        style = f" style='background:{color}'" if color else ""
+        rows.append(f"<tr{style}>" + "".join(f"<td{' class=n' if i in (3, 4) else ''}>{_e(x)}</td>"
+                                             for i, x in enumerate(r)) + "</tr>")
+    head = "".join(f"<th>{_e(h)}</th>" for h in FEATURE_HEADER)
+    return ("<h2>Features and conformance levels</h2><p>A required feature answered NotSupported makes the verdict "
+            "CONFORMS PARTIALLY at best; an optional one costs nothing (levels: spec/features.toml).</p>"
+            f"<table><tr>{head}</tr>{''.join(rows)}</table>")
+
+
 def html(doc: dict) -> str:
     cases = doc["cases"]
     s = doc["summary"]
@@ -226,9 +271,11 @@ def html(doc: dict) -> str:
     parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>tensor-cts: {_e(name)}</title>"
              f"<style>{CSS}</style></head><body>",
              f"<h1>tensor-cts conformance report: {_e(name)}</h1>",
-             f"<p><span class='verdict {'ok' if s['conforms'] else 'bad'}'>{verdict(doc)}</span> "
+             f"<p><span class='verdict {VERDICT_CLASS[verdict(doc)]}'>{verdict(doc)}</span> "
              f"{s['total']} cases: " + ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]) + "</p>",
+             ("<ul>" + "".join(f"<li>{_e(w)}</li>" for w in why(doc)) + "</ul>") if why(doc) else "",
              "<table>" + "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in facts(doc)) + "</table>",
+             _features_html(doc),
              "<p class=legend>" + "".join(f"<span style='background:{COLORS[o]}'>{o}</span>" for o in OUTCOMES) + "</p>",
              "<h2>Summary per spec file</h2>",
              _html_table(["spec file", "cases", *OUTCOMES], _count_rows(report_lib.per_key(cases, "spec_file"))),

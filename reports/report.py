@@ -3,9 +3,13 @@
 report.json is the canonical form; its schema is reports/report.schema.json (versioned).
 report.md and report.html are rendered from it by reports/render.py.
 
-    python3 reports/report.py validate report.json      checks a report against the schema
-    python3 reports/report.py summary report.json       prints the text summary
-Standard library only.
+    /usr/bin/python3 reports/report.py validate report.json   checks a report against its schema
+    /usr/bin/python3 reports/report.py summary report.json    prints the text summary
+
+Validation is by a real JSON-schema implementation: Debian's python3-jsonschema, with the
+draft the schema declares ($schema: 2020-12). It imports only under Debian's interpreter
+(/usr/bin/python3), which the runner, its tests and these tools use. Reports of schema
+version 1 (report.schema.v1.json) are still read, for diffs against older runs.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA_PATH = os.path.join(HERE, "report.schema.json")
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 OUTCOMES = ("PASS", "XFAIL", "FAIL", "XPASS", "NOT_SUPPORTED", "CRASH", "TIMEOUT")
 UNEXPECTED = ("FAIL", "XPASS", "CRASH", "TIMEOUT")
 
@@ -31,78 +35,84 @@ class ReportError(Exception):
 
 
 # ---------------------------------------------------------------- the schema
-def _type_ok(value, t: str) -> bool:
-    return {
-        "object": lambda v: isinstance(v, dict),
-        "array": lambda v: isinstance(v, list),
-        "string": lambda v: isinstance(v, str),
-        "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-        "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-        "boolean": lambda v: isinstance(v, bool),
-        "null": lambda v: v is None,
-    }[t](value)
+try:
+    import jsonschema
+except ImportError:  # not Debian's interpreter, or python3-jsonschema missing
+    jsonschema = None
+
+SCHEMA_PATHS = {1: os.path.join(HERE, "report.schema.v1.json"), SCHEMA_VERSION: SCHEMA_PATH}
 
 
-def check_schema(value, schema: dict, where: str = "report") -> list[str]:
-    """The ways `value` breaks `schema` (the JSON Schema subset report.schema.json uses:
-    type, const, enum, required, properties, additionalProperties: false, items)."""
-    problems = []
-    types = schema.get("type")
-    if types is not None:
-        types = [types] if isinstance(types, str) else types
-        if not any(_type_ok(value, t) for t in types):
-            return [f"{where}: expected {' or '.join(types)}, got {type(value).__name__} {value!r:.60}"]
-    if "const" in schema and value != schema["const"]:
-        problems.append(f"{where}: expected {schema['const']!r}, got {value!r:.60}")
-    if "enum" in schema and value not in schema["enum"]:
-        problems.append(f"{where}: {value!r:.60} is not one of {schema['enum']}")
-    if isinstance(value, dict):
-        for key in schema.get("required", []):
-            if key not in value:
-                problems.append(f"{where}: missing '{key}'")
-        props = schema.get("properties", {})
-        for key, v in value.items():
-            if key in props:
-                problems += check_schema(v, props[key], f"{where}.{key}")
-            elif schema.get("additionalProperties") is False:
-                problems.append(f"{where}: unknown field '{key}'")
-    if isinstance(value, list) and "items" in schema:
-        for i, v in enumerate(value):
-            problems += check_schema(v, schema["items"], f"{where}[{i}]")
-            if len(problems) > 20:
-                break
-    return problems
-
-
-def schema() -> dict:
-    with open(SCHEMA_PATH, encoding="utf-8") as f:
+def schema(version: int = SCHEMA_VERSION) -> dict:
+    with open(SCHEMA_PATHS[version], encoding="utf-8") as f:
         return json.load(f)
 
 
-def validate(doc: dict) -> None:
-    problems = check_schema(doc, schema())
+def _validator(s: dict):
+    if jsonschema is None:
+        raise ReportError("validating a report needs python3-jsonschema (Debian: apt-get install python3-jsonschema), "
+                          f"which {sys.executable} does not see: run the report tools with /usr/bin/python3")
+    cls = jsonschema.validators.validator_for(s)  # the draft the schema's $schema names
+    cls.check_schema(s)
+    return cls(s)
+
+
+def check_schema(value, s: dict, limit: int = 20) -> list[str]:
+    """The ways `value` breaks schema `s`, one line each: where (a JSON path) and what."""
+    problems = []
+    for e in sorted(_validator(s).iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]):
+        where = "report" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path)
+        problems.append(f"{where}: {e.message[:300]}")
+        if len(problems) >= limit:
+            break
+    return problems
+
+
+def validate(doc: dict, version: int = SCHEMA_VERSION) -> None:
+    problems = check_schema(doc, schema(version))
     if problems:
-        raise ReportError("report does not match reports/report.schema.json:\n  " + "\n  ".join(problems[:20]))
+        name = os.path.basename(SCHEMA_PATHS[version])
+        raise ReportError(f"report does not match reports/{name}:\n  " + "\n  ".join(problems))
 
 
 def load(path: str) -> dict:
-    """A report.json, validated; ReportError naming the file otherwise."""
+    """A report.json (schema version 1 or 2), validated; ReportError naming the file and the
+    problem otherwise (unreadable, not UTF-8, not JSON, nested too deeply, not a report)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as e:
         raise ReportError(f"cannot read report '{path}': {e.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ReportError(f"'{path}' is not UTF-8: byte 0x{data[e.start]:02X} at offset {e.start} (line {line})") from None
+    try:
+        doc = json.loads(text)
     except json.JSONDecodeError as e:
         raise ReportError(f"'{path}' is not JSON: {e}") from None
+    except RecursionError:
+        raise ReportError(f"'{path}' is nested too deeply to be a report") from None
     if not isinstance(doc, dict) or doc.get("schema") != "tensor-cts/report":
         raise ReportError(f"'{path}' is not a tensor-cts report (no \"schema\": \"tensor-cts/report\")")
-    if doc.get("schema_version") != SCHEMA_VERSION:
-        raise ReportError(f"'{path}' has schema_version {doc.get('schema_version')!r}; this tool reads {SCHEMA_VERSION}")
+    version = doc.get("schema_version")
+    if version not in SCHEMA_PATHS or isinstance(version, bool):
+        raise ReportError(f"'{path}' has schema_version {version!r}; this tool reads "
+                          f"{', '.join(str(v) for v in sorted(SCHEMA_PATHS))}")
     try:
-        validate(doc)
+        validate(doc, version)
     except ReportError as e:
         raise ReportError(f"'{path}': {e}") from None
+    except RecursionError:
+        raise ReportError(f"'{path}' is nested too deeply to be a report") from None
     return doc
+
+
+def verdict(doc: dict) -> str:
+    """The report's verdict; version 1 reports had only `conforms`."""
+    s = doc["summary"]
+    return s.get("verdict") or ("CONFORMS" if s["conforms"] else "DOES NOT CONFORM")
 
 
 # ---------------------------------------------------------------- building
@@ -138,14 +148,35 @@ def tool_commit() -> str | None:
     return p.stdout.strip() or None if p.returncode == 0 else None
 
 
-def summary(cases: list[dict], stale) -> dict:
+def summary(cases: list[dict], stale, features: list[dict]) -> dict:
+    """The verdict (see report.schema.json summary.verdict) and the reasons for it."""
     counts = collections.Counter(c["outcome"] for c in cases)
     outcomes = {o: counts[o] for o in OUTCOMES}
-    conforms = bool(cases) and not any(outcomes[o] for o in UNEXPECTED) and not stale
-    return {"total": len(cases), "outcomes": outcomes, "conforms": conforms}
+    required_ns = [{"feature": f["name"], "cases": f["not_supported"]}
+                   for f in features if f["level"] == "required" and f["not_supported"]]
+    unnamed = sum(1 for c in cases if c["outcome"] == "NOT_SUPPORTED" and not c.get("feature"))
+    why = []
+    if not cases:
+        verdict = "DOES NOT CONFORM"
+        why.append("no case ran")
+    elif any(outcomes[o] for o in UNEXPECTED) or stale:
+        verdict = "DOES NOT CONFORM"
+        why += [f"{outcomes[o]} {o}" for o in UNEXPECTED if outcomes[o]]
+        if stale:
+            why.append(f"{len(stale)} stale expectation{'s' if len(stale) != 1 else ''}")
+    else:
+        why += [f"required feature {r['feature']} answered NotSupported: {r['cases']} case{'s' if r['cases'] != 1 else ''} "
+                "not exercised" for r in required_ns]
+        if unnamed:
+            why.append(f"{unnamed} case{'s' if unnamed != 1 else ''} NOT_SUPPORTED without naming a feature")
+        if not outcomes["PASS"] and not outcomes["XFAIL"]:
+            why.append(f"no case was exercised: all {len(cases)} NOT_SUPPORTED")
+        verdict = "CONFORMS PARTIALLY" if why else "CONFORMS"
+    return {"total": len(cases), "outcomes": outcomes, "verdict": verdict, "conforms": verdict == "CONFORMS",
+            "why": why, "required_not_supported": required_ns}
 
 
-def build(candidate: dict, run: dict, expectations: dict, cases: list[dict]) -> dict:
+def build(candidate: dict, run: dict, expectations: dict, features: list[dict], cases: list[dict]) -> dict:
     doc = {
         "schema": "tensor-cts/report",
         "schema_version": SCHEMA_VERSION,
@@ -155,7 +186,8 @@ def build(candidate: dict, run: dict, expectations: dict, cases: list[dict]) -> 
         "machine": machine(),
         "run": run,
         "expectations": expectations,
-        "summary": summary(cases, expectations["stale"]),
+        "features": features,
+        "summary": summary(cases, expectations["stale"], features),
         "cases": cases,
     }
     validate(doc)
@@ -217,8 +249,10 @@ def text_summary(doc: dict, limit: int = 30) -> str:
             lines.append(f"          rerun:    {c['rerun']}")
         if len(unexpected) > limit:
             lines.append(f"  ... and {len(unexpected) - limit} more (report.md lists them all)")
-    verdict = "CONFORMS" if doc["summary"]["conforms"] else "DOES NOT CONFORM"
-    lines.append(f"\nresult: {cand['name']} {verdict}: {total['PASS']} pass, {total['XFAIL']} expected deviations, "
+    why = doc["summary"].get("why", [])
+    if why:
+        lines.append(f"\n{verdict(doc).lower()}: " + "; ".join(why))
+    lines.append(f"\nresult: {cand['name']} {verdict(doc)}: {total['PASS']} pass, {total['XFAIL']} expected deviations, "
                  f"{total['FAIL']} fail, {total['XPASS']} unexpected passes, {total['NOT_SUPPORTED']} not supported, "
                  f"{total['CRASH']} crash, {total['TIMEOUT']} timeout"
                  + (f", {len(stale)} stale expectations" if stale else ""))
@@ -235,7 +269,7 @@ def main(argv: list[str]) -> int:
         print(f"report: {e}", file=sys.stderr)
         return 1
     if argv[0] == "validate":
-        print(f"{argv[1]}: valid tensor-cts report (schema_version {SCHEMA_VERSION}, {len(doc['cases'])} cases)")
+        print(f"{argv[1]}: valid tensor-cts report (schema_version {doc['schema_version']}, {len(doc['cases'])} cases)")
     else:
         print(text_summary(doc))
     return 0

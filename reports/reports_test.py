@@ -1,17 +1,23 @@
-"""Tests of the report tools on small reports built in the test: the schema check, the
-summaries, the renderings (matrices coloured by outcome) and the diff. The runner's own test
-(conformance/run_test.py) covers reports of real runs. Standard library only.
+"""Tests of the report tools on small reports built in the test: the schema check (by
+python3-jsonschema: run under /usr/bin/python3), the verdict (CONFORMS, CONFORMS PARTIALLY,
+DOES NOT CONFORM) and the feature table, the summaries, the renderings (matrices coloured by
+outcome), the JUnit XML and the diff, including its "bad input" status on hostile files. The
+runner's own test (conformance/runner/run_test.py) covers reports of real runs.
 """
 
+import copy
 import io
+import json
 import os
 import sys
 import tempfile
 import unittest
-from contextlib import redirect_stdout
+import xml.etree.ElementTree as ET
+from contextlib import redirect_stderr, redirect_stdout
 
 sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
 import diff  # noqa: E402
+import junit  # noqa: E402
 import render  # noqa: E402
 import report  # noqa: E402
 
@@ -26,26 +32,108 @@ def case(case_id, outcome, clause="002#type-promotion", statement="", **extra):
     return c
 
 
-def make(cases, stale=()):
+def feature(name, level, declared=True, cases=0, not_supported=0):
+    return {"name": name, "level": level, "clause": "002#x", "basis": "doc", "reason": "because",
+            "declared": declared, "cases": cases, "not_supported": not_supported}
+
+
+FEATURES = [feature("promote_types", "required", cases=2), feature("sparse_layout", "optional", False)]
+
+
+def make(cases, stale=(), features=FEATURES):
     return report.build(
         candidate={"name": "cand", "version": "1", "build": ""},
         run={"command": "test", "suites": ["promotion"], "filter": "", "device": "cpu", "seed": "1", "jobs": 1, "case_timeout_s": 1.0,
              "processes": 1, "isolated_processes": 0, "started": "now", "wall_s": 0.1, "replay_file": None},
-        expectations={"file": "e.txt", "entries": len(stale), "stale": list(stale)}, cases=cases)
+        expectations={"file": "e.txt", "entries": len(stale), "stale": list(stale)}, features=list(features),
+        cases=cases)
+
+
+def verdict(doc):
+    return doc["summary"]["verdict"]
 
 
 class Reports(unittest.TestCase):
     def test_verdict(self):
-        self.assertTrue(make([case("a", "PASS"), case("b", "XFAIL"), case("c", "NOT_SUPPORTED")])["summary"]["conforms"])
+        optional_ns = [feature("promote_types", "required", cases=2), feature("sparse_layout", "optional", False, 0, 1)]
+        doc = make([case("a", "PASS"), case("b", "XFAIL"), case("c", "NOT_SUPPORTED", feature="sparse_layout")],
+                   features=optional_ns)
+        self.assertEqual((verdict(doc), doc["summary"]["conforms"], doc["summary"]["why"]), ("CONFORMS", True, []))
         for bad in ("FAIL", "XPASS", "CRASH", "TIMEOUT"):
-            self.assertFalse(make([case("a", "PASS"), case("b", bad)])["summary"]["conforms"], bad)
-        self.assertFalse(make([])["summary"]["conforms"])  # nothing ran: nothing conforms
+            doc = make([case("a", "PASS"), case("b", bad)])
+            self.assertEqual(verdict(doc), "DOES NOT CONFORM", bad)
+            self.assertFalse(doc["summary"]["conforms"])
+            self.assertEqual(doc["summary"]["why"], [f"1 {bad}"])
+        self.assertEqual(verdict(make([])), "DOES NOT CONFORM")  # nothing ran: nothing conforms
         stale = {"pattern": "x*", "outcome": "FAIL", "reason": "r", "line": 3}
-        self.assertFalse(make([case("a", "PASS")], [stale])["summary"]["conforms"])
+        self.assertEqual(verdict(make([case("a", "PASS")], [stale])), "DOES NOT CONFORM")
 
-    def test_schema_is_checked_on_build_and_load(self):
-        with self.assertRaises(report.ReportError):
+    def test_a_required_feature_answered_not_supported_conforms_partially(self):
+        features = [feature("promote_types", "required", False, 0, 2), feature("sparse_layout", "optional", False, 0, 1)]
+        doc = make([case("a", "PASS"), case("b", "NOT_SUPPORTED", feature="promote_types"),
+                    case("c", "NOT_SUPPORTED", feature="promote_types"),
+                    case("d", "NOT_SUPPORTED", feature="sparse_layout")], features=features)
+        self.assertEqual(verdict(doc), "CONFORMS PARTIALLY")
+        self.assertFalse(doc["summary"]["conforms"])
+        self.assertEqual(doc["summary"]["required_not_supported"], [{"feature": "promote_types", "cases": 2}])
+        self.assertEqual(doc["summary"]["why"], ["required feature promote_types answered NotSupported: 2 cases not exercised"])
+        # Anything unexpected outweighs it.
+        self.assertEqual(verdict(make([case("a", "FAIL"), case("b", "NOT_SUPPORTED", feature="promote_types")],
+                                      features=features)), "DOES NOT CONFORM")
+
+    def test_nothing_exercised_or_unnamed_not_supported_is_not_conformance(self):
+        ns = [feature("promote_types", "required"), feature("sparse_layout", "optional", False, 0, 2)]
+        doc = make([case("a", "NOT_SUPPORTED", feature="sparse_layout"), case("b", "NOT_SUPPORTED", feature="sparse_layout")],
+                   features=ns)
+        self.assertEqual(verdict(doc), "CONFORMS PARTIALLY")
+        self.assertIn("no case was exercised: all 2 NOT_SUPPORTED", doc["summary"]["why"])
+        doc = make([case("a", "PASS"), case("b", "NOT_SUPPORTED")])  # no feature named
+        self.assertEqual(verdict(doc), "CONFORMS PARTIALLY")
+        self.assertIn("1 case NOT_SUPPORTED without naming a feature", doc["summary"]["why"])
+
+    def test_feature_table_and_verdict_render(self):
+        features = [feature("promote_types", "required", False, 0, 1), feature("sparse_layout", "optional", False)]
+        doc = make([case("a", "PASS"), case("b", "NOT_SUPPORTED", feature="promote_types")], features=features)
+        md = render.markdown(doc)
+        self.assertIn("**CONFORMS PARTIALLY**", md)
+        self.assertIn("- required feature promote_types answered NotSupported: 1 case not exercised", md)
+        self.assertIn("## Features and conformance levels", md)
+        self.assertIn("| promote_types | required | not supported | 0 | 1 | 002#x | because |", md)
+        page = render.html(doc)
+        self.assertIn("class='verdict partial'>CONFORMS PARTIALLY", page)
+        self.assertIn("<h2>Features and conformance levels</h2>", page)
+        self.assertIn("CONFORMS PARTIALLY", report.text_summary(doc))
+
+    def test_junit_xml_has_one_testcase_per_case(self):
+        stale = {"pattern": "x*", "outcome": "FAIL", "reason": "r", "line": 3}
+        doc = make([case("p", "PASS"), case("x", "XFAIL"), case("f", "FAIL", message="boom\x00\x1b"),
+                    case("n", "NOT_SUPPORTED", feature="sparse_layout", observed="NotSupported: empty(sparse)"),
+                    case("c", "CRASH"), case("u", "XPASS")], [stale])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "test.xml")
+            junit.write(path, doc, "//conformance:promotion_cand")
+            root = ET.parse(path).getroot()
+        cases = {tc.get("name"): tc for tc in root.iter("testcase")}
+        self.assertEqual(len(cases), 7)
+        self.assertEqual({n for n, tc in cases.items() if tc.find("failure") is not None}, {"f", "c", "u", "e.txt:3"})
+        self.assertEqual({n for n, tc in cases.items() if tc.find("skipped") is not None}, {"n"})
+        self.assertIn("feature sparse_layout, optional", cases["n"].find("skipped").get("message"))
+        self.assertIn("rerun f", cases["f"].find("failure").text)
+        self.assertIn("\ufffd", cases["f"].find("failure").text)  # control characters XML cannot carry
+        self.assertEqual((root.get("tests"), root.get("failures"), root.get("skipped")), ("7", "4", "1"))
+        props = {p.get("name"): p.get("value") for p in root.iter("property")}
+        self.assertEqual(props["verdict"], "DOES NOT CONFORM")
+
+    def test_schema_is_checked_by_jsonschema_on_build_and_load(self):
+        self.assertIsNotNone(report.jsonschema, "python3-jsonschema: run under /usr/bin/python3")
+        with self.assertRaisesRegex(report.ReportError, "'SORT_OF' is not one of"):
             make([case("a", "SORT_OF")])
+        broken = copy.deepcopy(make([case("a", "PASS")]))
+        del broken["run"]["seed"]
+        broken["features"][0]["level"] = "nice to have"
+        problems = report.check_schema(broken, report.schema())
+        self.assertIn("report.run: 'seed' is a required property", problems)
+        self.assertTrue(any(p.startswith("report.features[0].level:") for p in problems), problems)
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "r.json")
             with open(path, "w") as f:
@@ -85,6 +173,62 @@ class Reports(unittest.TestCase):
             out = io.StringIO()
             with redirect_stdout(out):
                 self.assertEqual(diff.main([os.path.join(d, "a.json"), os.path.join(d, "a.json")]), 0)
+
+    def test_diff_reads_version_1_reports(self):
+        b = make([case("p", "PASS"), case("q", "NOT_SUPPORTED", feature="promote_types")],
+                 features=[feature("promote_types", "required", False, 0, 1)])
+        a = copy.deepcopy(b)  # as the runner wrote it before schema version 2
+        a["schema_version"] = 1
+        del a["features"]
+        a["summary"] = {"total": 2, "outcomes": a["summary"]["outcomes"], "conforms": True}
+        del a["cases"][1]["feature"]
+        report.validate(a, 1)
+        with tempfile.TemporaryDirectory() as d:
+            for name, doc in (("a", a), ("b", b)):
+                with open(os.path.join(d, name + ".json"), "w") as f:
+                    json.dump(doc, f)
+            out = io.StringIO()
+            with redirect_stdout(out):
+                status = diff.main([os.path.join(d, "a.json"), os.path.join(d, "b.json")])
+        self.assertEqual(status, 0, out.getvalue())
+        self.assertIn("verdict: CONFORMS -> CONFORMS PARTIALLY", out.getvalue())
+
+    def test_diff_bad_input_exits_2_naming_file_and_problem(self):
+        good = make([case("p", "PASS")])
+        hostile = {
+            "deep.json": ("[" * 200000 + "]" * 200000).encode(),
+            "deep_inside.json": json.dumps(dict(good, tool={"name": "tensor-cts", "commit": None}))[:-1].encode()
+            + b', "x": ' + b"[" * 50000 + b"]" * 50000 + b"}",
+            "latin1.json": json.dumps(good).replace('"cand"', '"caf\u00e9"').encode("utf-8").replace(
+                "é".encode("utf-8"), b"\xe9"),
+            "not_json.json": b"{not json",
+            "not_report.json": b'{"schema": "other"}',
+            "future.json": json.dumps(dict(good, schema_version=99)).encode(),
+            "broken.json": json.dumps(dict(good, cases=[dict(good["cases"][0], outcome="MAYBE")])).encode(),
+        }
+        expected = {"deep.json": "nested too deeply", "deep_inside.json": "nested too deeply",
+                    "latin1.json": "not UTF-8: byte 0xE9", "not_json.json": "is not JSON",
+                    "not_report.json": "not a tensor-cts report", "future.json": "schema_version 99",
+                    "broken.json": "'MAYBE' is not one of"}
+        with tempfile.TemporaryDirectory() as d:
+            report.write_all(good, d)
+            ok = os.path.join(d, "report.json")
+            for name, data in hostile.items():
+                path = os.path.join(d, name)
+                with open(path, "wb") as f:
+                    f.write(data)
+                for args in ([ok, path], [path, ok]):
+                    err, out = io.StringIO(), io.StringIO()
+                    with redirect_stderr(err), redirect_stdout(out):
+                        status = diff.main(args)
+                    self.assertEqual(status, 2, (name, err.getvalue(), out.getvalue()))
+                    self.assertIn("diff: bad input:", err.getvalue())
+                    self.assertIn(name, err.getvalue())
+                    self.assertIn(expected[name], err.getvalue(), name)
+            err = io.StringIO()
+            with redirect_stderr(err):
+                self.assertEqual(diff.main([ok, os.path.join(d, "missing.json")]), 2)
+            self.assertIn("cannot read report", err.getvalue())
 
 
 if __name__ == "__main__":

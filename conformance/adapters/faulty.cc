@@ -19,6 +19,10 @@
 //                  empty and contiguous allocate contiguous strides for them, and is_contiguous
 //                  of a rank-4 (rank-5) tensor checks for the strides empty allocates
 // Case ids are the runner's (tcts::CaseId: the row id, or the property's id).
+//
+// TCTS_FAULTY_SUPPORTS=none makes it a candidate that declares every feature unsupported and
+// answers NotSupported to every call (honestly: the declaration matches), for the runner's
+// verdict test: such a candidate must not CONFORM.
 #include <unistd.h>
 
 #include <algorithm>
@@ -72,17 +76,20 @@ std::vector<Fault> FaultsFromEnvironment() {
 
 class FaultyCandidate final : public Candidate {
  public:
-  FaultyCandidate() : base_(MakeCandidate("reference")), faults_(FaultsFromEnvironment()) {}
+  FaultyCandidate() : base_(MakeCandidate("reference")), faults_(FaultsFromEnvironment()) {
+    const char* supports = std::getenv("TCTS_FAULTY_SUPPORTS");
+    none_ = supports && std::string(supports) == "none";
+  }
 
   std::string name() const override { return "faulty"; }
   std::string version() const override { return "reference with TCTS_FAULTS"; }
   std::string build() const override { return base_->build(); }
-  bool supports(Feature f) const override { return Mode() != "undeclared" && base_->supports(f); }
+  bool supports(Feature f) const override { return !none_ && Mode() != "undeclared" && base_->supports(f); }
 
   Result<DType> promote_types(DType a, DType b) override {
     const std::string mode = Inject();
-    if (mode == "wrong") return a;
     if (auto e = WrongError(mode, "promote_types")) return *e;
+    if (mode == "wrong") return a;
     return base_->promote_types(a, b);
   }
 
@@ -196,8 +203,9 @@ class FaultyCandidate final : public Candidate {
     return mode;
   }
   // The error every call answers in the modes that answer each call with one.
-  static std::optional<Error> WrongError(const std::string& mode, const char* call) {
-    if (mode == "unsupported" || mode == "undeclared") return NotSupported(std::string("faulty: ") + call);
+  // TCTS_FAULTY_SUPPORTS=none: every feature declared unsupported, every call answers so.
+  std::optional<Error> WrongError(const std::string& mode, const char* call) const {
+    if (none_ || mode == "unsupported" || mode == "undeclared") return NotSupported(std::string("faulty: ") + call);
     if (mode == "broken") return Error{ErrorKind::kRuntimeError, std::string("faulty: ") + call + " is broken"};
     return std::nullopt;
   }
@@ -227,6 +235,7 @@ class FaultyCandidate final : public Candidate {
 
   std::unique_ptr<Candidate> base_;
   std::vector<Fault> faults_;
+  bool none_ = false;  // TCTS_FAULTY_SUPPORTS=none
 };
 
 TCTS_REGISTER_CANDIDATE("faulty", [] { return std::unique_ptr<Candidate>(std::make_unique<FaultyCandidate>()); });

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <unordered_map>
@@ -18,10 +19,6 @@ std::unique_ptr<Candidate>& CandidateSlot() {
   static std::unique_ptr<Candidate> candidate;
   return candidate;
 }
-Expectations& ExpectationsSlot() {
-  static Expectations e;
-  return e;
-}
 std::optional<CaseRecord>& RecordSlot() {
   static std::optional<CaseRecord> record;
   return record;
@@ -34,9 +31,6 @@ std::map<std::string, std::string>& PropertyRegistry() {  // test -> row id
   static std::map<std::string, std::string> registry;
   return registry;
 }
-bool KnownOutcome(const std::string& outcome) {
-  return outcome == "FAIL" || outcome == "CRASH" || outcome == "TIMEOUT";
-}
 CaseFileLoader& LoaderSlot() {
   static CaseFileLoader loader = nullptr;
   return loader;
@@ -46,6 +40,7 @@ struct PropertyTally {
   long checked = 0;
   bool failed = false;
   std::string not_supported;
+  std::string feature;  // FeatureName of the feature that answered NotSupported
 };
 PropertyTally& TallySlot() {
   static PropertyTally tally;
@@ -95,14 +90,28 @@ const RunConfig& Config() { return MutableConfig(); }
 void SetConfig(RunConfig config) { MutableConfig() = std::move(config); }
 bool TensorsOnCpu() { return Config().device.empty() || Config().device == "cpu"; }
 
-bool UseDeviceForTensors(Candidate& candidate, RunConfig* config, std::string* why) {
+std::vector<Feature> AllFeatures() {
+  // Feature's enumerators are 0, 1, ... in declaration order, and FeatureName answers "?"
+  // past the last one: a feature added to the interface is listed without a change here.
+  std::vector<Feature> all;
+  for (int i = 0; i < 1000; ++i) {
+    const Feature f = static_cast<Feature>(i);
+    if (std::string(FeatureName(f)) == "?") break;
+    all.push_back(f);
+  }
+  return all;
+}
+
+bool UseDeviceForTensors(Candidate& candidate, RunConfig* config, std::string* why, Feature* feature) {
   const std::string& device = config->device;
   if (device.empty() || device == "cpu") return true;
   const std::string who = candidate.name() + " cannot run this suite on '" + device + "': ";
   if (!candidate.supports(Feature::kDefaultDevice)) {
     *why = who + "it declares no default device (the suite makes its tensors through torch.set_default_device)";
+    *feature = Feature::kDefaultDevice;
     return false;
   }
+  *feature = device.rfind("cuda", 0) == 0 ? Feature::kCudaTensors : Feature::kDeviceFactories;
   const Result<TensorHandle> probe = candidate.empty_on({1}, DType::kFloat32, device);
   if (!probe.ok()) {
     *why = who + "empty([1], device='" + device + "') gave " + Describe(probe.error());
@@ -132,10 +141,7 @@ Candidate& CurrentCandidate() {
 }
 void SetCurrentCandidate(std::unique_ptr<Candidate> candidate) { CandidateSlot() = std::move(candidate); }
 
-const Expectations& CurrentExpectations() { return ExpectationsSlot(); }
-void SetCurrentExpectations(Expectations e) { ExpectationsSlot() = std::move(e); }
-
-// ---------------------------------------------------------------- expectations
+// ---------------------------------------------------------------- globs
 bool GlobMatch(const std::string& p, const std::string& t) {
   std::size_t pi = 0, ti = 0, star = std::string::npos, mark = 0;
   while (ti < t.size()) {
@@ -151,50 +157,6 @@ bool GlobMatch(const std::string& p, const std::string& t) {
   }
   while (pi < p.size() && p[pi] == '*') ++pi;
   return pi == p.size();
-}
-
-Result<Expectations> Expectations::Parse(const std::string& path, const std::string& text) {
-  Expectations out;
-  std::istringstream in(text);
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    const std::size_t hash = line.find('#');
-    if (hash != std::string::npos) line.erase(hash);
-    std::istringstream fields(line);
-    Expectation e;
-    e.line = n;
-    if (!(fields >> e.pattern)) continue;  // blank or comment
-    if (!(fields >> e.outcome)) {
-      return Error{ErrorKind::kValueError,
-                   path + ":" + std::to_string(n) + ": '" + e.pattern + "' has no outcome (expected FAIL, CRASH or TIMEOUT)"};
-    }
-    if (!KnownOutcome(e.outcome)) {
-      return Error{ErrorKind::kValueError, path + ":" + std::to_string(n) + ": unknown outcome '" + e.outcome +
-                                               "' (expected FAIL, CRASH or TIMEOUT)"};
-    }
-    std::getline(fields >> std::ws, e.reason);
-    if (e.reason.empty()) {
-      return Error{ErrorKind::kValueError, path + ":" + std::to_string(n) + ": '" + e.pattern + "' needs a reason"};
-    }
-    out.entries_.push_back(std::move(e));
-  }
-  return out;
-}
-
-Result<Expectations> Expectations::Load(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) return Error{ErrorKind::kValueError, "cannot read expectations file '" + path + "'"};
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return Parse(path, ss.str());
-}
-
-const Expectation* Expectations::Match(const std::string& case_id) const {
-  for (const Expectation& e : entries_)
-    if (GlobMatch(e.pattern, case_id)) return &e;
-  return nullptr;
 }
 
 // ---------------------------------------------------------------- cases
@@ -245,6 +207,7 @@ bool Case::Usable(Feature feature, const Error* error, const std::string& call) 
     if (declared) {
       Mismatch(call, std::string("an answer (") + FeatureName(feature) + " is declared supported)", Describe(*error));
     } else {
+      if (!not_supported_) not_supported_feature_ = feature;  // the first one stopped the case
       not_supported_ = true;
       not_supported_call_ = call;
     }
@@ -255,6 +218,7 @@ bool Case::Usable(Feature feature, const Error* error, const std::string& call) 
              error ? Describe(*error) : "a value: the operation works");
     return false;
   }
+  if (std::find(used_.begin(), used_.end(), feature) == used_.end()) used_.push_back(feature);
   return true;
 }
 
@@ -265,9 +229,11 @@ void Case::Finish() {
   ::testing::Test::RecordProperty("clause", row_.clause);
   ::testing::Test::RecordProperty("basis", row_.basis);
   ::testing::Test::RecordProperty("candidate", Config().candidate);
-  const Expectation* listed = CurrentExpectations().Match(row_.id);
 
-  CaseRecord record{"", "", "", mismatches_, skipped_checks_};
+  CaseRecord record;
+  record.mismatches = mismatches_;
+  for (Feature f : used_) record.features.push_back(FeatureName(f));
+  record.skipped_checks = skipped_checks_;
   std::ostringstream report;
   report << "case " << row_.id << "\n"
          << "  clause:   " << row_.clause << "\n"
@@ -283,15 +249,14 @@ void Case::Finish() {
     ::testing::Test::RecordProperty("expected", mismatches_.front().expected);
     ::testing::Test::RecordProperty("observed", mismatches_.front().observed);
   }
-  if (listed) record.reason = listed->reason;
 
   if (not_supported_ && mismatches_.empty()) {
     record.outcome = "NOT_SUPPORTED";
     record.not_supported = not_supported_call_;
-  } else if (!mismatches_.empty()) {
-    record.outcome = listed && listed->outcome == "FAIL" ? "XFAIL" : "FAIL";
+    record.feature = FeatureName(not_supported_feature_);
   } else {
-    record.outcome = listed ? "XPASS" : "PASS";
+    record.outcome = mismatches_.empty() ? "PASS" : "FAIL";
+    record.reported_failure = !mismatches_.empty();
   }
   ::testing::Test::RecordProperty("outcome", record.outcome);
   const std::string outcome = record.outcome;
@@ -299,21 +264,9 @@ void Case::Finish() {
 
   if (outcome == "NOT_SUPPORTED") {
     GTEST_SKIP() << "NOT_SUPPORTED: " << Config().candidate << " declares no support for " << not_supported_call_
-                 << " (row " << row_.id << ")";
-  } else if (outcome == "XFAIL") {
-    ::testing::Test::RecordProperty("reason", listed->reason);
+                 << " (feature " << FeatureName(not_supported_feature_) << ", row " << row_.id << ")";
   } else if (outcome == "FAIL") {
-    if (listed) {
-      report << "  listed:   " << Config().expectations << ":" << listed->line << " expects " << listed->outcome
-             << ", not a mismatch (" << listed->reason << ")\n";
-    }
     ADD_FAILURE() << "[tcts] FAIL " << report.str();
-  } else if (outcome == "XPASS") {
-    ::testing::Test::RecordProperty("reason", listed->reason);
-    ADD_FAILURE() << "[tcts] XPASS " << row_.id << ": listed in " << Config().expectations << ":" << listed->line
-                  << " (" << listed->pattern << " " << listed->outcome << ", reason: " << listed->reason
-                  << ") but the candidate now matches the spec; remove the entry.\n"
-                  << report.str();
   }
 }
 
@@ -324,8 +277,10 @@ void PropertyDrawChecked() {
   if (!TallySlot().failed) ++TallySlot().checked;
 }
 
-void PropertyNotSupported(const std::string& call) {
-  if (TallySlot().not_supported.empty()) TallySlot().not_supported = call;
+void PropertyNotSupported(const std::string& call, Feature feature) {
+  if (!TallySlot().not_supported.empty()) return;
+  TallySlot().not_supported = call;
+  TallySlot().feature = FeatureName(feature);
 }
 
 const std::string& PropertyNotSupportedCall() { return TallySlot().not_supported; }
@@ -342,12 +297,14 @@ void FinishProperty() {
   ::testing::Test::RecordProperty("candidate", Config().candidate);
   ::testing::Test::RecordProperty("draws", std::to_string(tally.checked));
 
-  CaseRecord record{"", "", "", {}, {}, tally.checked};
+  CaseRecord record;
+  record.draws = tally.checked;
   if (::testing::Test::HasFailure()) {
     record.outcome = "FAIL";  // RapidCheck reported the counterexample
   } else if (!tally.not_supported.empty()) {
     record.outcome = "NOT_SUPPORTED";
     record.not_supported = tally.not_supported;
+    record.feature = tally.feature;
   } else if (tally.checked == 0) {
     record.outcome = "FAIL";
     record.mismatches.push_back({"checked draws", "at least one", "none: every draw ended before the checks"});

@@ -1,16 +1,16 @@
 // The conformance harness: how a generated case runs against the current candidate and
-// how its outcome is decided and reported.
+// how its raw outcome is decided and reported.
 //
 // A case (one spec row) collects mismatches instead of asserting, then Finish() decides:
-//   PASS           no mismatch, not listed in the candidate's expectations
-//   FAIL           mismatch, not listed            -> test failure with the full report
-//   XFAIL          mismatch, listed                -> passes; recorded with its reason
-//   XPASS          no mismatch, but listed         -> test failure (stale expectation)
+//   PASS           no mismatch
+//   FAIL           a mismatch                      -> test failure with the full report
 //   NOT_SUPPORTED  the candidate declared the feature unsupported and answered so -> skipped
-//   (CRASH, TIMEOUT   decided by the runner, conformance/run.py, which isolates the process)
+// These are raw outcomes: the suite binary knows nothing of the candidate's expectations
+// file. The runner (conformance/runner/run.py, the only reader of that file) turns a listed
+// FAIL into XFAIL and a listed PASS into XPASS, and decides CRASH and TIMEOUT, isolating the
+// process. Each outcome is written to the test XML (RecordProperty) and, as a CaseRecord, to
+// the runner's result stream (conformance/harness/stream.h).
 // A RapidCheck property (conformance/properties/properties.h) is decided by FinishProperty().
-// Each outcome is written to the test XML (RecordProperty) and, as a CaseRecord, to the
-// runner's result stream (conformance/stream.h).
 #ifndef TCTS_CONFORMANCE_HARNESS_H_
 #define TCTS_CONFORMANCE_HARNESS_H_
 
@@ -36,7 +36,6 @@ struct RowMeta {
 // ---------------------------------------------------------------- run configuration
 struct RunConfig {
   std::string candidate;     // --candidate=NAME
-  std::string expectations;  // --expectations=PATH
   std::string target;        // --target=LABEL (for rerun commands)
   std::string seed;          // the RapidCheck seed of this run (decimal), for rerun commands
   std::string replay;        // --replay=FILE when running a replay file (conformance/replay.h)
@@ -53,8 +52,13 @@ bool TensorsOnCpu();
 
 // Puts the suite's tensors on config->device: checks the candidate can make a tensor there,
 // makes it the default device, and records the resolved device. Returns false with the
-// reason (for skipping every test) when it cannot.
-bool UseDeviceForTensors(Candidate& candidate, RunConfig* config, std::string* why);
+// reason (for skipping every test) and the feature that is missing when it cannot:
+// default_device when the candidate has none, cuda_tensors for a cuda device it cannot
+// use, device_factories for another device.
+bool UseDeviceForTensors(Candidate& candidate, RunConfig* config, std::string* why, Feature* feature);
+
+// Every feature of the candidate interface (Feature, in declaration order).
+std::vector<Feature> AllFeatures();
 
 // A suite that takes its cases from a file (the replay suite, conformance/replay.h)
 // registers a loader; the runner calls it with --replay=FILE before it lists or runs tests.
@@ -67,50 +71,28 @@ bool LoadCaseFile(const std::string& path, std::string* error);
 Candidate& CurrentCandidate();
 void SetCurrentCandidate(std::unique_ptr<Candidate> candidate);
 
-// ---------------------------------------------------------------- expectations
-// One entry per line: `<case-id glob> <OUTCOME> <reason...>`; '#' starts a comment.
-// OUTCOME is what the case is expected to do instead of passing: FAIL (it deviates from
-// the spec), CRASH (it takes the process down) or TIMEOUT (it does not finish). The runner
-// reports a case that does what its entry says as XFAIL; anything else it does is
-// unexpected (a listed case that passes is XPASS). A reason is required.
-// conformance/expectations.py parses the same format for the runner and the lint.
-struct Expectation {
-  std::string pattern;
-  std::string outcome;
-  std::string reason;
-  int line = 0;
-};
-class Expectations {
- public:
-  // Parses `text` (from `path`, for messages). Returns an error naming the line on bad input.
-  static Result<Expectations> Parse(const std::string& path, const std::string& text);
-  static Result<Expectations> Load(const std::string& path);
-  const Expectation* Match(const std::string& case_id) const;
-  const std::vector<Expectation>& entries() const { return entries_; }
-
- private:
-  std::vector<Expectation> entries_;
-};
-// Shell-style glob: '*' matches any run, '?' one character.
+// Shell-style glob: '*' matches any run, '?' one byte. For the spec's error-message patterns
+// (checks/binary.cc) and the test-only faulty candidate; case ids are selected and
+// expectations matched by the runner alone (conformance/runner/expectations.py).
 bool GlobMatch(const std::string& pattern, const std::string& text);
-const Expectations& CurrentExpectations();
-void SetCurrentExpectations(Expectations e);
 
 // ---------------------------------------------------------------- case records
-// What one finished case reports: its row, its outcome, and every mismatch.
+// What one finished case reports: its raw outcome and every mismatch.
 // (The row itself is registered, below; the runner has it from the case list.)
 struct CaseRecord {
   struct Diff {
     std::string check, expected, observed;
   };
-  std::string outcome;        // PASS, FAIL, XFAIL, XPASS, NOT_SUPPORTED
-  std::string reason;         // the expectations entry's, for XFAIL / XPASS
+  std::string outcome;        // PASS, FAIL, NOT_SUPPORTED
   std::string not_supported;  // the call the candidate declared unsupported
+  std::string feature;        // its Feature (FeatureName), for NOT_SUPPORTED
+  std::vector<std::string> features;  // the features the case's checks went on to use
   std::vector<Diff> mismatches;
   // Sub-checks not made because they need a feature the candidate declares unsupported
   // ("storage identity (needs storage)"); the case's verdict covers the rest.
   std::vector<std::string> skipped_checks;
   long draws = -1;  // properties: the draws that reached the property's checks
+  bool reported_failure = false;  // Finish() added the test's "[tcts] FAIL" failure
 };
 // The record of the case the current test finished (Case::Finish, FinishProperty), once;
 // nullopt when none finished (a test that stopped early).
@@ -143,7 +125,7 @@ void StartProperty();
 // A draw reached the end of the property's checks.
 void PropertyDrawChecked();
 // A draw met `call`, of a feature the candidate declares unsupported, answering NotSupported.
-void PropertyNotSupported(const std::string& call);
+void PropertyNotSupported(const std::string& call, Feature feature);
 // The call recorded by PropertyNotSupported in this property, or "".
 const std::string& PropertyNotSupportedCall();
 // A draw failed: later draws (RapidCheck's shrinking) are not counted.
@@ -178,6 +160,10 @@ class Case {
   std::string MismatchText() const;
   bool not_supported() const { return not_supported_; }
   const std::string& not_supported_call() const { return not_supported_call_; }
+  // The feature that made the case NOT_SUPPORTED (valid when not_supported()).
+  Feature not_supported_feature() const { return not_supported_feature_; }
+  // The features the case's checks were allowed to go on with (Usable() returned true).
+  const std::vector<Feature>& used_features() const { return used_; }
   const RowMeta& row() const { return row_; }
 
   // Decides and reports the outcome. Call once, at the end of the test body.
@@ -188,8 +174,10 @@ class Case {
   RowMeta row_;
   std::vector<Diff> mismatches_;
   bool not_supported_ = false;
+  Feature not_supported_feature_ = Feature::kTensors;
   std::string not_supported_call_;
   std::vector<std::string> skipped_checks_;
+  std::vector<Feature> used_;
   bool finished_ = false;
 };
 

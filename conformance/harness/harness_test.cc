@@ -1,5 +1,6 @@
-// Tests of the harness itself: expectations parsing and matching, and how a case's
-// outcome is decided (FAIL, XFAIL, XPASS, NOT_SUPPORTED and false capability claims).
+// Tests of the harness itself: how a case's raw outcome is decided (PASS, FAIL,
+// NOT_SUPPORTED with its feature, false capability claims) and what it records. Expectations
+// (XFAIL, XPASS) are the runner's: conformance/runner/expectations_test.py.
 #include "conformance/harness/harness.h"
 
 #include <gtest/gtest-spi.h>
@@ -22,16 +23,10 @@ class HarnessTest : public ::testing::Test {
     SetCurrentCandidate(std::make_unique<FakeCandidate>());
     RunConfig config;
     config.candidate = "fake";
-    config.expectations = "fake.txt";
     config.target = "//conformance:x_fake";
     SetConfig(config);
-    Result<Expectations> e = Expectations::Parse("fake.txt",
-                                                 "# comment\n"
-                                                 "promote_types.int8.*  FAIL  listed deviation  # trailing comment\n");
-    ASSERT_TRUE(e.ok()) << e.error().message;
-    SetCurrentExpectations(e.value());
+    TakeCaseRecord();
   }
-  void TearDown() override { SetCurrentExpectations(Expectations()); }
 };
 
 TEST(GlobMatch, StarsAndQuestionMarks) {
@@ -43,81 +38,81 @@ TEST(GlobMatch, StarsAndQuestionMarks) {
   EXPECT_TRUE(GlobMatch("a*b*c", "axxbyyc"));
 }
 
-TEST(ExpectationsParse, RejectsEntriesWithoutOutcomeOrReason) {
-  Result<Expectations> no_reason = Expectations::Parse("x.txt", "\n\ncase.id FAIL\n");
-  ASSERT_FALSE(no_reason.ok());
-  EXPECT_NE(no_reason.error().message.find("x.txt:3"), std::string::npos) << no_reason.error().message;
-  EXPECT_NE(no_reason.error().message.find("needs a reason"), std::string::npos);
-  Result<Expectations> bad_outcome = Expectations::Parse("x.txt", "case.id PASSES because\n");
-  ASSERT_FALSE(bad_outcome.ok());
-  EXPECT_NE(bad_outcome.error().message.find("unknown outcome 'PASSES'"), std::string::npos);
-  Result<Expectations> no_outcome = Expectations::Parse("x.txt", "case.id\n");
-  ASSERT_FALSE(no_outcome.ok());
-}
-
-TEST(ExpectationsParse, KeepsPatternOutcomeReasonAndLine) {
-  Result<Expectations> e = Expectations::Parse("x.txt", "# header\na.* FAIL  the reason, in words\n");
-  ASSERT_TRUE(e.ok());
-  ASSERT_EQ(e.value().entries().size(), 1u);
-  EXPECT_EQ(e.value().entries()[0].pattern, "a.*");
-  EXPECT_EQ(e.value().entries()[0].reason, "the reason, in words");
-  EXPECT_EQ(e.value().entries()[0].line, 2);
-  EXPECT_NE(e.value().Match("a.b"), nullptr);
-  EXPECT_EQ(e.value().Match("b.a"), nullptr);
-}
-
-const RowMeta kUnlisted{"promote_types.uint8.bool", "002#type-promotion", "doc", "promote_types(uint8, bool) = uint8"};
-const RowMeta kListed{"promote_types.int8.bool", "002#type-promotion", "doc", "promote_types(int8, bool) = int8"};
+const RowMeta kRowA{"promote_types.uint8.bool", "002#type-promotion", "doc", "promote_types(uint8, bool) = uint8"};
+const RowMeta kRowB{"promote_types.int8.bool", "002#type-promotion", "doc", "promote_types(int8, bool) = int8"};
 
 TEST_F(HarnessTest, UnlistedMismatchFailsWithRowClauseExpectedObservedAndRerun) {
   EXPECT_NONFATAL_FAILURE(
       {
-        Case c(kUnlisted);
+        Case c(kRowA);
         c.Mismatch("promote_types(uint8, bool)", "uint8", "int16");
         c.Finish();
       },
       "[tcts] FAIL case promote_types.uint8.bool");
   EXPECT_NONFATAL_FAILURE(
       {
-        Case c(kUnlisted);
+        Case c(kRowA);
         c.Mismatch("promote_types(uint8, bool)", "uint8", "int16");
         c.Finish();
       },
       "rerun:    bazel test //conformance:x_fake --test_filter=");
 }
 
-TEST_F(HarnessTest, ListedMismatchIsAnExpectedFailure) {
-  Case c(kListed);
-  c.Mismatch("promote_types(int8, bool)", "int8", "int16");
-  c.Finish();  // no failure: XFAIL
-  EXPECT_TRUE(c.failed());
-}
-
-TEST_F(HarnessTest, ListedCaseThatPassesIsAnUnexpectedPass) {
+TEST_F(HarnessTest, AMismatchIsARawFailWhateverTheExpectationsSay) {
   EXPECT_NONFATAL_FAILURE(
       {
-        Case c(kListed);
+        Case c(kRowB);
+        c.Mismatch("promote_types(int8, bool)", "int8", "int16");
         c.Finish();
       },
-      "[tcts] XPASS promote_types.int8.bool: listed in fake.txt:2");
+      "[tcts] FAIL case promote_types.int8.bool");
+  std::optional<CaseRecord> r = TakeCaseRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->outcome, "FAIL");
+  EXPECT_TRUE(r->reported_failure);
+  ASSERT_EQ(r->mismatches.size(), 1u);
+  EXPECT_EQ(r->mismatches[0].observed, "int16");
+}
+
+TEST_F(HarnessTest, NoMismatchIsARawPassAndNamesTheFeaturesUsed) {
+  Case c(kRowB);
+  EXPECT_TRUE(c.Usable(Feature::kPromoteTypes, nullptr, "promote_types(int8, bool)"));
+  EXPECT_TRUE(c.Usable(Feature::kPromoteTypes, nullptr, "promote_types(bool, int8)"));
+  c.Finish();
+  std::optional<CaseRecord> r = TakeCaseRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->outcome, "PASS");
+  EXPECT_FALSE(r->reported_failure);
+  EXPECT_EQ(r->features, std::vector<std::string>{"promote_types"});
+  EXPECT_EQ(r->feature, "");
+}
+
+TEST(AllFeatures, ListsEveryFeatureInOrder) {
+  const std::vector<Feature> all = AllFeatures();
+  ASSERT_GE(all.size(), 2u);
+  EXPECT_EQ(all.front(), Feature::kDTypeNames);
+  EXPECT_EQ(all.back(), Feature::kDLPack);  // the last enumerator today; update with the interface
+  for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(static_cast<std::size_t>(all[i]), i);
 }
 
 TEST_F(HarnessTest, DeclaredUnsupportedAndAnsweredSoIsNotSupported) {
-  Case c(kUnlisted);
+  Case c(kRowA);
   const Error e = NotSupported("can_cast");
   EXPECT_FALSE(c.Usable(Feature::kCanCast, &e, "can_cast(uint8, bool)"));
   EXPECT_TRUE(c.not_supported());
+  EXPECT_EQ(c.not_supported_feature(), Feature::kCanCast);
+  EXPECT_TRUE(c.used_features().empty());
   EXPECT_FALSE(c.failed());
 }
 
 TEST_F(HarnessTest, DeclaredUnsupportedButWorkingIsFlagged) {
-  Case c(kUnlisted);
+  Case c(kRowA);
   EXPECT_FALSE(c.Usable(Feature::kCanCast, nullptr, "can_cast(uint8, bool)"));
   EXPECT_TRUE(c.failed());
 }
 
 TEST_F(HarnessTest, DeclaredSupportedButAnsweringNotSupportedIsAMismatch) {
-  Case c(kUnlisted);
+  Case c(kRowA);
   const Error e = NotSupported("promote_types");
   EXPECT_FALSE(c.Usable(Feature::kPromoteTypes, &e, "promote_types(uint8, bool)"));
   EXPECT_TRUE(c.failed());
@@ -146,7 +141,7 @@ TEST_F(HarnessTest, PropertyRecordsItsCheckedDraws) {
 }
 
 TEST_F(HarnessTest, OtherErrorsOfASupportedFeatureGoOnToTheCheck) {
-  Case c(kUnlisted);
+  Case c(kRowA);
   const Error e{ErrorKind::kRuntimeError, "boom"};
   EXPECT_TRUE(c.Usable(Feature::kPromoteTypes, &e, "promote_types(uint8, bool)"));
   EXPECT_FALSE(c.failed());

@@ -1,13 +1,16 @@
 // The conformance runner: a GoogleTest main that runs the linked suite against one
 // candidate.
 //
-//   <suite>_<candidate> [--candidate=NAME] [--expectations=FILE] [--target=LABEL] [--seed=N]
-//                       [--device=DEVICE] [--tcts_list=FILE] [--tcts_stream=FILE [--tcts_cases=FILE |
-//                        --tcts_filter=GLOB --tcts_shard=I/K]] [gtest flags]
+//   <suite>_<candidate>_bin [--candidate=NAME] [--target=LABEL] [--seed=N] [--device=DEVICE]
+//                           [--tcts_list=FILE] [--tcts_stream=FILE [--tcts_cases=FILE | --tcts_shard=I/K]
+//                           [--tcts_announce_features]] [gtest flags]
+//
+// The binary reports raw outcomes (PASS, FAIL, NOT_SUPPORTED). It never reads the
+// candidate's expectations file: conformance/runner/run.py does, for `bazel run
+// //conformance:run` and for the `bazel test` targets alike.
 //
 // --candidate    which registered candidate to run (default: the only one linked in)
-// --expectations the candidate's expectations file (conformance/expectations/NAME.txt)
-// --target       the Bazel label of this test, used in the rerun command of a failure
+// --target       the Bazel label of this suite's test, used in the rerun command of a failure
 // --seed         the RapidCheck seed (default: RC_PARAMS's, else a random one, printed and
 //                recorded so that a property failure can be rerun)
 // --device       run the suite with its tensors on DEVICE ("cuda", "cuda:1") via the
@@ -15,7 +18,8 @@
 //                every test is skipped with the reason
 // The runner protocol (conformance/stream.h): --tcts_list writes the case list and exits;
 // --tcts_stream streams each case's record; --tcts_cases runs only the listed tests, else
-// --tcts_filter (a case-id glob) and --tcts_shard (round-robin share I of K) choose them.
+// --tcts_shard (round-robin share I of K) chooses them; --tcts_announce_features adds every
+// feature and the candidate's declaration to the stream's begin event.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -89,18 +93,24 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   tcts::RunConfig config;
   std::string seed, list, stream, shard;
+  bool announce_features = false;
   tcts::Selection selection;
   for (int i = 1; i < argc; ++i) {
-    if (TakeFlag(argv[i], "--candidate", &config.candidate) || TakeFlag(argv[i], "--expectations", &config.expectations) ||
-        TakeFlag(argv[i], "--target", &config.target) || TakeFlag(argv[i], "--seed", &seed) ||
-        TakeFlag(argv[i], "--replay", &config.replay) || TakeFlag(argv[i], "--device", &config.device) || TakeFlag(argv[i], "--tcts_list", &list) ||
+    if (std::strcmp(argv[i], "--tcts_announce_features") == 0) {
+      announce_features = true;
+      continue;
+    }
+    if (TakeFlag(argv[i], "--candidate", &config.candidate) || TakeFlag(argv[i], "--target", &config.target) ||
+        TakeFlag(argv[i], "--seed", &seed) || TakeFlag(argv[i], "--replay", &config.replay) ||
+        TakeFlag(argv[i], "--device", &config.device) || TakeFlag(argv[i], "--tcts_list", &list) ||
         TakeFlag(argv[i], "--tcts_cases", &selection.cases_file) || TakeFlag(argv[i], "--tcts_stream", &stream) ||
-        TakeFlag(argv[i], "--tcts_filter", &selection.filter) || TakeFlag(argv[i], "--tcts_shard", &shard)) {
+        TakeFlag(argv[i], "--tcts_shard", &shard)) {
       continue;
     }
     std::cerr << "tcts: unknown argument '" << argv[i]
-              << "' (expected --candidate=, --expectations=, --target=, --seed=, --replay=, --tcts_list=, "
-                 "--device=, --tcts_stream=, --tcts_cases=, --tcts_filter=, --tcts_shard= or gtest flags)\n";
+              << "' (expected --candidate=, --target=, --seed=, --replay=, --device=, --tcts_list=, "
+                 "--tcts_stream=, --tcts_cases=, --tcts_shard=, --tcts_announce_features or gtest flags; expectations are applied by "
+                 "conformance/runner/run.py)\n";
     return 2;
   }
   if (!shard.empty() && !tcts::ParseShard(shard, &selection)) {
@@ -114,7 +124,7 @@ int main(int argc, char** argv) {
   }
   // The runner protocol chooses the tests itself (GoogleTest's --gtest_filter is replaced).
   std::vector<std::string> chosen;
-  const bool selects = !selection.cases_file.empty() || !selection.filter.empty() || selection.shards > 1;
+  const bool selects = !selection.cases_file.empty() || selection.shards > 1;
   if ((selects || !list.empty() || !stream.empty()) && !tcts::SelectCases(selection, &chosen, &error)) {
     std::cerr << "tcts: " << error << "\n";
     return 2;
@@ -139,15 +149,6 @@ int main(int argc, char** argv) {
     std::cerr << "tcts: unknown candidate '" << config.candidate << "'; linked in: " << Join(registered) << "\n";
     return 2;
   }
-  if (!config.expectations.empty()) {
-    tcts::Result<tcts::Expectations> e = tcts::Expectations::Load(config.expectations);
-    if (!e.ok()) {
-      std::cerr << "tcts: " << e.error().message << "\n";
-      return 2;
-    }
-    std::cout << "[tcts] expectations: " << config.expectations << " (" << e.value().entries().size() << " entries)\n";
-    tcts::SetCurrentExpectations(std::move(e.value()));
-  }
   if (!ConfigureRapidCheck(seed, &config.seed)) {
     std::cerr << "tcts: --seed must be a non-negative integer, got '" << seed << "'\n";
     return 2;
@@ -155,7 +156,8 @@ int main(int argc, char** argv) {
   std::cout << "[tcts] candidate: " << candidate->name() << " " << candidate->version() << "\n"
             << "[tcts] RapidCheck seed: " << config.seed << "\n";
   std::string unusable;
-  const bool usable = tcts::UseDeviceForTensors(*candidate, &config, &unusable);
+  tcts::Feature missing = tcts::Feature::kDefaultDevice;
+  const bool usable = tcts::UseDeviceForTensors(*candidate, &config, &unusable, &missing);
   if (usable && !config.device.empty()) std::cout << "[tcts] tensors on: " << config.resolved_device << "\n";
   tcts::SetCurrentCandidate(std::move(candidate));
   tcts::SetConfig(config);
@@ -164,7 +166,7 @@ int main(int argc, char** argv) {
     // runner as NOT_SUPPORTED records, to GoogleTest (bazel test) as skipped.
     std::cout << "[tcts] SKIPPED: " << unusable << "\n";
     if (!stream.empty()) {
-      if (!tcts::StreamNotRun(stream, chosen, unusable, &error)) {
+      if (!tcts::StreamNotRun(stream, chosen, unusable, missing, announce_features, &error)) {
         std::cerr << "tcts: " << error << "\n";
         return 2;
       }
@@ -173,7 +175,7 @@ int main(int argc, char** argv) {
     ::testing::AddGlobalTestEnvironment(new SkipEverything(unusable));
   }
   if (!stream.empty()) {
-    std::unique_ptr<::testing::TestEventListener> listener = tcts::MakeStreamListener(stream, chosen, &error);
+    std::unique_ptr<::testing::TestEventListener> listener = tcts::MakeStreamListener(stream, chosen, announce_features, &error);
     if (!listener) {
       std::cerr << "tcts: " << error << "\n";
       return 2;

@@ -73,16 +73,22 @@ Json CaseListJson(const std::vector<std::string>& tests) {
 
 class StreamListener : public ::testing::EmptyTestEventListener {
  public:
-  StreamListener(std::FILE* f, std::vector<std::string> chosen) : f_(f), chosen_(std::move(chosen)) {}
+  StreamListener(std::FILE* f, std::vector<std::string> chosen, bool announce_features)
+      : f_(f), chosen_(std::move(chosen)), announce_features_(announce_features) {}
   ~StreamListener() override { std::fclose(f_); }
 
   void OnTestProgramStart(const ::testing::UnitTest&) override {
     const Candidate& c = CurrentCandidate();
-    Write({{"event", "begin"},
-           {"candidate", {{"name", c.name()}, {"version", c.version()}, {"build", c.build()}}},
-           {"seed", Config().seed},
-           {"pid", getpid()},
-           {"cases", CaseListJson(chosen_)}});
+    Json begin = {{"event", "begin"}, {"candidate", {{"name", c.name()}, {"version", c.version()}, {"build", c.build()}}}};
+    if (announce_features_) {
+      Json features = Json::array();
+      for (Feature f : AllFeatures()) features.push_back({{"name", FeatureName(f)}, {"supported", c.supports(f)}});
+      begin["features"] = features;
+    }
+    begin["seed"] = Config().seed;
+    begin["pid"] = getpid();
+    begin["cases"] = CaseListJson(chosen_);
+    Write(begin);
   }
   void OnTestStart(const ::testing::TestInfo& info) override {
     TakeCaseRecord();  // nothing of an earlier test carries over
@@ -91,11 +97,25 @@ class StreamListener : public ::testing::EmptyTestEventListener {
   void OnTestEnd(const ::testing::TestInfo& info) override {
     const ::testing::TestResult& result = *info.result();
     std::optional<CaseRecord> record = TakeCaseRecord();
+    std::string message = FailureText(result);
+    // Failures beyond the one Finish() reports: an exception, an assertion in the check.
+    int failures = 0;
+    for (int i = 0; i < result.total_part_count(); ++i) failures += result.GetTestPartResult(i).failed();
+    bool unclassified = false;
     if (!record) {
-      // Neither a Case nor a property decided this test: it stopped before Finish().
-      record = CaseRecord{result.Failed() ? "FAIL" : result.Skipped() ? "NOT_SUPPORTED" : "PASS", "", "", {}, {}};
-    } else if (result.Failed() && (record->outcome == "PASS" || record->outcome == "XFAIL")) {
-      record->outcome = "FAIL";  // a failure the harness did not classify (an exception, an assertion)
+      // A test that stopped before Finish() or FinishProperty(): it decided nothing, so it
+      // did not pass.
+      record = CaseRecord{};
+      if (result.Skipped() && !result.Failed()) {
+        record->outcome = "NOT_SUPPORTED";
+      } else {
+        record->outcome = "FAIL";
+        unclassified = result.Failed();
+        if (!result.Failed()) message = "no verdict: the case ended without deciding its outcome (no Case::Finish)\n" + message;
+      }
+    } else if (!FindProperty(FullName(info)) && failures > (record->reported_failure ? 1 : 0)) {
+      record->outcome = "FAIL";  // a failure the harness did not classify
+      unclassified = true;
     }
     Json mismatches = Json::array();
     for (const CaseRecord::Diff& d : record->mismatches) {
@@ -104,25 +124,29 @@ class StreamListener : public ::testing::EmptyTestEventListener {
     Json end = {{"event", "end"},
                 {"test", FullName(info)},
                 {"outcome", record->outcome},
-                {"reason", record->reason},
                 {"not_supported", record->not_supported},
+                {"feature", record->feature},
+                {"features", record->features},
+                {"unclassified", unclassified},
                 {"mismatches", mismatches},
                 {"skipped_checks", record->skipped_checks},
-                {"message", FailureText(result)},
+                {"message", message},
                 {"ms", result.elapsed_time()}};
     if (record->draws >= 0) end["draws"] = record->draws;  // properties
     Write(end);
   }
   void OnTestProgramEnd(const ::testing::UnitTest&) override { Write({{"event", "done"}}); }
 
-  // A chosen test that is not run at all: NOT_SUPPORTED, with the reason.
-  void NotRun(const std::string& test, const std::string& why) {
+  // A chosen test that is not run at all: NOT_SUPPORTED for lack of `feature`, with the reason.
+  void NotRun(const std::string& test, const std::string& why, const std::string& feature) {
     Write({{"event", "start"}, {"test", test}});
     Write({{"event", "end"},
            {"test", test},
            {"outcome", "NOT_SUPPORTED"},
-           {"reason", ""},
            {"not_supported", why},
+           {"feature", feature},
+           {"features", Json::array()},
+           {"unclassified", false},
            {"mismatches", Json::array()},
            {"message", why},
            {"ms", 0}});
@@ -137,6 +161,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
   }
   std::FILE* f_;
   std::vector<std::string> chosen_;
+  bool announce_features_;
 };
 
 }  // namespace
@@ -222,7 +247,6 @@ bool SelectCases(const Selection& selection, std::vector<std::string>* chosen, s
   } else {
     int index = 0;
     for (const ::testing::TestInfo* info : all) {
-      if (!selection.filter.empty() && !GlobMatch(selection.filter, CaseId(*info))) continue;
       if (index++ % selection.shards == selection.shard) chosen->push_back(FullName(*info));
     }
   }
@@ -234,25 +258,25 @@ bool SelectCases(const Selection& selection, std::vector<std::string>* chosen, s
 
 std::unique_ptr<::testing::TestEventListener> MakeStreamListener(const std::string& path,
                                                                  std::vector<std::string> chosen,
-                                                                 std::string* error) {
+                                                                 bool announce_features, std::string* error) {
   std::FILE* f = std::fopen(path.c_str(), "a");
   if (!f) {
     *error = "cannot open the result stream '" + path + "'";
     return nullptr;
   }
-  return std::make_unique<StreamListener>(f, std::move(chosen));
+  return std::make_unique<StreamListener>(f, std::move(chosen), announce_features);
 }
 
 bool StreamNotRun(const std::string& path, const std::vector<std::string>& chosen, const std::string& why,
-                  std::string* error) {
+                  Feature feature, bool announce_features, std::string* error) {
   std::FILE* f = std::fopen(path.c_str(), "a");
   if (!f) {
     *error = "cannot open the result stream '" + path + "'";
     return false;
   }
-  StreamListener listener(f, chosen);
+  StreamListener listener(f, chosen, announce_features);
   listener.OnTestProgramStart(*::testing::UnitTest::GetInstance());
-  for (const std::string& test : chosen) listener.NotRun(test, why);
+  for (const std::string& test : chosen) listener.NotRun(test, why, FeatureName(feature));
   listener.OnTestProgramEnd(*::testing::UnitTest::GetInstance());
   return true;
 }

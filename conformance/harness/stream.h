@@ -4,15 +4,27 @@
 // The runner (conformance/runner/run.py) isolates candidates: it runs suite binaries as child
 // processes and reads their result stream, one JSON object per line, flushed as written,
 // so that when a process dies or hangs it knows which case was running:
-//   {"event":"begin","candidate":{"name":..,"version":..,"build":..},"seed":"..","pid":N,
+//   {"event":"begin","candidate":{"name":..,"version":..,"build":..},
+//    "features":[{"name":"promote_types","supported":true}, ...],   (every Feature and the
+//        candidate's declaration; only when asked, --tcts_announce_features: asking may be
+//        costly — the reference starts the CUDA runtime to answer cuda_tensors)
+//    "seed":"..","pid":N,
 //    "cases":[{"test":..,"id":..,"kind":"case"|"property","clause":..,"basis":..,"statement":..,
 //              "rerun":..}, ...]}
 //   {"event":"start","test":"Spec/PromoteTypes.Case/promote_types_int8_uint8"}
-//   {"event":"end","test":..,"outcome":..,"reason":..,"not_supported":..,"mismatches":[..],
-//    "message":..,"ms":N[,"draws":N]}       (draws: a property's checked draws)
+//   {"event":"end","test":..,"outcome":"PASS"|"FAIL"|"NOT_SUPPORTED",
+//    "not_supported":<the call>,"feature":<its FeatureName, for NOT_SUPPORTED>,
+//    "features":[<features the case's checks used>],"unclassified":<a failure outside the
+//    case's checks: an exception, an assertion, or a table case that never decided>,
+//    "mismatches":[{"check":..,"expected":..,"observed":..}],"skipped_checks":[..],"message":..,
+//    "ms":N[,"draws":N]}   (skipped_checks: sub-checks a declared-unsupported feature skipped;
+//    draws: a property's checked draws)
 //   {"event":"done"}
-// A start without its end is the case that crashed or hung; no "done" means the process
-// did not finish its list.
+// Outcomes are raw: the runner applies the candidate's expectations (XFAIL, XPASS) and
+// decides CRASH and TIMEOUT. A table case that ends without Case::Finish (and was not
+// skipped) is a FAIL ("no verdict"), never a PASS. A start without its end is the case that
+// crashed or hung; no "done" means the process did not finish its list. Readers ignore
+// fields they do not know (the stream may grow).
 #ifndef TCTS_CONFORMANCE_STREAM_H_
 #define TCTS_CONFORMANCE_STREAM_H_
 
@@ -22,6 +34,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "conformance/candidate/candidate.h"
 
 namespace tcts {
 
@@ -36,11 +50,11 @@ bool WriteCaseList(const std::string& path, const std::vector<std::string>& chos
 
 // Which tests this process runs: those named in `cases_file` (one full test name per line;
 // an unknown name is an error, a stale list being a runner bug), or else every test whose
-// case id matches the glob `filter` (empty: all) and whose index among those is
-// `shard` modulo `shards` (round-robin, so that slow tables spread over the processes).
+// index is `shard` modulo `shards` (round-robin, so that slow tables spread over the
+// processes). Case-id globs (--filter) are the runner's: it lists, selects and passes
+// `cases_file`.
 struct Selection {
   std::string cases_file;
-  std::string filter;
   int shard = 0, shards = 1;
 };
 // Parses "I/K" (0 <= I < K) into `s`.
@@ -49,16 +63,17 @@ bool ParseShard(const std::string& text, Selection* s);
 bool SelectCases(const Selection& selection, std::vector<std::string>* chosen, std::string* error);
 
 // The listener that writes the stream to `path` (appending); its begin event lists
-// `chosen`. nullptr with `error` set when the file cannot be opened.
+// `chosen`, and every feature with the candidate's declaration when `announce_features`.
+// nullptr with `error` set when the file cannot be opened.
 std::unique_ptr<::testing::TestEventListener> MakeStreamListener(const std::string& path,
                                                                  std::vector<std::string> chosen,
-                                                                 std::string* error);
+                                                                 bool announce_features, std::string* error);
 
-// Streams every chosen test as not run — NOT_SUPPORTED, for `why` — without running any
-// (the suite cannot run where it was asked to: --device names a device the candidate cannot
-// use here).
+// Streams every chosen test as not run — NOT_SUPPORTED for lack of `feature`, for `why` —
+// without running any (the suite cannot run where it was asked to: --device names a device
+// the candidate cannot use here).
 bool StreamNotRun(const std::string& path, const std::vector<std::string>& chosen, const std::string& why,
-                  std::string* error);
+                  Feature feature, bool announce_features, std::string* error);
 
 }  // namespace tcts
 

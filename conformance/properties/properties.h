@@ -101,7 +101,7 @@ inline void Usable(Feature feature, const Error* error, const std::string& call)
   Case c(RowMeta{"", "", "property", ""});
   if (c.Usable(feature, error, call)) return;
   if (c.not_supported()) {
-    PropertyNotSupported(call);
+    PropertyNotSupported(call, feature);
     throw EndDraw{};
   }
   RC_FAIL(c.MismatchText());
@@ -129,7 +129,7 @@ inline void Get(Feature feature, const Status& s, const std::string& call) {
 inline void Settle(const Case& c) {
   if (c.failed()) RC_FAIL(c.MismatchText());
   if (c.not_supported()) {
-    PropertyNotSupported(c.not_supported_call());
+    PropertyNotSupported(c.not_supported_call(), c.not_supported_feature());
     throw EndDraw{};
   }
 }

@@ -44,8 +44,16 @@ def run(suite: str, prop: str, mode: str | None, seed: str = "7") -> dict:
         stream = os.path.join(tmp, "stream.jsonl")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GTEST_", "TEST_", "XML_OUTPUT"))}
         env.update(TCTS_FAULTS=f"{mode}={prop}" if mode else "", RC_PARAMS=f"max_success={DRAWS}")
-        p = subprocess.run([f"conformance/{suite}_faulty", "--candidate=faulty", f"--seed={seed}",
-                            f"--tcts_filter={prop}", f"--tcts_stream={stream}"],
+        binary = f"conformance/{suite}_faulty_bin"
+        listing, cases = os.path.join(tmp, "cases.list"), os.path.join(tmp, "cases.txt")
+        subprocess.run([binary, "--candidate=faulty", f"--tcts_list={listing}"], env=env, check=True,
+                       capture_output=True, timeout=300)
+        with open(listing, encoding="utf-8") as f:  # <test>\t<case id>\t...
+            tests = [line.split("\t")[0] for line in f if line.split("\t")[1:2] == [prop]]
+        with open(cases, "w", encoding="utf-8") as f:
+            f.write("\n".join(tests) + "\n")
+        p = subprocess.run([binary, "--candidate=faulty", f"--seed={seed}", f"--tcts_cases={cases}",
+                            f"--tcts_stream={stream}"],
                            env=env, capture_output=True, text=True, timeout=300)
         with open(stream, encoding="utf-8") as f:
             ends = [e for e in map(json.loads, f) if e["event"] == "end"]

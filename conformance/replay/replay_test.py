@@ -12,12 +12,18 @@ import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.join(os.getcwd(), "conformance", "runner"))
+from run import child_env  # noqa: E402
+
 RECORDED = "conformance/replay/testdata/recorded_torch.json"
+# The runner's report check needs Debian's python3-jsonschema: Debian's interpreter.
+PYTHON = os.environ.get("TCTS_PYTHON", "/usr/bin/python3")
 
 
 def replay(path, out):
-    p = subprocess.run([sys.executable, "conformance/runner/run.py", path, "--candidate=reference", f"--out={out}", "--jobs=2"],
-                       capture_output=True, text=True, timeout=300)
+    # child_env: the runner must not take this test's XML, shards or filter for its own.
+    p = subprocess.run([PYTHON, "conformance/runner/run.py", path, "--candidate=reference", f"--out={out}", "--jobs=2"],
+                       capture_output=True, text=True, timeout=300, env=child_env())
     return p
 
 

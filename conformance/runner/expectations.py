@@ -1,73 +1,274 @@
-"""A candidate's expectations file: the known deviations, one entry per line.
+"""A candidate's expectations file: its known deviations, one entry per line.
 
-    <case-id glob> <OUTCOME> <reason...>      '#' starts a comment
+The only parser and matcher of the format: the runner (run.py) applies entries to the raw
+outcomes the suite binaries report, and the lint (lint_expectations.py) checks entries
+against the spec's case ids. The grammar is written down in
+conformance/expectations/FORMAT.md; in short:
 
-OUTCOME is what the case does instead of passing: FAIL (it deviates from the spec), CRASH
-(it takes the process down) or TIMEOUT (it does not finish). '*' in the glob matches any
-run, '?' one character, nothing else is special. The harness parses the same format
-(conformance/harness.cc Expectations::Parse) for the in-process FAIL/XFAIL decision; the
-runner (run.py) uses this module for CRASH and TIMEOUT and for stale entries, and the lint
-(lint_expectations.py) for entries that match no case of the spec.
-Standard library only.
+    <case-id glob> <OUTCOME> <reason...>      # a comment
+
+UTF-8 only; lines end in LF or CR LF; fields are separated by ASCII spaces and tabs; '#'
+starts a comment at the start of a line or after a space or tab; OUTCOME is FAIL, CRASH or
+TIMEOUT; '*' in the glob matches any run of characters, '?' exactly one, nothing else is
+special. Invisible or line-breaking characters (NBSP, U+2028, form feed, a lone CR, zero-width
+and bidi controls, other control characters) are errors naming the line and column, never
+silently taken as separators. Globs match in O(len(pattern) * len(id)) at worst, without
+backtracking. Standard library only.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
+from typing import Callable
 
 OUTCOMES = ("FAIL", "CRASH", "TIMEOUT")
+FIELD_SEPARATORS = " \t"
+
+# Code points that may not appear anywhere in the file (FORMAT.md, "Characters"), with a name
+# for the error message. CR is allowed only directly before LF; TAB and LF are the only
+# other C0 controls allowed.
+_FORBIDDEN_NAMES = {
+    0x0B: "vertical tab", 0x0C: "form feed", 0x0D: "carriage return not followed by a line feed",
+    0x85: "next line (NEL)", 0xA0: "no-break space", 0x1680: "ogham space mark",
+    0x200B: "zero-width space", 0x200C: "zero-width non-joiner", 0x200D: "zero-width joiner",
+    0x200E: "left-to-right mark", 0x200F: "right-to-left mark",
+    0x2028: "line separator", 0x2029: "paragraph separator", 0x202F: "narrow no-break space",
+    0x205F: "medium mathematical space", 0x2060: "word joiner", 0x3000: "ideographic space",
+    0xFEFF: "byte order mark / zero-width no-break space",
+}
+
+
+def _forbidden(cp: int) -> str | None:
+    """Why code point `cp` may not appear in an expectations file, or None."""
+    if cp in _FORBIDDEN_NAMES:
+        return _FORBIDDEN_NAMES[cp]
+    if cp < 0x20 and cp not in (0x09, 0x0A):
+        return "control character"
+    if 0x7F <= cp <= 0x9F:
+        return "control character"
+    if 0x2000 <= cp <= 0x200A:
+        return "Unicode space"
+    if 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069:
+        return "bidirectional formatting character"
+    if 0x2061 <= cp <= 0x2064:
+        return "invisible operator"
+    if 0xD800 <= cp <= 0xDFFF:
+        return "surrogate (not a character)"
+    return None
 
 
 class ExpectationsError(Exception):
-    pass
+    """Bad input; the message names the file, the line (and the column where it helps)."""
 
 
-@dataclasses.dataclass
+# ---------------------------------------------------------------- globs
+def _segment_at(seg: str, text: str, i: int) -> bool:
+    """Whether `seg` ('?' matches any one character) matches text[i:i+len(seg)]."""
+    if "?" not in seg:
+        return text.startswith(seg, i)
+    if i + len(seg) > len(text):
+        return False
+    for k, ch in enumerate(seg):
+        if ch != "?" and text[i + k] != ch:
+            return False
+    return True
+
+
+def _segment_find(seg: str, text: str, start: int, end: int) -> int:
+    """The leftmost i >= start with seg matching text[i:i+len(seg)] and i+len(seg) <= end; -1 if none."""
+    if "?" not in seg:
+        return text.find(seg, start, end)
+    for i in range(start, end - len(seg) + 1):
+        if _segment_at(seg, text, i):
+            return i
+    return -1
+
+
+def compile_glob(pattern: str) -> Callable[[str], bool]:
+    """A matcher for `pattern`: '*' matches any run of characters (also none), '?' exactly one
+    character (a code point), every other character itself.
+
+    The pattern splits at '*' into fixed-length segments; the first is anchored at the start,
+    the last at the end, and each one between is placed at its leftmost match after the one
+    before (leftmost placement leaves the most room, so it never needs revisiting). Cost:
+    O(len(pattern) * len(text)) at worst, with no backtracking: '********Q' against a long id
+    takes microseconds."""
+    parts = pattern.split("*")
+    if len(parts) == 1:
+        return lambda text: len(text) == len(pattern) and _segment_at(pattern, text, 0)
+    head, middle, tail = parts[0], [p for p in parts[1:-1] if p], parts[-1]
+    least = len(head) + len(tail) + sum(len(p) for p in middle)
+
+    def matches(text: str) -> bool:
+        if len(text) < least or not _segment_at(head, text, 0):
+            return False
+        end = len(text) - len(tail)
+        if not _segment_at(tail, text, end):
+            return False
+        pos = len(head)
+        for seg in middle:
+            i = _segment_find(seg, text, pos, end)
+            if i < 0:
+                return False
+            pos = i + len(seg)
+        return True
+
+    return matches
+
+
+def glob_match(pattern: str, text: str) -> bool:
+    return compile_glob(pattern)(text)
+
+
+def literal_prefix(pattern: str) -> str:
+    """The characters every match starts with (up to the first wildcard)."""
+    for i, ch in enumerate(pattern):
+        if ch in "*?":
+            return pattern[:i]
+    return pattern
+
+
+# ---------------------------------------------------------------- entries
+@dataclasses.dataclass(frozen=True)
 class Entry:
     pattern: str
     outcome: str
     reason: str
     line: int
-    regex: re.Pattern = dataclasses.field(repr=False, compare=False, default=None)
+    _matcher: Callable[[str], bool] = dataclasses.field(repr=False, compare=False, default=None)
+    _prefix: str = dataclasses.field(repr=False, compare=False, default="")
+
+    @staticmethod
+    def make(pattern: str, outcome: str, reason: str, line: int) -> "Entry":
+        return Entry(pattern, outcome, reason, line, compile_glob(pattern), literal_prefix(pattern))
 
     def matches(self, case_id: str) -> bool:
-        return bool(self.regex.match(case_id))
+        return case_id.startswith(self._prefix) and self._matcher(case_id)
 
 
-def glob_to_regex(pattern: str) -> re.Pattern:
-    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern) + r"\Z", re.S)
+def _split_lines(path: str, text: str) -> list[str]:
+    """The lines of `text`: LF or CR LF ends a line; anything else that looks like a line
+    break (a lone CR, U+2028, form feed, ...) is an error naming its line and column."""
+    lines = text.split("\n")
+    terminated = len(lines) - 1  # lines followed by a LF
+    if lines[-1] == "":
+        lines.pop()  # the file ends with a line break (or is empty)
+    out = []
+    for n, line in enumerate(lines, 1):
+        if line.endswith("\r") and n <= terminated:
+            line = line[:-1]
+        for col, ch in enumerate(line, 1):
+            why = _forbidden(ord(ch))
+            if why:
+                hint = (" (CR-only line endings are not accepted: end lines with LF or CR LF)" if ch == "\r" else
+                        " (fields are separated by ASCII spaces and tabs only)" if why.endswith("space") else "")
+                raise ExpectationsError(f"{path}:{n}:{col}: U+{ord(ch):04X} {why} is not allowed{hint}")
+        out.append(line)
+    return out
+
+
+def _strip_comment(line: str) -> str:
+    """`line` without its comment: '#' at the start of the line or after a space or tab."""
+    for i, ch in enumerate(line):
+        if ch == "#" and (i == 0 or line[i - 1] in FIELD_SEPARATORS):
+            return line[:i]
+    return line
+
+
+def _fields(line: str) -> list[tuple[int, str]]:
+    """(column, text) of the pattern, the outcome and the reason (the rest, verbatim)."""
+    fields = []
+    i, n = 0, len(line)
+    while i < n and len(fields) < 2:
+        while i < n and line[i] in FIELD_SEPARATORS:
+            i += 1
+        if i == n:
+            break
+        j = i
+        while j < n and line[j] not in FIELD_SEPARATORS:
+            j += 1
+        fields.append((i + 1, line[i:j]))
+        i = j
+    while i < n and line[i] in FIELD_SEPARATORS:
+        i += 1
+    rest = line[i:].rstrip(FIELD_SEPARATORS)
+    if rest:
+        fields.append((i + 1, rest))
+    return fields
 
 
 def parse(path: str, text: str) -> list[Entry]:
     """The entries of `text` (read from `path`); ExpectationsError naming the line on bad input."""
     entries = []
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.split("#", 1)[0].strip()
-        if not line:
+    expected = " or ".join(OUTCOMES)
+    for n, raw in enumerate(_split_lines(path, text), 1):
+        fields = _fields(_strip_comment(raw))
+        if not fields:
             continue
-        fields = line.split(None, 2)
-        if len(fields) < 2:
-            raise ExpectationsError(f"{path}:{n}: '{fields[0]}' has no outcome (expected {', '.join(OUTCOMES)})")
-        if fields[1] not in OUTCOMES:
-            raise ExpectationsError(f"{path}:{n}: unknown outcome '{fields[1]}' (expected {', '.join(OUTCOMES)})")
-        if len(fields) < 3:
-            raise ExpectationsError(f"{path}:{n}: '{fields[0]}' needs a reason")
-        entries.append(Entry(fields[0], fields[1], fields[2], n, glob_to_regex(fields[0])))
+        (_, pattern), rest = fields[0], fields[1:]
+        if not rest:
+            raise ExpectationsError(f"{path}:{n}: '{pattern}' has no outcome (expected {expected})")
+        col, outcome = rest[0]
+        if outcome not in OUTCOMES:
+            raise ExpectationsError(f"{path}:{n}:{col}: unknown outcome '{outcome}' (expected {expected})")
+        if len(rest) < 2:
+            raise ExpectationsError(f"{path}:{n}: '{pattern}' needs a reason")
+        entries.append(Entry.make(pattern, outcome, rest[1][1], n))
     return entries
+
+
+def parse_bytes(path: str, data: bytes) -> list[Entry]:
+    """Like parse(), from the file's bytes: UTF-8 is required (an error names the line)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise ExpectationsError(f"{path}:{line}: not UTF-8: byte 0x{data[e.start]:02X} at byte {col} of the line "
+                                f"({e.reason})") from None
+    return parse(path, text)
 
 
 def load(path: str) -> list[Entry]:
     try:
-        with open(path, encoding="utf-8") as f:
-            return parse(path, f.read())
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as e:
         raise ExpectationsError(f"cannot read expectations file '{path}': {e.strerror}") from None
+    return parse_bytes(path, data)
 
 
 def match(entries: list[Entry], case_id: str) -> Entry | None:
-    """The first entry whose glob matches `case_id` (the harness's rule)."""
+    """The first entry whose glob matches `case_id` (earlier entries win)."""
     for e in entries:
         if e.matches(case_id):
             return e
     return None
+
+
+# ---------------------------------------------------------------- applying entries
+def apply(entries: list[Entry], case_id: str, raw: str) -> tuple[str, Entry | None, str]:
+    """The verdict on a case whose raw outcome (what the suite binary or the runner saw) is
+    `raw`: PASS, FAIL, NOT_SUPPORTED, CRASH or TIMEOUT. Returns (outcome, entry, note):
+
+      raw            listed as        outcome
+      FAIL           FAIL             XFAIL
+      CRASH/TIMEOUT  the same         XFAIL
+      PASS           anything         XPASS (the entry is out of date)
+      FAIL/CRASH/TIMEOUT  another     the raw outcome, with a note saying what was listed
+      NOT_SUPPORTED  anything         NOT_SUPPORTED (the declaration decides, not the list)
+      anything       not listed       the raw outcome
+
+    `note` is the entry's reason, or for a mismatch between list and observation, what the
+    entry said and what happened instead."""
+    entry = match(entries, case_id)
+    if entry is None:
+        return raw, None, ""
+    if raw == "PASS":
+        return "XPASS", entry, entry.reason
+    if raw == entry.outcome:
+        return "XFAIL", entry, entry.reason
+    if raw == "NOT_SUPPORTED":
+        return raw, entry, entry.reason
+    did = {"FAIL": "it fails (a mismatch)", "CRASH": "it crashed", "TIMEOUT": "it timed out"}.get(raw, raw)
+    return raw, entry, f"listed as {entry.outcome} ({entry.reason}), but {did}"

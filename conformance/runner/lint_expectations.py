@@ -3,8 +3,9 @@
 Usage: lint_expectations.py MANIFEST EXPECTATIONS...
 Each entry's glob must match at least one case id of the manifest (generators/emit_gtest.py
 --suite manifest); an entry matching nothing is stale (a typo, or a row that was renamed or
-removed) and fails the check. The format is checked as the harness parses it
-(conformance/expectations.py). Standard library only.
+removed) and fails the check. The file is read by the one expectations parser
+(conformance/runner/expectations.py; grammar: conformance/expectations/FORMAT.md), so a file
+the runner rejects fails here too. Standard library only.
 """
 
 import os
@@ -14,8 +15,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import expectations  # noqa: E402
 
 
-def lint(manifest: str, path: str) -> list[str]:
-    ids = [line.split("\t", 1)[1] for line in open(manifest).read().splitlines() if line and not line.startswith("#")]
+def case_ids(manifest: str) -> list[str]:
+    with open(manifest, encoding="utf-8") as f:
+        return [line.split("\t", 1)[1] for line in f.read().splitlines() if line and not line.startswith("#")]
+
+
+def lint(ids: list[str], path: str) -> list[str]:
     try:
         entries = expectations.load(path)
     except expectations.ExpectationsError as e:
@@ -30,10 +35,18 @@ def lint(manifest: str, path: str) -> list[str]:
     return problems
 
 
-if __name__ == "__main__":
+def main(argv: list[str]) -> int:
+    if len(argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    ids = case_ids(argv[0])
     problems = []
-    for p in sys.argv[2:]:
-        problems += lint(sys.argv[1], p)
+    for p in argv[1:]:
+        problems += lint(ids, p)
     for p in problems:
         print(p, file=sys.stderr)
-    sys.exit(1 if problems else 0)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -4,21 +4,12 @@
                                    [--case-timeout=S] [--seed=N] [--expectations=FILE]
                                    [--device=DEVICE]
     bazel run //conformance:replay -- FILE [--candidate=NAME] [the same options]
+    bazel test //conformance:<suite>_<candidate>     (the same runner, one suite: see below)
 
---candidate     the candidate (default: reference); its expectations file is
-                conformance/expectations/NAME.txt unless --expectations says otherwise
---out           where report.json, report.md, report.html and the logs go
-                (default: <workspace>/out/<candidate>, or out/replay-<candidate> for a replay)
---filter        run only the cases whose id matches this glob ('*', '?'); no stale check then
---jobs          processes at once (default: the number of CPUs)
---case-timeout  seconds a case may run before it is a TIMEOUT (default 120)
---seed          the RapidCheck seed (default: a random one, recorded in the report)
---device        run the suites that apply to any device (promotion, casting, strided,
-                arithmetic) with every tensor on DEVICE ("cuda", "cuda:1"); the report goes to
-                out/<candidate>-<device>, and a candidate that cannot use DEVICE here has every
-                case NOT_SUPPORTED, with the reason in the logs
-(--suites=a,b and --device-suites=a,b come from the BUILD target; --replay=FILE runs a replay
-file instead.)
+The suite binaries report raw outcomes (PASS, FAIL, NOT_SUPPORTED); this runner is the only
+reader of the candidate's expectations file (conformance/expectations/FORMAT.md): a FAIL the
+file lists as FAIL is an XFAIL, a listed case that passes an XPASS, a crash or hang it lists
+as CRASH or TIMEOUT an XFAIL. Nothing else is expected.
 
 Isolation: every suite binary runs as child processes, each with a list of cases and a
 result stream (conformance/harness/stream.h) that it flushes case by case. When a process dies
@@ -27,13 +18,30 @@ case makes no progress for --case-timeout seconds the process group is killed an
 is a TIMEOUT. Either way a new process resumes after that case, so every other case is
 still run and reported. Cases are spread over --jobs processes per suite, round-robin.
 
-Exit status: 0 when the candidate conforms (every case passes or deviates as its
-expectations file says, and no entry is stale); 1 when it does not; 2 on bad usage.
-Standard library only.
+Verdict (report.json summary.verdict): CONFORMS when nothing unexpected happened (no FAIL,
+XPASS, CRASH, TIMEOUT or stale expectation) and no required feature (spec/features.toml)
+answered NotSupported; CONFORMS PARTIALLY when nothing unexpected happened but a required
+feature answered NotSupported (the report lists them and the cases each cost), or no case
+was exercised at all; DOES NOT CONFORM otherwise.
+
+Exit status: 0 CONFORMS; 3 CONFORMS PARTIALLY (0 with --partial-ok); 1 DOES NOT CONFORM;
+2 bad usage or bad input (an expectations file that breaks the grammar, a suite binary
+missing from the build).
+
+Under `bazel test` (the conformance_test macro in bazel/tcts.bzl runs this runner on one
+suite binary) it honours the test environment: XML_OUTPUT_FILE gets a JUnit XML with one
+<testcase> per case (XFAIL passes, NOT_SUPPORTED is skipped, FAIL/XPASS/CRASH/TIMEOUT fail);
+TEST_TOTAL_SHARDS/TEST_SHARD_INDEX pick this shard's round-robin share of the cases (and
+TEST_SHARD_STATUS_FILE is touched); TESTBRIDGE_TEST_ONLY (--test_filter) selects cases by
+their GoogleTest name (POSITIVE[-NEGATIVE] patterns, ':'-separated); the report goes to
+TEST_UNDECLARED_OUTPUTS_DIR. Stale expectations are checked only by a run of every suite,
+unfiltered and unsharded (the main job) and by //conformance:expectations_<candidate>_test:
+one suite cannot tell whether an entry for another suite's cases is stale.
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import datetime
 import json
@@ -48,9 +56,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "reports"))
 import expectations as expectations_file  # noqa: E402
-import report as report_lib  # noqa: E402
+import features as features_file  # noqa: E402
 
 DEFAULT_CASE_TIMEOUT = 120.0
+DEFAULT_FEATURES = "spec/features.toml"
+
+EXIT_CONFORMS, EXIT_DOES_NOT_CONFORM, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 
 
 class UsageError(Exception):
@@ -71,70 +82,138 @@ class Options:
     command: str = ""
     device: str = ""
     device_suites: list = dataclasses.field(default_factory=list)
+    binary: str = ""
+    target: str = ""
+    features: str = DEFAULT_FEATURES
+    stale_check: bool | None = None
+    partial_ok: bool = False
+    test_filter: str = ""  # TESTBRIDGE_TEST_ONLY (bazel test --test_filter)
+    shard: tuple = (0, 1)  # TEST_SHARD_INDEX, TEST_TOTAL_SHARDS
 
 
-def parse_args(argv: list[str]) -> Options:
-    o = Options()
-    positional = []
-    for a in argv:
-        key, eq, value = a.partition("=")
-        if not a.startswith("--"):
-            positional.append(a)
-        elif key == "--candidate" and eq:
-            o.candidate = value
-        elif key == "--suites" and eq:
-            o.suites = [s for s in value.split(",") if s]
-        elif key == "--out" and eq:
-            o.out = value
-        elif key == "--filter" and eq:
-            o.filter = value
-        elif key == "--jobs" and eq:
-            o.jobs = _number(a, value, int, 1)
-        elif key == "--case-timeout" and eq:
-            o.case_timeout = _number(a, value, float, 0.1)
-        elif key == "--seed" and eq:
-            if not value.isdigit():
-                raise UsageError(f"'{a}': the seed is a non-negative integer")
-            o.seed = value
-        elif key == "--expectations" and eq:
-            o.expectations = value
-        elif key == "--replay" and eq:
-            o.replay = value
-        elif key == "--device" and eq:
-            o.device = "" if value == "cpu" else value
-        elif key == "--device-suites" and eq:
-            o.device_suites = [s for s in value.split(",") if s]
-        else:
-            raise UsageError(f"unknown argument '{a}'")
-    if positional:
-        if len(positional) > 1 or o.replay:
-            raise UsageError(f"one replay file at most, got {' '.join(positional)}")
-        o.replay = positional[0]
-    if not o.suites and not o.replay:
-        raise UsageError("no --suites given (the BUILD target passes them)")
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def _number(kind, least, what):
+    def convert(value):
+        try:
+            n = kind(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{value}' is not a number") from None
+        if n < least:
+            raise argparse.ArgumentTypeError(f"{what} must be at least {least}, got {value}")
+        return n
+    return convert
+
+
+def _seed(value):
+    if not value.isdigit():
+        raise argparse.ArgumentTypeError(f"'{value}': the seed is a non-negative integer")
+    return value
+
+
+def _names(value):
+    return [s for s in value.split(",") if s]
+
+
+def make_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="run.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                allow_abbrev=False)
+    p.add_argument("replay_file", nargs="?", metavar="FILE", help="a replay case file (conformance/replay/REPLAY.md)")
+    p.add_argument("--candidate", default="reference", metavar="NAME",
+                   help="the candidate (default: reference); its expectations file is "
+                        "conformance/expectations/NAME.txt unless --expectations says otherwise")
+    p.add_argument("--out", default="", metavar="DIR",
+                   help="where report.json, report.md, report.html and the logs go (default: "
+                        "<workspace>/out/<candidate>, out/<candidate>-<device>, out/replay-<candidate>; "
+                        "under bazel test: TEST_UNDECLARED_OUTPUTS_DIR)")
+    p.add_argument("--filter", default="", metavar="GLOB",
+                   help="run only the cases whose id matches this glob ('*', '?'); no stale check then")
+    p.add_argument("--jobs", type=_number(int, 1, "--jobs"), default=0, metavar="N",
+                   help="processes at once (default: the number of CPUs; 1 under bazel test)")
+    p.add_argument("--case-timeout", type=_number(float, 0.1, "--case-timeout"), default=DEFAULT_CASE_TIMEOUT,
+                   metavar="S", help="seconds a case may run before it is a TIMEOUT (default %(default)g)")
+    p.add_argument("--seed", type=_seed, default=None, metavar="N",
+                   help="the RapidCheck seed (default: a random one, recorded in the report)")
+    p.add_argument("--expectations", default="", metavar="FILE", help="the expectations file to apply")
+    p.add_argument("--device", default="", metavar="DEVICE",
+                   help="run the suites that apply to any device (promotion, casting, strided, arithmetic) with "
+                        "every tensor on DEVICE ('cuda', 'cuda:1'); a candidate that cannot use DEVICE here has "
+                        "every case NOT_SUPPORTED, with the reason")
+    p.add_argument("--partial-ok", action="store_true",
+                   help="exit 0 for CONFORMS PARTIALLY (a suite's test target passes when nothing unexpected "
+                        "happened; NOT_SUPPORTED cases are skipped test cases)")
+    p.add_argument("--stale-check", action=argparse.BooleanOptionalAction, default=None,
+                   help="report expectations entries that match no case run (default: on for an unfiltered, "
+                        "unsharded run of the suites, off for --filter, --device, replay and test filters)")
+    p.add_argument("--features", default=DEFAULT_FEATURES, metavar="FILE", help="feature levels (default %(default)s)")
+    # From the BUILD targets.
+    p.add_argument("--suites", type=_names, default=[], metavar="A,B", help="the suites (the BUILD target passes them)")
+    p.add_argument("--device-suites", type=_names, default=[], metavar="A,B",
+                   help="the suites --device runs (the BUILD target passes them)")
+    p.add_argument("--replay", default="", metavar="FILE", help="the replay file (as the positional FILE)")
+    p.add_argument("--binary", default="", metavar="PATH",
+                   help="the suite binary (one suite; default conformance/<suite>_<candidate>_bin)")
+    p.add_argument("--target", default="", metavar="LABEL",
+                   help="the Bazel test that reruns a case (one suite; default //conformance:<suite>_<candidate>)")
+    return p
+
+
+def parse_args(argv: list[str], environ=None) -> Options:
+    environ = os.environ if environ is None else environ
+    a = make_parser().parse_args(argv)
+    o = Options(candidate=a.candidate, suites=a.suites, out=a.out, filter=a.filter, jobs=a.jobs,
+                case_timeout=a.case_timeout, seed=a.seed or "", expectations=a.expectations, replay=a.replay,
+                device="" if a.device == "cpu" else a.device, device_suites=a.device_suites, binary=a.binary,
+                target=a.target, features=a.features, stale_check=a.stale_check, partial_ok=a.partial_ok)
+    if a.replay_file:
+        if o.replay:
+            raise UsageError(f"one replay file at most, got {a.replay_file} and --replay={o.replay}")
+        o.replay = a.replay_file
     if o.device:
         if o.replay:
             raise UsageError("--device runs the spec's suites, not a replay file")
-        if not o.device_suites:
-            raise UsageError("no --device-suites given (the BUILD target passes them)")
-        o.suites = o.device_suites
-    o.jobs = o.jobs or os.cpu_count() or 1
+        if o.device_suites:
+            o.suites = o.device_suites
+    if not o.suites and not o.replay:
+        raise UsageError("no --suites given (the BUILD target passes them)")
+    if (o.binary or o.target) and (o.replay or len(o.suites) != 1):
+        raise UsageError("--binary and --target name one suite's binary and test: give exactly one --suites")
+    # bazel test's protocol (the test encyclopedia): filter, shards.
+    o.test_filter = environ.get("TESTBRIDGE_TEST_ONLY", "")
+    total = environ.get("TEST_TOTAL_SHARDS", "")
+    if total and total != "0":
+        try:
+            o.shard = (int(environ.get("TEST_SHARD_INDEX", "0")), int(total))
+        except ValueError:
+            raise UsageError(f"TEST_TOTAL_SHARDS={total!r}, TEST_SHARD_INDEX={environ.get('TEST_SHARD_INDEX')!r}")
+        if not 0 <= o.shard[0] < o.shard[1]:
+            raise UsageError(f"TEST_SHARD_INDEX={o.shard[0]} is not below TEST_TOTAL_SHARDS={o.shard[1]}")
+    whole = not (o.filter or o.replay or o.device or o.test_filter or o.shard[1] > 1)
+    if o.stale_check is None:
+        o.stale_check = whole
+    elif o.stale_check and not whole:
+        raise UsageError("--stale-check needs every case of the suites: no --filter, --device, replay, "
+                         "test filter or shard")
+    o.jobs = o.jobs or (1 if "TEST_TARGET" in environ else os.cpu_count() or 1)
     return o
-
-
-def _number(arg, value, kind, least):
-    try:
-        n = kind(value)
-    except ValueError:
-        raise UsageError(f"'{arg}': not a number") from None
-    if n < least:
-        raise UsageError(f"'{arg}': must be at least {least}")
-    return n
 
 
 def user_path(path: str) -> str:
     """A path the user typed, relative to where they ran `bazel run`."""
     return os.path.join(os.environ.get("BUILD_WORKING_DIRECTORY", os.getcwd()), os.path.expanduser(path))
+
+
+def gtest_filter(text: str):
+    """A matcher for GoogleTest's filter syntax over full test names ("Suite.Name"):
+    POSITIVE[-NEGATIVE], each a ':'-separated list of globs ('*', '?'); an empty positive
+    part means '*'."""
+    positive, _, negative = text.partition("-")
+    pos = [expectations_file.compile_glob(g) for g in (positive.split(":") if positive else ["*"]) if g]
+    neg = [expectations_file.compile_glob(g) for g in negative.split(":") if g]
+    return lambda name: any(m(name) for m in pos) and not any(m(name) for m in neg)
 
 
 # ---------------------------------------------------------------- suites and their cases
@@ -159,18 +238,19 @@ class ListedCase:
 
 
 def suites_for(o: Options) -> list[Suite]:
-    common = [f"--candidate={o.candidate}", f"--expectations={o.expectations}"] + (
+    common = [f"--candidate={o.candidate}"] + (
         [f"--device={o.device}"] if o.device else [])
     if o.replay:
         return [Suite("replay", "conformance/replay/replay_runner", common + [f"--replay={o.replay}"],
                       os.path.basename(o.replay))]
-    return [Suite(s, f"conformance/{s}_{o.candidate}", common + [f"--target=//conformance:{s}_{o.candidate}"],
+    return [Suite(s, o.binary or f"conformance/{s}_{o.candidate}_bin",
+                  common + [f"--target={o.target or f'//conformance:{s}_{o.candidate}'}"],
                   f"spec/{s}.toml") for s in o.suites]
 
 
 def list_cases(suite: Suite, selection: list, tmp: str) -> list[ListedCase]:
-    """The cases a selection names, asked of the binary without running any (the fallback when
-    a process died before it said which cases it had)."""
+    """The cases a selection names (all, when it is empty), asked of the binary without
+    running any."""
     path = os.path.join(tmp, f"{suite.name}.list")
     p = subprocess.run([suite.binary, *suite.args, *selection, f"--tcts_list={path}"], capture_output=True, text=True,
                        env=child_env())
@@ -195,14 +275,14 @@ class Unit:
 class Process:
     """One suite binary working through a unit's tests, read through its result stream."""
 
-    def __init__(self, unit: Unit, o: Options, seed: str, workdir: str, serial: int):
+    def __init__(self, unit: Unit, o: Options, seed: str, workdir: str, serial: int, announce: bool):
         self.unit = unit
         self.stream_path = os.path.join(workdir, f"{unit.suite.name}.{serial}.jsonl")
         self.log_path = os.path.join(o.out, "logs", f"{unit.suite.name}.{serial}.log")
         self.log = open(self.log_path, "w", encoding="utf-8")
         self.proc = subprocess.Popen(
             [unit.suite.binary, *unit.suite.args, f"--seed={seed}", *unit.selection,
-             f"--tcts_stream={self.stream_path}"],
+             f"--tcts_stream={self.stream_path}"] + (["--tcts_announce_features"] if announce else []),
             stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True, env=child_env())
         self.offset = 0
         self.partial = ""
@@ -257,10 +337,11 @@ class Process:
             return "\n".join(f.read().rstrip().splitlines()[-lines:])
 
 
-# Variables by which a test environment (bazel test) steers GoogleTest: a suite process must
-# neither overwrite the enclosing test's XML nor shard itself.
-TEST_ENVIRONMENT = ("XML_OUTPUT_FILE", "GTEST_OUTPUT", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS",
-                    "GTEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE", "GTEST_SHARD_STATUS_FILE", "TEST_PREMATURE_EXIT_FILE")
+# Variables by which a test environment (bazel test) steers a test: a suite process must
+# neither overwrite the enclosing test's XML nor shard or filter itself (the runner does).
+TEST_ENVIRONMENT = ("XML_OUTPUT_FILE", "GTEST_OUTPUT", "GUNIT_OUTPUT", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
+                    "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE", "GTEST_SHARD_STATUS_FILE",
+                    "TEST_PREMATURE_EXIT_FILE", "TESTBRIDGE_TEST_ONLY", "TEST_TARGET")
 
 
 def child_env(extra: dict | None = None) -> dict:
@@ -284,7 +365,10 @@ class Runner:
         self.listed: dict[tuple, ListedCase] = {}  # (suite, test) -> case, from the processes
         self.order: dict[tuple, tuple] = {}  # (suite, test) -> sort key: the suite's run order
         self.records: dict[tuple, dict] = {}  # (suite, test) -> case record
+        self.used: dict[tuple, list] = {}  # (suite, test) -> the features its checks used
         self.candidate = None
+        self.declared: dict[str, bool] | None = None  # feature -> supported, from the begin event
+        self.announced: list[str] = []  # every feature of the interface, in order
         self.serial = 0
         self.processes = 0
         self.isolated = 0  # processes that crashed or hung
@@ -296,7 +380,10 @@ class Runner:
             while queue and len(running) < self.o.jobs:
                 self.serial += 1
                 self.processes += 1
-                running.append(Process(queue.pop(0), self.o, self.seed, self.workdir, self.serial))
+                # Asking for the declarations may cost the candidate (the reference starts the
+                # CUDA runtime): only until a process has answered.
+                running.append(Process(queue.pop(0), self.o, self.seed, self.workdir, self.serial,
+                                       announce=self.declared is None))
             time.sleep(0.01)
             for p in list(running):
                 p.poll_stream()
@@ -341,6 +428,9 @@ class Runner:
         else:
             if not self.candidate:
                 self.candidate = p.begin["candidate"]
+            if self.declared is None and "features" in p.begin:
+                self.declared = {f["name"]: bool(f["supported"]) for f in p.begin["features"]}
+                self.announced = [f["name"] for f in p.begin["features"]]
             self.learn(p.unit, [ListedCase(**c, suite=suite.name) for c in p.begin["cases"]])
         for test, event in p.ended.items():
             self.records[(suite.name, test)] = self.case_record(suite, event)
@@ -367,39 +457,54 @@ class Runner:
         return []
 
     def case_record(self, suite: Suite, e: dict) -> dict:
+        """The record of a case its process finished: the raw outcome it streamed, with the
+        candidate's expectations applied (FAIL listed as FAIL -> XFAIL, PASS listed -> XPASS)."""
         c = self.listed[(suite.name, e["test"])]
-        mismatches = e["mismatches"]
-        passed = e["outcome"] in ("PASS", "XPASS")
+        mismatches = e.get("mismatches", [])
+        raw = e["outcome"]
+        outcome, entry, reason = expectations_file.apply(self.entries, c.id, raw)
+        message = e.get("message", "").strip()
+        if raw == "FAIL" and e.get("unclassified") and outcome == "XFAIL":
+            # A failure outside the case's checks (an exception, no verdict) is never the
+            # listed deviation.
+            outcome, reason = "FAIL", f"listed as FAIL ({entry.reason}), but it failed outside its checks"
+        if outcome == "XFAIL":
+            message = ""  # the binary's failure report of a listed deviation; mismatches hold it
+        if outcome == "XPASS":
+            message = (f"listed in {self.o.expectations}:{entry.line} ({entry.pattern} {entry.outcome}, reason: "
+                       f"{entry.reason}) but the candidate now matches the spec; remove the entry.\n" + message).strip()
+        passed = raw == "PASS"
         record = {
             "id": c.id, "test": c.test, "suite": suite.name, "spec_file": suite.spec_file, "kind": c.kind,
-            "clause": c.clause, "basis": c.basis, "statement": c.statement, "outcome": e["outcome"],
+            "clause": c.clause, "basis": c.basis, "statement": c.statement, "outcome": outcome,
             "expected": mismatches[0]["expected"] if mismatches else c.statement,
             "observed": mismatches[0]["observed"] if mismatches else ("as expected" if passed else ""),
-            "mismatches": mismatches, "reason": e["reason"], "message": e["message"].strip(),
-            "rerun": c.rerun, "duration_ms": e["ms"],
+            "mismatches": mismatches, "reason": reason, "message": message,
+            "rerun": c.rerun, "duration_ms": e.get("ms"),
         }
-        if e["outcome"] == "NOT_SUPPORTED":
-            record["observed"] = f"NotSupported: {e['not_supported']}"
+        if raw == "NOT_SUPPORTED":
+            record["observed"] = f"NotSupported: {e.get('not_supported', '')}"
+            if e.get("feature"):
+                record["feature"] = e["feature"]
+        if e.get("features"):
+            self.used[(suite.name, c.test)] = e["features"]
         if e.get("skipped_checks"):
             record["skipped_checks"] = e["skipped_checks"]
         if c.kind == "property":
             record["seed"] = self.seed
             if "draws" in e:
                 record["draws"] = e["draws"]
-            if e["outcome"] == "FAIL":
-                record["counterexample"] = record["message"]
-                record["observed"] = record["message"].splitlines()[0] if record["message"] else "falsified"
-        elif e["outcome"] == "FAIL" and not mismatches:
-            record["observed"] = record["message"].splitlines()[0] if record["message"] else "failed"
+            if raw == "FAIL":
+                record["counterexample"] = e.get("message", "").strip()
+                record["observed"] = record["counterexample"].splitlines()[0] if record["counterexample"] else "falsified"
+        elif raw == "FAIL" and not mismatches:
+            text = e.get("message", "").strip()
+            record["observed"] = text.splitlines()[0] if text else "failed"
         return record
 
     def isolated_record(self, suite: Suite, test: str, outcome: str, what: str, log: str) -> dict:
         c = self.listed[(suite.name, test)]
-        entry = expectations_file.match(self.entries, c.id)
-        decided = "XFAIL" if entry and entry.outcome == outcome else outcome
-        reason = entry.reason if entry else ""
-        if entry and entry.outcome != outcome:
-            reason = f"listed as {entry.outcome} ({entry.reason}), but it {'crashed' if outcome == 'CRASH' else 'timed out'}"
+        decided, _, reason = expectations_file.apply(self.entries, c.id, outcome)
         record = {
             "id": c.id, "test": test, "suite": suite.name, "spec_file": suite.spec_file, "kind": c.kind,
             "clause": c.clause, "basis": c.basis, "statement": c.statement, "outcome": decided,
@@ -413,46 +518,102 @@ class Runner:
 
 
 # ---------------------------------------------------------------- the job
-def units_for(suites: list[Suite], o: Options) -> list[Unit]:
-    flt = [f"--tcts_filter={o.filter}"] if o.filter else []
-    return [Unit(s, flt + [f"--tcts_shard={i}/{o.jobs}"], shard=(i, o.jobs)) for s in suites for i in range(o.jobs)]
+def units_for(suites: list[Suite], o: Options, workdir: str) -> list[Unit]:
+    """Each suite's cases (this Bazel shard's round-robin share of them) in --jobs
+    round-robin shares. Without a filter the binary takes its share itself (--tcts_shard);
+    with --filter (case-id glob) or a test filter (GoogleTest names) the runner lists every
+    case, keeps the chosen ones (expectations.py's glob: the project's one glob) and hands
+    each process its share as a case file."""
+    index, shards = o.shard
+    k = shards * o.jobs
+    if not (o.filter or o.test_filter):
+        # Case n goes to share n % k; this shard's cases are those with n % shards == index.
+        return [Unit(s, [f"--tcts_shard={index + shards * i}/{k}"], shard=(index + shards * i, k))
+                for s in suites for i in range(o.jobs)]
+    by_id = expectations_file.compile_glob(o.filter) if o.filter else (lambda _: True)
+    by_name = gtest_filter(o.test_filter) if o.test_filter else (lambda _: True)
+    units = []
+    for s in suites:
+        chosen = [c.test for c in list_cases(s, [], workdir) if by_id(c.id) and by_name(c.test)][index::shards]
+        for i in range(o.jobs):
+            share = chosen[i::o.jobs]
+            if share:
+                path = os.path.join(workdir, f"{s.name}.chosen.{i}.cases")
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write("\n".join(share) + "\n")
+                units.append(Unit(s, [f"--tcts_cases={path}"], list(share), shard=(i, o.jobs)))
+    return units
+
+
+def feature_table(rows: list[dict], runner: "Runner", cases: list[dict]) -> list[dict]:
+    """Per feature: its level, whether the candidate declared it, the cases whose checks used
+    it, and the cases NOT_SUPPORTED because of it."""
+    used: dict[str, int] = {}
+    for names in runner.used.values():
+        for n in names:
+            used[n] = used.get(n, 0) + 1
+    missing: dict[str, int] = {}
+    for c in cases:
+        if c["outcome"] == "NOT_SUPPORTED" and c.get("feature"):
+            missing[c["feature"]] = missing.get(c["feature"], 0) + 1
+    declared = runner.declared or {}
+    return [{"name": r["name"], "level": r["level"], "clause": r["clause"], "basis": r["basis"], "reason": r["reason"],
+             "declared": declared.get(r["name"]), "cases": used.get(r["name"], 0),
+             "not_supported": missing.get(r["name"], 0)} for r in rows]
+
+
+def bazel_command(o: Options, environ) -> str:
+    target = environ.get("TEST_TARGET") or o.target or "//conformance:<suite>_<candidate>"
+    return f"bazel test {target}" + (f" --test_filter='{o.test_filter}'" if o.test_filter else "") + (
+        f" (shard {o.shard[0] + 1} of {o.shard[1]})" if o.shard[1] > 1 else "")
 
 
 def main(argv: list[str]) -> int:
     try:
         o = parse_args(argv)
     except UsageError as e:
-        print(f"run: {e}", file=sys.stderr)
-        return 2
+        print(f"run: {e}\n(run.py --help lists the options)", file=sys.stderr)
+        return EXIT_USAGE
     root = os.path.join(os.environ.get("RUNFILES_DIR", sys.argv[0] + ".runfiles"), "tensor_cts")
     if os.path.isdir(root):
         os.chdir(root)
+    in_test = "TEST_TARGET" in os.environ
+    if o.shard[1] > 1 and os.environ.get("TEST_SHARD_STATUS_FILE"):
+        with open(os.environ["TEST_SHARD_STATUS_FILE"], "a", encoding="utf-8"):
+            pass  # tells Bazel this test shards itself
     if o.replay:
         o.replay = user_path(o.replay)
         if not os.path.isfile(o.replay):
             print(f"run: replay file '{o.replay}' does not exist", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
     o.expectations = user_path(o.expectations) if o.expectations else f"conformance/expectations/{o.candidate}.txt"
     if not os.path.isfile(o.expectations):
         known = sorted(f[:-4] for f in os.listdir("conformance/expectations") if f.endswith(".txt"))
         print(f"run: unknown candidate '{o.candidate}' (no {o.expectations}); known: {' '.join(known)}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY", os.getcwd())
     default_out = f"replay-{o.candidate}" if o.replay else o.candidate + (
         "-" + o.device.replace(":", "_") if o.device else "")
-    o.out = user_path(o.out) if o.out else os.path.join(workspace, "out", default_out)
+    if o.out:
+        o.out = user_path(o.out)
+    elif in_test:
+        o.out = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.environ.get("TEST_TMPDIR") or tempfile.mkdtemp()
+    else:
+        o.out = os.path.join(workspace, "out", default_out)
     os.makedirs(os.path.join(o.out, "logs"), exist_ok=True)
     for f in os.listdir(os.path.join(o.out, "logs")):
         os.remove(os.path.join(o.out, "logs", f))
-    o.command = "bazel run //conformance:%s -- %s" % (
+    o.command = bazel_command(o, os.environ) if in_test else "bazel run //conformance:%s -- %s" % (
         "replay" if o.replay else "run",
         " ".join([a for a in argv if not a.startswith(("--suites=", "--device-suites="))]) or "")
     seed = o.seed or str(int.from_bytes(os.urandom(8), "little"))
     try:
         entries = expectations_file.load(o.expectations)
-    except expectations_file.ExpectationsError as e:
+        feature_rows = features_file.load(o.features)
+    except (expectations_file.ExpectationsError, features_file.FeaturesError) as e:
         print(f"run: {e}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    import report as report_lib  # reports/report.py: needs python3-jsonschema (/usr/bin/python3)
 
     start = time.monotonic()
     started_at = datetime.datetime.now(datetime.timezone.utc)
@@ -460,44 +621,66 @@ def main(argv: list[str]) -> int:
     for s in suites:
         if not os.access(s.binary, os.X_OK):
             print(f"run: {s.binary} is missing from this build", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
     with tempfile.TemporaryDirectory(prefix="tcts-run-") as workdir:
         runner = Runner(o, seed, entries, workdir)
         try:
-            runner.run(units_for(suites, o))
+            runner.run(units_for(suites, o, workdir))
         except UsageError as e:
             print(f"run: {e}\nrun: no report for {o.candidate}", file=sys.stderr)
-            return 2
+            return EXIT_USAGE
     wall = time.monotonic() - start
+    if runner.announced:
+        try:
+            features_file.check(o.features, feature_rows, runner.announced)
+        except features_file.FeaturesError as e:
+            print(f"run: {e}", file=sys.stderr)
+            return EXIT_USAGE
     if not runner.listed:
-        print(f"run: no case matches --filter={o.filter}" if o.filter else "run: the suites have no cases",
-              file=sys.stderr)
-        return 2
+        if o.filter or o.test_filter:
+            print(f"run: no case matches --filter={o.filter}" if o.filter else
+                  f"run: no case matches the test filter '{o.test_filter}'", file=sys.stderr)
+        elif o.shard[1] > 1:  # more shards than cases: an empty shard passes
+            print(f"run: shard {o.shard[0] + 1} of {o.shard[1]} has no cases")
+            if os.environ.get("XML_OUTPUT_FILE"):
+                import junit  # reports/junit.py
+                junit.write_empty(os.environ["XML_OUTPUT_FILE"], os.environ.get("TEST_TARGET", "tcts"))
+            return EXIT_CONFORMS
+        else:
+            print("run: the suites have no cases", file=sys.stderr)
+        return EXIT_USAGE
 
-    keys = sorted(runner.listed, key=lambda k: ([s.name for s in suites].index(k[0]), runner.order[k][1]))
+    names = [s.name for s in suites]
+    keys = sorted(runner.listed, key=lambda k: (names.index(k[0]), runner.order[k][1]))
     cases = [runner.records[k] for k in keys]
-    # Stale: entries matching no case of the suites. Meaningless for a filtered run, a device
-    # run (only some suites run) and a replay file (the expectations name spec rows, not
-    # replayed cases).
-    stale = None if o.filter or o.replay or o.device else [
-        {"pattern": e.pattern, "outcome": e.outcome, "reason": e.reason, "line": e.line}
-        for e in entries if not any(e.matches(c.id) for c in runner.listed.values())]
+    # Stale: entries matching no case run. Only meaningful when every case of the suites ran.
+    stale = [{"pattern": e.pattern, "outcome": e.outcome, "reason": e.reason, "line": e.line}
+             for e in entries if not any(e.matches(c.id) for c in runner.listed.values())] if o.stale_check else None
     doc = report_lib.build(
         candidate=runner.candidate or {"name": o.candidate, "version": "", "build": ""},
-        run={"command": o.command, "suites": [s.name for s in suites], "filter": o.filter,
+        run={"command": o.command, "suites": names, "filter": o.filter,
              "device": o.device or "cpu", "seed": seed,
              "jobs": o.jobs, "case_timeout_s": o.case_timeout, "processes": runner.processes,
              "isolated_processes": runner.isolated, "started": started_at.isoformat(timespec="seconds"),
              "wall_s": round(wall, 3), "replay_file": o.replay or None},
         expectations={"file": os.path.relpath(o.expectations) if not o.replay else o.expectations,
                       "entries": len(entries), "stale": stale},
+        features=feature_table(feature_rows, runner, cases),
         cases=cases)
     paths = report_lib.write_all(doc, o.out)
+    if os.environ.get("XML_OUTPUT_FILE"):
+        import junit  # reports/junit.py
+        junit.write(os.environ["XML_OUTPUT_FILE"], doc, os.environ.get("TEST_TARGET") or o.target or "tcts")
     print(report_lib.text_summary(doc))
     print(f"wall time: {wall:.3f} s for {len(suites)} suite(s), {runner.processes} process(es), "
           f"{runner.isolated} isolated after a crash or hang")
     print("report: " + ", ".join(paths))
-    return 0 if doc["summary"]["conforms"] else 1
+    verdict = doc["summary"]["verdict"]
+    if verdict == "CONFORMS":
+        return EXIT_CONFORMS
+    if verdict == "CONFORMS PARTIALLY":
+        return EXIT_CONFORMS if o.partial_ok else EXIT_PARTIAL
+    return EXIT_DOES_NOT_CONFORM
 
 
 if __name__ == "__main__":

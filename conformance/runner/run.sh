@@ -7,4 +7,5 @@ set -euo pipefail
 # bazel run starts in the runfiles tree of this script.
 root="${RUNFILES_DIR:-$0.runfiles}/tensor_cts"
 [[ -d "$root" ]] && cd "$root"
-exec python3 conformance/runner/run.py "$@"
+# Debian's interpreter: the report's schema check needs python3-jsonschema (TCTS_PYTHON overrides).
+exec "${TCTS_PYTHON:-/usr/bin/python3}" conformance/runner/run.py "$@"

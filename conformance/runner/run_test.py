@@ -2,12 +2,18 @@
 
 Runs conformance/runner/run.py on the test-only candidate "faulty" (conformance/adapters/faulty.cc:
 the reference with faults injected by TCTS_FAULTS) over the dtypes and promotion suites, with
-one case that aborts, one that segfaults, one that exits silently, one that hangs, and one
-property that gets wrong answers. Checks: 100% of the cases are in the report exactly once;
-the faulted ones are CRASH / TIMEOUT / XFAIL as the expectations file says; everything else
+one case that aborts, one that segfaults, one that exits silently, one that hangs, one table
+case and one property that get wrong answers. Checks: 100% of the cases are in the report
+exactly once; the faulted ones are CRASH / TIMEOUT / XFAIL / FAIL as the expectations file
+(applied by the runner alone) says, and a listed case that passes is XPASS; everything else
 passes; the property failure carries its seed and counterexample, and rerunning with that
 seed gives the same counterexample; stale entries are reported; report.json matches the
-schema and the Markdown/HTML renderings show the outcomes. Standard library only.
+schema and the Markdown/HTML renderings show the outcomes.
+
+Also: a candidate that declares every feature unsupported (TCTS_FAULTY_SUPPORTS=none) does not
+CONFORM; the command line (argparse) keeps its flags and errors; under Bazel's test protocol
+the runner shards, filters and writes one JUnit <testcase> per case. Runs under
+/usr/bin/python3 (python3-jsonschema).
 """
 
 import json
@@ -16,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
 sys.path.insert(0, os.path.join(os.getcwd(), "conformance", "runner"))
@@ -28,8 +35,10 @@ FAULTS = {
     "dtype.float32.name.float": "segv",
     "promote_types.bool.bool": "exit",
     "promote_types.int16.float32": "hang",
+    "promote_types.int8.int16": "wrong",
     "property.promote_types.commutative": "wrong",
 }
+LISTED_BUT_PASSING = "promote_types.uint8.uint8"
 SEED = "7"
 
 
@@ -38,9 +47,10 @@ def all_case_ids() -> set:
     with tempfile.TemporaryDirectory() as tmp:
         for s in SUITES:
             path = os.path.join(tmp, s)
-            subprocess.run([f"conformance/{s}_faulty", f"--tcts_list={path}"], check=True, capture_output=True,
+            subprocess.run([f"conformance/{s}_faulty_bin", f"--tcts_list={path}"], check=True, capture_output=True,
                            env=child_env())
-            ids |= {line.split("\t")[1] for line in open(path).read().splitlines()}
+            with open(path, encoding="utf-8") as f:
+                ids |= {line.split("\t")[1] for line in f.read().splitlines()}
     return ids
 
 
@@ -48,7 +58,7 @@ class RunnerIsolation(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.out = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
-        env = dict(os.environ, TCTS_FAULTS=";".join(f"{mode}={case}" for case, mode in FAULTS.items()))
+        env = child_env({"TCTS_FAULTS": ";".join(f"{mode}={case}" for case, mode in FAULTS.items())})
         cls.proc = subprocess.run(
             [sys.executable, "conformance/runner/run.py", "--suites=" + ",".join(SUITES), "--candidate=faulty",
              "--expectations=conformance/runner/testdata/faulty_expectations.txt", f"--out={cls.out}",
@@ -78,8 +88,12 @@ class RunnerIsolation(unittest.TestCase):
             "dtype.float32.name.float": "CRASH",  # segfaults; listed FAIL, so unexpected
             "promote_types.bool.bool": "CRASH",  # exits 0 in the middle of its list
             "promote_types.int16.float32": "XFAIL",  # hangs; listed TIMEOUT
+            "promote_types.int8.int16": "XFAIL",  # a wrong answer (raw FAIL); listed FAIL
             "property.promote_types.commutative": "FAIL",
         })
+        self.assertEqual(self.by_id[LISTED_BUT_PASSING][0]["outcome"], "XPASS")
+        self.assertIn("now matches the spec", self.by_id[LISTED_BUT_PASSING][0]["message"])
+        self.assertIn("answers wrongly by design", self.by_id["promote_types.int8.int16"][0]["reason"])
         self.assertIn("SIGABRT", self.by_id["promote_types.int8.uint8"][0]["observed"])
         self.assertIn("SIGSEGV", self.by_id["dtype.float32.name.float"][0]["observed"])
         self.assertIn("listed as FAIL", self.by_id["dtype.float32.name.float"][0]["reason"])
@@ -92,7 +106,7 @@ class RunnerIsolation(unittest.TestCase):
         self.assertEqual(self.report["run"]["isolated_processes"], 4)
 
     def test_every_other_case_passes(self):
-        others = [c for c in self.report["cases"] if c["id"] not in FAULTS]
+        others = [c for c in self.report["cases"] if c["id"] not in FAULTS and c["id"] != LISTED_BUT_PASSING]
         self.assertEqual({c["outcome"] for c in others if c["outcome"] != "PASS"}, set(),
                          [c["id"] for c in others if c["outcome"] != "PASS"][:5])
 
@@ -102,7 +116,7 @@ class RunnerIsolation(unittest.TestCase):
         self.assertIn("Falsifiable", c["counterexample"])
         self.assertIn(f"--seed={SEED}", c["rerun"])
         again = subprocess.run(
-            ["conformance/promotion_faulty", "--candidate=faulty", f"--seed={SEED}",
+            ["conformance/promotion_faulty_bin", "--candidate=faulty", f"--seed={SEED}",
              "--gtest_filter=PromotionProperties.PromoteTypesIsCommutative"],
             env=child_env({"TCTS_FAULTS": "wrong=property.promote_types.commutative"}),
             capture_output=True, text=True)
@@ -116,8 +130,10 @@ class RunnerIsolation(unittest.TestCase):
         self.assertIn("stale expectations", self.proc.stdout)
 
     def test_renderings_show_the_outcomes(self):
-        md = open(os.path.join(self.out, "report.md")).read()
-        page = open(os.path.join(self.out, "report.html")).read()
+        with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
+            md = f.read()
+        with open(os.path.join(self.out, "report.html"), encoding="utf-8") as f:
+            page = f.read()
         for text in (md, page):
             self.assertIn("promote_types(row, column)", text)
             self.assertIn("dtype.float32.name.float", text)
@@ -131,7 +147,156 @@ class RunnerIsolation(unittest.TestCase):
         del broken["run"]["seed"]
         problems = report_lib.check_schema(broken, report_lib.schema())
         self.assertTrue(any("MAYBE" in p for p in problems), problems)
-        self.assertTrue(any("missing 'seed'" in p for p in problems), problems)
+        self.assertIn("report.run: 'seed' is a required property", problems)
+
+    def test_the_features_table_names_every_feature(self):
+        names = [f["name"] for f in self.report["features"]]
+        self.assertIn("promote_types", names)
+        self.assertTrue(all(f["declared"] is not None for f in self.report["features"]))
+        promote = next(f for f in self.report["features"] if f["name"] == "promote_types")
+        self.assertEqual(promote["level"], "required")
+        self.assertGreater(promote["cases"], 100)
+
+
+def run(args, env=None, timeout=300):
+    return subprocess.run([sys.executable, "conformance/runner/run.py", *args], env=env or child_env(),
+                          capture_output=True, text=True, timeout=timeout)
+
+
+class NothingSupported(unittest.TestCase):
+    """A candidate that declares every feature unsupported, and answers so, used to CONFORM
+    with 0 PASS. Now the required features it lacks make it CONFORM PARTIALLY at best."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.out = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        cls.proc = run(["--suites=" + ",".join(SUITES), "--candidate=faulty",
+                        "--expectations=conformance/expectations/reference.txt", f"--out={cls.out}", "--jobs=2",
+                        f"--seed={SEED}"], env=child_env({"TCTS_FAULTY_SUPPORTS": "none"}))
+        print(cls.proc.stdout[-2000:], cls.proc.stderr[-2000:])
+        cls.report = report_lib.load(os.path.join(cls.out, "report.json"))
+
+    def test_no_conforms(self):
+        s = self.report["summary"]
+        self.assertNotEqual(s["verdict"], "CONFORMS")
+        self.assertFalse(s["conforms"])
+        self.assertNotEqual(self.proc.returncode, 0)
+        self.assertNotIn("result: faulty CONFORMS:", self.proc.stdout)
+
+    def test_it_conforms_partially_and_says_what_it_cost(self):
+        s = self.report["summary"]
+        self.assertEqual(s["verdict"], "CONFORMS PARTIALLY", s)
+        self.assertEqual(self.proc.returncode, 3)
+        cost = {r["feature"]: r["cases"] for r in s["required_not_supported"]}
+        self.assertGreater(cost.get("promote_types", 0), 100)
+        self.assertGreater(cost.get("dtype_from_name", 0), 10)
+        table = {f["name"]: f for f in self.report["features"]}
+        self.assertTrue(all(f["declared"] is False for f in table.values()))
+        self.assertEqual(table["promote_types"]["not_supported"], cost["promote_types"])
+        self.assertTrue(all(f["cases"] == 0 for f in table.values()))
+        with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
+            md = f.read()
+        self.assertIn("**CONFORMS PARTIALLY**", md)
+        self.assertIn("required feature promote_types answered NotSupported", md)
+
+    def test_partial_ok_exits_0(self):
+        out = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        p = run(["--suites=dtypes", "--candidate=faulty", "--expectations=conformance/expectations/reference.txt",
+                 f"--out={out}", "--jobs=1", "--partial-ok"], env=child_env({"TCTS_FAULTY_SUPPORTS": "none"}))
+        self.assertEqual(p.returncode, 0, p.stdout[-2000:] + p.stderr)
+        self.assertIn("CONFORMS PARTIALLY", p.stdout)
+
+
+class CommandLine(unittest.TestCase):
+    def test_help_lists_every_flag(self):
+        p = run(["--help"])
+        self.assertEqual(p.returncode, 0)
+        for flag in ("--candidate", "--out", "--filter", "--jobs", "--case-timeout", "--seed", "--expectations",
+                     "--device", "--partial-ok", "--stale-check", "--suites", "--device-suites", "--replay",
+                     "--binary", "--target", "Exit status", "TEST_TOTAL_SHARDS"):
+            self.assertIn(flag, p.stdout)
+
+    def test_bad_usage_exits_2(self):
+        for args, message in ((["--suites=dtypes", "--jobs=0"], "--jobs must be at least 1"),
+                              (["--suites=dtypes", "--jobs=many"], "'many' is not a number"),
+                              (["--suites=dtypes", "--seed=-3"], "the seed is a non-negative integer"),
+                              (["--suites=dtypes", "--case-timeout=0"], "--case-timeout must be at least 0.1"),
+                              (["--suites=dtypes", "--bogus"], "unrecognized arguments: --bogus"),
+                              (["--suites=dtypes", "--cand=reference"], "unrecognized arguments: --cand"),
+                              ([], "no --suites given"),
+                              (["a.json", "b.json"], "unrecognized arguments: b.json"),
+                              (["a.json", "--device=cuda"], "--device runs the spec's suites"),
+                              (["--suites=dtypes,promotion", "--binary=x"], "exactly one --suites"),
+                              (["--suites=dtypes", "--filter=x", "--stale-check"], "--stale-check needs every case"),
+                              (["--suites=dtypes", "--candidate=nobody"], "unknown candidate 'nobody'")):
+            p = run(args)
+            self.assertEqual(p.returncode, 2, (args, p.stdout, p.stderr))
+            self.assertIn(message, p.stderr, args)
+
+    def test_bad_expectations_exit_2_naming_line_and_column(self):
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as d:
+            bad = os.path.join(d, "bad.txt")
+            with open(bad, "w", encoding="utf-8") as f:
+                f.write("# ok\ndtype.*\u00a0FAIL reason\n")
+            p = run(["--suites=dtypes", "--candidate=faulty", f"--expectations={bad}", f"--out={d}"])
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("bad.txt:2:8: U+00A0 no-break space", p.stderr)
+
+    def test_the_binary_no_longer_takes_expectations(self):
+        p = subprocess.run(["conformance/dtypes_faulty_bin", "--expectations=conformance/expectations/reference.txt"],
+                           capture_output=True, text=True, env=child_env())
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("unknown argument '--expectations=", p.stderr)
+
+
+class BazelTestProtocol(unittest.TestCase):
+    """What `bazel test //conformance:<suite>_<candidate>` gives run.py: shards, a test filter, an
+    XML file, an outputs directory."""
+
+    def bazel_env(self, d, **extra):
+        env = child_env({"TEST_TARGET": "//conformance:dtypes_faulty", "XML_OUTPUT_FILE": os.path.join(d, "test.xml"),
+                         "TEST_UNDECLARED_OUTPUTS_DIR": os.path.join(d, "outputs")})
+        env.update(extra)
+        os.makedirs(env["TEST_UNDECLARED_OUTPUTS_DIR"], exist_ok=True)
+        return env
+
+    def read_testcases(self, d):
+        return {tc.get("name"): tc for tc in ET.parse(os.path.join(d, "test.xml")).getroot().iter("testcase")}
+
+    def test_shards_cover_every_case_once_and_write_junit(self):
+        ids = set()
+        for index in range(3):
+            with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as d:
+                status = os.path.join(d, "shard_status")
+                p = run(["--suites=dtypes", "--candidate=faulty", "--expectations=conformance/expectations/reference.txt",
+                         "--partial-ok", "--no-stale-check"],
+                        env=self.bazel_env(d, TEST_TOTAL_SHARDS="3", TEST_SHARD_INDEX=str(index),
+                                           TEST_SHARD_STATUS_FILE=status))
+                self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr)
+                self.assertTrue(os.path.exists(status))
+                cases = self.read_testcases(d)
+                self.assertFalse(ids & set(cases))
+                ids |= set(cases)
+                self.assertTrue(os.path.exists(os.path.join(d, "outputs", "report.json")))
+                doc = report_lib.load(os.path.join(d, "outputs", "report.json"))
+                self.assertIsNone(doc["expectations"]["stale"])
+                self.assertIn("bazel test //conformance:dtypes_faulty", doc["run"]["command"])
+        self.assertEqual(ids, {i for i in all_case_ids() if i.startswith("dtype")})
+
+    def test_test_filter_selects_by_gtest_name_and_failures_fail(self):
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as d:
+            env = self.bazel_env(d, TESTBRIDGE_TEST_ONLY="*float32*:*int8*-*name*",
+                                 TCTS_FAULTS="segv=dtype.float32.attributes")
+            p = run(["--suites=dtypes", "--candidate=faulty", "--expectations=conformance/expectations/reference.txt",
+                     "--partial-ok", "--no-stale-check"], env=env)
+            self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr)
+            cases = self.read_testcases(d)
+            self.assertTrue(cases)
+            self.assertTrue(all(("float32" in n or "int8" in n) and "name" not in n for n in cases), cases)
+            crashed = cases["dtype.float32.attributes"].find("failure")
+            self.assertIsNotNone(crashed)
+            self.assertEqual(crashed.get("type"), "CRASH")
+            self.assertIn("--test_filter=", crashed.text)
 
 
 if __name__ == "__main__":
