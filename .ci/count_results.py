@@ -1,6 +1,6 @@
 """Counts test cases from Bazel's test results (bazel-testlogs/**/test.xml).
 
-Usage: count_results.py TESTLOGS_DIR TARGET...
+Usage: count_results.py [--label=NAME] TESTLOGS_DIR TARGET...
 Reads the test.xml of each target (every shard) and prints one line:
   N passed, N failed, N skipped
 A target without a test.xml counts as one failed case; a file whose <testsuite> counts more
@@ -60,5 +60,9 @@ def count(testlogs: str, targets: list[str]):
 
 
 if __name__ == "__main__":
-    p, f, s = count(sys.argv[1], sys.argv[2:])
-    print(f"{p} passed, {f} failed, {s} skipped")
+    args = sys.argv[1:]
+    label = ""
+    if args and args[0].startswith("--label="):
+        label = args.pop(0)[len("--label="):] + ": "
+    p, f, s = count(args[0], args[1:])
+    print(f"{label}{p} passed, {f} failed, {s} skipped")

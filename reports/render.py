@@ -42,15 +42,21 @@ def _accepted(statement: str) -> str:
 MATRICES = [
     ("promote_types(row, column)", re.compile(r"promote_types\.(\w+)\.(\w+)\Z"), _after_equals),
     ("can_cast(from = row, to = column)", re.compile(r"can_cast\.(\w+)\.(\w+)\Z"), _after_equals),
-] + [
-    (f"in-place acceptance: self (row).{op}_(other (column))", re.compile(rf"inplace\.{op}\.(\w+)\.(\w+)\Z"), _accepted)
-    for op in ("add", "sub", "mul", "div")
 ]
+INPLACE = re.compile(r"inplace\.(\w+)\.\w+\.\w+\Z")  # inplace.<op>.<self>.<other>
+
+
+def all_matrices(cases: list[dict]) -> list:
+    """MATRICES, then one in-place acceptance matrix per op the cases name (the ops come from
+    the report, not from a list kept here)."""
+    ops = sorted({m.group(1) for c in cases if (m := INPLACE.match(c["id"]))})
+    return MATRICES + [(f"in-place acceptance: self (row).{op}_(other (column))",
+                        re.compile(rf"inplace\.{op}\.(\w+)\.(\w+)\Z"), _accepted) for op in ops]
 
 
 def matrices(cases: list[dict]):
     """Yields (title, dtypes, {(row, col): case}, label) for every matrix with cases."""
-    for title, pattern, label in MATRICES:
+    for title, pattern, label in all_matrices(cases):
         cells, order = {}, []
         for c in cases:
             m = pattern.match(c["id"])
