@@ -40,13 +40,15 @@ class Table:
     def __init__(self, name: str, row_type: str):
         self.name, self.row_type, self.rows, self.ids, self.idents = name, row_type, [], [], set()
 
-    def add(self, row_id: str, clause: str, basis: str, text: str, fields: list[str]) -> None:
+    def add(self, row_id: str, clause: str, basis: str, text: str, fields: list[str], answer: str = "") -> None:
+        """One row. answer: its expected answer as data for reports (RowMeta::answer), when it
+        has a one-word one."""
         # GoogleTest names cases by the row id with punctuation as '_': those must be unique.
         if ec.ident(row_id) in self.idents:
             raise ValueError(f"{self.name}: row id {row_id!r} collides with another as test name {ec.ident(row_id)}")
         self.idents.add(ec.ident(row_id))
         self.ids.append(row_id)
-        meta = "{" + ", ".join(ec.cstr(x) for x in (row_id, clause, basis, text)) + "}"
+        meta = "{" + ", ".join(ec.cstr(x) for x in (row_id, clause, basis, text, answer)) + "}"
         self.rows.append("  {" + ", ".join([meta, *fields]) + "},")
 
     def emit(self) -> str:
@@ -146,7 +148,8 @@ def binary_row(spec: Spec, table: Table, row_id: str, clause: str, basis: str, f
         text += f" [default dtype {default}]"
     table.add(row_id, clause, basis, text,
               [f"BinaryForm::{form_cxx}", f"BinaryOp::k{op.capitalize()}", operand_cxx(spec, a), operand_cxx(spec, b),
-               dt(spec, out_dtype), dt(spec, default), *expect, dt(spec, result), value])
+               dt(spec, out_dtype), dt(spec, default), *expect, dt(spec, result), value],
+              answer="error" if outcome[0] == "error" else "ok")
 
 
 def operand_value(spec: Spec, o: Operand, first: bool):
@@ -178,7 +181,7 @@ def promotion_tables(spec: Spec) -> list[Table]:
     promote = Table("PromoteTypes", "PromoteRow")
     for (a, b), r in spec.matrix.items():
         promote.add(spec.promote_id(a, b), spec.promote_source.clause, spec.promote_source.basis,
-                    f"promote_types({a}, {b}) = {r}", [dt(spec, a), dt(spec, b), dt(spec, r)])
+                    f"promote_types({a}, {b}) = {r}", [dt(spec, a), dt(spec, b), dt(spec, r)], answer=r)
 
     rt = Table("ResultType", "ResultTypeRow")
     doc = Table("ResultTypeDocExamples", "ResultTypeRow")
@@ -221,7 +224,7 @@ def casting_tables(spec: Spec) -> list[Table]:
             basis = rule["source"].basis if rule else "doc"
             why = f" ({rule['id']}: {rule['text']})" if rule else " (no disallow rule applies)"
             cc.add(spec.can_cast_id(a.name, b.name), clause, basis, f"can_cast({a.name}, {b.name}) = {ec.cbool(ok)}{why}",
-                   [dt(spec, a.name), dt(spec, b.name), ec.cbool(ok)])
+                   [dt(spec, a.name), dt(spec, b.name), ec.cbool(ok)], answer=ec.cbool(ok))
 
     inplace = Table("InplaceCasting", "BinaryRow")
     out = Table("OutCasting", "BinaryRow")

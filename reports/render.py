@@ -29,19 +29,16 @@ COLORS = {"PASS": "#c8e6c9", "XFAIL": "#ffe082", "FAIL": "#ef9a9a", "XPASS": "#c
 MARKS = {"PASS": "", "XFAIL": " ⚠", "FAIL": " ✗", "XPASS": " ✚", "NOT_SUPPORTED": " –", "CRASH": " ☠", "TIMEOUT": " ⌛"}
 
 
-def _after_equals(statement: str) -> str:
-    return statement.split(" = ", 1)[1].split(" ", 1)[0] if " = " in statement else "?"
-
-
-def _accepted(statement: str) -> str:
-    return "error" if "Error" in statement.split("->", 1)[-1] else "ok"
+def _answer(case: dict) -> str:
+    """The cell's label: the row's expected answer, carried as data (generators emit it)."""
+    return case.get("answer", "?")
 
 
 # Matrices: a title, the case-id pattern (row dtype, column dtype), and the cell's label
-# taken from the row's statement.
+# the row's expected answer (the case's 'answer' field).
 MATRICES = [
-    ("promote_types(row, column)", re.compile(r"promote_types\.(\w+)\.(\w+)\Z"), _after_equals),
-    ("can_cast(from = row, to = column)", re.compile(r"can_cast\.(\w+)\.(\w+)\Z"), _after_equals),
+    ("promote_types(row, column)", re.compile(r"promote_types\.(\w+)\.(\w+)\Z"), _answer),
+    ("can_cast(from = row, to = column)", re.compile(r"can_cast\.(\w+)\.(\w+)\Z"), _answer),
 ]
 INPLACE = re.compile(r"inplace\.(\w+)\.\w+\.\w+\Z")  # inplace.<op>.<self>.<other>
 
@@ -51,7 +48,7 @@ def all_matrices(cases: list[dict]) -> list:
     the report, not from a list kept here)."""
     ops = sorted({m.group(1) for c in cases if (m := INPLACE.match(c["id"]))})
     return MATRICES + [(f"in-place acceptance: self (row).{op}_(other (column))",
-                        re.compile(rf"inplace\.{op}\.(\w+)\.(\w+)\Z"), _accepted) for op in ops]
+                        re.compile(rf"inplace\.{op}\.(\w+)\.(\w+)\Z"), _answer) for op in ops]
 
 
 def matrices(cases: list[dict]):
@@ -166,7 +163,7 @@ def markdown(doc: dict) -> str:
             row = [f"**{r}**"]
             for col in order:
                 c = cells.get((r, col))
-                row.append("" if c is None else label(c["statement"]) + MARKS[c["outcome"]])
+                row.append("" if c is None else label(c) + MARKS[c["outcome"]])
             rows.append(row)
         out += _md_table(["", *order], rows) + [""]
     deviations = by_clause(cases, ("XFAIL",))
@@ -302,7 +299,7 @@ def html(doc: dict) -> str:
                     f": observed {c['observed']}" if c["outcome"] != "PASS" else "") + (
                     f"\n{c['reason']}" if c["reason"] else "")
                 tds.append(f"<td style='background:{COLORS[c['outcome']]}' title='{_e(tip)}'>"
-                           f"{_e(label(c['statement']))}{_e(MARKS[c['outcome']])}</td>")
+                           f"{_e(label(c))}{_e(MARKS[c['outcome']])}</td>")
             rows.append(f"<tr><th>{_e(r)}</th>{''.join(tds)}</tr>")
         head = "".join(f"<th>{_e(d)}</th>" for d in order)
         parts.append(f"<h3>{_e(title)}</h3><table class=matrix><tr><th></th>{head}</tr>{''.join(rows)}</table>")

@@ -142,14 +142,20 @@ class Reports(unittest.TestCase):
                 report.load(path)
 
     def test_matrix_cells_carry_value_and_outcome(self):
-        doc = make([case("promote_types.int8.uint8", "PASS", statement="promote_types(int8, uint8) = int16"),
-                    case("promote_types.uint8.int8", "FAIL", statement="promote_types(uint8, int8) = int16"),
+        # The cells read each row's answer as data (the statements are only words: a wrong
+        # one must not leak into the matrix).
+        doc = make([case("promote_types.int8.uint8", "PASS", statement="promote_types(int8, uint8) = int64",
+                         answer="int16"),
+                    case("promote_types.uint8.int8", "FAIL", statement="promote_types(uint8, int8) = int16",
+                         answer="int16"),
                     case("inplace.add.int8.float32", "XFAIL",
-                         statement="tensor:int8.add_(tensor:float32) -> RuntimeError: result type Float can't be cast")])
+                         statement="tensor:int8.add_(tensor:float32) -> RuntimeError: result type Float can't be cast",
+                         answer="error")])
         md = render.markdown(doc)
         self.assertIn("| **int8** |  | int16 |", md)
         self.assertIn("| **uint8** | int16 ✗ |  |", md)
         self.assertIn("error ⚠", md)
+        self.assertNotIn("int64", md.split("## dtype matrices")[1].split("## Expected")[0])
         page = render.html(doc)
         self.assertIn(f"background:{render.COLORS['FAIL']}' title='promote_types.uint8.int8", page)
         self.assertIn("known", page)  # the deviation's reason

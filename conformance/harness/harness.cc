@@ -62,7 +62,7 @@ const RowMeta* FindRow(const std::string& id) {
 }
 
 bool RegisterProperty(const char* test, const char* id, const char* clause, const char* text) {
-  RegisterRow(RowMeta{id, clause, "property", text});
+  RegisterRow(RowMeta{id, clause, "property", text, ""});
   PropertyRegistry()[test] = id;
   return true;
 }

@@ -31,6 +31,9 @@ struct RowMeta {
   const char* clause;  // seed document and section, e.g. "002#type-promotion"
   const char* basis;   // "doc" or "pytorch: <source>"
   const char* text;    // the row in words, e.g. "promote_types(int8, uint8) = int16"
+  // The row's expected answer as data, for reports: "int16" (promote_types), "true"/"false"
+  // (can_cast), "ok"/"error" (in-place acceptance); "" when the row has no one-word answer.
+  const char* answer;
 };
 
 // ---------------------------------------------------------------- run configuration

@@ -38,8 +38,8 @@ TEST(GlobMatch, StarsAndQuestionMarks) {
   EXPECT_TRUE(GlobMatch("a*b*c", "axxbyyc"));
 }
 
-const RowMeta kRowA{"promote_types.uint8.bool", "002#type-promotion", "doc", "promote_types(uint8, bool) = uint8"};
-const RowMeta kRowB{"promote_types.int8.bool", "002#type-promotion", "doc", "promote_types(int8, bool) = int8"};
+const RowMeta kRowA{"promote_types.uint8.bool", "002#type-promotion", "doc", "promote_types(uint8, bool) = uint8", "uint8"};
+const RowMeta kRowB{"promote_types.int8.bool", "002#type-promotion", "doc", "promote_types(int8, bool) = int8", "int8"};
 
 TEST_F(HarnessTest, UnlistedMismatchFailsWithRowClauseExpectedObservedAndRerun) {
   EXPECT_NONFATAL_FAILURE(

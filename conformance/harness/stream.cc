@@ -50,7 +50,7 @@ std::string FailureText(const ::testing::TestResult& result) {
 
 // What a runner needs to name a case that never finished: its id, kind, row and rerun command.
 struct ListedCase {
-  std::string test, id, kind, clause, basis, statement, rerun;
+  std::string test, id, kind, clause, basis, statement, rerun, answer;
 };
 ListedCase ListCase(const ::testing::TestInfo& info);
 
@@ -66,7 +66,8 @@ Json CaseListJson(const std::vector<std::string>& tests) {
                     {"clause", c.clause},
                     {"basis", c.basis},
                     {"statement", c.statement},
-                    {"rerun", c.rerun}});
+                    {"rerun", c.rerun},
+                    {"answer", c.answer}});
   }
   return list;
 }
@@ -183,6 +184,7 @@ ListedCase ListCase(const ::testing::TestInfo& info) {
     c.clause = row->clause;
     c.basis = row->basis;
     c.statement = row->text;
+    c.answer = row->answer;
   }
   c.rerun = RerunCommand(info);
   return c;
@@ -204,7 +206,7 @@ bool WriteCaseList(const std::string& path, const std::vector<std::string>& chos
       return f;
     };
     out << c.test << "\t" << field(c.id) << "\t" << c.kind << "\t" << field(c.clause) << "\t" << field(c.basis)
-        << "\t" << field(c.statement) << "\t" << c.rerun << "\n";
+        << "\t" << field(c.statement) << "\t" << c.rerun << "\t" << field(c.answer) << "\n";
   });
   out.flush();
   if (!out) *error = "cannot write the case list '" + path + "'";

@@ -33,7 +33,7 @@ class FakeCandidate final : public Candidate {
   bool supports(Feature f) const override { return f == Feature::kPromoteTypes; }
 };
 
-const RowMeta kRow{"sample.row", "002#type-promotion", "doc", "a sample row"};
+const RowMeta kRow{"sample.row", "002#type-promotion", "doc", "a sample row", ""};
 
 // ---------------------------------------------------------------- the samples (child only)
 TEST(Sample, Passes) {

@@ -54,7 +54,7 @@
 //   TCTS_PROMOTION_PROPERTIES(TCTS_PROPERTY_DEFINED)  after the bodies
 // so that a body without a row, or a row without a body, does not compile.
 #define TCTS_PROPERTY_ROW(Name, id, clause, text) \
-  constexpr ::tcts::RowMeta kPropertyRow_##Name{id, clause, "property", text};
+  constexpr ::tcts::RowMeta kPropertyRow_##Name{id, clause, "property", text, ""};
 #define TCTS_PROPERTY(Suite, Name)                    \
   constexpr bool kPropertyDefined_##Name = true;      \
   TCTS_PROP(Suite, Name, kPropertyRow_##Name.id, kPropertyRow_##Name.clause, kPropertyRow_##Name.text)
@@ -98,7 +98,7 @@ inline void RunDraw(void (*body)()) {
 // the draw; NotSupported from a feature declared supported, or any other answer from one
 // declared unsupported, fails the draw.
 inline void Usable(Feature feature, const Error* error, const std::string& call) {
-  Case c(RowMeta{"", "", "property", ""});
+  Case c(RowMeta{"", "", "property", "", ""});
   if (c.Usable(feature, error, call)) return;
   if (c.not_supported()) {
     PropertyNotSupported(call, feature);

@@ -234,6 +234,7 @@ class ListedCase:
     basis: str
     statement: str
     rerun: str
+    answer: str  # the row's expected answer as data ("int16", "true", "ok"), "" for none
     suite: str
 
 
@@ -477,6 +478,7 @@ class Runner:
         record = {
             "id": c.id, "test": c.test, "suite": suite.name, "spec_file": suite.spec_file, "kind": c.kind,
             "clause": c.clause, "basis": c.basis, "statement": c.statement, "outcome": outcome,
+            **({"answer": c.answer} if c.answer else {}),
             "expected": mismatches[0]["expected"] if mismatches else c.statement,
             "observed": mismatches[0]["observed"] if mismatches else ("as expected" if passed else ""),
             "mismatches": mismatches, "reason": reason, "message": message,
@@ -508,6 +510,7 @@ class Runner:
         record = {
             "id": c.id, "test": test, "suite": suite.name, "spec_file": suite.spec_file, "kind": c.kind,
             "clause": c.clause, "basis": c.basis, "statement": c.statement, "outcome": decided,
+            **({"answer": c.answer} if c.answer else {}),
             "expected": c.statement, "observed": f"{outcome}: {what}", "mismatches": [], "reason": reason,
             "message": log, "rerun": c.rerun,
             "duration_ms": None, "isolated": outcome,
