@@ -25,7 +25,7 @@ fi
 out=${OUT:-out/fuzz}
 mkdir -p "$out/gen/spec"
 
-for suite in dtypes devices; do
+for suite in dtypes devices device_types; do
   "${PYTHON:-python3}" generators/emit_cxx.py --suite "$suite" --out "$out/gen/spec/$suite.inc" spec/*.toml
 done
 sources=$(ls reference/*.cc | grep -v '_test\.cc$')
