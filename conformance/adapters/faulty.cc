@@ -43,8 +43,9 @@
 //   buffer         a buffer source read from its second element (data + itemsize)
 //   dlpack_strides to_dlpack's last stride one larger
 //   dlpack_deleter to_dlpack's deleter poisons the exported memory (0xA5) before releasing it: a
-//                  deleter that frees memory still in use, detected without a crash; from_dlpack
-//                  calls the producer's deleter at once (early, and again when the tensor goes)
+//                  deleter that frees memory still in use, detected without a crash (an importer
+//                  calling a producer's deleter early or twice is not modelled: the producer may
+//                  really free, and a double free would crash the test, not fail the case)
 //   byte_offset    from_dlpack ignores the DLTensor's byte_offset
 // Case ids are the runner's (tcts::CaseId: the row id, or the property's id).
 //
@@ -389,7 +390,6 @@ class FaultyCandidate final : public Candidate {
       m->dl_tensor.byte_offset = byte_offset;  // still the caller's
       return r;
     }
-    if (mode == "dlpack_deleter" && m->deleter) m->deleter(m);  // released while the tensor still uses it
     return r;
   }
 

@@ -51,7 +51,7 @@ FAMILIES = [
     ("asarray sharing", "asarray_copies", "asarray", "asarray.tensor.*"),
     ("buffer reinterpretation", "buffer", "asarray", "asarray.buffer.*"),
     ("DLPack export layout", "dlpack_strides", "dlpack", "dlpack.export.*"),
-    ("DLPack deleter", "dlpack_deleter", "dlpack", "dlpack.*"),
+    ("DLPack deleter", "dlpack_deleter", "dlpack", "dlpack.export.*"),
     ("byte_offset on import", "byte_offset", "dlpack", "dlpack.import.*"),
 ]
 
@@ -77,7 +77,9 @@ def listing(suite: str) -> list:
 
 
 def sample(suite: str, glob: str) -> list:
-    matching = [(t, i) for t, i in listing(suite) if fnmatch.fnmatchcase(i, glob)]
+    # Cases on a CUDA device are NOT_SUPPORTED without a GPU: left out, so that every sampled case
+    # passes without a fault on any machine.
+    matching = [(t, i) for t, i in listing(suite) if fnmatch.fnmatchcase(i, glob) and "cuda" not in i]
     if len(matching) <= SAMPLE:
         return matching
     step = len(matching) / SAMPLE
@@ -111,7 +113,7 @@ class EveryCheckFamilyCanFail(unittest.TestCase):
                 not_passing = {i: o for i, o in clean.items() if o != "PASS"}
                 self.assertFalse(not_passing, f"{family}: without a fault these do not pass")
                 faulted = run(suite, cases, f"{mode}={glob}")
-                failed = [i for i, _ in cases if faulted[i] == "FAIL"]
+                failed = [i for _, i in cases if faulted[i] == "FAIL"]
                 rows.append((mode, family, len(failed), len(cases), failed[0] if failed else "-"))
                 print(f"{mode}: {len(failed)}/{len(cases)} FAIL: {' '.join(failed)}", flush=True)
                 self.assertTrue(failed, f"{family}: mode {mode} on {glob} made no case fail: {faulted}")
