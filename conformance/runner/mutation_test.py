@@ -6,7 +6,8 @@ answer (1 ulp off, one stride off, the wrong dtype, an error accepted, ...). For
 family this runs a sample of the family's cases (ids matching the glob, from the suite binary's
 --tcts_list) on the family's <suite>_faulty_bin, directly (--tcts_cases, --tcts_stream):
   - with no fault, every sampled case PASSes;
-  - with the family's mode on them, at least one FAILs (the failing ids are printed).
+  - with the family's mode on them, at least one FAILs (the failing ids are printed), and a few
+    cases of the suite outside the glob, run alongside, still PASS (the fault stays scoped).
 Writes the table mode -> family -> cases failed -> first failing case to stdout and to
 $TEST_UNDECLARED_OUTPUTS_DIR/mutation_table.md. Standard library only; runs from the runfiles
 root under Bazel (//conformance/runner:mutation_test).
@@ -21,6 +22,7 @@ import time
 import unittest
 
 SAMPLE = 24  # cases per family, spread over the matching ones
+CONTROLS = 4  # cases of the same suite outside the family's glob, which must still pass
 
 # (family, mode, suite, glob over case ids)
 FAMILIES = [
@@ -76,14 +78,15 @@ def listing(suite: str) -> list:
     return _listings[suite]
 
 
-def sample(suite: str, glob: str) -> list:
+def sample(suite: str, glob: str, inside: bool = True, n: int = SAMPLE) -> list:
+    """Up to n cases of the suite whose id matches glob (inside) or does not (outside)."""
     # Cases on a CUDA device are NOT_SUPPORTED without a GPU: left out, so that every sampled case
     # passes without a fault on any machine.
-    matching = [(t, i) for t, i in listing(suite) if fnmatch.fnmatchcase(i, glob) and "cuda" not in i]
-    if len(matching) <= SAMPLE:
+    matching = [(t, i) for t, i in listing(suite) if fnmatch.fnmatchcase(i, glob) == inside and "cuda" not in i]
+    if len(matching) <= n:
         return matching
-    step = len(matching) / SAMPLE
-    return [matching[int(k * step)] for k in range(SAMPLE)]
+    step = len(matching) / n
+    return [matching[int(k * step)] for k in range(n)]
 
 
 def run(suite: str, cases: list, faults: str) -> dict:
@@ -107,12 +110,14 @@ class EveryCheckFamilyCanFail(unittest.TestCase):
         rows = []
         for family, mode, suite, glob in FAMILIES:
             with self.subTest(family=family, mode=mode):
-                cases = sample(suite, glob)
+                cases, others = sample(suite, glob), sample(suite, glob, inside=False, n=CONTROLS)
                 self.assertTrue(cases, f"no case of {suite} matches {glob}")
-                clean = run(suite, cases, "")
+                clean = run(suite, cases + others, "")
                 not_passing = {i: o for i, o in clean.items() if o != "PASS"}
                 self.assertFalse(not_passing, f"{family}: without a fault these do not pass")
-                faulted = run(suite, cases, f"{mode}={glob}")
+                faulted = run(suite, cases + others, f"{mode}={glob}")
+                outside = {i: faulted[i] for _, i in others if faulted[i] != "PASS"}
+                self.assertFalse(outside, f"{family}: mode {mode} on {glob} changed cases outside it")
                 failed = [i for _, i in cases if faulted[i] == "FAIL"]
                 rows.append((mode, family, len(failed), len(cases), failed[0] if failed else "-"))
                 print(f"{mode}: {len(failed)}/{len(cases)} FAIL: {' '.join(failed)}", flush=True)
