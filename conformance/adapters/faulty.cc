@@ -18,6 +18,35 @@
 //   ignore_format  channels_last and channels_last_3d laid out as contiguous_format, consistently:
 //                  empty and contiguous allocate contiguous strides for them, and is_contiguous
 //                  of a rank-4 (rank-5) tensor checks for the strides empty allocates
+// and one wrong-answer mode per check family (//conformance/runner:mutation_test proves each
+// makes its family FAIL). Each perturbs the reference's real answer, never a hand-made value:
+//   dtype_info     dtype_info's is_signed negated          dtype_name   dtype_from_name: a neighbour dtype
+//   finfo          finfo's eps one ulp up                  promote_types  the other operand's dtype
+//   result_type    float64 for float32, float32 otherwise  can_cast     the answer negated
+//   out_cast       binary_out / binary_inplace accept (answer ok) where the reference errs
+//   alpha          alpha ignored (taken as 1)              value_ulp    a binary result's first element 1 ulp off
+//   out_strides    a binary result copied to another layout (contiguous, or channels_last when it is)
+//   empty_strides  empty's first stride of a dimension of size > 1 one larger
+//   is_contiguous  the answer negated
+//   view_geometry  a view's first stride > 1 of a dimension of size > 1 one smaller (in bounds)
+//   view_copies    a view answers an exact copy (same geometry and values, a new storage)
+//   storage_offset meta reports storage_offset + 1
+//   storage_order  storage_values reversed                 write_through  write_element answers ok, writes nothing
+//   broadcast      binary of a non-broadcastable pair answers a copy of a (in place: ok)
+//   overlap        binary_out / binary_inplace accept an overlapping output (ok, nothing written)
+//   device_parse   device()'s index one larger (or 0 where none)
+//   device_str     str(device) with ':0' added (or its index dropped), repr with double quotes
+//   device_eq      compare_devices' equal and same_hash negated
+//   default_device get_default_device() with ':0' added (or its index dropped)
+//   asarray_dtype  asarray's result cast to float64 (float32 when it is float64)
+//   asarray_copies asarray's result copied (copy=True) where it may share
+//   buffer         a buffer source read from its second element (data + itemsize)
+//   dlpack_strides to_dlpack's last stride one larger
+//   dlpack_deleter to_dlpack's deleter poisons the exported memory (0xA5) before releasing it: a
+//                  deleter that frees memory still in use, detected without a crash (an importer
+//                  calling a producer's deleter early or twice is not modelled: the producer may
+//                  really free, and a double free would crash the test, not fail the case)
+//   byte_offset    from_dlpack ignores the DLTensor's byte_offset
 // Case ids are the runner's (tcts::CaseId: the row id, or the property's id).
 //
 // TCTS_FAULTY_SUPPORTS=none makes it a candidate that declares every feature unsupported and
@@ -27,6 +56,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <csignal>
 #include <cstdlib>
 #include <iterator>
@@ -58,12 +88,16 @@ std::vector<Fault> FaultsFromEnvironment() {
     const std::size_t eq = item.find('=');
     if (!item.empty()) {
       const std::string mode = item.substr(0, eq);
-      static const char* const kModes[] = {"abort", "segv", "exit", "hang", "wrong", "unsupported",
-                                           "undeclared", "broken", "valuebased", "ignore_format"};
+      static const char* const kModes[] = {
+          "abort", "segv", "exit", "hang", "wrong", "unsupported", "undeclared", "broken", "valuebased",
+          "ignore_format", "dtype_info", "dtype_name", "finfo", "promote_types", "result_type", "can_cast",
+          "out_cast", "alpha", "value_ulp", "out_strides", "empty_strides", "is_contiguous", "view_geometry",
+          "view_copies", "storage_offset", "storage_order", "write_through", "broadcast", "overlap",
+          "device_parse", "device_str", "device_eq", "default_device", "asarray_dtype", "asarray_copies",
+          "buffer", "dlpack_strides", "dlpack_deleter", "byte_offset"};
       if (eq == std::string::npos || std::find(std::begin(kModes), std::end(kModes), mode) == std::end(kModes)) {
         std::fprintf(stderr,
-                     "faulty: bad TCTS_FAULTS item '%s' (expected abort|segv|exit|hang|wrong|unsupported|undeclared|"
-                     "broken|valuebased|ignore_format=GLOB)\n",
+                     "faulty: bad TCTS_FAULTS item '%s' (expected MODE=GLOB, MODE one of faulty.cc's modes)\n",
                      item.c_str());
         std::exit(2);
       }
@@ -90,7 +124,9 @@ class FaultyCandidate final : public Candidate {
     const std::string mode = Inject();
     if (auto e = WrongError(mode, "promote_types")) return *e;
     if (mode == "wrong") return a;
-    return base_->promote_types(a, b);
+    Result<DType> r = base_->promote_types(a, b);
+    if (mode == "promote_types" && r.ok()) return r.value() == a ? b : a;
+    return r;
   }
 
   Result<DType> result_type(const Operand& a, const Operand& b) override {
@@ -98,13 +134,26 @@ class FaultyCandidate final : public Candidate {
     if (auto e = WrongError(mode, "result_type")) return *e;
     Result<DType> r = base_->result_type(a, b);
     if (mode == "valuebased" && r.ok()) return ValueBased(r.value(), a, b);
+    if (mode == "result_type" && r.ok()) return OtherFloat(r.value());
     return r;
   }
 
   Result<TensorHandle> empty(const std::vector<std::int64_t>& s, DType d, Layout l, MemoryFormat f) override {
     const std::string mode = Inject();
     if (auto e = WrongError(mode, "empty")) return *e;
-    return base_->empty(s, d, l, mode == "ignore_format" ? NoChannelsLast(f) : f);
+    Result<TensorHandle> r = base_->empty(s, d, l, mode == "ignore_format" ? NoChannelsLast(f) : f);
+    if (mode == "empty_strides" && r.ok() && l == Layout::kStrided) {
+      const Result<TensorMeta> m = base_->meta(r.value());
+      if (!m.ok()) return m.error();
+      std::vector<std::int64_t> strides = m.value().strides;
+      for (std::size_t k = 0; k < s.size(); ++k) {
+        if (s[k] > 1) {
+          ++strides[k];
+          return base_->empty_strided(s, strides, d);
+        }
+      }
+    }
+    return r;
   }
   Result<bool> is_contiguous(const TensorHandle& t, MemoryFormat f) override {
     const std::string mode = Inject();
@@ -121,7 +170,9 @@ class FaultyCandidate final : public Candidate {
         if (sizes[d] != 1 && m.value().strides[d] != want[d]) return false;
       return true;
     }
-    return base_->is_contiguous(t, f);
+    Result<bool> r = base_->is_contiguous(t, f);
+    if (mode == "is_contiguous" && r.ok()) return !r.value();
+    return r;
   }
   Result<TensorHandle> contiguous(const TensorHandle& t, MemoryFormat f) override {
     const std::string mode = Inject();
@@ -129,59 +180,339 @@ class FaultyCandidate final : public Candidate {
     return base_->contiguous(t, mode == "ignore_format" ? NoChannelsLast(f) : f);
   }
 
+  Result<DType> dtype_from_name(std::string_view n) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "dtype_from_name")) return *e;
+    Result<DType> r = base_->dtype_from_name(n);
+    if (mode == "dtype_name" && r.ok()) {  // the next dtype in spec order
+      const std::vector<DType>& all = AllDTypes();
+      const auto it = std::find(all.begin(), all.end(), r.value());
+      if (it != all.end()) return std::next(it) == all.end() ? all.front() : *std::next(it);
+    }
+    return r;
+  }
+  Result<DTypeInfo> dtype_info(DType d) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "dtype_info")) return *e;
+    Result<DTypeInfo> r = base_->dtype_info(d);
+    if (mode == "dtype_info" && r.ok()) r.value().is_signed = !r.value().is_signed;
+    return r;
+  }
+  Result<FloatInfo> finfo(DType d) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "finfo")) return *e;
+    Result<FloatInfo> r = base_->finfo(d);
+    if (mode == "finfo" && r.ok()) r.value().eps = std::nextafter(r.value().eps, HUGE_VAL);
+    return r;
+  }
+  Result<bool> can_cast(DType from, DType to) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "can_cast")) return *e;
+    Result<bool> r = base_->can_cast(from, to);
+    if (mode == "can_cast" && r.ok()) return !r.value();
+    return r;
+  }
+  Result<TensorMeta> meta(const TensorHandle& t) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "meta")) return *e;
+    Result<TensorMeta> r = base_->meta(t);
+    if (mode == "storage_offset" && r.ok()) ++r.value().storage_offset;
+    return r;
+  }
+
+  Result<TensorHandle> binary(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "binary")) return *e;
+    Result<TensorHandle> r = base_->binary(op, a, b, mode == "alpha" ? Scalar::Int(1) : alpha);
+    if (mode == "broadcast" && !r.ok() && std::holds_alternative<TensorHandle>(a)) {
+      return base_->clone(std::get<TensorHandle>(a), MemoryFormat::kPreserve);
+    }
+    if (!r.ok()) return r;
+    if (mode == "value_ulp") {
+      if (auto e = OneUlpOff(r.value())) return *e;
+    }
+    if (mode == "out_strides") {
+      const Result<bool> contiguous = base_->is_contiguous(r.value(), MemoryFormat::kContiguous);
+      const Result<TensorMeta> m = base_->meta(r.value());
+      if (!contiguous.ok() || !m.ok()) return r;
+      if (!contiguous.value()) return base_->contiguous(r.value(), MemoryFormat::kContiguous);
+      if (m.value().sizes.size() == 4) return base_->clone(r.value(), MemoryFormat::kChannelsLast);
+      if (m.value().sizes.size() >= 2) {  // the transpose of a contiguous transpose: column-major
+        Result<TensorHandle> tr = base_->transpose(r.value(), 0, 1);
+        if (!tr.ok()) return r;
+        Result<TensorHandle> c = base_->contiguous(tr.value(), MemoryFormat::kContiguous);
+        if (!c.ok()) return r;
+        return base_->transpose(c.value(), 0, 1);
+      }
+    }
+    return r;
+  }
+  Status binary_out(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha,
+                    const TensorHandle& out) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "binary_out")) return *e;
+    Status s = base_->binary_out(op, a, b, mode == "alpha" ? Scalar::Int(1) : alpha, out);
+    if ((mode == "out_cast" || mode == "overlap" || mode == "broadcast") && !s.ok()) return Status();
+    if (mode == "value_ulp" && s.ok()) {
+      if (auto e = OneUlpOff(out)) return *e;
+    }
+    return s;
+  }
+  Status binary_inplace(BinaryOp op, const TensorHandle& self, const Operand& o, const Scalar& alpha) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "binary_inplace")) return *e;
+    Status s = base_->binary_inplace(op, self, o, mode == "alpha" ? Scalar::Int(1) : alpha);
+    if ((mode == "out_cast" || mode == "overlap" || mode == "broadcast") && !s.ok()) return Status();
+    if (mode == "value_ulp" && s.ok()) {
+      if (auto e = OneUlpOff(self)) return *e;
+    }
+    return s;
+  }
+
+  // Views: the reference's view, then the view modes' perturbation of it.
+#define TCTS_VIEW(method, params, args)                      \
+  Result<TensorHandle> method params override {              \
+    const std::string mode = Inject();                       \
+    if (auto e = WrongError(mode, #method)) return *e;       \
+    return PerturbView(mode, base_->method args);            \
+  }
+  TCTS_VIEW(as_strided,
+            (const TensorHandle& t, const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& st,
+             std::int64_t o),
+            (t, s, st, o))
+  TCTS_VIEW(t, (const TensorHandle& x), (x))
+  TCTS_VIEW(transpose, (const TensorHandle& x, std::int64_t a, std::int64_t b), (x, a, b))
+  TCTS_VIEW(permute, (const TensorHandle& x, const std::vector<std::int64_t>& d), (x, d))
+  TCTS_VIEW(narrow, (const TensorHandle& x, std::int64_t d, std::int64_t s, std::int64_t l), (x, d, s, l))
+  TCTS_VIEW(select, (const TensorHandle& x, std::int64_t d, std::int64_t i), (x, d, i))
+  TCTS_VIEW(slice, (const TensorHandle& x, std::int64_t d, std::int64_t s, std::int64_t e, std::int64_t st),
+            (x, d, s, e, st))
+  TCTS_VIEW(expand, (const TensorHandle& x, const std::vector<std::int64_t>& s), (x, s))
+  TCTS_VIEW(unsqueeze, (const TensorHandle& x, std::int64_t d), (x, d))
+  TCTS_VIEW(squeeze, (const TensorHandle& x, std::optional<std::int64_t> d), (x, d))
+  TCTS_VIEW(view, (const TensorHandle& x, const std::vector<std::int64_t>& s), (x, s))
+#undef TCTS_VIEW
+
+  Result<std::vector<Scalar>> storage_values(const TensorHandle& x) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "storage_values")) return *e;
+    Result<std::vector<Scalar>> r = base_->storage_values(x);
+    if (mode == "storage_order" && r.ok()) std::reverse(r.value().begin(), r.value().end());
+    return r;
+  }
+  Status write_element(const TensorHandle& x, const std::vector<std::int64_t>& i, const Scalar& v) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "write_element")) return *e;
+    if (mode == "write_through") {  // validated as the reference would, then written to a copy
+      const Result<TensorHandle> copy = base_->clone(x, MemoryFormat::kPreserve);
+      if (!copy.ok()) return copy.error();
+      return base_->write_element(copy.value(), i, v);
+    }
+    return base_->write_element(x, i, v);
+  }
+
+  Result<DeviceInfo> device(const DeviceArg& arg) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "device")) return *e;
+    Result<DeviceInfo> r = base_->device(arg);
+    if (!r.ok()) return r;
+    if (mode == "device_parse") r.value().index = r.value().index ? *r.value().index + 1 : 0;
+    if (mode == "device_str") {
+      r.value().str = ToggleIndex(r.value().str);
+      std::replace(r.value().repr.begin(), r.value().repr.end(), '\'', '"');
+    }
+    return r;
+  }
+  Result<DeviceComparison> compare_devices(const DeviceArg& a, const DeviceArg& b) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "compare_devices")) return *e;
+    Result<DeviceComparison> r = base_->compare_devices(a, b);
+    if (mode == "device_eq" && r.ok()) {
+      r.value().equal = !r.value().equal;
+      r.value().same_hash = !r.value().same_hash;
+    }
+    return r;
+  }
+  Result<std::string> default_device() override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "default_device")) return *e;
+    Result<std::string> r = base_->default_device();
+    if (mode == "default_device" && r.ok()) return ToggleIndex(r.value());
+    return r;
+  }
+
+  Result<TensorHandle> asarray(const AsarraySource& source, const AsarrayOptions& options) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "asarray")) return *e;
+    Result<TensorHandle> r = base_->asarray(source, options);
+    if (!r.ok()) return r;
+    if (mode == "asarray_dtype" || mode == "asarray_copies") {
+      const Result<TensorMeta> m = base_->meta(r.value());
+      if (!m.ok()) return m.error();
+      AsarraySource again;
+      again.kind = AsarraySource::Kind::kTensor;
+      again.tensor = r.value();
+      AsarrayOptions o;
+      if (mode == "asarray_dtype") o.dtype = OtherFloat(m.value().dtype);
+      if (mode == "asarray_copies") o.copy = true;
+      return base_->asarray(again, o);
+    }
+    if (mode == "buffer" && source.kind == AsarraySource::Kind::kBuffer) {
+      const Result<TensorMeta> m = base_->meta(r.value());
+      if (!m.ok()) return m.error();
+      const std::size_t item = static_cast<std::size_t>(DTypeItemsize(m.value().dtype));
+      if (source.buffer_bytes < item) return r;
+      AsarraySource shifted = source;
+      shifted.buffer += item;
+      shifted.buffer_bytes -= item;
+      return base_->asarray(shifted, options);
+    }
+    return r;
+  }
+
+  Result<DLManagedTensor*> to_dlpack(const TensorHandle& t) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "to_dlpack")) return *e;
+    Result<DLManagedTensor*> r = base_->to_dlpack(t);
+    if (!r.ok()) return r;
+    DLTensor& dl = r.value()->dl_tensor;
+    if (mode == "dlpack_strides" && dl.ndim > 0 && dl.strides) ++dl.strides[dl.ndim - 1];
+    if (mode == "dlpack_deleter") return Poisoning::Wrap(r.value());
+    return r;
+  }
+  Result<TensorHandle> from_dlpack(DLManagedTensor* m) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "from_dlpack")) return *e;
+    const std::uint64_t byte_offset = m->dl_tensor.byte_offset;
+    if (mode == "byte_offset") m->dl_tensor.byte_offset = 0;
+    Result<TensorHandle> r = base_->from_dlpack(m);
+    if (!r.ok()) {
+      m->dl_tensor.byte_offset = byte_offset;  // still the caller's
+      return r;
+    }
+    return r;
+  }
+
 #define TCTS_FORWARD(Ret, method, params, args)            \
   Ret method params override {                             \
     if (auto e = WrongError(Inject(), #method)) return *e; \
     return base_->method args;                             \
   }
-  TCTS_FORWARD(Result<DType>, dtype_from_name, (std::string_view n), (n))
-  TCTS_FORWARD(Result<DTypeInfo>, dtype_info, (DType d), (d))
-  TCTS_FORWARD(Result<FloatInfo>, finfo, (DType d), (d))
   TCTS_FORWARD(Result<std::string>, legacy_constructor, (DType d), (d))
-  TCTS_FORWARD(Result<bool>, can_cast, (DType from, DType to), (from, to))
   TCTS_FORWARD(Result<DType>, default_dtype, (), ())
   TCTS_FORWARD(Status, set_default_dtype, (DType d), (d))
   TCTS_FORWARD(Result<TensorHandle>, make_tensor,
                (const std::vector<std::int64_t>& s, DType d, const std::vector<Scalar>& v), (s, d, v))
-  TCTS_FORWARD(Result<TensorMeta>, meta, (const TensorHandle& t), (t))
   TCTS_FORWARD(Result<std::vector<Scalar>>, values, (const TensorHandle& t), (t))
-  TCTS_FORWARD(Result<TensorHandle>, binary, (BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha),
-               (op, a, b, alpha))
-  TCTS_FORWARD(Status, binary_out,
-               (BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha, const TensorHandle& out),
-               (op, a, b, alpha, out))
-  TCTS_FORWARD(Status, binary_inplace, (BinaryOp op, const TensorHandle& s, const Operand& o, const Scalar& alpha),
-               (op, s, o, alpha))
   TCTS_FORWARD(Result<TensorHandle>, empty_strided,
                (const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& st, DType d), (s, st, d))
-  TCTS_FORWARD(Result<TensorHandle>, as_strided,
-               (const TensorHandle& t, const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& st,
-                std::int64_t o),
-               (t, s, st, o))
-  TCTS_FORWARD(Result<TensorHandle>, t, (const TensorHandle& x), (x))
-  TCTS_FORWARD(Result<TensorHandle>, transpose, (const TensorHandle& x, std::int64_t a, std::int64_t b), (x, a, b))
-  TCTS_FORWARD(Result<TensorHandle>, permute, (const TensorHandle& x, const std::vector<std::int64_t>& d), (x, d))
-  TCTS_FORWARD(Result<TensorHandle>, narrow, (const TensorHandle& x, std::int64_t d, std::int64_t s, std::int64_t l),
-               (x, d, s, l))
-  TCTS_FORWARD(Result<TensorHandle>, select, (const TensorHandle& x, std::int64_t d, std::int64_t i), (x, d, i))
-  TCTS_FORWARD(Result<TensorHandle>, slice,
-               (const TensorHandle& x, std::int64_t d, std::int64_t s, std::int64_t e, std::int64_t st),
-               (x, d, s, e, st))
-  TCTS_FORWARD(Result<TensorHandle>, expand, (const TensorHandle& x, const std::vector<std::int64_t>& s), (x, s))
-  TCTS_FORWARD(Result<TensorHandle>, unsqueeze, (const TensorHandle& x, std::int64_t d), (x, d))
-  TCTS_FORWARD(Result<TensorHandle>, squeeze, (const TensorHandle& x, std::optional<std::int64_t> d), (x, d))
-  TCTS_FORWARD(Result<TensorHandle>, view, (const TensorHandle& x, const std::vector<std::int64_t>& s), (x, s))
   TCTS_FORWARD(Result<TensorHandle>, reshape, (const TensorHandle& x, const std::vector<std::int64_t>& s), (x, s))
   TCTS_FORWARD(Result<TensorHandle>, clone, (const TensorHandle& x, MemoryFormat f), (x, f))
   TCTS_FORWARD(Result<TensorHandle>, empty_like, (const TensorHandle& x, MemoryFormat f), (x, f))
   TCTS_FORWARD(Result<StorageInfo>, storage, (const TensorHandle& x), (x))
-  TCTS_FORWARD(Result<std::vector<Scalar>>, storage_values, (const TensorHandle& x), (x))
   TCTS_FORWARD(Status, write_storage, (const TensorHandle& x, std::int64_t i, const Scalar& v), (x, i, v))
-  TCTS_FORWARD(Status, write_element, (const TensorHandle& x, const std::vector<std::int64_t>& i, const Scalar& v),
-               (x, i, v))
+  TCTS_FORWARD(Result<std::uintptr_t>, data_ptr, (const TensorHandle& x), (x))
+  TCTS_FORWARD(Status, set_default_device, (const std::string& d), (d))
+  TCTS_FORWARD(Status, enter_device, (const std::string& d), (d))
+  TCTS_FORWARD(Status, exit_device, (), ())
+  TCTS_FORWARD(Result<TensorHandle>, empty_on,
+               (const std::vector<std::int64_t>& s, DType d, const std::optional<std::string>& dev), (s, d, dev))
 #undef TCTS_FORWARD
 
  private:
+  // A DLManagedTensor whose deleter poisons the memory it describes (every byte 0xA5) before
+  // the exporter's deleter releases it: what a consumer sees after a deleter that frees memory
+  // still in use is reused, without freeing it.
+  struct Poisoning {
+    DLManagedTensor outer;
+    DLManagedTensor* inner;
+    static DLManagedTensor* Wrap(DLManagedTensor* inner) {
+      auto* p = new Poisoning{DLManagedTensor{}, inner};
+      p->outer.dl_tensor = inner->dl_tensor;
+      p->outer.manager_ctx = p;
+      p->outer.deleter = &Poisoning::Deleter;
+      return &p->outer;
+    }
+    static void Deleter(DLManagedTensor* self) {
+      auto* p = static_cast<Poisoning*>(self->manager_ctx);
+      const DLTensor& dl = self->dl_tensor;
+      const std::int64_t item = (dl.dtype.bits * dl.dtype.lanes + 7) / 8;
+      std::int64_t lo = 0, hi = 0, numel = 1;  // the byte range the elements span
+      for (int k = 0; k < dl.ndim; ++k) {
+        numel *= dl.shape[k];
+        const std::int64_t stride = dl.strides ? dl.strides[k] : 0;
+        (stride < 0 ? lo : hi) += stride * (dl.shape[k] - 1) * item;
+      }
+      if (numel > 0 && dl.device.device_type == kDLCPU) {
+        std::byte* first = static_cast<std::byte*>(dl.data) + dl.byte_offset;
+        std::fill(first + lo, first + hi + item, std::byte{0xA5});
+      }
+      if (p->inner->deleter) p->inner->deleter(p->inner);
+      delete p;
+    }
+  };
+  // Writes a's first element (row-major) back 1 ulp off: +1 for integers, not for bool, the
+  // next representable value of the dtype for floating (the real part for complex).
+  std::optional<Error> OneUlpOff(const TensorHandle& t) {
+    const Result<TensorMeta> m = base_->meta(t);
+    if (!m.ok()) return m.error();
+    const Result<std::vector<Scalar>> v = base_->values(t);
+    if (!v.ok()) return v.error();
+    if (v.value().empty()) return std::nullopt;
+    const Scalar& x = v.value().front();
+    const int mantissa = m.value().dtype == DType::kFloat16    ? 10
+                         : m.value().dtype == DType::kBfloat16 ? 7
+                         : DTypeItemsize(m.value().dtype) == 4 || m.value().dtype == DType::kComplex64 ? 23
+                                                                                                       : 52;
+    const auto up = [&](double f) {
+      if (!std::isfinite(f)) return f;
+      if (f == 0) return std::ldexp(1.0, -10);
+      int e = 0;
+      std::frexp(f, &e);  // |f| in [2^(e-1), 2^e)
+      return f + std::ldexp(1.0, e - 1 - mantissa);
+    };
+    Scalar y = x;
+    switch (x.kind) {
+      case Scalar::Kind::kBool: y.b = !x.b; break;
+      case Scalar::Kind::kInt: y.i = x.i + 1; break;
+      case Scalar::Kind::kFloat: y.f = up(x.f); break;
+      case Scalar::Kind::kComplex: y.c = {up(x.c.real()), x.c.imag()}; break;
+    }
+    const Status s = base_->write_element(t, std::vector<std::int64_t>(m.value().sizes.size(), 0), y);
+    if (!s.ok()) return s.error();
+    return std::nullopt;
+  }
+  // A view with one stride changed (in bounds: a stride > 1 of a dimension of size > 1 one
+  // smaller, else a size-1 dimension's stride one larger), or a copy of it (same geometry).
+  Result<TensorHandle> PerturbView(const std::string& mode, Result<TensorHandle> r) {
+    if (!r.ok() || (mode != "view_geometry" && mode != "view_copies")) return r;
+    const Result<TensorMeta> m = base_->meta(r.value());
+    if (!m.ok()) return m.error();
+    const TensorMeta& g = m.value();
+    if (mode == "view_geometry") {
+      std::vector<std::int64_t> strides = g.strides;
+      bool changed = false;
+      for (std::size_t k = 0; k < strides.size() && !changed; ++k)
+        if (g.sizes[k] > 1 && strides[k] > 1) --strides[k], changed = true;
+      for (std::size_t k = 0; k < strides.size() && !changed; ++k)
+        if (g.sizes[k] == 1) ++strides[k], changed = true;
+      if (!changed) return r;
+      return base_->as_strided(r.value(), g.sizes, strides, g.storage_offset);
+    }
+    // view_copies: the whole storage copied, the same geometry over the copy.
+    const Result<std::vector<Scalar>> all = base_->storage_values(r.value());
+    if (!all.ok()) return all.error();
+    const std::int64_t n = static_cast<std::int64_t>(all.value().size());
+    const Result<TensorHandle> flat = base_->make_tensor({n}, g.dtype, all.value());
+    if (!flat.ok()) return flat.error();
+    return base_->as_strided(flat.value(), g.sizes, g.strides, g.storage_offset);
+  }
+  static DType OtherFloat(DType d) { return d == DType::kFloat64 ? DType::kFloat32 : DType::kFloat64; }
+  // "cuda:1" -> "cuda", "cpu" -> "cpu:0".
+  static std::string ToggleIndex(const std::string& device) {
+    const std::size_t colon = device.find(':');
+    return colon == std::string::npos ? device + ":0" : device.substr(0, colon);
+  }
   // The fault chosen for the current case, if any ("" for none).
   std::string Mode() const {
     const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
