@@ -330,10 +330,10 @@ Tensor Unsqueeze(const Tensor& t, std::int64_t dim) {
 }
 
 Tensor Squeeze(const Tensor& t, std::optional<std::int64_t> dim) {
-  const std::optional<std::int64_t> only = dim ? std::optional<std::int64_t>(WrapDim(*dim, t.dim())) : std::nullopt;
+  const std::int64_t only = dim ? WrapDim(*dim, t.dim()) : -1;  // -1: every size-1 dimension
   std::vector<std::int64_t> sizes, strides;
   for (std::int64_t d = 0; d < t.dim(); ++d) {
-    if (t.sizes()[d] == 1 && (!only || *only == d)) continue;
+    if (t.sizes()[d] == 1 && (only < 0 || only == d)) continue;
     sizes.push_back(t.sizes()[d]);
     strides.push_back(t.strides()[d]);
   }
