@@ -10,11 +10,13 @@
         promotion_properties.cc with their spec-derived tables promotion_properties.inc,
         generated from //spec:tables by generators/emit_rapidcheck.py.
 
+    candidate_binary(candidate = "libtorch", suites = [...])
+        `libtorch_bin`: every suite linked with the candidate's adapter, in one binary.
+
     conformance_test(suite = "promotion", candidate = "libtorch", shard_count = 2)
-        the suite binary `promotion_libtorch_bin` (the suite linked with the candidate's
-        adapter) and the test `promotion_libtorch`: conformance/runner/run.py running that
-        binary, isolated, applying conformance/expectations/libtorch.txt — the main job's
-        runner, so `bazel test` and `bazel run //conformance:run` give the same verdicts.
+        the test `promotion_libtorch`: conformance/runner/run.py running libtorch_bin on the
+        promotion suite, isolated, applying conformance/expectations/libtorch.txt — the main
+        job's runner, so `bazel test` and `bazel run //conformance:run` give the same verdicts.
 
 Generated sources are build outputs only; nothing generated is checked in.
 """
@@ -97,18 +99,48 @@ def candidate_available(candidate):
     """Whether a candidate's library was found at configure time."""
     return candidate != "libtorch" or HAVE_LIBTORCH
 
-def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", name = "", deps = []):
+def candidate_binary(candidate, suites, name = "", deps = []):
+    """One binary holding every suite in `suites`, linked with the candidate's adapter:
+    `<candidate>_bin` (or `name`). Each test registers its suite (TCTS_SUITE_SOURCE), so the
+    runner reports every case under its suite and `--tcts_suites=A,B` narrows a run; one
+    binary per candidate means a library is loaded once per runner process, not once per suite.
+
+    Args:
+      candidate: an adapter in //conformance/adapters.
+      suites: tcts_suite names in this package.
+      name: the binary's name instead of `<candidate>_bin`.
+      deps: more libraries to link (a device backend).
+    """
+    name = name or candidate + "_bin"
+    if not candidate_available(candidate):
+        native.sh_binary(
+            name = name,
+            testonly = True,
+            srcs = ["//conformance/runner:skipped_candidate.sh"],
+        )
+        return
+    native.cc_binary(
+        name = name,
+        copts = TCTS_COPTS,
+        testonly = True,
+        deps = [":%s_suite" % s for s in suites] + [
+            "//conformance/harness:runner_main",
+            "//conformance/adapters:%s" % candidate,
+        ] + deps,
+    )
+
+def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", name = "", binary = ""):
     """Binds suite `suite` to candidate `candidate`: the test `<suite>_<candidate>`.
 
-    The suite binary (`<name>_bin`, a cc_binary) reports raw outcomes; the test is an sh_test
-    running conformance/runner/run.py on it (Debian's /usr/bin/python3, for python3-jsonschema):
-    crash and hang isolation, the candidate's expectations, a report in the test's undeclared
-    outputs, and a JUnit test.xml with one test case per case. It honours Bazel's sharding
-    and --test_filter (GoogleTest names, as the rerun commands print them); it fails when the
-    candidate does not conform (any FAIL, XPASS, CRASH or TIMEOUT) and passes when it conforms
-    partially (required features answered NotSupported: skipped test cases that say so).
-    Stale expectations are the lint's (//conformance:expectations_<candidate>_test): one
-    suite cannot tell them.
+    The test is an sh_test running conformance/runner/run.py on the candidate's binary
+    (candidate_binary: every suite, narrowed to this one), which reports raw outcomes,
+    under Debian's /usr/bin/python3 (for python3-jsonschema): crash and hang isolation, the
+    candidate's expectations, a report in the test's undeclared outputs, and a JUnit test.xml
+    with one test case per case. It honours Bazel's sharding and --test_filter (GoogleTest
+    names, as the rerun commands print them); it fails when the candidate does not conform
+    (any FAIL, XPASS, CRASH or TIMEOUT) and passes when it conforms partially (required
+    features answered NotSupported: skipped test cases that say so). Stale expectations are
+    the lint's (//conformance:expectations_<candidate>_test): one suite cannot tell them.
 
     Args:
       suite: a tcts_suite name in this package.
@@ -119,10 +151,10 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
       device: run with every tensor the suite makes on this device (`<suite>_<candidate>_<device>`);
         without a usable one every case is NOT_SUPPORTED (skipped), saying why.
       name: the test's name instead of the default.
-      deps: more libraries to link (a device backend).
+      binary: the candidate_binary to run (default `:<candidate>_bin`).
     """
     name = name or "%s_%s" % (suite, candidate) + ("_" + device.replace(":", "_") if device else "")
-    binary = name + "_bin"
+    binary = binary or ":%s_bin" % candidate
     expectations = "//conformance/expectations:%s.txt" % candidate
     if not candidate_available(candidate):
         # Clearly labelled placeholder: passes, and reports itself skipped with the reason.
@@ -132,22 +164,7 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
             args = [name, "'%s'" % LIBTORCH_MESSAGE],
             tags = tags + ["candidate-missing"],
         )
-        native.sh_binary(
-            name = binary,
-            testonly = True,
-            srcs = ["//conformance/runner:skipped_candidate.sh"],
-        )
         return
-    native.cc_binary(
-        name = binary,
-        copts = TCTS_COPTS,
-        testonly = True,
-        deps = [
-            ":%s_suite" % suite,
-            "//conformance/harness:runner_main",
-            "//conformance/adapters:%s" % candidate,
-        ] + deps,
-    )
     native.sh_test(
         name = name,
         srcs = ["//conformance/runner:system_python.sh"],
@@ -155,14 +172,14 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
             "conformance/runner/run.py",
             "--suites=" + suite,
             "--candidate=" + candidate,
-            "--binary=$(rootpath :%s)" % binary,
+            "--binary=$(rootpath %s)" % binary,
             "--target=//%s:%s" % (native.package_name(), name),
             "--expectations=$(rootpath %s)" % expectations,
             "--partial-ok",
             "--no-stale-check",
         ] + (["--device=" + device] if device else []),
         data = [
-            ":" + binary,
+            binary,
             expectations,
             "//conformance/runner:runner_py",
         ],

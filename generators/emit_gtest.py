@@ -467,7 +467,7 @@ def emit(spec: Spec, suite: str) -> str:
     header = f'"conformance/checks/{suite}.h"'
     includes = ["<gtest/gtest.h>", header] + (["<cstdint>", "<limits>"] if suite == "arithmetic" else [])
     return ec.cxx_file(SOURCES[suite], "generators/emit_gtest.py", includes,
-                       f"// Cases: {counts}.\n\n{body}")
+                       f"// Cases: {counts}.\n\nTCTS_SUITE_SOURCE(\"{suite}\");\n\n{body}")
 
 if __name__ == "__main__":
     sys.exit(ec.main(sys.argv[1:], __doc__, emit, sorted(SUITES)))

@@ -72,6 +72,23 @@ const RowMeta* FindProperty(const std::string& test) {
   return it == PropertyRegistry().end() ? nullptr : FindRow(it->second);
 }
 
+namespace {
+std::map<std::string, std::string>& SuiteSources() {
+  static auto* sources = new std::map<std::string, std::string>();
+  return *sources;
+}
+}  // namespace
+
+bool RegisterSuiteSource(const char* file, const char* suite) {
+  SuiteSources()[file] = suite;
+  return true;
+}
+
+std::string SuiteOfSource(const char* file) {
+  auto it = SuiteSources().find(file ? file : "");
+  return it == SuiteSources().end() ? "" : it->second;
+}
+
 bool RegisterCaseFileLoader(CaseFileLoader loader) {
   LoaderSlot() = loader;
   return true;
@@ -175,7 +192,11 @@ std::string RerunCommand(const ::testing::TestInfo& info) {
            " --filter='" + (info.value_param() ? info.value_param() : filter) + "'";
   }
   if (!Config().target.empty()) {
-    return "bazel test " + Config().target + " --test_filter='" + filter + "' --test_output=errors" +
+    // A target may name the test of the case's own suite: "//conformance:{suite}_libtorch".
+    std::string target = Config().target;
+    const std::size_t at = target.find("{suite}");
+    if (at != std::string::npos) target.replace(at, 7, SuiteOfSource(info.file()));
+    return "bazel test " + target + " --test_filter='" + filter + "' --test_output=errors" +
            (property ? " --test_arg=--seed=" + Config().seed : "");
   }
   return "<test binary> --candidate=" + Config().candidate + " --gtest_filter='" + filter + "'" +

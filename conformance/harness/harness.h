@@ -39,7 +39,7 @@ struct RowMeta {
 // ---------------------------------------------------------------- run configuration
 struct RunConfig {
   std::string candidate;     // --candidate=NAME
-  std::string target;        // --target=LABEL (for rerun commands)
+  std::string target;        // --target=LABEL (for rerun commands; "{suite}" stands for the case's suite)
   std::string seed;          // the RapidCheck seed of this run (decimal), for rerun commands
   std::string replay;        // --replay=FILE when running a replay file (conformance/replay.h)
   // --device=DEVICE: the suite runs with every tensor it makes on DEVICE ("cuda", "cuda:1"),
@@ -111,6 +111,18 @@ const RowMeta* FindRow(const std::string& id);
 bool RegisterProperty(const char* test, const char* id, const char* clause, const char* text);
 // The row of property test "Suite.Name", or nullptr when it is not a property.
 const RowMeta* FindProperty(const std::string& test);
+
+// The conformance suite ("promotion") a test belongs to, by the source file that defines it:
+// every file of a suite's tests registers itself (TCTS_SUITE_SOURCE), so that one binary can
+// hold every suite and the runner still reports each case under its suite.
+bool RegisterSuiteSource(const char* file, const char* suite);
+// The suite of the test defined in `file` (TestInfo::file()), or "" when none registered it.
+std::string SuiteOfSource(const char* file);
+#define TCTS_SUITE_SOURCE_CONCAT2(a, b) a##b
+#define TCTS_SUITE_SOURCE_CONCAT(a, b) TCTS_SUITE_SOURCE_CONCAT2(a, b)
+#define TCTS_SUITE_SOURCE(suite)                                                        \
+  static const bool TCTS_SUITE_SOURCE_CONCAT(tcts_suite_source_, __LINE__) = \
+      ::tcts::RegisterSuiteSource(__FILE__, suite)
 
 // ---------------------------------------------------------------- property outcomes
 // A property test (TCTS_PROP in conformance/properties/properties.h) runs RapidCheck's draws,

@@ -2,7 +2,8 @@
 // candidate.
 //
 //   <suite>_<candidate>_bin [--candidate=NAME] [--target=LABEL] [--seed=N] [--device=DEVICE]
-//                           [--tcts_list=FILE] [--tcts_stream=FILE [--tcts_cases=FILE | --tcts_shard=I/K]
+//                           [--tcts_suites=A,B] [--tcts_list=FILE]
+//                           [--tcts_stream=FILE [--tcts_cases=FILE | --tcts_shard=I/K]
 //                           [--tcts_announce_features]] [gtest flags]
 //
 // The binary reports raw outcomes (PASS, FAIL, NOT_SUPPORTED). It never reads the
@@ -16,7 +17,8 @@
 // --device       run the suite with its tensors on DEVICE ("cuda", "cuda:1") via the
 //                candidate's default device; when the candidate cannot (no GPU, no backend),
 //                every test is skipped with the reason
-// The runner protocol (conformance/stream.h): --tcts_list writes the case list and exits;
+// The runner protocol (conformance/stream.h): --tcts_suites narrows a binary that holds
+// several suites to the named ones (before any other selection); --tcts_list writes the case list and exits;
 // --tcts_stream streams each case's record; --tcts_cases runs only the listed tests, else
 // --tcts_shard (round-robin share I of K) chooses them; --tcts_announce_features adds every
 // feature and the candidate's declaration to the stream's begin event.
@@ -92,7 +94,7 @@ class SkipEverything : public ::testing::Environment {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   tcts::RunConfig config;
-  std::string seed, list, stream, shard;
+  std::string seed, list, stream, shard, suites;
   bool announce_features = false;
   tcts::Selection selection;
   for (int i = 1; i < argc; ++i) {
@@ -104,18 +106,24 @@ int main(int argc, char** argv) {
         TakeFlag(argv[i], "--seed", &seed) || TakeFlag(argv[i], "--replay", &config.replay) ||
         TakeFlag(argv[i], "--device", &config.device) || TakeFlag(argv[i], "--tcts_list", &list) ||
         TakeFlag(argv[i], "--tcts_cases", &selection.cases_file) || TakeFlag(argv[i], "--tcts_stream", &stream) ||
-        TakeFlag(argv[i], "--tcts_shard", &shard)) {
+        TakeFlag(argv[i], "--tcts_shard", &shard) || TakeFlag(argv[i], "--tcts_suites", &suites)) {
       continue;
     }
     std::cerr << "tcts: unknown argument '" << argv[i]
               << "' (expected --candidate=, --target=, --seed=, --replay=, --device=, --tcts_list=, "
-                 "--tcts_stream=, --tcts_cases=, --tcts_shard=, --tcts_announce_features or gtest flags; expectations are applied by "
+                 "--tcts_stream=, --tcts_cases=, --tcts_shard=, --tcts_suites=, --tcts_announce_features or gtest flags; expectations are applied by "
                  "conformance/runner/run.py)\n";
     return 2;
   }
   if (!shard.empty() && !tcts::ParseShard(shard, &selection)) {
     std::cerr << "tcts: --tcts_shard=" << shard << ": expected I/K with 0 <= I < K\n";
     return 2;
+  }
+  for (std::size_t start = 0; start < suites.size();) {
+    std::size_t comma = suites.find(',', start);
+    if (comma == std::string::npos) comma = suites.size();
+    if (comma > start) selection.suites.insert(suites.substr(start, comma - start));
+    start = comma + 1;
   }
   std::string error;
   if (!tcts::LoadCaseFile(config.replay, &error)) {
@@ -124,7 +132,7 @@ int main(int argc, char** argv) {
   }
   // The runner protocol chooses the tests itself (GoogleTest's --gtest_filter is replaced).
   std::vector<std::string> chosen;
-  const bool selects = !selection.cases_file.empty() || selection.shards > 1;
+  const bool selects = !selection.cases_file.empty() || selection.shards > 1 || !selection.suites.empty();
   if ((selects || !list.empty() || !stream.empty()) && !tcts::SelectCases(selection, &chosen, &error)) {
     std::cerr << "tcts: " << error << "\n";
     return 2;

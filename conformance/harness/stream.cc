@@ -50,7 +50,7 @@ std::string FailureText(const ::testing::TestResult& result) {
 
 // What a runner needs to name a case that never finished: its id, kind, row and rerun command.
 struct ListedCase {
-  std::string test, id, kind, clause, basis, statement, rerun, answer;
+  std::string test, id, kind, clause, basis, statement, rerun, answer, suite;
 };
 ListedCase ListCase(const ::testing::TestInfo& info);
 
@@ -67,7 +67,8 @@ Json CaseListJson(const std::vector<std::string>& tests) {
                     {"basis", c.basis},
                     {"statement", c.statement},
                     {"rerun", c.rerun},
-                    {"answer", c.answer}});
+                    {"answer", c.answer},
+                    {"suite", c.suite}});
   }
   return list;
 }
@@ -187,6 +188,7 @@ ListedCase ListCase(const ::testing::TestInfo& info) {
     c.answer = row->answer;
   }
   c.rerun = RerunCommand(info);
+  c.suite = SuiteOfSource(info.file());
   return c;
 }
 }  // namespace
@@ -206,7 +208,7 @@ bool WriteCaseList(const std::string& path, const std::vector<std::string>& chos
       return f;
     };
     out << c.test << "\t" << field(c.id) << "\t" << c.kind << "\t" << field(c.clause) << "\t" << field(c.basis)
-        << "\t" << field(c.statement) << "\t" << c.rerun << "\t" << field(c.answer) << "\n";
+        << "\t" << field(c.statement) << "\t" << c.rerun << "\t" << field(c.answer) << "\t" << c.suite << "\n";
   });
   out.flush();
   if (!out) *error = "cannot write the case list '" + path + "'";
@@ -226,7 +228,20 @@ bool ParseShard(const std::string& text, Selection* s) {
 
 bool SelectCases(const Selection& selection, std::vector<std::string>* chosen, std::string* error) {
   std::vector<const ::testing::TestInfo*> all;
-  ForEachTest([&](const ::testing::TestInfo& info) { all.push_back(&info); });
+  std::set<std::string> suites_seen;
+  ForEachTest([&](const ::testing::TestInfo& info) {
+    const std::string suite = SuiteOfSource(info.file());
+    suites_seen.insert(suite);
+    if (selection.suites.empty() || selection.suites.count(suite)) all.push_back(&info);
+  });
+  for (const std::string& suite : selection.suites) {
+    if (!suites_seen.count(suite)) {
+      std::string known;
+      for (const std::string& k : suites_seen) known += (known.empty() ? "" : ", ") + (k.empty() ? "(unregistered)" : k);
+      *error = "--tcts_suites: no suite '" + suite + "' in this binary; it holds " + known;
+      return false;
+    }
+  }
   if (!selection.cases_file.empty()) {
     std::ifstream in(selection.cases_file);
     if (!in) {

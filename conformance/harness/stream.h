@@ -10,7 +10,8 @@
 //        costly — the reference starts the CUDA runtime to answer cuda_tensors)
 //    "seed":"..","pid":N,
 //    "cases":[{"test":..,"id":..,"kind":"case"|"property","clause":..,"basis":..,"statement":..,
-//              "rerun":..}, ...]}
+//              "rerun":..,"answer":..,"suite":..}, ...]}   (suite: the conformance suite
+//        the test belongs to, RegisterSuiteSource; "" when unregistered)
 //   {"event":"start","test":"Spec/PromoteTypes.Case/promote_types_int8_uint8"}
 //   {"event":"end","test":..,"outcome":"PASS"|"FAIL"|"NOT_SUPPORTED",
 //    "not_supported":<the call>,"feature":<its FeatureName, for NOT_SUPPORTED>,
@@ -31,6 +32,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,7 +45,7 @@ namespace tcts {
 // cases, its registered id for properties, else "Suite.Name".
 std::string CaseId(const ::testing::TestInfo& info);
 
-// Writes "<test>\t<case id>\t<case|property>\t<clause>\t<basis>\t<statement>\t<rerun>" for each
+// Writes "<test>\t<case id>\t<case|property>\t<clause>\t<basis>\t<statement>\t<rerun>\t<answer>\t<suite>" for each
 // chosen test (SelectCases), in run order. Returns false with `error` set when the file
 // cannot be written.
 bool WriteCaseList(const std::string& path, const std::vector<std::string>& chosen, std::string* error);
@@ -53,9 +55,12 @@ bool WriteCaseList(const std::string& path, const std::vector<std::string>& chos
 // index is `shard` modulo `shards` (round-robin, so that slow tables spread over the
 // processes). Case-id globs (--filter) are the runner's: it lists, selects and passes
 // `cases_file`.
+// `suites`, when not empty, first narrows the binary to those suites' tests (a binary may
+// hold every suite: RegisterSuiteSource); naming a suite the binary lacks is an error.
 struct Selection {
   std::string cases_file;
   int shard = 0, shards = 1;
+  std::set<std::string> suites;
 };
 // Parses "I/K" (0 <= I < K) into `s`.
 bool ParseShard(const std::string& text, Selection* s);

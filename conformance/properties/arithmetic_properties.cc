@@ -19,6 +19,8 @@
 namespace tcts {
 namespace {
 
+TCTS_SUITE_SOURCE("arithmetic");
+
 TCTS_ARITHMETIC_PROPERTIES(TCTS_PROPERTY_ROW)
 
 // A random view chain a (int64, value == its storage index) plus an operand b of random

@@ -20,6 +20,8 @@
 namespace tcts {
 namespace {
 
+TCTS_SUITE_SOURCE("casting");
+
 TCTS_CASTING_PROPERTIES(TCTS_PROPERTY_ROW)
 
 struct Rejected {

@@ -22,6 +22,8 @@
 namespace tcts {
 namespace {
 
+TCTS_SUITE_SOURCE("promotion");
+
 TCTS_PROMOTION_PROPERTIES(TCTS_PROPERTY_ROW)
 
 const std::vector<OperandKind> kKinds = {OperandKind::kTensor, OperandKind::kZeroDim, OperandKind::kScalar};

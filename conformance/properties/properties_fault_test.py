@@ -44,9 +44,9 @@ def run(suite: str, prop: str, mode: str | None, seed: str = "7") -> dict:
         stream = os.path.join(tmp, "stream.jsonl")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GTEST_", "TEST_", "XML_OUTPUT"))}
         env.update(TCTS_FAULTS=f"{mode}={prop}" if mode else "", RC_PARAMS=f"max_success={DRAWS}")
-        binary = f"conformance/{suite}_faulty_bin"
+        binary = "conformance/faulty_bin"
         listing, cases = os.path.join(tmp, "cases.list"), os.path.join(tmp, "cases.txt")
-        subprocess.run([binary, "--candidate=faulty", f"--tcts_list={listing}"], env=env, check=True,
+        subprocess.run([binary, "--candidate=faulty", f"--tcts_suites={suite}", f"--tcts_list={listing}"], env=env, check=True,
                        capture_output=True, timeout=300)
         with open(listing, encoding="utf-8") as f:  # <test>\t<case id>\t...
             tests = [line.split("\t")[0] for line in f if line.split("\t")[1:2] == [prop]]

@@ -19,6 +19,8 @@
 namespace tcts {
 namespace {
 
+TCTS_SUITE_SOURCE("strided");
+
 TCTS_STRIDED_PROPERTIES(TCTS_PROPERTY_ROW)
 
 // An allocating memory format and its strides, by the spec (spec/strided.toml

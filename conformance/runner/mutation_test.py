@@ -4,7 +4,7 @@ conformance/adapters/faulty.cc is the reference with faults injected, via TCTS_F
 on the cases whose id matches the glob; each wrong-answer mode perturbs the reference's real
 answer (1 ulp off, one stride off, the wrong dtype, an error accepted, ...). For every check
 family this runs a sample of the family's cases (ids matching the glob, from the suite binary's
---tcts_list) on the family's <suite>_faulty_bin, directly (--tcts_cases, --tcts_stream):
+--tcts_list) on faulty_bin narrowed to the family's suite (--tcts_suites), directly (--tcts_cases, --tcts_stream):
   - with no fault, every sampled case PASSes;
   - with the family's mode on them, at least one FAILs (the failing ids are printed), and a few
     cases of the suite outside the glob, run alongside, still PASS (the fault stays scoped).
@@ -71,7 +71,7 @@ def listing(suite: str) -> list:
     if suite not in _listings:
         with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as tmp:
             path = os.path.join(tmp, "cases.list")
-            subprocess.run([f"conformance/{suite}_faulty_bin", "--candidate=faulty", f"--tcts_list={path}"],
+            subprocess.run(["conformance/faulty_bin", "--candidate=faulty", f"--tcts_suites={suite}", f"--tcts_list={path}"],
                            env=child_env(""), check=True, capture_output=True, timeout=120)
             with open(path, encoding="utf-8") as f:
                 _listings[suite] = [tuple(line.split("\t")[:2]) for line in f.read().splitlines()]
@@ -95,7 +95,7 @@ def run(suite: str, cases: list, faults: str) -> dict:
         stream, chosen = os.path.join(tmp, "stream.jsonl"), os.path.join(tmp, "cases.txt")
         with open(chosen, "w", encoding="utf-8") as f:
             f.write("".join(t + "\n" for t, _ in cases))
-        p = subprocess.run([f"conformance/{suite}_faulty_bin", "--candidate=faulty", "--seed=7",
+        p = subprocess.run(["conformance/faulty_bin", "--candidate=faulty", f"--tcts_suites={suite}", "--seed=7",
                             f"--tcts_cases={chosen}", f"--tcts_stream={stream}"],
                            env=child_env(faults), capture_output=True, text=True, timeout=120)
         ids = dict(cases)

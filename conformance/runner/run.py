@@ -155,7 +155,7 @@ def make_parser() -> argparse.ArgumentParser:
                    help="the suites --device runs (the BUILD target passes them)")
     p.add_argument("--replay", default="", metavar="FILE", help="the replay file (as the positional FILE)")
     p.add_argument("--binary", default="", metavar="PATH",
-                   help="the suite binary (one suite; default conformance/<suite>_<candidate>_bin)")
+                   help="the candidate's binary holding the suites (default conformance/<candidate>_bin)")
     p.add_argument("--target", default="", metavar="LABEL",
                    help="the Bazel test that reruns a case (one suite; default //conformance:<suite>_<candidate>)")
     return p
@@ -179,8 +179,10 @@ def parse_args(argv: list[str], environ=None) -> Options:
             o.suites = o.device_suites
     if not o.suites and not o.replay:
         raise UsageError("no --suites given (the BUILD target passes them)")
-    if (o.binary or o.target) and (o.replay or len(o.suites) != 1):
-        raise UsageError("--binary and --target name one suite's binary and test: give exactly one --suites")
+    if o.target and (o.replay or len(o.suites) != 1):
+        raise UsageError("--target names one suite's test: give exactly one --suites")
+    if o.binary and o.replay:
+        raise UsageError("--binary names the suites' binary, not the replay runner")
     # bazel test's protocol (the test encyclopedia): filter, shards.
     o.test_filter = environ.get("TESTBRIDGE_TEST_ONLY", "")
     total = environ.get("TEST_TOTAL_SHARDS", "")
@@ -219,10 +221,12 @@ def gtest_filter(text: str):
 # ---------------------------------------------------------------- suites and their cases
 @dataclasses.dataclass
 class Suite:
+    """A binary and the suites it runs: every suite of the run in the candidate's one binary
+    (<candidate>_bin, narrowed with --tcts_suites), or the replay runner."""
     name: str
     binary: str
     args: list
-    spec_file: str
+    spec_file: str  # "" when each case's suite names its spec file
 
 
 @dataclasses.dataclass
@@ -235,7 +239,13 @@ class ListedCase:
     statement: str
     rerun: str
     answer: str  # the row's expected answer as data ("int16", "true", "ok"), "" for none
-    suite: str
+    suite: str  # the conformance suite the case belongs to
+
+
+def listed_case(fields: dict, default_suite: str) -> ListedCase:
+    """A case as a binary lists it; a test no suite registered (the replay runner's) belongs
+    to the binary's own suite."""
+    return ListedCase(**{**fields, "suite": fields.get("suite") or default_suite})
 
 
 def suites_for(o: Options) -> list[Suite]:
@@ -244,9 +254,10 @@ def suites_for(o: Options) -> list[Suite]:
     if o.replay:
         return [Suite("replay", "conformance/replay/replay_runner", common + [f"--replay={o.replay}"],
                       os.path.basename(o.replay))]
-    return [Suite(s, o.binary or f"conformance/{s}_{o.candidate}_bin",
-                  common + [f"--target={o.target or f'//conformance:{s}_{o.candidate}'}"],
-                  f"spec/{s}.toml") for s in o.suites]
+    # The rerun command names each case's own suite test: the harness fills in {suite}.
+    return [Suite(o.candidate, o.binary or f"conformance/{o.candidate}_bin",
+                  common + [f"--tcts_suites={','.join(o.suites)}",
+                            f"--target={o.target or '//conformance:{suite}_' + o.candidate}"], "")]
 
 
 def list_cases(suite: Suite, selection: list, tmp: str) -> list[ListedCase]:
@@ -258,8 +269,9 @@ def list_cases(suite: Suite, selection: list, tmp: str) -> list[ListedCase]:
     if p.returncode != 0 or not os.path.exists(path):
         tail = "\n".join("  | " + l for l in (p.stdout + p.stderr).strip().splitlines()[-8:])
         raise UsageError(f"{suite.binary} could not list its cases (exit {p.returncode}):\n{tail}")
+    columns = [f.name for f in dataclasses.fields(ListedCase)]
     with open(path, encoding="utf-8") as f:
-        return [ListedCase(*line.split("\t"), suite=suite.name) for line in f.read().splitlines()]
+        return [listed_case(dict(zip(columns, line.split("\t"))), suite.name) for line in f.read().splitlines()]
 
 
 # ---------------------------------------------------------------- isolated execution
@@ -364,7 +376,7 @@ class Runner:
     def __init__(self, o: Options, seed: str, entries: list, workdir: str):
         self.o, self.seed, self.entries, self.workdir = o, seed, entries, workdir
         self.listed: dict[tuple, ListedCase] = {}  # (suite, test) -> case, from the processes
-        self.order: dict[tuple, tuple] = {}  # (suite, test) -> sort key: the suite's run order
+        self.order: dict[tuple, tuple] = {}  # (binary, test) -> sort key: the case's suite, then run order
         self.records: dict[tuple, dict] = {}  # (suite, test) -> case record
         self.used: dict[tuple, list] = {}  # (suite, test) -> the features its checks used
         self.candidate = None
@@ -410,11 +422,12 @@ class Runner:
 
     def learn(self, unit: Unit, cases: list[ListedCase]) -> None:
         i, k = unit.shard
+        suites = self.o.suites
         for pos, c in enumerate(cases):
             key = (unit.suite.name, c.test)
             if key not in self.listed:
                 self.listed[key] = c
-                self.order[key] = (unit.suite.name, pos * k + i)
+                self.order[key] = (suites.index(c.suite) if c.suite in suites else len(suites), pos * k + i)
 
     def collect(self, p: Process, hung: bool) -> list[str]:
         """Records what process p reported; returns the tests still to run after a crash or hang."""
@@ -432,7 +445,7 @@ class Runner:
             if self.declared is None and "features" in p.begin:
                 self.declared = {f["name"]: bool(f["supported"]) for f in p.begin["features"]}
                 self.announced = [f["name"] for f in p.begin["features"]]
-            self.learn(p.unit, [ListedCase(**c, suite=suite.name) for c in p.begin["cases"]])
+            self.learn(p.unit, [listed_case(c, suite.name) for c in p.begin["cases"]])
         for test, event in p.ended.items():
             self.records[(suite.name, test)] = self.case_record(suite, event)
         left = [t for t in p.unit.tests if t not in p.ended]
@@ -476,7 +489,8 @@ class Runner:
                        f"{entry.reason}) but the candidate now matches the spec; remove the entry.\n" + message).strip()
         passed = raw == "PASS"
         record = {
-            "id": c.id, "test": c.test, "suite": suite.name, "spec_file": suite.spec_file, "kind": c.kind,
+            "id": c.id, "test": c.test, "suite": c.suite, "spec_file": suite.spec_file or f"spec/{c.suite}.toml",
+            "kind": c.kind,
             "clause": c.clause, "basis": c.basis, "statement": c.statement, "outcome": outcome,
             **({"answer": c.answer} if c.answer else {}),
             "expected": mismatches[0]["expected"] if mismatches else c.statement,
@@ -508,7 +522,8 @@ class Runner:
         c = self.listed[(suite.name, test)]
         decided, _, reason = expectations_file.apply(self.entries, c.id, outcome)
         record = {
-            "id": c.id, "test": test, "suite": suite.name, "spec_file": suite.spec_file, "kind": c.kind,
+            "id": c.id, "test": test, "suite": c.suite, "spec_file": suite.spec_file or f"spec/{c.suite}.toml",
+            "kind": c.kind,
             "clause": c.clause, "basis": c.basis, "statement": c.statement, "outcome": decided,
             **({"answer": c.answer} if c.answer else {}),
             "expected": c.statement, "observed": f"{outcome}: {what}", "mismatches": [], "reason": reason,
@@ -653,8 +668,8 @@ def main(argv: list[str]) -> int:
             print("run: the suites have no cases", file=sys.stderr)
         return EXIT_USAGE
 
-    names = [s.name for s in suites]
-    keys = sorted(runner.listed, key=lambda k: (names.index(k[0]), runner.order[k][1]))
+    names = ["replay"] if o.replay else o.suites
+    keys = sorted(runner.listed, key=lambda k: runner.order[k])
     cases = [runner.records[k] for k in keys]
     # Stale: entries matching no case run. Only meaningful when every case of the suites ran.
     stale = [{"pattern": e.pattern, "outcome": e.outcome, "reason": e.reason, "line": e.line}
@@ -675,7 +690,7 @@ def main(argv: list[str]) -> int:
         import junit  # reports/junit.py
         junit.write(os.environ["XML_OUTPUT_FILE"], doc, os.environ.get("TEST_TARGET") or o.target or "tcts")
     print(report_lib.text_summary(doc))
-    print(f"wall time: {wall:.3f} s for {len(suites)} suite(s), {runner.processes} process(es), "
+    print(f"wall time: {wall:.3f} s for {len(names)} suite(s), {runner.processes} process(es), "
           f"{runner.isolated} isolated after a crash or hang")
     print("report: " + ", ".join(paths))
     verdict = doc["summary"]["verdict"]

@@ -47,7 +47,7 @@ def all_case_ids() -> set:
     with tempfile.TemporaryDirectory() as tmp:
         for s in SUITES:
             path = os.path.join(tmp, s)
-            subprocess.run([f"conformance/{s}_faulty_bin", f"--tcts_list={path}"], check=True, capture_output=True,
+            subprocess.run(["conformance/faulty_bin", f"--tcts_suites={s}", f"--tcts_list={path}"], check=True, capture_output=True,
                            env=child_env())
             with open(path, encoding="utf-8") as f:
                 ids |= {line.split("\t")[1] for line in f.read().splitlines()}
@@ -116,7 +116,7 @@ class RunnerIsolation(unittest.TestCase):
         self.assertIn("Falsifiable", c["counterexample"])
         self.assertIn(f"--seed={SEED}", c["rerun"])
         again = subprocess.run(
-            ["conformance/promotion_faulty_bin", "--candidate=faulty", f"--seed={SEED}",
+            ["conformance/faulty_bin", "--candidate=faulty", f"--seed={SEED}",
              "--gtest_filter=PromotionProperties.PromoteTypesIsCommutative"],
             env=child_env({"TCTS_FAULTS": "wrong=property.promote_types.commutative"}),
             capture_output=True, text=True)
@@ -226,7 +226,7 @@ class CommandLine(unittest.TestCase):
                               ([], "no --suites given"),
                               (["a.json", "b.json"], "unrecognized arguments: b.json"),
                               (["a.json", "--device=cuda"], "--device runs the spec's suites"),
-                              (["--suites=dtypes,promotion", "--binary=x"], "exactly one --suites"),
+                              (["--suites=dtypes,promotion", "--target=x"], "exactly one --suites"),
                               (["--suites=dtypes", "--filter=x", "--stale-check"], "--stale-check needs every case"),
                               (["--suites=dtypes", "--candidate=nobody"], "unknown candidate 'nobody'")):
             p = run(args)
@@ -243,7 +243,7 @@ class CommandLine(unittest.TestCase):
             self.assertIn("bad.txt:2:8: U+00A0 no-break space", p.stderr)
 
     def test_the_binary_no_longer_takes_expectations(self):
-        p = subprocess.run(["conformance/dtypes_faulty_bin", "--expectations=conformance/expectations/reference.txt"],
+        p = subprocess.run(["conformance/faulty_bin", "--expectations=conformance/expectations/reference.txt"],
                            capture_output=True, text=True, env=child_env())
         self.assertEqual(p.returncode, 2)
         self.assertIn("unknown argument '--expectations=", p.stderr)
