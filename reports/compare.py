@@ -155,6 +155,13 @@ def unexpected_count(doc: dict) -> int:
     return sum(doc["summary"]["outcomes"][o] for o in UNEXPECTED)
 
 
+TOP_NOTE = ("Top deviations: the expectations reasons covering the most cases; unexpected outcomes (by outcome and "
+            "clause) first.")
+FEATURES_NOTE = ("A required feature answered NotSupported makes the verdict CONFORMS PARTIALLY at best; an optional one "
+                 "costs nothing (levels: spec/features.toml).")
+COUNT_ORDER = ("PASS", "XFAIL", *UNEXPECTED, "NOT_SUPPORTED")
+COUNT_NOTE = ("Each cell: " + ", ".join(f"{MARKS[o]} {o}" for o in COUNT_ORDER)
+              + " (XFAIL: an expected deviation; FAIL, XPASS, CRASH, TIMEOUT: unexpected); — no such case.")
 SUMMARY_HEADER = ["candidate", "verdict", "cases", "PASS", "XFAIL", "unexpected", "NOT_SUPPORTED", "top deviations (cases)"]
 
 
@@ -163,11 +170,10 @@ def summary_markdown(columns: list[Column]) -> str:
     rows = []
     for c in columns:
         s = c.doc["summary"]
-        top = "<br>".join(f"{_md(what)} ({n})" for what, n, _ in top_deviations(c.cases)) or "—"
+        top = "<br>".join(f"{what} ({n})" for what, n, _ in top_deviations(c.cases)) or "—"
         rows.append([c.title(), render.verdict(c.doc), s["total"], s["outcomes"]["PASS"], s["outcomes"]["XFAIL"],
                      unexpected_count(c.doc), s["outcomes"]["NOT_SUPPORTED"], top])
-    lines = ["| " + " | ".join(SUMMARY_HEADER) + " |", "|" + "|".join("---" for _ in SUMMARY_HEADER) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(_md(x) if i < 7 else x for i, x in enumerate(r)) + " |" for r in rows]) + "\n"
+    return "\n".join(render._md_table(SUMMARY_HEADER, rows)) + "\n"
 
 
 def clause_rows(columns: list[Column]) -> list[tuple[str, str | None, list[collections.Counter | None]]]:
@@ -186,7 +192,7 @@ def clause_rows(columns: list[Column]) -> list[tuple[str, str | None, list[colle
 
 def count_parts(cnt: collections.Counter) -> list[tuple[str, int]]:
     """(outcome, cases) for each outcome present, in the order: PASS, XFAIL, the unexpected ones, NOT_SUPPORTED."""
-    return [(o, cnt[o]) for o in ("PASS", "XFAIL", *UNEXPECTED, "NOT_SUPPORTED") if cnt[o]]
+    return [(o, cnt[o]) for o in COUNT_ORDER if cnt[o]]
 
 
 def count_text(cnt: collections.Counter | None) -> str:
@@ -258,19 +264,14 @@ def promote_stats(cells: dict) -> str:
 def markdown(columns: list[Column]) -> str:
     out = [f"# tensor-cts: {len(columns)} candidate{'s' if len(columns) != 1 else ''} compared", "",
            "## Summary", "",
-           "Top deviations: the expectations reasons covering the most cases; unexpected outcomes (by outcome and "
-           "clause) first.", "", summary_markdown(columns)]
-    out += ["## Verdicts and features", "",
-            "A required feature answered NotSupported makes the verdict CONFORMS PARTIALLY at best; an optional "
-            "one costs nothing (levels: spec/features.toml).", ""]
+           TOP_NOTE, "", summary_markdown(columns)]
+    out += ["## Verdicts and features", "", FEATURES_NOTE, ""]
     header = ["", "level", *(c.title() for c in columns)]
     rows = [["**verdict**", "", *(f"**{render.verdict(c.doc)}**" for c in columns)],
             ["why", "", *("; ".join(render.why(c.doc)) or "—" for c in columns)]]
     rows += [[name, level, *(_feature_text(f) for f in per_col)] for name, level, per_col in feature_rows(columns)]
     out += render._md_table(header, rows) + [""]
-    out += ["## Per spec file and clause", "",
-            "Each cell: " + ", ".join(f"{MARKS[o]} {o}" for o in ("PASS", "XFAIL", *UNEXPECTED, "NOT_SUPPORTED"))
-            + " (XFAIL: an expected deviation; FAIL, XPASS, CRASH, TIMEOUT: unexpected); — no such case.", ""]
+    out += ["## Per spec file and clause", "", COUNT_NOTE, ""]
     rows = [[f"**{spec}**" if clause is None else clause, *(count_text(n) for n in counts)]
             for spec, clause, counts in clause_rows(columns)]
     out += render._md_table(["spec file / clause", *(c.title() for c in columns)], rows) + [""]
@@ -336,7 +337,7 @@ CSS = render.CSS + """
 table.cmp td.n { white-space: nowrap; }
 table.cmp tr.clause th { font-weight: normal; padding-left: 20px; }
 table.cmp tr.spec th, table.cmp tr.spec td { border-top: 2px solid #999; }
-td a, th a { color: inherit; text-decoration: none; } td a:hover, th a:hover { text-decoration: underline; }
+td a, th a, h3 a { color: inherit; text-decoration: none; } td a:hover, th a:hover { text-decoration: underline; }
 th.cand { text-align: center; } th.cand small, td.top small { color: #555; font-weight: normal; }
 td.none { color: #999; text-align: center; }
 .matrices { display: flex; flex-wrap: wrap; gap: 8px 32px; align-items: flex-start; }
@@ -455,6 +456,11 @@ def _spec_cell(columns: list[Column], cells: list[dict], r: str, col: str) -> st
     return f"<td{cls} style='background:{color}' title='{_e(chr(10).join(tip))}'>{_e(text)}</td>"
 
 
+def _differing(order: list[str], cells: list[dict]) -> str:
+    n = sum(1 for r in order for col in order if any((r, col) in m and deviates(m[(r, col)]) for m in cells))
+    return f"{n} of {sum(1 for r in order for col in order if any((r, col) in m for m in cells))} cells"
+
+
 def _matrix_html(order: list[str], cell) -> str:
     head = "".join(f"<th title='{_e(d)}'>{_e(short(d))}</th>" for d in order)
     rows = "".join(f"<tr><th title='{_e(r)}'>{_e(short(r))}</th>" + "".join(cell(r, col) for col in order) + "</tr>"
@@ -471,7 +477,7 @@ def _promote_html(columns: list[Column]) -> str:
              "candidate's and why.</p>",
              "<div class=matrices><div><h3>The spec, and where candidates differ</h3>",
              "<p>The spec's answer; a highlighted cell is one some candidates answer otherwise (≠ how many; amber: "
-             "all listed as expected deviations, red: some unexpected).</p>",
+             f"all listed as expected deviations, red: some unexpected): {_e(_differing(order, cells))}.</p>",
              _matrix_html(order, lambda r, col: _spec_cell(columns, cells, r, col)), "</div>"]
     for c, m in zip(columns, cells):
         parts.append(f"<div><h3><a href='{_e(c.href + render.fragment('matrix', 'promote_types'))}'>{_e(c.title())}</a></h3>")
@@ -490,16 +496,14 @@ def html(columns: list[Column]) -> str:
              f"<h1>tensor-cts: {n} candidate{'s' if n != 1 else ''} compared</h1>",
              "<p>Each candidate's name links to its report; hover over a name for its build.</p>",
              "<h2 id=summary>Summary</h2>",
-             "<p>Top deviations: the expectations reasons covering the most cases; unexpected outcomes (by outcome "
-             "and clause, in red) first.</p>",
+             f"<p>{_e(TOP_NOTE)}</p>",
              _summary_html(columns),
-             "<h2 id=features>Verdicts and features</h2><p>A required feature answered NotSupported makes the verdict CONFORMS "
-             "PARTIALLY at best; an optional one costs nothing (levels: spec/features.toml). Hover over a cell for the "
-             "level's clause and reason.</p>",
+             f"<h2 id=features>Verdicts and features</h2><p>{_e(FEATURES_NOTE)} Hover over a cell for the level's "
+             "clause and reason.</p>",
              _features_html(columns),
              "<h2 id=clauses>Per spec file and clause</h2><p>Each cell: " + ", ".join(
                  f"<span style='background:{COLORS[o]}'>&nbsp;{_e(MARKS[o])} {o}&nbsp;</span>"
-                 for o in ("PASS", "XFAIL", *UNEXPECTED, "NOT_SUPPORTED"))
+                 for o in COUNT_ORDER)
              + " (XFAIL: an expected deviation; FAIL, XPASS, CRASH, TIMEOUT: unexpected), coloured by the worst; "
              "— no such case. Each count links to that clause in the candidate's report.</p>",
              _clauses_html(columns),

@@ -244,6 +244,7 @@ class Compare(unittest.TestCase):
         self.assertIn("not supported: partial", combined[("f32", "f32")][1]["title"])
         self.assertEqual(self.page.count("class=differs"), 3 + 3)  # per candidate, and in the spec's matrix
         self.assertIn("9 cells: 6 as the spec, 2 differ, 1 not supported", self.page)
+        self.assertIn("some unexpected): 3 of 9 cells.", self.page)
         self.assertIn("| **i8** | i8 | i16 **partial: i32** | f32 **bad: error** |", self.md)
         self.assertIn("  - promote_types(int8, uint8): int32, spec int16 (XFAIL: known)", self.md)
 
