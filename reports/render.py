@@ -19,6 +19,7 @@ import html as html_lib
 import os
 import re
 import sys
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import report as report_lib  # noqa: E402
@@ -34,11 +35,12 @@ def _answer(case: dict) -> str:
     return case.get("answer", "?")
 
 
-# Matrices: a title, the case-id pattern (row dtype, column dtype), and the cell's label
-# the row's expected answer (the case's 'answer' field).
+# Matrices: a key (the HTML anchor's name), a title, the case-id pattern (row dtype, column
+# dtype), and the cell's label: the row's expected answer (the case's 'answer' field).
+PROMOTE_TYPES = re.compile(r"promote_types\.(\w+)\.(\w+)\Z")
 MATRICES = [
-    ("promote_types(row, column)", re.compile(r"promote_types\.(\w+)\.(\w+)\Z"), _answer),
-    ("can_cast(from = row, to = column)", re.compile(r"can_cast\.(\w+)\.(\w+)\Z"), _answer),
+    ("promote_types", "promote_types(row, column)", PROMOTE_TYPES, _answer),
+    ("can_cast", "can_cast(from = row, to = column)", re.compile(r"can_cast\.(\w+)\.(\w+)\Z"), _answer),
 ]
 INPLACE = re.compile(r"inplace\.(\w+)\.\w+\.\w+\Z")  # inplace.<op>.<self>.<other>
 
@@ -47,24 +49,43 @@ def all_matrices(cases: list[dict]) -> list:
     """MATRICES, then one in-place acceptance matrix per op the cases name (the ops come from
     the report, not from a list kept here)."""
     ops = sorted({m.group(1) for c in cases if (m := INPLACE.match(c["id"]))})
-    return MATRICES + [(f"in-place acceptance: self (row).{op}_(other (column))",
+    return MATRICES + [(f"inplace.{op}", f"in-place acceptance: self (row).{op}_(other (column))",
                         re.compile(rf"inplace\.{op}\.(\w+)\.(\w+)\Z"), _answer) for op in ops]
 
 
+def matrix(cases: list[dict], pattern) -> tuple[list[str], dict]:
+    """(dtypes in the order the cases name them, {(row, col): case}) of the cases whose ids
+    `pattern` matches (groups 1 and 2: the row's and the column's dtype)."""
+    cells, order = {}, []
+    for c in cases:
+        m = pattern.match(c["id"])
+        if not m:
+            continue
+        cells[(m[1], m[2])] = c
+        for d in (m[1], m[2]):
+            if d not in order:
+                order.append(d)
+    return order, cells
+
+
 def matrices(cases: list[dict]):
-    """Yields (title, dtypes, {(row, col): case}, label) for every matrix with cases."""
-    for title, pattern, label in all_matrices(cases):
-        cells, order = {}, []
-        for c in cases:
-            m = pattern.match(c["id"])
-            if not m:
-                continue
-            cells[(m[1], m[2])] = c
-            for d in (m[1], m[2]):
-                if d not in order:
-                    order.append(d)
+    """Yields (key, title, dtypes, {(row, col): case}, label) for every matrix with cases."""
+    for key, title, pattern, label in all_matrices(cases):
+        order, cells = matrix(cases, pattern)
         if cells:
-            yield title, order, cells, label
+            yield key, title, order, cells, label
+
+
+def anchor(kind: str, name: str) -> str:
+    """The id of a part of report.html — kind "spec" (a spec file's summary row), "clause" (a
+    clause's summary row), "deviations" or "unexpected" (a clause's list), "matrix" (a dtype
+    matrix's key) — so other pages (reports/compare.py) can link to it."""
+    return f"{kind}-" + re.sub(r"\s", "_", name)
+
+
+def fragment(kind: str, name: str) -> str:
+    """'#' and anchor(kind, name), escaped for a URL ('#' in a clause name is '%23')."""
+    return "#" + urllib.parse.quote(anchor(kind, name), safe="/:@!$&()*+,;=-._~")
 
 
 def by_clause(cases: list[dict], outcomes: tuple) -> dict:
@@ -156,7 +177,7 @@ def markdown(doc: dict) -> str:
     out += ["## dtype matrices", "",
             "Each cell is the spec's answer; a mark after it is the outcome: "
             + ", ".join(f"{m.strip()} {o}" for o, m in MARKS.items() if m) + " (no mark: PASS).", ""]
-    for title, order, cells, label in matrices(cases):
+    for _, title, order, cells, label in matrices(cases):
         out += [f"### {title}", ""]
         rows = []
         for r in order:
@@ -236,17 +257,23 @@ def _e(text) -> str:
     return html_lib.escape(str(text))
 
 
-def _html_table(header: list[str], rows: list[list], numeric_from: int = 1) -> str:
+def _html_table(header: list[str], rows: list[list], numeric_from: int = 1, ids: list[str] | None = None) -> str:
+    """A table; ids, when given, are the rows' HTML ids."""
     h = "".join(f"<th>{_e(x)}</th>" for x in header)
     body = []
-    for r in rows:
+    for n, r in enumerate(rows):
         cells = []
         for i, x in enumerate(r):
             color = f' style="background:{COLORS[header[i]]}"' if header[i] in COLORS and x else ""
             cls = ' class="n"' if i >= numeric_from else ""
             cells.append(f"<td{cls}{color}>{_e(x)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
+        body.append((f"<tr id='{_e(ids[n])}'>" if ids else "<tr>") + "".join(cells) + "</tr>")
     return f"<table><tr>{h}</tr>{''.join(body)}</table>"
+
+
+def _summary_html(title: str, kind: str, table: dict) -> str:
+    """A summary table per spec file (kind "spec") or per clause ("clause"), each row with its anchor."""
+    return _html_table([title, "cases", *OUTCOMES], _count_rows(table), ids=[anchor(kind, k) for k in table])
 
 
 VERDICT_CLASS = {"CONFORMS": "ok", "CONFORMS PARTIALLY": "partial", "DOES NOT CONFORM": "bad"}
@@ -281,12 +308,12 @@ def html(doc: dict) -> str:
              _features_html(doc),
              "<p class=legend>" + "".join(f"<span style='background:{COLORS[o]}'>{o}</span>" for o in OUTCOMES) + "</p>",
              "<h2>Summary per spec file</h2>",
-             _html_table(["spec file", "cases", *OUTCOMES], _count_rows(report_lib.per_key(cases, "spec_file"))),
+             _summary_html("spec file", "spec", report_lib.per_key(cases, "spec_file")),
              "<h2>Summary per clause</h2>",
-             _html_table(["clause", "cases", *OUTCOMES], _count_rows(report_lib.per_key(cases, "clause"))),
+             _summary_html("clause", "clause", report_lib.per_key(cases, "clause")),
              "<h2>dtype matrices</h2><p>Each cell is the spec's answer, coloured by the candidate's outcome; "
              "hover for the row, what was observed and why.</p>"]
-    for title, order, cells, label in matrices(cases):
+    for key, title, order, cells, label in matrices(cases):
         rows = []
         for r in order:
             tds = []
@@ -302,13 +329,13 @@ def html(doc: dict) -> str:
                            f"{_e(label(c))}{_e(MARKS[c['outcome']])}</td>")
             rows.append(f"<tr><th>{_e(r)}</th>{''.join(tds)}</tr>")
         head = "".join(f"<th>{_e(d)}</th>" for d in order)
-        parts.append(f"<h3>{_e(title)}</h3><table class=matrix><tr><th></th>{head}</tr>{''.join(rows)}</table>")
+        parts.append(f"<h3 id='{_e(anchor('matrix', key))}'>{_e(title)}</h3><table class=matrix><tr><th></th>{head}</tr>{''.join(rows)}</table>")
     parts.append("<h2>Expected deviations, by clause</h2>")
     deviations = by_clause(cases, ("XFAIL",))
     if not deviations:
         parts.append("<p>None.</p>")
     for clause, group in deviations.items():
-        parts.append(f"<h3>{_e(clause)} ({len(group)})</h3><ul>")
+        parts.append(f"<h3 id='{_e(anchor('deviations', clause))}'>{_e(clause)} ({len(group)})</h3><ul>")
         for reason, members in _group_by_reason(group):
             ids = ", ".join(f"<code>{_e(c['id'])}</code>" for c in members[:12])
             more = f" … and {len(members) - 12} more" if len(members) > 12 else ""
@@ -321,7 +348,7 @@ def html(doc: dict) -> str:
     if not unexpected:
         parts.append("<p>None.</p>")
     for clause, group in unexpected.items():
-        parts.append(f"<h3>{_e(clause)} ({len(group)})</h3><ul>")
+        parts.append(f"<h3 id='{_e(anchor('unexpected', clause))}'>{_e(clause)} ({len(group)})</h3><ul>")
         for c in group:
             extra = f"<br>note: {_e(c['reason'])}" if c["reason"] else ""
             extra += f"<br>seed: <code>{_e(c['seed'])}</code>" if c.get("seed") else ""

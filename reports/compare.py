@@ -1,0 +1,565 @@
+#!/usr/bin/python3
+"""Compares candidates side by side: one HTML page and one Markdown file from any number of reports.
+
+    bazel run //reports:compare -- out/*/report.json [--out DIR]
+
+Writes DIR/compare.html and DIR/compare.md (default DIR: out/ in the workspace; paths are
+relative to where `bazel run` was started) and prints the summary table as Markdown, for the
+README. The candidates are the columns, in the order given. Both files show:
+
+- the summary: per candidate its verdict, its PASS, XFAIL, unexpected (FAIL, XPASS, CRASH,
+  TIMEOUT) and NOT_SUPPORTED counts and its three top deviations (top_deviations says which);
+- the verdicts with their reasons, and every feature of the candidate interface with its
+  conformance level and what each candidate declared, used and could not exercise;
+- per spec file and clause, each candidate's passes (✓), expected deviations (XFAIL, ⚠),
+  unexpected outcomes (✗ FAIL, ✚ XPASS, ☠ CRASH, ⌛ TIMEOUT) and NOT_SUPPORTED cases (–); on
+  the page each count links to that part of the candidate's report.html (the one beside its
+  report.json);
+- promote_types as each candidate answers it: the spec's matrix with the cells where any
+  candidate differs, then (on the page) one matrix per candidate, the cells that differ from
+  the spec highlighted (the spec's answer in the tooltip), NOT_SUPPORTED cells grey.
+
+Two reports of the same candidate (out/reference and out/reference-cuda, say) are told apart by
+their directories' names, which then label the columns; two that cannot be told apart are an
+error.
+
+Exit status: 0 when both files were written; 1 when they could not be; 2 on bad usage or input
+— a file that cannot be read, is not UTF-8 or JSON, or is not a tensor-cts report (the message
+names the file and the problem), or two reports that cannot be told apart. Reads reports of
+schema version 1 and 2. Needs python3-jsonschema (/usr/bin/python3).
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import os
+import re
+import sys
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import render  # noqa: E402
+import report as report_lib  # noqa: E402
+
+OUTCOMES = report_lib.OUTCOMES
+UNEXPECTED = report_lib.UNEXPECTED
+COLORS = render.COLORS
+_e = render._e
+_md = render._md
+# The marks of a count: render.MARKS, and ✓ for PASS (a count needs one).
+MARKS = {o: (m.strip() or "✓") for o, m in render.MARKS.items()}
+# Short dtype names for the promote_types matrices (a name not listed is shown whole).
+SHORT = {"bool": "b", "uint8": "u8", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+         "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64", "complex32": "c32",
+         "complex64": "c64", "complex128": "c128"}
+
+
+class CompareError(Exception):
+    pass
+
+
+@dataclasses.dataclass
+class Column:
+    """One report: a column of the page."""
+    label: str  # the candidate's name, or its report's directory's name where two reports share one
+    path: str  # report.json, as given
+    doc: dict
+    href: str = ""  # its report.html, relative to the output directory
+
+    @property
+    def candidate(self) -> dict:
+        return self.doc["candidate"]
+
+    @property
+    def cases(self) -> list[dict]:
+        return self.doc["cases"]
+
+    def title(self) -> str:
+        """The label and, when it is a directory's name, the candidate's; then the version."""
+        c = self.candidate
+        name = self.label if self.label == c["name"] else f"{self.label} ({c['name']})"
+        return f"{name} {c['version']}".strip()
+
+    def tooltip(self) -> str:
+        c, d = self.candidate, self.doc
+        return "\n".join([f"{c['name']} {c['version']}".strip(), f"build: {c['build'] or '(not reported)'}",
+                          f"tensors on: {d['run'].get('device', 'cpu')}", f"report: {self.path}",
+                          f"generated {d['generated']}, suite commit {d['tool']['commit'] or '(unknown)'}"])
+
+
+# ---------------------------------------------------------------- input
+def load(paths: list[str], where: str) -> list[Column]:
+    """The reports at `paths` (relative to `where`), validated, each with its column's label."""
+    docs, seen = [], {}
+    for p in paths:
+        full = os.path.join(where, os.path.expanduser(p))
+        real = os.path.realpath(full)
+        if real in seen:
+            raise CompareError(f"'{p}' is given twice (as '{seen[real]}' too)")
+        seen[real] = p
+        try:
+            docs.append(report_lib.load(full))
+        except RecursionError:
+            raise CompareError(f"'{full}' is nested too deeply to be a report") from None
+        except report_lib.ReportError as e:
+            raise CompareError(str(e)) from None
+    names = collections.Counter(d["candidate"]["name"] for d in docs)
+    columns = []
+    for p, d in zip(paths, docs):
+        name = d["candidate"]["name"]
+        label = name if names[name] == 1 else os.path.basename(os.path.dirname(os.path.abspath(os.path.join(where, p))))
+        columns.append(Column(label, p, d))
+    by_label = collections.defaultdict(list)
+    for c in columns:
+        by_label[c.label].append(c)
+    for label, same in by_label.items():
+        if len(same) > 1:
+            raise CompareError(
+                f"{' and '.join(repr(c.path) for c in same)} cannot be told apart: each is labelled '{label}' (two reports "
+                "of one candidate are labelled by their directories' names, which must then differ: put each "
+                "report.json, with its report.html, in a directory of its own name)")
+    return columns
+
+
+def link(columns: list[Column], out_dir: str, where: str) -> list[str]:
+    """Sets each column's href (its report.html relative to out_dir); returns notes on those missing."""
+    notes = []
+    for c in columns:
+        page = os.path.join(os.path.dirname(os.path.abspath(os.path.join(where, c.path))), "report.html")
+        c.href = urllib.parse.quote(os.path.relpath(page, os.path.abspath(out_dir)).replace(os.sep, "/"))
+        if not os.path.isfile(page):
+            notes.append(f"no report.html beside '{c.path}': its links lead nowhere "
+                         f"(render it: /usr/bin/python3 reports/render.py {c.path})")
+    return notes
+
+
+# ---------------------------------------------------------------- what is compared
+def top_deviations(cases: list[dict], n: int = 3) -> list[tuple[str, int, bool]]:
+    """The n most interesting deviations, as (what, cases, unexpected). A deviation is a case
+    that neither passed nor was NOT_SUPPORTED. Expected ones (XFAIL) are grouped by the reason
+    their expectations entry gives; unexpected ones (FAIL, XPASS, CRASH, TIMEOUT) by outcome
+    and clause ("FAIL in 002#type-promotion"). Unexpected groups come first (they decide the
+    verdict), then the groups covering the most cases, ties in the order of their text."""
+    groups: collections.Counter = collections.Counter()
+    for c in cases:
+        if c["outcome"] in UNEXPECTED:
+            groups[(0, f"{c['outcome']} in {c['clause']}")] += 1
+        elif c["outcome"] == "XFAIL":
+            groups[(1, c["reason"] or "(no reason given)")] += 1
+    ranked = sorted(groups.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))
+    return [(what, count, rank == 0) for (rank, what), count in ranked[:n]]
+
+
+def unexpected_count(doc: dict) -> int:
+    return sum(doc["summary"]["outcomes"][o] for o in UNEXPECTED)
+
+
+TOP_NOTE = ("Top deviations: the expectations reasons covering the most cases; unexpected outcomes (by outcome and "
+            "clause) first.")
+FEATURES_NOTE = ("A required feature answered NotSupported makes the verdict CONFORMS PARTIALLY at best; an optional one "
+                 "costs nothing (levels: spec/features.toml).")
+COUNT_ORDER = ("PASS", "XFAIL", *UNEXPECTED, "NOT_SUPPORTED")
+COUNT_NOTE = ("Each cell: " + ", ".join(f"{MARKS[o]} {o}" for o in COUNT_ORDER)
+              + " (XFAIL: an expected deviation; FAIL, XPASS, CRASH, TIMEOUT: unexpected); — no such case.")
+SUMMARY_HEADER = ["candidate", "verdict", "cases", "PASS", "XFAIL", "unexpected", "NOT_SUPPORTED", "top deviations (cases)"]
+
+
+def summary_markdown(columns: list[Column]) -> str:
+    """The summary table (SUMMARY_HEADER), one row per candidate."""
+    rows = []
+    for c in columns:
+        s = c.doc["summary"]
+        top = "<br>".join(f"{what} ({n})" for what, n, _ in top_deviations(c.cases)) or "—"
+        rows.append([c.title(), render.verdict(c.doc), s["total"], s["outcomes"]["PASS"], s["outcomes"]["XFAIL"],
+                     unexpected_count(c.doc), s["outcomes"]["NOT_SUPPORTED"], top])
+    return "\n".join(render._md_table(SUMMARY_HEADER, rows)) + "\n"
+
+
+def clause_rows(columns: list[Column]) -> list[tuple[str, str | None, list[collections.Counter | None]]]:
+    """(spec file, None, outcome counts per column) for each spec file, followed by (spec file,
+    clause, counts per column) for each of its clauses; None where a column has no such case."""
+    tables = []
+    for c in columns:
+        t: dict = collections.defaultdict(collections.Counter)
+        for case in c.cases:
+            t[(case["spec_file"], None)][case["outcome"]] += 1
+            t[(case["spec_file"], case["clause"])][case["outcome"]] += 1
+        tables.append(t)
+    keys = sorted({k for t in tables for k in t}, key=lambda k: (k[0], k[1] is not None, k[1] or ""))
+    return [(spec, clause, [t.get((spec, clause)) for t in tables]) for spec, clause in keys]
+
+
+def count_parts(cnt: collections.Counter) -> list[tuple[str, int]]:
+    """(outcome, cases) for each outcome present, in the order: PASS, XFAIL, the unexpected ones, NOT_SUPPORTED."""
+    return [(o, cnt[o]) for o in COUNT_ORDER if cnt[o]]
+
+
+def count_text(cnt: collections.Counter | None) -> str:
+    return "—" if cnt is None else " ".join(f"{n} {MARKS[o]}" for o, n in count_parts(cnt))
+
+
+def worst(cnt: collections.Counter) -> str:
+    """The outcome a count cell is coloured by: the first unexpected one, else XFAIL, else PASS, else NOT_SUPPORTED."""
+    return next((o for o in (*UNEXPECTED, "XFAIL", "PASS") if cnt[o]), "NOT_SUPPORTED")
+
+
+def promote_answer(case: dict) -> str | None:
+    """What the candidate answered for a promote_types case: the spec's answer where it passed
+    (PASS, XPASS), what it gave instead where it deviated (the first mismatch's observed value: a
+    dtype name, or the error it raised), None where it gave no answer (NOT_SUPPORTED, CRASH,
+    TIMEOUT, a failure without a mismatch)."""
+    if case["outcome"] in ("PASS", "XPASS"):
+        return case.get("answer")
+    if case["outcome"] != "NOT_SUPPORTED" and case["mismatches"]:
+        return case["mismatches"][0]["observed"]
+    return None
+
+
+def differs(case: dict) -> bool:
+    """Whether the candidate answered promote_types other than the spec."""
+    answer = promote_answer(case)
+    return answer is not None and answer != case.get("answer")
+
+
+def deviates(case: dict) -> bool:
+    """Whether the candidate answered otherwise, or did not answer where it did not declare the
+    feature unsupported (it crashed, hung, or failed without a mismatch)."""
+    return case["outcome"] not in ("PASS", "XPASS", "NOT_SUPPORTED")
+
+
+def promote_matrices(columns: list[Column]) -> tuple[list[str], list[dict]]:
+    """(the dtypes, in the order the reports name them; per column {(row, col): case})."""
+    order, cells = [], []
+    for c in columns:
+        o, m = render.matrix(c.cases, render.PROMOTE_TYPES)
+        order += [d for d in o if d not in order]
+        cells.append(m)
+    return order, cells
+
+
+def short(dtype: str) -> str:
+    return SHORT.get(dtype, dtype)
+
+
+def answer_text(answer: str) -> str:
+    """An answer in a matrix cell: a dtype's short name, or "error" for an error's text."""
+    return short(answer) if re.fullmatch(r"\w+", answer) else "error"
+
+
+def _outcome_note(case: dict) -> str:
+    return case["outcome"] + (f": {case['reason']}" if case["reason"] else "")
+
+
+def promote_stats(cells: dict) -> str:
+    same = sum(1 for c in cells.values() if c["outcome"] in ("PASS", "XPASS"))
+    other = sum(1 for c in cells.values() if differs(c))
+    ns = sum(1 for c in cells.values() if c["outcome"] == "NOT_SUPPORTED")
+    no_answer = len(cells) - same - other - ns
+    return (f"{len(cells)} cells: {same} as the spec, {other} differ{'s' if other == 1 else ''}, {ns} not supported"
+            + (f", {no_answer} without an answer (crashed, hung or failed)" if no_answer else ""))
+
+
+# ---------------------------------------------------------------- Markdown
+def markdown(columns: list[Column]) -> str:
+    out = [f"# tensor-cts: {len(columns)} candidate{'s' if len(columns) != 1 else ''} compared", "",
+           "## Summary", "",
+           TOP_NOTE, "", summary_markdown(columns)]
+    out += ["## Verdicts and features", "", FEATURES_NOTE, ""]
+    header = ["", "level", *(c.title() for c in columns)]
+    rows = [["**verdict**", "", *(f"**{render.verdict(c.doc)}**" for c in columns)],
+            ["why", "", *("; ".join(render.why(c.doc)) or "—" for c in columns)]]
+    rows += [[name, level, *(_feature_text(f) for f in per_col)] for name, level, per_col in feature_rows(columns)]
+    out += render._md_table(header, rows) + [""]
+    out += ["## Per spec file and clause", "", COUNT_NOTE, ""]
+    rows = [[f"**{spec}**" if clause is None else clause, *(count_text(n) for n in counts)]
+            for spec, clause, counts in clause_rows(columns)]
+    out += render._md_table(["spec file / clause", *(c.title() for c in columns)], rows) + [""]
+    order, cells = promote_matrices(columns)
+    out += ["## promote_types", ""]
+    if not order:
+        return "\n".join(out + ["No report has promote_types cases.", ""])
+    out += ["The spec's answer; where a candidate answers otherwise, its answer follows in bold. "
+            "Dtypes: " + ", ".join(f"{short(d)} {d}" for d in order if short(d) != d) + ".", ""]
+    rows = []
+    for r in order:
+        row = [f"**{short(r)}**"]
+        for col in order:
+            here = [(c, m[(r, col)]) for c, m in zip(columns, cells) if (r, col) in m]
+            answer = next((case.get("answer", "?") for _, case in here), None)
+            other = [f"**{c.label}: {_promote_md(case)}**" for c, case in here if deviates(case)]
+            row.append("" if answer is None else " ".join([short(answer), *other]))
+        rows.append(row)
+    out += render._md_table(["", *(short(d) for d in order)], rows) + [""]
+    for c, m in zip(columns, cells):
+        out += [f"- **{c.title()}**: " + (promote_stats(m) if m else "no promote_types cases")]
+        out += [f"  - promote_types({r}, {col}): {_md(promote_answer(case) or case['observed'])}, spec {case.get('answer')} "
+                f"({_md(_outcome_note(case))})" for (r, col), case in m.items() if deviates(case)]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _promote_md(case: dict) -> str:
+    """A deviating answer in a Markdown cell: the short dtype name, "error", or the outcome."""
+    answer = promote_answer(case)
+    return case["outcome"] if answer is None else answer_text(answer)
+
+
+def feature_rows(columns: list[Column]) -> list[tuple[str, str, list[dict | None]]]:
+    """(feature, its level(s), its row per column or None) for every feature any report lists, in their order."""
+    names: list[str] = []
+    per = []
+    for c in columns:
+        rows = {f["name"]: f for f in c.doc.get("features", [])}
+        names += [n for n in rows if n not in names]
+        per.append(rows)
+    out = []
+    for n in names:
+        here = [p.get(n) for p in per]
+        levels = sorted({f["level"] for f in here if f})
+        out.append((n, " / ".join(levels) + (" (the reports differ)" if len(levels) > 1 else ""), here))
+    return out
+
+
+def _cases(n: int) -> str:
+    return f"{n} case{'s' if n != 1 else ''}"
+
+
+def _feature_text(f: dict | None) -> str:
+    """What a candidate declared for a feature, the cases that used it, and those it cost."""
+    if f is None:
+        return "—"
+    text = render._declared(f["declared"]) + (f", {_cases(f['cases'])}" if f["cases"] or f["declared"] else "")
+    return text + (f", {_cases(f['not_supported'])} not exercised" if f["not_supported"] else "")
+
+
+# ---------------------------------------------------------------- HTML
+CSS = render.CSS + """
+table.cmp td.n { white-space: nowrap; }
+table.cmp tr.clause th { font-weight: normal; padding-left: 20px; }
+table.cmp tr.spec th, table.cmp tr.spec td { border-top: 2px solid #999; }
+td a, th a, h3 a { color: inherit; text-decoration: none; } td a:hover, th a:hover { text-decoration: underline; }
+th.cand { text-align: center; } th.cand small, td.top small { color: #555; font-weight: normal; }
+td.none { color: #999; text-align: center; }
+.matrices { display: flex; flex-wrap: wrap; gap: 8px 32px; align-items: flex-start; }
+table.matrix.pt td { min-width: 30px; padding: 1px 4px; }
+table.matrix.pt td.differs { font-weight: bold; outline: 2px solid #b71c1c; outline-offset: -2px; }
+table.matrix.pt th { font-size: 12px; text-align: center; }
+td .verdict { font-size: 13px; padding: 2px 6px; white-space: nowrap; }
+ol.top { margin: 0; padding-left: 18px; } ol.top li.unexpected { color: #b71c1c; }
+"""
+
+
+def _head_html(c: Column) -> str:
+    c_ = c.candidate
+    under = c_["version"] if c.label == c_["name"] else f"{c_['name']} {c_['version']}"
+    device = c.doc["run"].get("device", "cpu")
+    under += f", on {device}" if device != "cpu" else ""
+    return (f"<th class=cand title='{_e(c.tooltip())}'><a href='{_e(c.href)}'>{_e(c.label)}</a>"
+            f"<br><small>{_e(under)}</small></th>")
+
+
+def _verdict_html(doc: dict) -> str:
+    v = render.verdict(doc)
+    return f"<span class='verdict {render.VERDICT_CLASS[v]}'>{_e(v)}</span>"
+
+
+def _summary_html(columns: list[Column]) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in SUMMARY_HEADER)
+    rows = []
+    for c in columns:
+        s = c.doc["summary"]["outcomes"]
+        counts = [("PASS", s["PASS"]), ("XFAIL", s["XFAIL"]), ("FAIL", unexpected_count(c.doc)),
+                  ("NOT_SUPPORTED", s["NOT_SUPPORTED"])]
+        tds = "".join(f"<td class=n" + (f" style='background:{COLORS[o]}'" if n else "") + f">{n}</td>" for o, n in counts)
+        top = "".join(f"<li{' class=unexpected' if bad else ''}>{_e(what)} <small>({n})</small></li>"
+                      for what, n, bad in top_deviations(c.cases))
+        rows.append(f"<tr><th title='{_e(c.tooltip())}'><a href='{_e(c.href)}'>{_e(c.title())}</a></th>"
+                    f"<td>{_verdict_html(c.doc)}</td><td class=n>{c.doc['summary']['total']}</td>{tds}"
+                    f"<td class=top>{f'<ol class=top>{top}</ol>' if top else '—'}</td></tr>")
+    return f"<table class=cmp><tr>{head}</tr>{''.join(rows)}</table>"
+
+
+def _features_html(columns: list[Column]) -> str:
+    heads = "".join(_head_html(c) for c in columns)
+    rows = ["<tr><th>verdict</th><td></td>" + "".join(f"<td>{_verdict_html(c.doc)}</td>" for c in columns) + "</tr>",
+            "<tr><th>why</th><td></td>" + "".join(
+                "<td>" + ("<ul>" + "".join(f"<li>{_e(w)}</li>" for w in render.why(c.doc)) + "</ul>" if render.why(c.doc)
+                          else "—") + "</td>" for c in columns) + "</tr>"]
+    for name, level, here in feature_rows(columns):
+        tds = []
+        for f in here:
+            if f is None:
+                tds.append("<td class=none>—</td>")
+                continue
+            color = (COLORS["FAIL"] if f["level"] == "required" else COLORS["NOT_SUPPORTED"]) if f["not_supported"] else (
+                COLORS["NOT_SUPPORTED"] if f["declared"] is False else "")
+            style = f" style='background:{color}'" if color else ""
+            tds.append(f"<td{style} title='{_e(f['clause'] + ': ' + f['reason'])}'>{_e(_feature_text(f))}</td>")
+        rows.append(f"<tr><th>{_e(name)}</th><td>{_e(level)}</td>{''.join(tds)}</tr>")
+    return f"<table class=cmp><tr><th>feature</th><th>level</th>{heads}</tr>{''.join(rows)}</table>"
+
+
+def _count_html(c: Column, spec: str, clause: str | None, cnt: collections.Counter | None) -> str:
+    if cnt is None:
+        return "<td class=none title='no such case in this report'>—</td>"
+    parts = []
+    for o, n in count_parts(cnt):
+        if clause is None:
+            where = render.fragment("spec", spec)
+        else:
+            kind = "deviations" if o == "XFAIL" else "unexpected" if o in UNEXPECTED else "clause"
+            where = render.fragment(kind, clause)
+        parts.append(f"<a href='{_e(c.href + where)}'>{n}&nbsp;{_e(MARKS[o])}</a>")
+    tip = f"{c.label}, {clause or spec}: {sum(cnt.values())} cases: " + ", ".join(f"{n} {o}" for o, n in count_parts(cnt))
+    return f"<td class=n style='background:{COLORS[worst(cnt)]}' title='{_e(tip)}'>{' '.join(parts)}</td>"
+
+
+def _clauses_html(columns: list[Column]) -> str:
+    rows = []
+    for spec, clause, counts in clause_rows(columns):
+        cls = "spec" if clause is None else "clause"
+        rows.append(f"<tr class={cls}><th>{_e(spec if clause is None else clause)}</th>"
+                    + "".join(_count_html(c, spec, clause, n) for c, n in zip(columns, counts)) + "</tr>")
+    heads = "".join(_head_html(c) for c in columns)
+    return f"<table class=cmp><tr><th>spec file / clause</th>{heads}</tr>{''.join(rows)}</table>"
+
+
+def _promote_cell(c: Column, r: str, col: str, case: dict | None) -> str:
+    if case is None:
+        return "<td></td>"
+    answer, spec = promote_answer(case), case.get("answer", "?")
+    tip = f"promote_types({r}, {col})\nspec: {spec}\n{c.label}: " + (
+        answer if answer is not None else case["observed"] or case["outcome"]) + f"\n{_outcome_note(case)}"
+    if answer is None:
+        text, cls = MARKS[case["outcome"]], ""
+    else:
+        text, cls = answer_text(answer), " class=differs" if differs(case) else ""
+    return f"<td{cls} style='background:{COLORS[case['outcome']]}' title='{_e(tip)}'>{_e(text)}</td>"
+
+
+def _spec_cell(columns: list[Column], cells: list[dict], r: str, col: str) -> str:
+    here = [(c, m[(r, col)]) for c, m in zip(columns, cells) if (r, col) in m]
+    if not here:
+        return "<td></td>"
+    answers = sorted({case.get("answer", "?") for _, case in here})
+    other = [(c, case) for c, case in here if deviates(case)]
+    ns = [c.label for c, case in here if case["outcome"] == "NOT_SUPPORTED"]
+    tip = [f"promote_types({r}, {col}) = {' or '.join(answers)}" + (" (the reports' spec differs)" if len(answers) > 1 else "")]
+    tip += [f"{c.label}: {promote_answer(case) or 'no answer'} ({_outcome_note(case)})" for c, case in other]
+    tip += [f"not supported: {', '.join(ns)}"] if ns else []
+    if other:
+        bad = any(case["outcome"] in UNEXPECTED for _, case in other)
+        color, cls, text = COLORS["FAIL" if bad else "XFAIL"], " class=differs", f"{short(answers[0])} ≠{len(other)}"
+    else:
+        color = COLORS["NOT_SUPPORTED"] if len(ns) == len(here) else COLORS["PASS"]
+        cls, text = "", short(answers[0])
+    return f"<td{cls} style='background:{color}' title='{_e(chr(10).join(tip))}'>{_e(text)}</td>"
+
+
+def _differing(order: list[str], cells: list[dict]) -> str:
+    n = sum(1 for r in order for col in order if any((r, col) in m and deviates(m[(r, col)]) for m in cells))
+    return f"{n} of {sum(1 for r in order for col in order if any((r, col) in m for m in cells))} cells"
+
+
+def _matrix_html(order: list[str], cell) -> str:
+    head = "".join(f"<th title='{_e(d)}'>{_e(short(d))}</th>" for d in order)
+    rows = "".join(f"<tr><th title='{_e(r)}'>{_e(short(r))}</th>" + "".join(cell(r, col) for col in order) + "</tr>"
+                   for r in order)
+    return f"<table class='matrix pt'><tr><th></th>{head}</tr>{rows}</table>"
+
+
+def _promote_html(columns: list[Column]) -> str:
+    order, cells = promote_matrices(columns)
+    if not order:
+        return "<p>No report has promote_types cases.</p>"
+    legend = ", ".join(f"{short(d)} = {d}" for d in order if short(d) != d)
+    parts = [f"<p>promote_types(row, column). Dtypes: {_e(legend)}. Hover over a cell for the spec's answer, each "
+             "candidate's and why.</p>",
+             "<div class=matrices><div><h3>The spec, and where candidates differ</h3>",
+             "<p>The spec's answer; a highlighted cell is one some candidates answer otherwise (≠ how many; amber: "
+             f"all listed as expected deviations, red: some unexpected): {_e(_differing(order, cells))}.</p>",
+             _matrix_html(order, lambda r, col: _spec_cell(columns, cells, r, col)), "</div>"]
+    for c, m in zip(columns, cells):
+        parts.append(f"<div><h3><a href='{_e(c.href + render.fragment('matrix', 'promote_types'))}'>{_e(c.title())}</a></h3>")
+        if not m:
+            parts.append("<p>No promote_types cases.</p></div>")
+            continue
+        parts.append(f"<p>{_e(promote_stats(m))}</p>")
+        parts.append(_matrix_html(order, lambda r, col, c=c, m=m: _promote_cell(c, r, col, m.get((r, col)))) + "</div>")
+    return "".join(parts) + "</div>"
+
+
+def html(columns: list[Column]) -> str:
+    n = len(columns)
+    parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>tensor-cts: {n} candidates compared</title>"
+             f"<style>{CSS}</style></head><body>",
+             f"<h1>tensor-cts: {n} candidate{'s' if n != 1 else ''} compared</h1>",
+             "<p>Each candidate's name links to its report; hover over a name for its build.</p>",
+             "<h2 id=summary>Summary</h2>",
+             f"<p>{_e(TOP_NOTE)}</p>",
+             _summary_html(columns),
+             f"<h2 id=features>Verdicts and features</h2><p>{_e(FEATURES_NOTE)} Hover over a cell for the level's "
+             "clause and reason.</p>",
+             _features_html(columns),
+             "<h2 id=clauses>Per spec file and clause</h2><p>Each cell: " + ", ".join(
+                 f"<span style='background:{COLORS[o]}'>&nbsp;{_e(MARKS[o])} {o}&nbsp;</span>"
+                 for o in COUNT_ORDER)
+             + " (XFAIL: an expected deviation; FAIL, XPASS, CRASH, TIMEOUT: unexpected), coloured by the worst; "
+             "— no such case. Each count links to that clause in the candidate's report.</p>",
+             _clauses_html(columns),
+             "<h2 id=promote_types>promote_types</h2>", _promote_html(columns),
+             "</body></html>"]
+    return "\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------- main
+def main(argv: list[str]) -> int:
+    paths, out = [], None
+    args = iter(argv)
+    for a in args:
+        if a in ("-h", "--help"):
+            print(__doc__)
+            return 0
+        if a == "--out":
+            out = next(args, None)
+            if out is None:
+                print("compare: --out needs a directory", file=sys.stderr)
+                return 2
+        elif a.startswith("--out="):
+            out = a.split("=", 1)[1]
+        elif a.startswith("-"):
+            print(f"compare: unknown option '{a}'\n{__doc__}", file=sys.stderr)
+            return 2
+        else:
+            paths.append(a)
+    if not paths:
+        print(f"compare: no reports given\n{__doc__}", file=sys.stderr)
+        return 2
+    where = os.environ.get("BUILD_WORKING_DIRECTORY", os.getcwd())
+    try:
+        columns = load(paths, where)
+    except CompareError as e:
+        print(f"compare: bad input: {e}", file=sys.stderr)
+        return 2
+    out_dir = os.path.join(where, os.path.expanduser(out)) if out else os.path.join(
+        os.environ.get("BUILD_WORKSPACE_DIRECTORY", os.getcwd()), "out")
+    for note in link(columns, out_dir, where):
+        print(f"compare: note: {note}", file=sys.stderr)
+    written = []
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        for name, text in (("compare.html", html(columns)), ("compare.md", markdown(columns))):
+            path = os.path.join(out_dir, name)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            written.append(path)
+    except OSError as e:
+        print(f"compare: cannot write into '{out_dir}': {e.strerror}", file=sys.stderr)
+        return 1
+    print(summary_markdown(columns), end="")
+    print("compare: wrote " + ", ".join(written), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
