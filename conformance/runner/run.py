@@ -3,6 +3,7 @@
     bazel run //conformance:run -- [--candidate=NAME] [--out=DIR] [--filter=GLOB] [--jobs=N]
                                    [--case-timeout=S] [--seed=N] [--expectations=FILE]
                                    [--device=DEVICE]
+    bazel run //conformance:run -- --testee='CMD ARGS' --expectations=FILE [--candidate=LABEL] [...]
     bazel run //conformance:replay -- FILE [--candidate=NAME] [the same options]
     bazel test //conformance:<suite>_<candidate>     (the same runner, one suite: see below)
 
@@ -10,6 +11,14 @@ The suite binaries report raw outcomes (PASS, FAIL, NOT_SUPPORTED); this runner 
 reader of the candidate's expectations file (conformance/expectations/FORMAT.md): a FAIL the
 file lists as FAIL is an XFAIL, a listed case that passes an XPASS, a crash or hang it lists
 as CRASH or TIMEOUT an XFAIL. Nothing else is expected.
+
+A testee (--testee) is any program that speaks conformance/protocol/PROTOCOL.md on its stdin
+and stdout, in any language, kept in the library's own repository with its expectations
+file: the suites run in the binary of the candidate "testee", which starts CMD (through
+/bin/sh, in the directory `bazel run` was started from) once per process. The Python kit
+(conformance/protocol/python/tcts_testee.py) is on the testee's PYTHONPATH. The report's
+candidate name and version are the testee's own (its handshake); --candidate only labels the
+output folder (default: testee).
 
 Isolation: every suite binary runs as child processes, each with a list of cases and a
 result stream (conformance/harness/stream.h) that it flushes case by case. When a process dies
@@ -71,6 +80,7 @@ class UsageError(Exception):
 @dataclasses.dataclass
 class Options:
     candidate: str = "reference"
+    testee: str = ""  # a testee command line: the suites run against it (PROTOCOL.md)
     suites: list = dataclasses.field(default_factory=list)
     out: str = ""
     filter: str = ""
@@ -122,9 +132,13 @@ def make_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="run.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
                 allow_abbrev=False)
     p.add_argument("replay_file", nargs="?", metavar="FILE", help="a replay case file (conformance/replay/REPLAY.md)")
-    p.add_argument("--candidate", default="reference", metavar="NAME",
+    p.add_argument("--candidate", default=None, metavar="NAME",
                    help="the candidate (default: reference); its expectations file is "
                         "conformance/expectations/NAME.txt unless --expectations says otherwise")
+    p.add_argument("--testee", default="", metavar="'CMD ARGS'",
+                   help="run the suites against a testee program speaking conformance/protocol/PROTOCOL.md "
+                        "(run by /bin/sh in the directory bazel run was started from); needs --expectations "
+                        "unless conformance/expectations/<--candidate>.txt exists")
     p.add_argument("--out", default="", metavar="DIR",
                    help="where report.json, report.md, report.html and the logs go (default: "
                         "<workspace>/out/<candidate>, out/<candidate>-<device>, out/replay-<candidate>; "
@@ -164,10 +178,12 @@ def make_parser() -> argparse.ArgumentParser:
 def parse_args(argv: list[str], environ=None) -> Options:
     environ = os.environ if environ is None else environ
     a = make_parser().parse_args(argv)
-    o = Options(candidate=a.candidate, suites=a.suites, out=a.out, filter=a.filter, jobs=a.jobs,
+    o = Options(candidate=a.candidate, testee=a.testee, suites=a.suites, out=a.out, filter=a.filter, jobs=a.jobs,
                 case_timeout=a.case_timeout, seed=a.seed or "", expectations=a.expectations, replay=a.replay,
                 device="" if a.device == "cpu" else a.device, device_suites=a.device_suites, binary=a.binary,
                 target=a.target, features=a.features, stale_check=a.stale_check, partial_ok=a.partial_ok)
+    if o.candidate is None:
+        o.candidate = "testee" if o.testee else "reference"
     if a.replay_file:
         if o.replay:
             raise UsageError(f"one replay file at most, got {a.replay_file} and --replay={o.replay}")
@@ -249,13 +265,13 @@ def listed_case(fields: dict, default_suite: str) -> ListedCase:
 
 
 def suites_for(o: Options) -> list[Suite]:
-    common = [f"--candidate={o.candidate}"] + (
+    common = [f"--candidate={'testee' if o.testee else o.candidate}"] + (
         [f"--device={o.device}"] if o.device else [])
     if o.replay:
         return [Suite("replay", "conformance/replay/replay_runner", common + [f"--replay={o.replay}"],
                       os.path.basename(o.replay))]
     # The rerun command names each case's own suite test: the harness fills in {suite}.
-    return [Suite(o.candidate, o.binary or f"conformance/{o.candidate}_bin",
+    return [Suite(o.candidate, o.binary or f"conformance/{'testee' if o.testee else o.candidate}_bin",
                   common + [f"--tcts_suites={','.join(o.suites)}",
                             f"--target={o.target or '//conformance:{suite}_' + o.candidate}"], "")]
 
@@ -265,7 +281,7 @@ def list_cases(suite: Suite, selection: list, tmp: str) -> list[ListedCase]:
     running any."""
     path = os.path.join(tmp, f"{suite.name}.list")
     p = subprocess.run([suite.binary, *suite.args, *selection, f"--tcts_list={path}"], capture_output=True, text=True,
-                       env=child_env())
+                       env=child_env(TESTEE_ENV))
     if p.returncode != 0 or not os.path.exists(path):
         tail = "\n".join("  | " + l for l in (p.stdout + p.stderr).strip().splitlines()[-8:])
         raise UsageError(f"{suite.binary} could not list its cases (exit {p.returncode}):\n{tail}")
@@ -296,7 +312,7 @@ class Process:
         self.proc = subprocess.Popen(
             [unit.suite.binary, *unit.suite.args, f"--seed={seed}", *unit.selection,
              f"--tcts_stream={self.stream_path}"] + (["--tcts_announce_features"] if announce else []),
-            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True, env=child_env())
+            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True, env=child_env(TESTEE_ENV))
         self.offset = 0
         self.partial = ""
         self.last_progress = time.monotonic()
@@ -355,6 +371,18 @@ class Process:
 TEST_ENVIRONMENT = ("XML_OUTPUT_FILE", "GTEST_OUTPUT", "GUNIT_OUTPUT", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
                     "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE", "GTEST_SHARD_STATUS_FILE",
                     "TEST_PREMATURE_EXIT_FILE", "TESTBRIDGE_TEST_ONLY", "TEST_TARGET")
+
+
+TESTEE_ENV: dict = {}  # TCTS_TESTEE and the like, for --testee (set by main)
+
+
+def testee_env(o: Options) -> dict:
+    """What the candidate "testee" needs to start the testee: the command, the directory it
+    runs in (where the user started bazel run), the Python kit on its PYTHONPATH."""
+    kit = os.path.abspath("conformance/protocol/python")
+    path = os.environ.get("PYTHONPATH", "")
+    return {"TCTS_TESTEE": o.testee, "TCTS_TESTEE_CWD": os.environ.get("BUILD_WORKING_DIRECTORY", os.getcwd()),
+            "PYTHONPATH": kit + (os.pathsep + path if path else "")}
 
 
 def child_env(extra: dict | None = None) -> dict:
@@ -605,6 +633,12 @@ def main(argv: list[str]) -> int:
             print(f"run: replay file '{o.replay}' does not exist", file=sys.stderr)
             return EXIT_USAGE
     o.expectations = user_path(o.expectations) if o.expectations else f"conformance/expectations/{o.candidate}.txt"
+    if o.testee:
+        TESTEE_ENV.update(testee_env(o))
+    if o.testee and not os.path.isfile(o.expectations):
+        print(f"run: no expectations file {o.expectations}: a testee's expectations live in its own repository; "
+              f"name them with --expectations=FILE (an empty file expects full conformance)", file=sys.stderr)
+        return EXIT_USAGE
     if not os.path.isfile(o.expectations):
         known = sorted(f[:-4] for f in os.listdir("conformance/expectations") if f.endswith(".txt"))
         print(f"run: unknown candidate '{o.candidate}' (no {o.expectations}); known: {' '.join(known)}", file=sys.stderr)

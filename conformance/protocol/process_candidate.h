@@ -1,0 +1,33 @@
+// The process candidate: the candidate interface spoken to a testee program over pipes
+// (conformance/protocol/PROTOCOL.md). Every suite runs against any command that speaks the
+// protocol, in any language, without being compiled into this repository.
+//
+// The command comes from the environment the runner sets (conformance/runner/run.py --testee):
+//   TCTS_TESTEE       the command line, run by /bin/sh -c (required)
+//   TCTS_TESTEE_CWD   the directory it runs in (default: the current one)
+// The testee starts when the candidate is made and stays for the whole process; a testee
+// that dies ends this process with a message naming the request it was answering (the runner
+// reports the running case as CRASH and resumes after it with a fresh testee); one that stops
+// answering blocks the process until the runner's case timeout kills both (TIMEOUT). A
+// response that breaks the protocol answers the call with ErrorKind::kInternal and a message
+// naming the request and the field.
+#ifndef TCTS_CONFORMANCE_PROTOCOL_PROCESS_CANDIDATE_H_
+#define TCTS_CONFORMANCE_PROTOCOL_PROCESS_CANDIDATE_H_
+
+#include <memory>
+#include <string>
+
+#include "conformance/candidate/candidate.h"
+
+namespace tcts {
+
+// The protocol version this client speaks (PROTOCOL.md "Versions").
+constexpr int kProtocolVersion = 1;
+
+// Starts `command` (run by /bin/sh -c in `cwd`, "" for the current directory) and shakes hands.
+// On failure returns nullptr with `error` saying why (the command, its exit, the bad field).
+std::unique_ptr<Candidate> StartTestee(const std::string& command, const std::string& cwd, std::string* error);
+
+}  // namespace tcts
+
+#endif  // TCTS_CONFORMANCE_PROTOCOL_PROCESS_CANDIDATE_H_

@@ -1,0 +1,247 @@
+#include "conformance/protocol/wire.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+
+namespace tcts {
+namespace wire {
+
+namespace {
+
+std::string Shown(const Json& v) {
+  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
+  return s.size() > 120 ? s.substr(0, 117) + "..." : s;
+}
+
+const char* TypeName(Json::value_t t) {
+  switch (t) {
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "a list";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::boolean: return "a boolean";
+    default: return "a number";
+  }
+}
+
+constexpr int kMaxDepth = 64;  // nested lists in a PyValue
+
+}  // namespace
+
+std::string ProtocolError::what_for() const {
+  return "field '" + field_ + "': expected " + expected_ + ", got " + got_;
+}
+
+const Json& Get(const Json& v, const char* key) {
+  if (!v.is_object()) throw ProtocolError(key, "an object holding it", Shown(v));
+  auto it = v.find(key);
+  if (it == v.end()) throw ProtocolError(key, "the field", "nothing (missing)");
+  return *it;
+}
+
+const Json& Get(const Json& v, const char* key, Json::value_t type) {
+  const Json& x = Get(v, key);
+  if (x.type() != type) throw ProtocolError(key, TypeName(type), Shown(x));
+  return x;
+}
+
+std::int64_t IntOf(const Json& v, const char* field) {
+  if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<std::int64_t>();
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    return static_cast<std::int64_t>(v.get<std::uint64_t>());
+  }
+  throw ProtocolError(field, "an integer in int64", Shown(v));
+}
+
+std::string StringOf(const Json& v, const char* field) {
+  if (!v.is_string()) throw ProtocolError(field, "a string", Shown(v));
+  return v.get<std::string>();
+}
+
+bool BoolOf(const Json& v, const char* field) {
+  if (!v.is_boolean()) throw ProtocolError(field, "true or false", Shown(v));
+  return v.get<bool>();
+}
+
+double FloatOf(const Json& v, const char* field) {
+  if (v.is_number()) return v.get<double>();
+  if (v.is_object() && v.size() == 1 && v.contains("float") && v["float"].is_string()) {
+    const std::string text = v["float"].get<std::string>();
+    if (text == "nan" || text == "-nan") return std::numeric_limits<double>::quiet_NaN();
+    char* end = nullptr;
+    const double d = std::strtod(text.c_str(), &end);
+    if (!text.empty() && end == text.c_str() + text.size()) return d;
+  }
+  throw ProtocolError(field, "a number or {\"float\": \"<C99 hex float>\"}", Shown(v));
+}
+
+std::string GetString(const Json& v, const char* key) { return StringOf(Get(v, key), key); }
+std::int64_t GetInt(const Json& v, const char* key) { return IntOf(Get(v, key), key); }
+bool GetBool(const Json& v, const char* key) { return BoolOf(Get(v, key), key); }
+double GetFloat(const Json& v, const char* key) { return FloatOf(Get(v, key), key); }
+
+std::vector<std::int64_t> Ints(const Json& v, const char* key) {
+  const Json& list = Get(v, key, Json::value_t::array);
+  std::vector<std::int64_t> out;
+  for (const Json& x : list) {
+    if (!(x.is_number_integer())) throw ProtocolError(key, "a list of integers", Shown(list));
+    out.push_back(IntOf(x, key));
+  }
+  return out;
+}
+
+DType DTypeOf(const Json& v, const char* field) {
+  if (v.is_string()) {
+    for (DType d : AllDTypes()) {
+      if (v.get<std::string>() == DTypeName(d)) return d;
+    }
+  }
+  throw ProtocolError(field, "a dtype's canonical name (\"float32\", ...)", Shown(v));
+}
+
+Layout LayoutOf(const Json& v, const char* field) {
+  if (v.is_string()) {
+#define TCTS_LAYOUT_MATCH(e, ...) \
+  if (v.get<std::string>() == LayoutName(Layout::e)) return Layout::e;
+    TCTS_FORALL_LAYOUTS(TCTS_LAYOUT_MATCH)
+#undef TCTS_LAYOUT_MATCH
+  }
+  throw ProtocolError(field, "a layout name (\"strided\", ...)", Shown(v));
+}
+
+MemoryFormat MemoryFormatOf(const Json& v, const char* field) {
+  if (v.is_string()) {
+    for (MemoryFormat f : AllMemoryFormats()) {
+      if (v.get<std::string>() == MemoryFormatName(f)) return f;
+    }
+  }
+  throw ProtocolError(field, "a memory format name (\"contiguous_format\", ...)", Shown(v));
+}
+
+Scalar ScalarOf(const Json& v, const char* field) {
+  if (v.is_boolean()) return Scalar::Bool(v.get<bool>());
+  if (v.is_number_integer()) return Scalar::Int(IntOf(v, field));
+  if (v.is_number_float() || (v.is_object() && v.contains("float"))) return Scalar::Float(FloatOf(v, field));
+  if (v.is_object() && v.size() == 1 && v.contains("complex") && v["complex"].is_array() && v["complex"].size() == 2) {
+    const auto part = [&](const Json& x) { return FloatOf(x.is_string() ? Json{{"float", x}} : x, field); };
+    return Scalar::Complex({part(v["complex"][0]), part(v["complex"][1])});
+  }
+  throw ProtocolError(field, "a scalar (true/false, an integer, {\"float\": h}, {\"complex\": [h, h]})", Shown(v));
+}
+
+std::vector<Scalar> ScalarsOf(const Json& v, const char* field) {
+  if (!v.is_array()) throw ProtocolError(field, "a list of scalars", Shown(v));
+  std::vector<Scalar> out;
+  out.reserve(v.size());
+  for (const Json& x : v) out.push_back(ScalarOf(x, field));
+  return out;
+}
+
+PyValue PyValueOf(const Json& v, const char* field, int depth) {
+  PyValue p;
+  if (v.is_array()) {
+    if (depth >= kMaxDepth) throw ProtocolError(field, "lists nested at most 64 deep", "deeper");
+    p.is_list = true;
+    for (const Json& x : v) p.items.push_back(PyValueOf(x, field, depth + 1));
+    return p;
+  }
+  p.scalar = ScalarOf(v, field);
+  return p;
+}
+
+DeviceArg DeviceArgOf(const Json& v, const char* field) {
+  const std::string form = GetString(v, "form");
+  if (form == "string") return DeviceArg::String(GetString(v, "text"));
+  if (form == "type_index") return DeviceArg::TypeIndex(GetString(v, "text"), GetInt(v, "index"));
+  if (form == "ordinal") return DeviceArg::Ordinal(GetInt(v, "index"));
+  throw ProtocolError(std::string(field) + ".form", "\"string\", \"type_index\" or \"ordinal\"", Shown(v));
+}
+
+Json FloatJson(double f) {
+  if (std::isnan(f)) return {{"float", "nan"}};
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", f);
+  return {{"float", buf}};
+}
+
+Json ScalarJson(const Scalar& s) {
+  switch (s.kind) {
+    case Scalar::Kind::kBool: return s.b;
+    case Scalar::Kind::kInt: return s.i;
+    case Scalar::Kind::kFloat: return FloatJson(s.f);
+    case Scalar::Kind::kComplex: return {{"complex", {FloatJson(s.c.real())["float"], FloatJson(s.c.imag())["float"]}}};
+  }
+  return nullptr;
+}
+
+Json Scalars(const std::vector<Scalar>& values) {
+  Json list = Json::array();
+  for (const Scalar& s : values) list.push_back(ScalarJson(s));
+  return list;
+}
+
+Json PyValueJson(const PyValue& v) {
+  if (!v.is_list) return ScalarJson(v.scalar);
+  Json list = Json::array();
+  for (const PyValue& x : v.items) list.push_back(PyValueJson(x));
+  return list;
+}
+
+Json DeviceArgJson(const DeviceArg& a) {
+  switch (a.form) {
+    case DeviceArg::Form::kString: return {{"form", "string"}, {"text", a.text}};
+    case DeviceArg::Form::kTypeIndex: return {{"form", "type_index"}, {"text", a.text}, {"index", a.index}};
+    case DeviceArg::Form::kOrdinal: return {{"form", "ordinal"}, {"index", a.index}};
+  }
+  return nullptr;
+}
+
+namespace {
+constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+}
+
+std::string Base64(const std::byte* data, std::size_t size) {
+  std::string out;
+  out.reserve((size + 2) / 3 * 4);
+  for (std::size_t i = 0; i < size; i += 3) {
+    std::uint32_t n = static_cast<std::uint32_t>(data[i]) << 16;
+    if (i + 1 < size) n |= static_cast<std::uint32_t>(data[i + 1]) << 8;
+    if (i + 2 < size) n |= static_cast<std::uint32_t>(data[i + 2]);
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += i + 1 < size ? kAlphabet[(n >> 6) & 63] : '=';
+    out += i + 2 < size ? kAlphabet[n & 63] : '=';
+  }
+  return out;
+}
+
+std::vector<std::byte> Unbase64(const std::string& text, const char* field) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  if (text.size() % 4 != 0) throw ProtocolError(field, "base64 (a multiple of 4 characters)", std::to_string(text.size()) + " characters");
+  std::vector<std::byte> out;
+  out.reserve(text.size() / 4 * 3);
+  for (std::size_t i = 0; i < text.size(); i += 4) {
+    int v[4];
+    for (int k = 0; k < 4; ++k) {
+      const char c = text[i + k];
+      v[k] = (c == '=' && k >= 2 && i + 4 == text.size()) ? 0 : value(c);
+      if (v[k] < 0) throw ProtocolError(field, "base64", "the character '" + std::string(1, c) + "'");
+    }
+    const std::uint32_t n = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
+    out.push_back(static_cast<std::byte>((n >> 16) & 255));
+    if (text[i + 2] != '=') out.push_back(static_cast<std::byte>((n >> 8) & 255));
+    if (text[i + 3] != '=') out.push_back(static_cast<std::byte>(n & 255));
+  }
+  return out;
+}
+
+}  // namespace wire
+}  // namespace tcts

@@ -1,0 +1,274 @@
+"""PyTorch through its Python API, as a tensor-cts testee (conformance/protocol/PROTOCOL.md).
+
+    bazel run //conformance:run -- --testee='/usr/bin/python3 conformance/testees/torch/torch_testee.py' \\
+        --candidate=torch_python --expectations=conformance/expectations/torch_python.txt
+
+Every answer is torch's own: the real torch.asarray (with real NumPy arrays and scalars,
+writable buffers, DLPack capsules), torch.device on strings, (type, index) and legacy
+ordinals with str/repr/==/hash, dtype attributes, torch.finfo, the legacy constructors,
+get/set_default_dtype, Python numbers through the real argument parser, views, memory
+formats, add/sub/mul/div with out= and in-place. This file only translates the suite's
+requests into those calls. What torch 1.13 has no API for (torch.set_default_device and
+`with torch.device(...)`, both 2.0; CUDA tensors in a build without CUDA) answers NotSupported,
+declared so.
+"""
+
+import os
+import sys
+import warnings
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "protocol", "python"))
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.utils.dlpack  # noqa: E402
+
+import tcts_testee  # noqa: E402
+
+warnings.simplefilter("ignore")  # complex32's "experimental" warning, on every use
+
+BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div}
+INPLACE = {"add": "add_", "sub": "sub_", "mul": "mul_", "div": "div_"}
+
+
+def dtype(name):
+    d = getattr(torch, name, None)
+    if not isinstance(d, torch.dtype):
+        raise tcts_testee.TesteeError("Internal", f"torch has no dtype named {name!r}")
+    return d
+
+
+def name_of(d):
+    return str(d).removeprefix("torch.")  # torch's own name: "torch.float32"
+
+
+class TorchTestee(tcts_testee.Testee):
+    name = "torch (Python API)"
+    version = torch.__version__
+    build = f"Python {sys.version.split()[0]}, NumPy {np.__version__}; " + torch.__config__.show().replace("\n", " ").strip()
+    # repr(torch.device) and its (type, index) and ordinal forms are the Python API's own.
+    also_supports = {"device_forms", "device_repr", "sparse_layout"} | ({"cuda_tensors"} if torch.cuda.is_available() else set())
+
+    # -- dtypes
+    def dtype_from_name(self, name):
+        d = getattr(torch, name, None)
+        if not isinstance(d, torch.dtype):
+            raise AttributeError(f"module 'torch' has no attribute '{name}'")  # what torch.<name> raises
+        return name_of(d)
+
+    def dtype_info(self, dtype):
+        d = globals()["dtype"](dtype)
+        return {"itemsize": torch.empty((), dtype=d).element_size(), "is_floating_point": d.is_floating_point,
+                "is_complex": d.is_complex, "is_signed": d.is_signed}
+
+    def finfo(self, dtype):
+        f = torch.finfo(globals()["dtype"](dtype))
+        return {"bits": f.bits, "eps": f.eps, "max": f.max, "min": f.min, "tiny": f.tiny}
+
+    def legacy_constructor(self, dtype):
+        d = globals()["dtype"](dtype)
+        legacy = torch.empty((), dtype=d).type()  # "torch.FloatTensor"
+        constructor = getattr(torch, legacy.removeprefix("torch."))
+        if constructor().dtype != d:
+            raise tcts_testee.TesteeError("Internal", f"{legacy}() makes {constructor().dtype}, not {d}")
+        return "torch.*." + legacy.removeprefix("torch.")  # the doc writes torch.*.FloatTensor
+
+    # -- promotion and casting
+    def promote_types(self, a, b):
+        return name_of(torch.promote_types(dtype(a), dtype(b)))
+
+    def result_type(self, a, b):
+        return name_of(torch.result_type(a, b))
+
+    def can_cast(self, from_, to):
+        return torch.can_cast(dtype(from_), dtype(to))
+
+    def default_dtype(self):
+        return name_of(torch.get_default_dtype())
+
+    def set_default_dtype(self, dtype):
+        torch.set_default_dtype(globals()["dtype"](dtype))
+
+    # -- tensors
+    def make_tensor(self, sizes, dtype, values):
+        d = globals()["dtype"](dtype)
+        kinds = {type(v) for v in values}
+        if len(kinds) == 1:
+            # One kind: torch.tensor at its widest dtype, then torch's own cast (.to).
+            wide = {bool: torch.bool, int: torch.int64, float: torch.float64, complex: torch.complex128}[kinds.pop()]
+            return torch.tensor(values, dtype=wide).reshape(sizes).to(d)
+        t = torch.empty(sizes, dtype=d)
+        flat = t.view(-1)
+        for k, v in enumerate(values):
+            flat[k].fill_(v)
+        return t
+
+    def meta(self, t):
+        strided = t.layout == torch.strided
+        return {"dtype": name_of(t.dtype), "sizes": list(t.shape), "strides": list(t.stride()) if strided else [],
+                "storage_offset": t.storage_offset() if strided else 0, "device": str(t.device),
+                "layout": str(t.layout).removeprefix("torch.")}
+
+    @staticmethod
+    def _list(t):
+        if t.dtype == torch.complex32:  # 1.13 cannot read ComplexHalf into Python; complex64 holds it exactly
+            t = t.to(torch.complex64)
+        return t.reshape(-1).tolist()
+
+    def values(self, t):
+        return self._list(t)
+
+    # -- arithmetic
+    def binary(self, op, a, b, alpha):
+        return BINARY[op](a, b, alpha=alpha) if op in ("add", "sub") else BINARY[op](a, b)
+
+    def binary_out(self, op, a, b, alpha, out):
+        if op in ("add", "sub"):
+            BINARY[op](a, b, alpha=alpha, out=out)
+        else:
+            BINARY[op](a, b, out=out)
+
+    def binary_inplace(self, op, target, other, alpha):
+        method = getattr(target, INPLACE[op])
+        if op in ("add", "sub"):
+            method(other, alpha=alpha)
+        else:
+            method(other)
+
+    # -- strided tensors
+    def empty(self, sizes, dtype, layout, memory_format):
+        d = globals()["dtype"](dtype)
+        if layout == "sparse_coo":
+            return torch.empty(sizes, dtype=d, layout=torch.sparse_coo)
+        return torch.empty(sizes, dtype=d, memory_format=getattr(torch, memory_format))
+
+    def empty_strided(self, sizes, strides, dtype):
+        return torch.empty_strided(sizes, strides, dtype=globals()["dtype"](dtype))
+
+    def is_contiguous(self, t, memory_format):
+        return t.is_contiguous(memory_format=getattr(torch, memory_format))
+
+    def as_strided(self, t, sizes, strides, storage_offset):
+        return t.as_strided(sizes, strides, storage_offset)
+
+    def t(self, t):
+        return t.t()
+
+    def transpose(self, t, dim0, dim1):
+        return t.transpose(dim0, dim1)
+
+    def permute(self, t, dims):
+        return t.permute(dims)
+
+    def narrow(self, t, dim, start, length):
+        return t.narrow(dim, start, length)
+
+    def select(self, t, dim, index):
+        return t.select(dim, index)
+
+    def slice(self, t, dim, start, end, step):
+        # t[..., start:end:step, ...]: Python's indexing, with dim wrapped as torch wraps dimensions.
+        d = dim + t.dim() if dim < 0 else dim
+        return t[(slice(None),) * d + (slice(start, end, step),)]
+
+    def expand(self, t, sizes):
+        return t.expand(sizes)
+
+    def unsqueeze(self, t, dim):
+        return t.unsqueeze(dim)
+
+    def squeeze(self, t, dim):
+        return t.squeeze() if dim is None else t.squeeze(dim)
+
+    def view(self, t, sizes):
+        return t.view(sizes)
+
+    def reshape(self, t, sizes):
+        return t.reshape(sizes)
+
+    def contiguous(self, t, memory_format):
+        return t.contiguous(memory_format=getattr(torch, memory_format))
+
+    def clone(self, t, memory_format):
+        return t.clone(memory_format=getattr(torch, memory_format))
+
+    def empty_like(self, t, memory_format):
+        return torch.empty_like(t, memory_format=getattr(torch, memory_format))
+
+    # -- storage
+    def storage(self, t):
+        s = t.storage()
+        return {"id": s._cdata, "numel": s.size()}
+
+    def storage_values(self, t):
+        s = t.storage()
+        if t.dtype == torch.complex32:
+            return self._list(torch.empty(0, dtype=t.dtype).set_(s))
+        return s.tolist()
+
+    def write_storage(self, t, index, value):
+        t.storage()[index] = value
+
+    def write_element(self, t, index, value):
+        if len(index) != t.dim():
+            raise IndexError(f"an index of {len(index)} dimensions for a tensor of {t.dim()}")
+        t[tuple(index)] = value
+
+    def data_ptr(self, t):
+        return t.data_ptr()
+
+    # -- devices
+    @staticmethod
+    def _device(arg):
+        if arg.form == "string":
+            return torch.device(arg.text)
+        if arg.form == "type_index":
+            return torch.device(arg.text, arg.index)
+        return torch.device(arg.index)
+
+    def device(self, arg):
+        d = self._device(arg)
+        return {"type": d.type, "index": d.index, "str": str(d), "repr": repr(d)}
+
+    def compare_devices(self, a, b):
+        x, y = self._device(a), self._device(b)
+        return {"equal": x == y, "same_hash": hash(x) == hash(y)}
+
+    def empty_on(self, sizes, dtype, device):
+        d = globals()["dtype"](dtype)
+        if device is None:
+            return torch.empty(sizes, dtype=d)
+        if torch.device(device).type == "cuda" and not torch.cuda.is_available():
+            raise tcts_testee.NotSupported("empty_on: this torch has no CUDA device")
+        return torch.empty(sizes, dtype=d, device=device)
+
+    # -- asarray
+    NUMPY = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
+             "int64": np.int64, "float16": np.float16, "float32": np.float32, "float64": np.float64,
+             "complex64": np.complex64, "complex128": np.complex128}
+
+    def asarray(self, source, dtype=None, device=None, copy=None):
+        if isinstance(source, tcts_testee.HostArray):
+            if source.dtype not in self.NUMPY:
+                raise tcts_testee.NotSupported(f"NumPy has no {source.dtype} array to give torch.asarray")
+            array = np.ndarray(source.shape, dtype=self.NUMPY[source.dtype], buffer=source.memory,
+                               offset=source.offset, strides=source.byte_strides)
+            source = array[()] if source.scalar else array  # a NumPy scalar: numpy.int32(...)
+        kw = {}
+        if dtype is not None:
+            kw["dtype"] = globals()["dtype"](dtype)
+        if device is not None:
+            kw["device"] = device
+        if copy is not None:
+            kw["copy"] = copy
+        return torch.asarray(source, **kw)
+
+    # -- DLPack
+    def to_dlpack(self, t):
+        return torch.utils.dlpack.to_dlpack(t)
+
+    def from_dlpack(self, capsule):
+        return torch.utils.dlpack.from_dlpack(capsule)
+
+
+if __name__ == "__main__":
+    tcts_testee.serve(TorchTestee())
