@@ -487,8 +487,18 @@ class ProcessCandidate : public Candidate {
   }
 
   // A box's handle went away: the testee may free it (sent with the next request).
+  // While a DLPack import waits for its deleter, releases go at once: when the last tensor
+  // using it goes, the library's deleter call must be seen before the next check.
   void Released(std::int64_t handle) {
-    if (alive_) releases_.push_back(handle);
+    if (!alive_) return;
+    releases_.push_back(handle);
+    if (in_call_) return;
+    for (const auto& [id, r] : regions_) {
+      if (r.import != nullptr && r.import_owned) {
+        Call("release", Json::object());
+        return;
+      }
+    }
   }
 
  private:
@@ -678,6 +688,11 @@ class ProcessCandidate : public Candidate {
 
   // One request and its answer: {"ok": value} or an Error (the testee's, or a protocol error).
   Result<Json> Call(const char* op, Json args) {
+    struct InCall {
+      bool& flag;
+      explicit InCall(bool& f) : flag(f) { flag = true; }
+      ~InCall() { flag = false; }
+    } in_call(in_call_);
     const std::int64_t id = next_id_++;
     args["id"] = id;
     args["op"] = op;
@@ -767,6 +782,7 @@ class ProcessCandidate : public Candidate {
   std::map<std::int64_t, Region> regions_;
   std::vector<std::int64_t> releases_, release_regions_, pending_drop_;
   bool alive_ = true;
+  bool in_call_ = false;
 };
 
 ProcessBox::~ProcessBox() { owner_->Released(handle_); }

@@ -332,6 +332,7 @@ class _Server:
         self.deleted: list[int] = []
         self.released: list[int] = []
         self.pinned: list = []  # strong references kept until the current answer is sent
+        self.graveyard: list = []  # DLPack imports whose deleter ran, freed at the next request
         self.features = testee.features()
 
     # -- arguments
@@ -387,7 +388,8 @@ class _Server:
 
         def deleter(_):
             server.deleted.append(rid)
-            server.imports.pop(rid, None)  # the library is done with it: free what we kept
+            # The library is done with it; free what we kept once this call has returned.
+            server.graveyard.append(server.imports.pop(rid, None))
         managed.deleter = _DELETER(deleter)
         self.imports[rid] = (managed, shape_arr, strides_arr, buf, managed.deleter)
         return _PyCapsule_New(ctypes.addressof(managed), _CAPSULE_NAME, None), rid
@@ -454,6 +456,7 @@ class _Server:
 
     # -- one request
     def handle(self, req):
+        self.graveyard.clear()
         for h in req.get("release", ()):
             self.handles.pop(h, None)
         for rid in req.get("release_regions", ()):
@@ -464,6 +467,8 @@ class _Server:
             if r is not None:
                 r.write(_b64decode(s.get("bytes", ""), "sync.bytes"))
         op = req.get("op")
+        if op == "release":  # nothing but the release fields above
+            return None
         if op == "hello":
             unknown = self.features - set(req.get("features", FEATURE_OPS))
             if unknown:
