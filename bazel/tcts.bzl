@@ -129,7 +129,7 @@ def candidate_binary(candidate, suites, name = "", deps = []):
         ] + deps,
     )
 
-def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", name = "", binary = ""):
+def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", name = "", binary = "", testee = "", data = []):
     """Binds suite `suite` to candidate `candidate`: the test `<suite>_<candidate>`.
 
     The test is an sh_test running conformance/runner/run.py on the candidate's binary
@@ -152,9 +152,12 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
         without a usable one every case is NOT_SUPPORTED (skipped), saying why.
       name: the test's name instead of the default.
       binary: the candidate_binary to run (default `:<candidate>_bin`).
+      testee: a testee command line (conformance/protocol/PROTOCOL.md): the suite runs against
+        it through `:testee_bin`; `candidate` then only names it and its expectations.
+      data: what the testee needs at run time (its program, the kit).
     """
     name = name or "%s_%s" % (suite, candidate) + ("_" + device.replace(":", "_") if device else "")
-    binary = binary or ":%s_bin" % candidate
+    binary = binary or (":testee_bin" if testee else ":%s_bin" % candidate)
     expectations = "//conformance/expectations:%s.txt" % candidate
     if not candidate_available(candidate):
         # Clearly labelled placeholder: passes, and reports itself skipped with the reason.
@@ -177,12 +180,12 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
             "--expectations=$(rootpath %s)" % expectations,
             "--partial-ok",
             "--no-stale-check",
-        ] + (["--device=" + device] if device else []),
+        ] + (["--device=" + device] if device else []) + (["--testee='%s'" % testee] if testee else []),
         data = [
             binary,
             expectations,
             "//conformance/runner:runner_py",
-        ],
+        ] + data,
         shard_count = shard_count,
         tags = tags + ["conformance", "candidate-" + candidate],
     )
