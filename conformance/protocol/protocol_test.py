@@ -1,0 +1,114 @@
+"""The testee protocol end to end: a testee and its expectations file outside this repository,
+and a testee that crashes, hangs or breaks the protocol.
+
+Runs conformance/runner/run.py with --testee on the dtypes suite from a temporary directory
+(as a user's repository would: the testee program and the expectations file live there),
+against conformance/protocol/testdata/faulty_testee.py — PyTorch's Python testee with one fault
+injected (TCTS_TESTEE_FAULT). Checks: every case is reported exactly once; a testee that dies
+makes the running case CRASH and a fresh testee runs the rest; one that stops answering is a
+TIMEOUT; an answer that is not JSON, has a field of the wrong type or the wrong id FAILs that
+case with a message naming the request and the field; a testee speaking another protocol
+version is refused before any case runs (exit 2). Runs under /usr/bin/python3 (python3-torch).
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.getcwd()  # the runfiles root
+FIXTURE = os.path.join(ROOT, "conformance", "protocol", "testdata", "faulty_testee.py")
+TORCH_TESTEE_DIR = os.path.join(ROOT, "conformance", "testees", "torch")
+EXPECTATIONS = os.path.join(ROOT, "conformance", "expectations", "torch_python.txt")
+
+
+def run(tmp, fault="", extra_env=None, *args):
+    """run.py from `tmp` as the user's working directory; returns (process, report or None)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
+    env.update(BUILD_WORKING_DIRECTORY=tmp, TCTS_TESTEE_FAULT=fault, TCTS_TORCH_TESTEE_DIR=TORCH_TESTEE_DIR,
+               **(extra_env or {}))
+    out = tempfile.mkdtemp(dir=tmp, prefix="out-" + (fault.replace(":", "_") or "clean"))
+    env["TCTS_TESTEE_FAULT_ONCE"] = os.path.join(out, "fault-fired")  # the restarted testee behaves
+    p = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=dtypes",
+                        "--testee=/usr/bin/python3 faulty_testee.py", "--candidate=mylib",
+                        "--expectations=expectations.txt", f"--out={out}", "--jobs=1", "--no-stale-check",
+                        "--partial-ok", *args],
+                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    path = os.path.join(out, "report.json")
+    report = None
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+    return p, report
+
+
+class Protocol(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        shutil.copy(FIXTURE, os.path.join(cls.tmp, "faulty_testee.py"))
+        shutil.copy(EXPECTATIONS, os.path.join(cls.tmp, "expectations.txt"))
+        cls.clean, cls.clean_report = run(cls.tmp)
+        assert cls.clean_report, cls.clean.stdout + cls.clean.stderr
+        cls.ids = sorted(c["id"] for c in cls.clean_report["cases"])
+
+    def outcomes(self, report):
+        self.assertEqual(sorted(c["id"] for c in report["cases"]), self.ids, "every case reported exactly once")
+        return {c["id"]: c for c in report["cases"] if c["outcome"] not in ("PASS", "XFAIL")}
+
+    def test_a_testee_outside_the_repository(self):
+        self.assertEqual(self.clean.returncode, 0, self.clean.stdout + self.clean.stderr)
+        r = self.clean_report
+        self.assertEqual(r["candidate"]["name"], "torch (Python API)")  # the testee's handshake
+        self.assertEqual(r["expectations"]["file"], "expectations.txt")
+        self.assertGreater(len(self.ids), 40)
+        self.assertEqual(self.outcomes(r), {})
+
+    def test_a_testee_that_dies_crashes_one_case(self):
+        for fault, how in (("crash:dtype_info:3", "exit status 86"), ("segv:dtype_info:3", "exit status 86")):
+            p, report = run(self.tmp, fault)
+            bad = self.outcomes(report)
+            self.assertEqual([c["outcome"] for c in bad.values()], ["CRASH"], (fault, p.stdout[-3000:]))
+            c = next(iter(bad.values()))
+            self.assertIn(how, c["observed"])
+            self.assertIn("died while answering request", c["message"])
+            self.assertIn("('dtype_info')", c["message"])
+            self.assertEqual(report["run"]["isolated_processes"], 1)
+
+    def test_a_testee_that_stops_answering_times_out(self):
+        p, report = run(self.tmp, "hang:finfo:2", None, "--case-timeout=20")
+        bad = self.outcomes(report)
+        self.assertEqual([c["outcome"] for c in bad.values()], ["TIMEOUT"], p.stdout[-3000:])
+        self.assertIn("no progress for 20 s", next(iter(bad.values()))["observed"])
+
+    def test_a_broken_answer_names_the_request_and_the_field(self):
+        for fault, words in (("garbage:finfo:2", ["'finfo'", "is not JSON"]),
+                             ("field:finfo:2", ["'finfo'", "field 'bits'", "an integer", "sixteen"]),
+                             ("wrong_id:finfo:2", ["'finfo'", "field 'id'"])):
+            p, report = run(self.tmp, fault)
+            bad = self.outcomes(report)
+            self.assertEqual([c["outcome"] for c in bad.values()], ["FAIL"], (fault, p.stdout[-3000:]))
+            text = json.dumps(next(iter(bad.values())))
+            for w in words:
+                self.assertIn(w, text, fault)
+
+    def test_another_protocol_version_is_refused(self):
+        p, report = run(self.tmp, "", {"TCTS_TESTEE_PROTOCOL": "99"})
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+        self.assertIn("protocol version 99", p.stderr)
+        self.assertIsNone(report)
+
+    def test_a_missing_expectations_file_is_a_usage_error(self):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT"))}
+        env["BUILD_WORKING_DIRECTORY"] = self.tmp
+        p = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=dtypes", "--testee=true",
+                            "--expectations=nowhere.txt"], capture_output=True, text=True, env=env, cwd=ROOT)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("nowhere.txt", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
