@@ -76,8 +76,10 @@ class Pipe {
     return true;
   }
 
-  // One line without its newline; false at end of file.
-  bool ReadLine(std::string* line) {
+  // One line without its newline; false at end of file, or when no newline came within
+  // kMaxLine bytes (*too_long set).
+  static constexpr std::size_t kMaxLine = std::size_t{256} << 20;
+  bool ReadLine(std::string* line, bool* too_long) {
     line->clear();
     for (;;) {
       const std::size_t nl = buffer_.find('\n', start_);
@@ -89,6 +91,10 @@ class Pipe {
           start_ = 0;
         }
         return true;
+      }
+      if (buffer_.size() - start_ > kMaxLine) {
+        *too_long = true;
+        return false;
       }
       char chunk[1 << 16];
       const ssize_t n = read(in_, chunk, sizeof chunk);
@@ -708,7 +714,10 @@ class ProcessCandidate : public Candidate {
     if (!sync.empty()) args["sync"] = sync;
     const std::string line = args.dump(-1, ' ', false, Json::error_handler_t::replace);
     std::string answer;
-    if (!pipe_.WriteLine(line) || !pipe_.ReadLine(&answer)) Died(op, id);
+    bool too_long = false;
+    if (!pipe_.WriteLine(line) || !pipe_.ReadLine(&answer, &too_long)) {
+      Died(op, id, too_long ? "its answer ran past 256 MiB without a newline; the testee was stopped" : "");
+    }
     Json v;
     try {
       v = Json::parse(answer);
@@ -765,7 +774,13 @@ class ProcessCandidate : public Candidate {
     for (std::int64_t id : std::exchange(pending_drop_, {})) regions_.erase(id);
   }
 
-  [[noreturn]] void Died(const char* op, std::int64_t id) {
+  [[noreturn]] void Died(const char* op, std::int64_t id, const std::string& why = "") {
+    if (!why.empty()) {
+      std::cerr << "tcts: the testee '" << command_ << "' broke the protocol on request " << id << " ('" << op
+                << "'): " << why << "\n";
+      std::cerr.flush();
+      std::_Exit(86);  // the process group goes with us (the runner kills it)
+    }
     std::string how = pipe_.Reap();
     std::cerr << "tcts: the testee '" << command_ << "' died while answering request " << id << " ('" << op
               << "'): " << how << "\n";
