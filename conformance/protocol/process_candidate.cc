@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -179,6 +180,9 @@ class ProcessCandidate : public Candidate {
   ~ProcessCandidate() override {
     alive_ = false;
     pipe_.Close();
+    // For the run's log: what the protocol cost this process.
+    std::fprintf(stderr, "tcts: testee '%s': %lld requests, %.3f s waiting for answers\n", command_.c_str(),
+                 static_cast<long long>(next_id_ - 1), waited_s_);
   }
 
   bool Start(const std::string& cwd, std::string* error) {
@@ -715,7 +719,10 @@ class ProcessCandidate : public Candidate {
     const std::string line = args.dump(-1, ' ', false, Json::error_handler_t::replace);
     std::string answer;
     bool too_long = false;
-    if (!pipe_.WriteLine(line) || !pipe_.ReadLine(&answer, &too_long)) {
+    const auto sent = std::chrono::steady_clock::now();
+    const bool answered = pipe_.WriteLine(line) && pipe_.ReadLine(&answer, &too_long);
+    waited_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+    if (!answered) {
       Died(op, id, too_long ? "its answer ran past 256 MiB without a newline; the testee was stopped" : "");
     }
     Json v;
@@ -798,6 +805,7 @@ class ProcessCandidate : public Candidate {
   std::vector<std::int64_t> releases_, release_regions_, pending_drop_;
   bool alive_ = true;
   bool in_call_ = false;
+  double waited_s_ = 0;
 };
 
 ProcessBox::~ProcessBox() { owner_->Released(handle_); }
