@@ -8,6 +8,11 @@ Warnings are errors in our code. -Wno-unused-parameter: the candidate interface'
 implementations name parameters they do not use, as documentation. -Wno-maybe-uninitialized:
 GCC 12 at -O2 (-c opt) reports std::optional members read behind has_value() checks as
 maybe uninitialized (a known false positive of that analysis); -Wuninitialized stays on.
+
+The default (fastbuild) compiles our code at -O1: the suites run 2.4x faster (the reference's
+every suite: 3.30 s -> 1.35 s of CPU), and the large generated tables even compile faster than
+at -O0 (strided_gtest.cc: 9.3 s at -O0, 8.3 s at -O1, 12.1 s at -O2). -c opt keeps its -O2 and
+-c dbg its -O0.
 """
 
 TCTS_COPTS = [
@@ -16,4 +21,8 @@ TCTS_COPTS = [
     "-Wno-unused-parameter",
     "-Wno-maybe-uninitialized",
     "-Werror",
-]
+] + select({
+    "//bazel:opt": [],
+    "//bazel:dbg": [],
+    "//conditions:default": ["-O1"],
+})
