@@ -574,9 +574,12 @@ class ProcessCandidate : public Candidate {
     for (std::int64_t& s : byte_strides) s *= item;
     std::int64_t lo = 0, hi = 0;
     Extent(shape, byte_strides, item, &lo, &hi);
-    const std::int64_t first = static_cast<std::int64_t>(dl.byte_offset) + lo;  // region start, from dl.data
+    // The region, relative to dl.data: the elements, and the bytes from dl.data itself on (a
+    // library that ignores byte_offset reads there, in this process's memory as in the producer's).
+    const std::int64_t first = std::min<std::int64_t>(0, static_cast<std::int64_t>(dl.byte_offset) + lo);
+    const std::int64_t end = static_cast<std::int64_t>(dl.byte_offset) + hi;
     std::byte* base = static_cast<std::byte*>(dl.data);
-    const std::int64_t id = Lend(base == nullptr ? nullptr : base + first, base == nullptr ? 0 : static_cast<std::size_t>(hi - lo), src);
+    const std::int64_t id = Lend(base == nullptr ? nullptr : base + first, base == nullptr ? 0 : static_cast<std::size_t>(end - first), src);
     regions_[id].import = m;
     (*src)["kind"] = "dlpack";
     (*src)["data_offset"] = -first;  // dl.data, relative to the region
