@@ -361,8 +361,19 @@ class TesteeServer::State {
     return id;
   }
 
-  // An import the library did not take: the caller's again, never to be deleted by the library.
-  void Unimport(std::int64_t id) { imports_.erase(id); }
+  // Calls the candidate with DLPack import `id` (none: -1); an import it did not take (an error,
+  // or an exception, which goes on) is the caller's again: no deleter call is expected.
+  template <class F>
+  Result<TensorHandle> Importing(std::int64_t id, F call) {
+    try {
+      Result<TensorHandle> r = call();
+      if (!r.ok()) imports_.erase(id);
+      return r;
+    } catch (...) {
+      imports_.erase(id);
+      throw;
+    }
+  }
 
   // A DLPack tensor the library exported, mirrored to the suite as region `id` < 0.
   Json Export(DLManagedTensor* m) {
@@ -550,7 +561,7 @@ class TesteeServer::State {
     const std::string kind = wire::GetString(src, "kind");
     AsarraySource source;
     std::shared_ptr<Block> lent;  // freed at the end of this call unless the result keeps it
-    std::optional<std::int64_t> imported;
+    std::int64_t imported = -1;  // regions the suite lends have positive ids
     if (kind == "tensor") {
       source.kind = AsarraySource::Kind::kTensor;
       source.tensor = Tensor(src, "tensor");
@@ -569,15 +580,14 @@ class TesteeServer::State {
     } else if (kind == "dlpack") {
       imported = ImportDLPack(src);
       source.kind = AsarraySource::Kind::kDLPack;
-      source.dlpack = &imports_.at(*imported)->managed;
+      source.dlpack = &imports_.at(imported)->managed;
     } else if (kind == "sequence") {
       source.kind = AsarraySource::Kind::kSequence;
       source.value = wire::PyValueOf(wire::Get(src, "value"), "source.value");
     } else {
       throw ProtocolError("source.kind", "tensor, array, array_scalar, dlpack, buffer or sequence", "\"" + kind + "\"");
     }
-    Result<TensorHandle> r = c_.asarray(source, options);
-    if (!r.ok() && imported) Unimport(*imported);
+    Result<TensorHandle> r = Importing(imported, [&] { return c_.asarray(source, options); });
     if (r.ok() && lent) keeps_.push_back(lent);
     return NewTensor(r);
   }
@@ -591,9 +601,7 @@ class TesteeServer::State {
   }
   Result<Json> OnFromDLPack(const Json& q) {
     const std::int64_t id = ImportDLPack(q);
-    Result<TensorHandle> r = c_.from_dlpack(&imports_.at(id)->managed);
-    if (!r.ok()) Unimport(id);
-    return NewTensor(r);
+    return NewTensor(Importing(id, [&] { return c_.from_dlpack(&imports_.at(id)->managed); }));
   }
 
   Candidate& c_;
