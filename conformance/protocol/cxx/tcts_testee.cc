@@ -22,13 +22,9 @@ namespace tcts {
 
 using Json = wire::Json;
 using wire::ProtocolError;
+using wire::Shown;
 
 namespace {
-
-std::string Shown(const Json& v) {
-  std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
-  return s.size() > 120 ? s.substr(0, 117) + "..." : s;
-}
 
 // `key` of `v`, or `fallback` when absent (the Python kit's req.get(key, fallback)).
 const Json& Opt(const Json& v, const char* key, const Json& fallback) {
@@ -87,8 +83,8 @@ class TesteeServer::State {
       } catch (const Json::exception& e) {
         throw ProtocolError("(request)", "one JSON object per line", std::string("not JSON (") + e.what() + ")");
       }
-      if (req.is_object()) answer["id"] = Opt(req, "id", kNull);
       if (!req.is_object()) throw ProtocolError("(request)", "a JSON object", Shown(req));
+      answer["id"] = Opt(req, "id", kNull);
       Result<Json> r = Handle(req);
       if (r.ok()) {
         answer["ok"] = std::move(r.value());
