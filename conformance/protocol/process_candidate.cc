@@ -497,14 +497,16 @@ class ProcessCandidate : public Candidate {
   }
 
   // A box's handle went away: the testee may free it (sent with the next request).
-  // While a DLPack import waits for its deleter, releases go at once: when the last tensor
-  // using it goes, the library's deleter call must be seen before the next check.
+  // While this side lends memory (a DLPack import waiting for its deleter, an asarray array or
+  // buffer), releases go at once: when the last tensor using it goes, the library's deleter
+  // call must be seen before the next check, and the caller may free the memory right away,
+  // which the next request's sync must no longer read.
   void Released(std::int64_t handle) {
     if (!alive_) return;
     releases_.push_back(handle);
     if (in_call_) return;
     for (const auto& [id, r] : regions_) {
-      if (r.import != nullptr && r.import_owned) {
+      if (r.owned.empty()) {
         Call("release", Json::object());
         return;
       }
