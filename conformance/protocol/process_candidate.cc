@@ -497,14 +497,16 @@ class ProcessCandidate : public Candidate {
   }
 
   // A box's handle went away: the testee may free it (sent with the next request).
-  // While a DLPack import waits for its deleter, releases go at once: when the last tensor
-  // using it goes, the library's deleter call must be seen before the next check.
+  // While this side lends memory (a DLPack import waiting for its deleter, an asarray array or
+  // buffer), releases go at once: when the last tensor using it goes, the library's deleter
+  // call must be seen before the next check, and the caller may free the memory right away,
+  // which the next request's sync must no longer read.
   void Released(std::int64_t handle) {
     if (!alive_) return;
     releases_.push_back(handle);
     if (in_call_) return;
     for (const auto& [id, r] : regions_) {
-      if (r.import != nullptr && r.import_owned) {
+      if (r.owned.empty()) {
         Call("release", Json::object());
         return;
       }
@@ -574,9 +576,12 @@ class ProcessCandidate : public Candidate {
     for (std::int64_t& s : byte_strides) s *= item;
     std::int64_t lo = 0, hi = 0;
     Extent(shape, byte_strides, item, &lo, &hi);
-    const std::int64_t first = static_cast<std::int64_t>(dl.byte_offset) + lo;  // region start, from dl.data
+    // The region, relative to dl.data: the elements, and the bytes from dl.data itself on (a
+    // library that ignores byte_offset reads there, in this process's memory as in the producer's).
+    const std::int64_t first = std::min<std::int64_t>(0, static_cast<std::int64_t>(dl.byte_offset) + lo);
+    const std::int64_t end = static_cast<std::int64_t>(dl.byte_offset) + hi;
     std::byte* base = static_cast<std::byte*>(dl.data);
-    const std::int64_t id = Lend(base == nullptr ? nullptr : base + first, base == nullptr ? 0 : static_cast<std::size_t>(hi - lo), src);
+    const std::int64_t id = Lend(base == nullptr ? nullptr : base + first, base == nullptr ? 0 : static_cast<std::size_t>(end - first), src);
     regions_[id].import = m;
     (*src)["kind"] = "dlpack";
     (*src)["data_offset"] = -first;  // dl.data, relative to the region

@@ -8,12 +8,12 @@
 namespace tcts {
 namespace wire {
 
-namespace {
-
 std::string Shown(const Json& v) {
   std::string s = v.dump(-1, ' ', false, Json::error_handler_t::replace);
   return s.size() > 120 ? s.substr(0, 117) + "..." : s;
 }
+
+namespace {
 
 const char* TypeName(Json::value_t t) {
   switch (t) {

@@ -31,6 +31,9 @@ class ProtocolError {
   std::string field_, expected_, got_;
 };
 
+// A value as a ProtocolError quotes it: JSON, at most 120 characters.
+std::string Shown(const Json& v);
+
 // v[key], which must exist (and have `type`, when given).
 const Json& Get(const Json& v, const char* key);
 const Json& Get(const Json& v, const char* key, Json::value_t type);
