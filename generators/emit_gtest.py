@@ -447,10 +447,14 @@ SUITE_TABLES = {"dtypes": dtypes_tables, "promotion": promotion_tables, "casting
 
 def manifest(spec: Spec) -> str:
     """Every case id of every suite, one per line: what expectations entries may match."""
+    import emit_rapidcheck  # the properties' rows: a candidate that fails a property lists it too
     ids = []
     for name, tables in SUITE_TABLES.items():
         for t in tables(spec):
             ids += [f"{name}\t{rid}" for rid in t.ids]
+        rows = getattr(emit_rapidcheck, f"{name}_rows", None)
+        if rows is not None:
+            ids += [f"{name}\t{row[0]}" for row in rows(spec).values()]
     return "# " + ec.header(SOURCES["manifest"], "generators/emit_gtest.py", "").strip() + "\n" + "\n".join(ids) + "\n"
 
 

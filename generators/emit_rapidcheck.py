@@ -5,7 +5,8 @@ emitter writes only what they take from the spec, as X-macros in <suite>_propert
 each property's row (test name, case id, clause, statement) and the spec's values a body
 uses. A body without a row, or a row without a body, does not compile
 (conformance/properties/properties.h). Properties are randomized and compare a candidate with
-itself or with the spec's rules, so they never need expectations entries.
+itself or with the spec's rules; a candidate that breaks a rule fails them, and lists them in its
+expectations like any case (their ids are in the case manifest, emit_gtest.py --suite manifest).
 
 Usage: emit_rapidcheck.py --suite {promotion,casting,strided,arithmetic,dtype_values} --out FILE spec/*.toml
 (dtype_values: the values each dtype holds, a table every property suite shares)
