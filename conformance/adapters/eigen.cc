@@ -43,7 +43,9 @@
 //    features are declared unsupported.
 #include <complex>
 #include <cstdint>
+#include <algorithm>
 #include <limits>
+#include <optional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -354,6 +356,30 @@ R ApplyTo(BinaryOp op, const A& a, const B& b, Sink&& sink) {
   return Error{ErrorKind::kInternal, "unknown op"};
 }
 
+// Integer division is C++'s / on the Scalar type (scalar_quotient_op, after the usual
+// promotions): a zero divisor, or the minimum of int/long divided by -1, is undefined
+// behaviour ([expr.mul]; SIGFPE on x86-64). The adapter does not execute it: it answers an
+// Internal error instead of taking the process down at random points of a property's shrinking.
+// `a` and `b` are the operands element for element (a count of 1 repeats the element).
+template <class T>
+std::optional<Error> DivisionUB(const T* a, Index na, const T* b, Index nb) {
+  if constexpr (!Eigen::NumTraits<T>::IsInteger) {
+    return std::nullopt;
+  } else {
+    using P = decltype(a[0] / b[0]);  // the promoted type the division happens in
+    const Index n = std::max(na, nb);
+    for (Index k = 0; k < n; ++k) {
+      const P x = a[na == 1 ? 0 : k], y = b[nb == 1 ? 0 : k];
+      if (y == 0 || (std::is_signed_v<P> && y == static_cast<P>(-1) && x == std::numeric_limits<P>::min())) {
+        return Error{ErrorKind::kInternal,
+                     "not executed: the integer division " + std::to_string(x) + " / " + std::to_string(y) + " in " +
+                         TypeName<T>() + " is undefined behaviour in C++ (Eigen's scalar_quotient_op divides with /)"};
+      }
+    }
+    return std::nullopt;
+  }
+}
+
 // What Eigen's assignment does first with an expression (Tensor::operator= constructs its
 // evaluator): the evaluator's constructor checks the operands, eigen_assert(dimensions_match(
 // lhs, rhs)) for a binary op (TensorEvaluator.h), false for operands of different ranks.
@@ -389,7 +415,12 @@ R Expression(BinaryOp op, const EOperand& a, const EOperand& b, Sink&& sink, Mis
       return WithRank<R, kMaxOpRank>(static_cast<std::size_t>(bb.rank()), [&](auto m) -> R {
         constexpr int M = decltype(m)::value;
         const ETensor<T, M>& y = static_cast<Box<T, M>&>(bb).t;
-        if constexpr (M == N) return ApplyTo<R>(op, x, y, sink);
+        if constexpr (M == N) {
+          if (op == BinaryOp::kDiv && Eigen::dimensions_match(x.dimensions(), y.dimensions())) {
+            if (auto ub = DivisionUB<T>(x.data(), x.size(), y.data(), y.size())) return *ub;
+          }
+          return ApplyTo<R>(op, x, y, sink);
+        }
         else return ApplyTo<R>(op, x, y, mismatch);
       });
     });
@@ -404,7 +435,9 @@ R Expression(BinaryOp op, const EOperand& a, const EOperand& b, Sink&& sink, Mis
               switch (op) {
                 case BinaryOp::kAdd: return sink(x + s);
                 case BinaryOp::kMul: return sink(x * s);
-                case BinaryOp::kDiv: return sink(x / s);
+                case BinaryOp::kDiv:
+                  if (auto ub = DivisionUB<T>(x.data(), x.size(), &s, 1)) return *ub;
+                  return sink(x / s);
                 case BinaryOp::kSub:
                   if constexpr (Eigen::NumTraits<T>::IsSigned) return sink(x - s);
                   else return IllFormed("Tensor<" + TypeName<T>() + "> - " + TypeName<S>(),
@@ -427,6 +460,10 @@ R Expression(BinaryOp op, const EOperand& a, const EOperand& b, Sink&& sink, Mis
           [&](const auto& s) -> R {
             using S = std::decay_t<decltype(s)>;
             if constexpr (std::is_convertible_v<S, T>) {
+              if (op == BinaryOp::kDiv) {
+                const T lhs = s;  // the friend operator/(Scalar lhs, ...) takes lhs as T
+                if (auto ub = DivisionUB<T>(&lhs, 1, y.data(), y.size())) return *ub;
+              }
               return ApplyTo<R>(op, s, y, sink);
             } else {
               return IllFormed(TypeName<S>() + " " + sym + " Tensor<" + TypeName<T>() + ">",
