@@ -13,6 +13,7 @@ import math
 import sys
 
 import arith_tables
+import emit_rapidcheck
 import interop_tables
 import emit_common as ec
 from emit_common import dims, dt, error_cxx, format_cxx, no_error, step_cxx, step_text
@@ -446,11 +447,14 @@ SUITE_TABLES = {"dtypes": dtypes_tables, "promotion": promotion_tables, "casting
 
 
 def manifest(spec: Spec) -> str:
-    """Every case id of every suite, one per line: what expectations entries may match."""
+    """Every case id of every suite, one per line: what expectations entries may match. The
+    table cases, then each suite's properties (their ids come from emit_rapidcheck.py)."""
     ids = []
     for name, tables in SUITE_TABLES.items():
         for t in tables(spec):
             ids += [f"{name}\t{rid}" for rid in t.ids]
+    for name, (_, rows, _) in emit_rapidcheck.SUITES.items():
+        ids += [f"{name}\t{row[0]}" for row in rows(spec).values()]
     return "# " + ec.header(SOURCES["manifest"], "generators/emit_gtest.py", "").strip() + "\n" + "\n".join(ids) + "\n"
 
 

@@ -40,6 +40,7 @@ import xml.sax.saxutils as sx
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import emit_rapidcheck  # noqa: E402
 import spec_schema  # noqa: E402
 from spec_model import SPEC_FILES, Spec, SpecError  # noqa: E402
 
@@ -422,6 +423,8 @@ class Schema(unittest.TestCase):
 
 
 # ------------------------------------------------------------------ the real spec
+# A property row of an emit_rapidcheck output: _(Name, "case id", "clause", "statement").
+PROPERTY_ROW = re.compile(r'^  _\(\w+, "([^"]+)", ', re.M)
 ROW = re.compile(r'^  \{\{"((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", '
                  r'"((?:[^"\\]|\\.)*)"\}')  # id, clause, basis, statement, answer
 PROP = re.compile(r'^  _\(\w+, "(property\.[^"]*)", "([^"]*)", "([^"]*)"\)')
@@ -520,7 +523,15 @@ class RealSpec(unittest.TestCase):
             suite, rid = line.split("\t")
             self.assertNotIn(rid, manifest, f"case id {rid} in two suites")
             manifest[rid] = suite
-        cases = 0
+        properties = {}  # property id -> suite, from emit_rapidcheck's outputs
+        for name, _, suite in outputs():
+            if name.startswith("emit_rapidcheck.") and suite in emit_rapidcheck.SUITES:
+                ids = [m.group(1) for m in PROPERTY_ROW.finditer(self.out(name))]
+                self.assertTrue(ids, f"{name}: no property rows")
+                properties.update({i: suite for i in ids})
+        for i, suite in properties.items():
+            self.assertEqual(manifest.get(i), suite, f"property {i} not in the manifest under {suite}")
+        cases = len(properties)
         for name, _, suite in outputs():
             if not name.startswith("emit_gtest.") or suite in ("manifest", "spec_consistency"):
                 continue
@@ -535,7 +546,7 @@ class RealSpec(unittest.TestCase):
                             # The reports' matrices read these rows' answers as data.
                             self.assertTrue(m.group(5), f"{m.group(1)}: no answer")
                 self.assertEqual(len(ids), len(set(ids)), "a case id twice")
-                self.assertEqual(sorted(ids), sorted(i for i, s in manifest.items() if s == suite))
+                self.assertEqual(sorted(ids), sorted(i for i, s in manifest.items() if s == suite and i not in properties))
                 cases += len(ids)
         self.assertEqual(cases, len(manifest))
 
