@@ -48,7 +48,34 @@ namespace xtensor_adapter {
 namespace {
 
 // a op b: the left operand as a user holds it, then the per-left instantiation (xtensor_ops.h).
+// A view xtensor computed may address memory outside its array's storage (xtensor checks no
+// index or offset: select(0, 7), as_strided past the end). Reading or writing through it is
+// undefined behaviour, so the adapter does not: an Internal error says so.
+template <class T>
+std::optional<Error> OutsideStorage(const TBox<T>& box) {
+  if (box.whole) return std::nullopt;
+  std::int64_t lo = static_cast<std::int64_t>(box.offset), hi = lo;
+  for (std::size_t k = 0; k < box.shape.size(); ++k) {
+    if (box.shape[k] == 0) return std::nullopt;  // no elements: nothing is addressed
+    const std::int64_t reach = box.strides[k] * static_cast<std::int64_t>(box.shape[k] - 1);
+    (reach < 0 ? lo : hi) += reach;
+  }
+  const std::int64_t n = static_cast<std::int64_t>(box.array->storage().size());
+  if (lo >= 0 && hi < n) return std::nullopt;
+  return Error{ErrorKind::kInternal, "not executed: the view xtensor computed addresses elements " + std::to_string(lo) +
+                                         ".." + std::to_string(hi) + " of a storage of " + std::to_string(n) +
+                                         " (xtensor checks no view bounds); accessing them is undefined behaviour"};
+}
+std::optional<Error> OutsideStorage(const TensorHandle& h) {
+  return WithBox<std::optional<Error>>(h, [](auto& box) { return OutsideStorage(box); });
+}
+std::optional<Error> OutsideStorage(const XOperand& o) {
+  return o.tensor ? OutsideStorage(o.tensor) : std::nullopt;
+}
+
 Result<TensorHandle> EvaluateExpr(BinaryOp op, const XOperand& a, const XOperand& b) {
+  if (auto e = OutsideStorage(a)) return *e;
+  if (auto e = OutsideStorage(b)) return *e;
   return WithOperand<Result<TensorHandle>>(a, [&](const auto& x) { return EvaluateLeft(op, x, b); });
 }
 Result<DType> ValueTypeExpr(BinaryOp op, const XOperand& a, const XOperand& b) {
@@ -210,6 +237,7 @@ class XtensorCandidate final : public Candidate {
     return Guard([&]() -> Result<std::vector<Scalar>> {
       return WithBox<Result<std::vector<Scalar>>>(h, [&](auto& box) -> Result<std::vector<Scalar>> {
         using T = typename std::decay_t<decltype(box)>::value_type;
+        if (auto e = OutsideStorage(box)) return *e;
         return Read<T>(box.View());
       });
     });
@@ -291,6 +319,10 @@ class XtensorCandidate final : public Candidate {
   }
   Result<TensorHandle> slice(const TensorHandle& h, std::int64_t dim, std::int64_t start, std::int64_t end,
                              std::int64_t step) override {
+    if (step == 0) {
+      return Error{ErrorKind::kInternal, "not executed: xt::range(start, end, 0) divides by its step (xstepped_range's "
+                                         "constructor computes n / step, xslice.hpp): integer division by zero"};
+    }
     return ViewOp(h, "xt::strided_view(t, {..., xt::range(start, end, step)})", [&](auto& box, auto v) {
       return xt::strided_view(v, AxisSlices(dim, xt::range(static_cast<std::ptrdiff_t>(start),
                                                            static_cast<std::ptrdiff_t>(end),
@@ -375,6 +407,7 @@ class XtensorCandidate final : public Candidate {
         using T = typename std::decay_t<decltype(box)>::value_type;
         Result<Array<T>> v = Cast<T>({value});
         if (!v.ok()) return v.error();
+        if (auto e = OutsideStorage(box)) return *e;
         auto view = box.View();
         view.element(index.begin(), index.end()) = v.value()(0);
         return {};
@@ -409,14 +442,31 @@ class XtensorCandidate final : public Candidate {
     const std::string call = "xt::reshape_view(t, " + Dims(sizes) + ")";
     return Guard([&]() -> Result<TensorHandle> {
       return WithBox<Result<TensorHandle>>(h, [&](auto& box) -> Result<TensorHandle> {
+        using T = typename std::decay_t<decltype(box)>::value_type;
         const std::vector<std::ptrdiff_t> shape(sizes.begin(), sizes.end());
-        if (box.whole) return Keep(box, xt::reshape_view(*box.array, shape), call);
+        if (box.whole) {
+          // reshape_view reads its input through a flat_expression_adaptor (xstrided_view_base.hpp):
+          // element j is the input's element at the row-major flat index data_offset() +
+          // sum(strides()[k] * j[k]), which for an xarray (row-major, contiguous) is its storage
+          // index. So the view is the xarray's storage with those strides and offset.
+          auto w = xt::reshape_view(*box.array, shape);
+          auto out = std::make_shared<TBox<T>>();
+          out->array = box.array;
+          out->whole = false;
+          out->shape = Shape(w.shape().begin(), w.shape().end());
+          out->strides = Strides(w.strides().begin(), w.strides().end());
+          out->offset = w.data_offset();
+          return TensorHandle(out);
+        }
+        // Of a view: the flat adaptor unravels each index in the view's shape, which is no
+        // strided map of memory in general.
         return Keep(box, xt::reshape_view(box.View(), shape), call);
       });
     });
   }
 
   static Status AssignResult(const TensorHandle& dest, const TensorHandle& result) {
+    if (auto e = OutsideStorage(dest)) return *e;
     return WithBox<Status>(dest, [&](auto& d) -> Status {
       return WithBox<Status>(result, [&](auto& r) -> Status { return AssignTo(d, *r.array); });
     });
@@ -461,6 +511,7 @@ class XtensorCandidate final : public Candidate {
       return Error{ErrorKind::kInternal, "unknown op"};
     };
     if (box.whole) return apply(*box.array);
+    if (auto e = OutsideStorage(box)) return *e;
     auto v = box.View();
     return apply(v);
   }
