@@ -54,16 +54,22 @@ namespace {
 template <class T>
 std::optional<Error> OutsideStorage(const TBox<T>& box) {
   if (box.whole) return std::nullopt;
-  std::int64_t lo = static_cast<std::int64_t>(box.offset), hi = lo;
+  for (std::size_t extent : box.shape) {
+    if (extent == 0) return std::nullopt;  // no elements: nothing is addressed
+  }
+  // In 128 bits: an extent xtensor took as given (reshape_view's -1) is a huge std::size_t.
+  __int128 lo = static_cast<__int128>(box.offset), hi = lo;
   for (std::size_t k = 0; k < box.shape.size(); ++k) {
-    if (box.shape[k] == 0) return std::nullopt;  // no elements: nothing is addressed
-    const std::int64_t reach = box.strides[k] * static_cast<std::int64_t>(box.shape[k] - 1);
+    const __int128 reach = static_cast<__int128>(box.strides[k]) * static_cast<__int128>(box.shape[k] - 1);
     (reach < 0 ? lo : hi) += reach;
   }
-  const std::int64_t n = static_cast<std::int64_t>(box.array->storage().size());
+  const __int128 n = static_cast<__int128>(box.array->storage().size());
   if (lo >= 0 && hi < n) return std::nullopt;
-  return Error{ErrorKind::kInternal, "not executed: the view xtensor computed addresses elements " + std::to_string(lo) +
-                                         ".." + std::to_string(hi) + " of a storage of " + std::to_string(n) +
+  const auto text = [](__int128 v) {
+    return v > INT64_MAX || v < INT64_MIN ? std::string("(beyond int64)") : std::to_string(static_cast<std::int64_t>(v));
+  };
+  return Error{ErrorKind::kInternal, "not executed: the view xtensor computed addresses elements " + text(lo) + ".." +
+                                         text(hi) + " of a storage of " + text(n) +
                                          " (xtensor checks no view bounds); accessing them is undefined behaviour"};
 }
 std::optional<Error> OutsideStorage(const TensorHandle& h) {
@@ -448,7 +454,8 @@ class XtensorCandidate final : public Candidate {
           // reshape_view reads its input through a flat_expression_adaptor (xstrided_view_base.hpp):
           // element j is the input's element at the row-major flat index data_offset() +
           // sum(strides()[k] * j[k]), which for an xarray (row-major, contiguous) is its storage
-          // index. So the view is the xarray's storage with those strides and offset.
+          // index. So the view is the xarray's storage with those strides and offset. (reshape_view
+          // takes the shape as given: no -1 inference, no element count check.)
           auto w = xt::reshape_view(*box.array, shape);
           auto out = std::make_shared<TBox<T>>();
           out->array = box.array;
