@@ -19,24 +19,29 @@
 //      - tensor op tensor (TensorBase::operator+ etc., TensorBase.h): both operands' scalar
 //        types must be the same (the functor is scalar_sum_op<Scalar>, Scalar the left's; a
 //        mixed expression does not compile: "mixing different numeric types requires an
-//        explicit cast()", XprHelper.h EIGEN_CHECK_BINARY_COMPATIBILIY), and their ranks too
-//        (the dimensions are DSizes<Index, N>). Equal ranks with different sizes are checked
-//        at run time by eigen_assert(dimensions_match(...)) (TensorEvaluator.h): no
-//        broadcasting without an explicit .broadcast().
+//        explicit cast()", XprHelper.h EIGEN_CHECK_BINARY_COMPATIBILIY). Operands of different
+//        ranks or sizes compile; the binary evaluator rejects them at run time with
+//        eigen_assert(dimensions_match(...)) (TensorEvaluator.h): no broadcasting without an
+//        explicit .broadcast(). (For different ranks only that evaluator is constructed.)
 //      - tensor op scalar (TensorBase::operator+(Scalar rhs)): the scalar must already be
 //        the tensor's Scalar type; any other type selects the templated tensor overload and
 //        does not compile. operator-(Scalar) also static-asserts a signed Scalar.
 //      - scalar op tensor (the friend operator+(Scalar lhs, const Derived&)): the scalar
 //        converts implicitly to the tensor's Scalar type (C++ copy-initialisation, so 2.5 +
 //        an int tensor adds 2) or the expression does not compile.
-//      - out=: out = expr assigns (and resizes, Tensor::operator=) only a tensor of the
-//        expression's Scalar type and rank; in-place: self += other (TensorBase::operator+=)
-//        takes a tensor expression of self's type and rank, never a scalar.
+//      - out=: out = expr assigns (and resizes, Tensor::operator=) only an expression of out's
+//        Scalar type; from another rank it reads the expression's dimensions as out's rank
+//        (undefined: not executed, Internal). In-place: self += other (TensorBase::operator+=,
+//        self = self + other) takes a tensor expression of self's type, never a scalar.
 //      - two Python numbers: no Eigen expression at all.
 //  * add/sub's alpha (when not 1): a + alpha * b, alpha * b evaluated first (for a tensor b
 //    Eigen's friend operator*(Scalar, const Derived&); for a scalar b, C++ arithmetic).
 //  * eigen_assert is defined to throw (Eigen lets a program define it, Macros.h), so Eigen's
-//    own run-time checks answer RuntimeError whatever NDEBUG the adapter is built with.
+//    own run-time checks answer RuntimeError whatever NDEBUG the adapter is built with; the
+//    adapter is built with -fwrapv (conformance/adapters/BUILD), so integer overflow wraps
+//    whatever the optimisation or sanitizer flags. What C++ leaves undefined is not executed
+//    (an Internal error says so): integer division by zero or INT_MIN / -1, which Eigen's /
+//    performs as it is (SIGFPE on x86-64).
 //  * Eigen's Tensor has no views that share storage (slicing, shuffling and striding are
 //    expressions evaluated into new tensors), no memory formats or strided allocation, no
 //    default dtype, no devices, no dtype names, no can_cast query, no asarray, no DLPack: those

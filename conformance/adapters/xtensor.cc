@@ -27,10 +27,17 @@
 //  * Views: t() is xt::transpose; transpose(d0, d1) and permute are xt::transpose with a
 //    permutation; narrow/select/slice/unsqueeze are xt::strided_view with a slice vector
 //    (xt::range, an integer, xt::newaxis, xt::all; xt::ellipsis for axes counted from the end);
-//    squeeze is xt::squeeze; view and reshape are xt::reshape_view; expand is xt::broadcast;
+//    squeeze is xt::squeeze; view and reshape are xt::reshape_view (of an xarray: its storage
+//    with the view's strides, which is what the view's flat adaptor addresses); expand is
+//    xt::broadcast;
 //    as_strided is xt::strided_view(storage, sizes, strides, offset). A result that is not a
 //    strided view of the same memory (reshape_view of a view, broadcast: lazy expressions
 //    without strides) cannot be held as a tensor: an Internal error says so.
+//  * Undefined behaviour is not executed (an Internal error says so): integer division by zero
+//    or of the minimum by -1 (xtensor's divides is C++'s /), an xt::range with step 0 (its size
+//    is computed as n / step), reading or writing a view that reaches outside its storage
+//    (xtensor checks no view bounds), a std::size_t axis past the rank (xtensor does not check
+//    it). Integer overflow wraps (-fwrapv, conformance/adapters/BUILD).
 //  * Errors: xtensor throws std exceptions; they map as pybind11 (and so xtensor-python)
 //    translates them to Python: out_of_range -> IndexError, invalid_argument / domain_error /
 //    length_error / range_error -> ValueError, any other std::exception -> RuntimeError. An
