@@ -1,0 +1,12 @@
+// add/sub/mul/div with a left operand of these value types (xtensor_ops.h).
+#include "conformance/adapters/xtensor_ops.h"
+
+namespace tcts {
+namespace xtensor_adapter {
+
+TCTS_XTENSOR_OPS_FOR(std::int32_t)
+TCTS_XTENSOR_OPS_FOR(std::int64_t)
+TCTS_XTENSOR_OPS_FOR(bool)
+
+}  // namespace xtensor_adapter
+}  // namespace tcts
