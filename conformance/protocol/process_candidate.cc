@@ -63,19 +63,7 @@ class Pipe {
     return true;
   }
 
-  bool WriteLine(const std::string& line) {
-    std::string data = line + "\n";
-    const char* p = data.data();
-    std::size_t left = data.size();
-    while (left > 0) {
-      const ssize_t n = write(out_, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      p += n;
-      left -= static_cast<std::size_t>(n);
-    }
-    return true;
-  }
+  bool WriteLine(const std::string& line) { return wire::WriteAll(out_, line + "\n"); }
 
   // One line without its newline; false at end of file, or when no newline came within
   // kMaxLine bytes (*too_long set).
@@ -143,21 +131,6 @@ struct Region {
   bool import_owned = false;          // the import succeeded: the deleter is the testee's to call
   std::vector<std::byte> owned;       // an export's mirror (this side owns the memory)
 };
-
-// The extent of a strided geometry in bytes, relative to its first element: [lo, hi).
-void Extent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& byte_strides, std::int64_t item,
-            std::int64_t* lo, std::int64_t* hi) {
-  *lo = 0;
-  *hi = item;
-  for (std::size_t k = 0; k < sizes.size(); ++k) {
-    if (sizes[k] == 0) {
-      *lo = *hi = 0;
-      return;
-    }
-    const std::int64_t reach = (sizes[k] - 1) * (k < byte_strides.size() ? byte_strides[k] : 0);
-    (reach < 0 ? *lo : *hi) += reach;
-  }
-}
 
 class ProcessCandidate;
 
@@ -456,7 +429,7 @@ class ProcessCandidate : public Candidate {
       case AsarraySource::Kind::kArrayScalar: {
         const HostArray& a = source.array;
         std::int64_t lo = 0, hi = 0;
-        Extent(a.sizes, a.byte_strides, DTypeItemsize(a.dtype), &lo, &hi);
+        wire::ByteExtent(a.sizes, a.byte_strides, DTypeItemsize(a.dtype), &lo, &hi);
         region = Lend(a.data + lo, static_cast<std::size_t>(hi - lo), &src);
         src["offset"] = -lo;  // the first element, in the region
         src["dtype"] = DTypeName(a.dtype);
@@ -563,19 +536,11 @@ class ProcessCandidate : public Candidate {
     std::vector<std::int64_t> shape, strides;
     if (dl.ndim > 0 && dl.shape != nullptr) shape.assign(dl.shape, dl.shape + dl.ndim);
     if (dl.strides != nullptr && dl.ndim > 0) strides.assign(dl.strides, dl.strides + dl.ndim);
-    const std::int64_t item = std::max<std::int64_t>(1, (dl.dtype.bits * dl.dtype.lanes + 7) / 8);
-    std::vector<std::int64_t> byte_strides = strides;
-    if (dl.strides == nullptr) {  // compact row-major
-      byte_strides.assign(shape.size(), 0);
-      std::int64_t run = 1;
-      for (std::size_t k = shape.size(); k-- > 0;) {
-        byte_strides[k] = run;
-        run *= std::max<std::int64_t>(shape[k], 1);
-      }
-    }
+    const std::int64_t item = wire::DLItemsize(dl.dtype);
+    std::vector<std::int64_t> byte_strides = dl.strides == nullptr ? wire::CompactStrides(shape) : strides;
     for (std::int64_t& s : byte_strides) s *= item;
     std::int64_t lo = 0, hi = 0;
-    Extent(shape, byte_strides, item, &lo, &hi);
+    wire::ByteExtent(shape, byte_strides, item, &lo, &hi);
     // The region, relative to dl.data: the elements, and the bytes from dl.data itself on (a
     // library that ignores byte_offset reads there, in this process's memory as in the producer's).
     const std::int64_t first = std::min<std::int64_t>(0, static_cast<std::int64_t>(dl.byte_offset) + lo);

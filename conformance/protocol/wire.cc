@@ -1,5 +1,9 @@
 #include "conformance/protocol/wire.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -195,6 +199,47 @@ Json DeviceArgJson(const DeviceArg& a) {
     case DeviceArg::Form::kOrdinal: return {{"form", "ordinal"}, {"index", a.index}};
   }
   return nullptr;
+}
+
+std::int64_t DLItemsize(const DLDataType& dtype) {
+  return std::max<std::int64_t>(1, (dtype.bits * dtype.lanes + 7) / 8);
+}
+
+std::vector<std::int64_t> CompactStrides(const std::vector<std::int64_t>& shape) {
+  std::vector<std::int64_t> strides(shape.size(), 0);
+  std::int64_t run = 1;
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    strides[k] = run;
+    run *= std::max<std::int64_t>(shape[k], 1);
+  }
+  return strides;
+}
+
+void ByteExtent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& byte_strides,
+                std::int64_t itemsize, std::int64_t* lo, std::int64_t* hi) {
+  *lo = 0;
+  *hi = itemsize;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    if (sizes[k] == 0) {
+      *lo = *hi = 0;
+      return;
+    }
+    const std::int64_t reach = (sizes[k] - 1) * (k < byte_strides.size() ? byte_strides[k] : 0);
+    (reach < 0 ? *lo : *hi) += reach;
+  }
+}
+
+bool WriteAll(int fd, const std::string& data) {
+  const char* p = data.data();
+  std::size_t left = data.size();
+  while (left > 0) {
+    const ssize_t n = write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return true;
 }
 
 namespace {

@@ -63,6 +63,18 @@ Json Scalars(const std::vector<Scalar>& values);
 Json PyValueJson(const PyValue& v);
 Json DeviceArgJson(const DeviceArg& a);
 
+// Regions (PROTOCOL.md "Regions"), computed alike at both ends of the pipe.
+// Bytes per element of a DLPack dtype (at least 1).
+std::int64_t DLItemsize(const DLDataType& dtype);
+// Row-major strides, in elements, of a compact tensor of `shape` (a DLTensor whose strides are NULL).
+std::vector<std::int64_t> CompactStrides(const std::vector<std::int64_t>& shape);
+// The bytes a strided geometry reaches, relative to its first element: [*lo, *hi) (both 0 when
+// it has no elements).
+void ByteExtent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& byte_strides,
+                std::int64_t itemsize, std::int64_t* lo, std::int64_t* hi);
+// Writes all of `data` to `fd` (retrying short writes and EINTR); false when the pipe is gone.
+bool WriteAll(int fd, const std::string& data);
+
 std::string Base64(const std::byte* data, std::size_t size);
 std::vector<std::byte> Unbase64(const std::string& text, const char* field);
 

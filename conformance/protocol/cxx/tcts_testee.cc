@@ -375,25 +375,14 @@ class TesteeServer::State {
   Json Export(DLManagedTensor* m) {
     const DLTensor& t = m->dl_tensor;
     std::vector<std::int64_t> shape(t.shape, t.shape + std::max(t.ndim, 0));
-    std::vector<std::int64_t> strides;
     const bool compact = t.strides == nullptr;
-    if (compact) {
-      strides.assign(shape.size(), 0);
-      std::int64_t run = 1;
-      for (std::size_t k = shape.size(); k-- > 0;) {
-        strides[k] = run;
-        run *= std::max<std::int64_t>(shape[k], 1);
-      }
-    } else {
-      strides.assign(t.strides, t.strides + shape.size());
-    }
-    const std::int64_t item = std::max<std::int64_t>(1, (t.dtype.bits * t.dtype.lanes + 7) / 8);
-    std::int64_t lo = 0, hi = item;
-    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
-      lo = hi = 0;
-    } else {
-      for (std::size_t k = 0; k < shape.size(); ++k) (strides[k] < 0 ? lo : hi) += (shape[k] - 1) * strides[k] * item;
-    }
+    const std::vector<std::int64_t> strides =
+        compact ? wire::CompactStrides(shape) : std::vector<std::int64_t>(t.strides, t.strides + shape.size());
+    const std::int64_t item = wire::DLItemsize(t.dtype);
+    std::vector<std::int64_t> byte_strides = strides;
+    for (std::int64_t& s : byte_strides) s *= item;
+    std::int64_t lo = 0, hi = 0;
+    wire::ByteExtent(shape, byte_strides, item, &lo, &hi);
     const std::uintptr_t data = reinterpret_cast<std::uintptr_t>(t.data);
     const std::uintptr_t first = data + static_cast<std::uintptr_t>(t.byte_offset) + static_cast<std::uintptr_t>(lo);
     Region r;
@@ -678,19 +667,6 @@ bool IsBlank(std::string_view line) {
   return std::all_of(line.begin(), line.end(), [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
 }
 
-bool WriteAll(int fd, const std::string& data) {
-  const char* p = data.data();
-  std::size_t left = data.size();
-  while (left > 0) {
-    const ssize_t n = write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 }  // namespace
 
 int ServeCandidate(Candidate& candidate, int in_fd, int out_fd) {
@@ -714,7 +690,7 @@ int ServeCandidate(Candidate& candidate, int in_fd, int out_fd) {
     if (IsBlank(line)) continue;
     answer = server.Answer(line);
     answer += '\n';
-    if (!WriteAll(out_fd, answer)) return 1;
+    if (!wire::WriteAll(out_fd, answer)) return 1;
   }
   return 0;
 }
