@@ -117,6 +117,8 @@ TCTS_HD To Cast(const From& v) {
     return v != From(0);
   } else if constexpr (IsReduced<To>::value) {
     return To(static_cast<float>(v));
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    return ref::FloatToIntegral<To>(v);
   } else {
     return static_cast<To>(v);
   }

@@ -38,9 +38,10 @@ std::vector<ScalarType> AllTypes() {
   };
 }
 
-// Values a cast from `from` to `to` defines: integers (wrapping into narrower integers, as
-// two's complement does) from integral types; from floating and complex types, everything
-// — NaN, infinities, ties, overflow — except out-of-range values into integral types.
+// Values to cast from `from` to `to`: integers (wrapping into narrower integers, as two's
+// complement does) from integral types; from floating and complex types, everything — NaN,
+// infinities, ties, overflow, and values out of an integral target's range (which C++ leaves
+// undefined and ref::FloatToIntegral defines).
 std::vector<Scalar> Values(ScalarType from, ScalarType to) {
   if (ref::IsIntegral(from) || ref::IsBool(from)) {
     return {Scalar::Bool(true),   Scalar::Int(0),      Scalar::Int(-7),    Scalar::Int(255),
@@ -49,13 +50,12 @@ std::vector<Scalar> Values(ScalarType from, ScalarType to) {
             Scalar::Int(16777217)};  // 2^24 + 1: not a float32
   }
   if (ref::IsIntegral(to)) {
-    std::vector<Scalar> v = {Scalar::Float(0.0), Scalar::Float(1.5), Scalar::Float(7.9), Scalar::Float(100.25),
-                             Scalar::Float(-0.0), Scalar::Complex({3.75, 9.0})};
-    if (ref::Info(to).is_signed) {
-      v.push_back(Scalar::Float(-2.75));
-      v.push_back(Scalar::Float(-100.5));
-    }
-    return v;
+    const double inf = std::numeric_limits<double>::infinity();
+    return {Scalar::Float(0.0),    Scalar::Float(1.5),    Scalar::Float(7.9),         Scalar::Float(100.25),
+            Scalar::Float(-0.0),   Scalar::Complex({3.75, 9.0}), Scalar::Float(-2.75), Scalar::Float(-100.5),
+            Scalar::Float(300.5),  Scalar::Float(-40000.5), Scalar::Float(3e9),        Scalar::Float(-1e19),
+            Scalar::Float(65504.0), Scalar::Float(inf),   Scalar::Float(-inf),        Scalar::Float(std::nan("")),
+            Scalar::Complex({std::nan(""), 1.0})};
   }
   const double inf = std::numeric_limits<double>::infinity();
   return {Scalar::Float(0.1),

@@ -373,6 +373,40 @@ TEST(HostileBool, AnyNonZeroByteReadsAsTrue) {
   EXPECT_EQ(Values(FromDLPack(&p.managed)), (std::vector<double>{0, 1, 1, 1}));
 }
 
+// ---------------------------------------------------------------- floating -> integral casts
+// NaN, the infinities and values out of the target's range: undefined in C++ (and in c10's
+// static_cast), defined in the reference (ref::FloatToIntegral); --config=asan's
+// -fsanitize=float-cast-overflow holds every path to that.
+TEST(HostileCast, FloatToIntegralIsDefinedForEveryInput) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  constexpr std::int32_t kMin32 = std::numeric_limits<std::int32_t>::min();
+  EXPECT_EQ(Convert<std::int64_t>(nan), kMin);
+  EXPECT_EQ(Convert<std::int64_t>(-inf), kMin);
+  EXPECT_EQ(Convert<std::int64_t>(9.3e18), kMin);                        // past 2^63
+  EXPECT_EQ(Convert<std::int64_t>(-9.2e18), std::int64_t{-9200000000000000000});  // held: truncated
+  EXPECT_EQ(Convert<std::int32_t>(3e9f), kMin32);
+  EXPECT_EQ(Convert<std::int32_t>(-2.75), -2);
+  EXPECT_EQ(Convert<std::int8_t>(200.0), -56);      // through int32, then modulo 2^8
+  EXPECT_EQ(Convert<std::int16_t>(inf), 0);         // int32's lowest, modulo 2^16
+  EXPECT_EQ(Convert<std::uint8_t>(-1.0), 255);      // through int64, as c10 casts to uint8
+  EXPECT_EQ(Convert<std::uint8_t>(300.5f), 44);
+  EXPECT_EQ(Convert<std::uint8_t>(nan), 0);
+  EXPECT_EQ(Convert<std::int32_t>(std::complex<double>(nan, 1.0)), kMin32);  // the real part
+  EXPECT_EQ(Convert<std::int64_t>(Half(65504.0f)), 65504);
+
+  // Through a tensor's cast (the CPU loop) and a copy into an integral tensor.
+  double src[] = {nan, inf, -inf, -1.0, 300.5, 1e300};
+  AsarrayOptions as_f64;
+  as_f64.dtype = ScalarType::kFloat64;
+  const Tensor f = AsarrayBuffer(reinterpret_cast<std::byte*>(src), sizeof src, as_f64);
+  const double m64 = static_cast<double>(kMin);
+  EXPECT_EQ(Values(To(f, ScalarType::kInt64, Device::Cpu())), (std::vector<double>{m64, m64, m64, -1, 300, m64}));
+  EXPECT_EQ(Values(To(f, ScalarType::kUint8, Device::Cpu())), (std::vector<double>{0, 0, 0, 255, 44, 0}));
+  const Tensor i8 = Tensor::Empty({6}, ScalarType::kInt8, Device::Cpu());
+  CopyInto(i8, f);
+  EXPECT_EQ(Values(i8), (std::vector<double>{0, 0, 0, -1, 44, 0}));
+}
+
 // Sizes beyond any address space (2^62 bytes), so the allocation fails wherever this runs,
 // whatever the kernel's overcommit policy.
 constexpr std::int64_t kHuge = std::int64_t{1} << 60;

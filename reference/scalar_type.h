@@ -140,9 +140,30 @@ template <> struct OpMath<Half> { using type = float; };
 template <> struct OpMath<BFloat16> { using type = float; };
 template <> struct OpMath<ComplexHalf> { using type = std::complex<float>; };
 
+// Floating -> integral, defined for every input. c10::convert is static_cast here (to uint8
+// through int64: TypeCast.h's static_cast_with_inter_type<uint8_t, src_t>), which truncates
+// toward zero and which C++ leaves undefined for NaN, the infinities and values whose
+// truncation the target does not hold ("deliberately ignores undefined behavior, consistent
+// with NumPy", same file); the spec documents say nothing of those values, and no case
+// asserts them. The reference converts to a 32- or 64-bit intermediate (64 for int64 and,
+// as c10 does, uint8) and answers there what x86-64's truncating conversions
+// (cvttss2si/cvttsd2si) give PyTorch's scalar CPU loops: the intermediate's lowest value,
+// "integer indefinite"; the intermediate then narrows modulo 2^bits, as c10's does.
+template <class To, class F>
+TCTS_HD To FloatToIntegral(F v) {
+  static_assert(std::is_integral_v<To> && !std::is_same_v<To, bool> && std::is_floating_point_v<F>);
+  using I = std::conditional_t<sizeof(To) == 8 || std::is_same_v<To, std::uint8_t>, std::int64_t, std::int32_t>;
+  constexpr I kLowest = -(I(1) << (sizeof(I) * 8 - 2)) * 2;  // -2^31 or -2^63, a power of two
+  const F lowest = static_cast<F>(kLowest);                 // exact in float and double
+  // v in [-2^(n-1), 2^(n-1)): its truncation is in I. NaN fails both comparisons.
+  const I wide = (v >= lowest && v < -lowest) ? static_cast<I>(v) : kLowest;
+  return static_cast<To>(wide);
+}
+
 // Convert<To>(from): the value cast PyTorch performs (c10::convert / static_cast):
 //  complex -> real keeps the real part; anything -> bool is "!= 0"; floating -> integral
-//  truncates toward zero; float16/bfloat16 go through float.
+//  truncates toward zero (FloatToIntegral: defined where C++ leaves it undefined);
+//  float16/bfloat16 go through float.
 template <class To, class From>
 To Convert(const From& v) {
   if constexpr (std::is_same_v<From, ComplexHalf>) {
@@ -165,6 +186,8 @@ To Convert(const From& v) {
     return v != From(0);
   } else if constexpr (IsReducedFloat<To>::value) {
     return To(static_cast<float>(v));
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    return FloatToIntegral<To>(v);
   } else {
     return static_cast<To>(v);
   }
