@@ -310,14 +310,6 @@ PyValue Nested(std::size_t depth) {
   return v;
 }
 
-// Taken apart one level at a time: PyValue's own destructor recurses as deep as the nesting.
-void Dismantle(PyValue& v) {
-  while (v.is_list && !v.items.empty()) {
-    PyValue inner = std::move(v.items.front());
-    v = std::move(inner);
-  }
-}
-
 PyValue List(std::vector<PyValue> items) {
   PyValue v;
   v.is_list = true;
@@ -334,7 +326,11 @@ TEST(HostileSequence, NestingBeyondTheLimitIsAValueErrorNotAStackOverflow) {
   PyValue deep = Nested(100000);
   ExpectError(Error::Kind::kValueError, {"too many dimensions 'list'", "128"}, [&] { AsarrayValue(deep, {}); });
   EXPECT_EQ(InferScalarType(deep), ScalarType::kInt64);  // walks every level, without recursion
-  Dismantle(deep);
+  PyValue copy = deep;                                    // copies without recursion
+  EXPECT_EQ(InferScalarType(copy), ScalarType::kInt64);
+  deep = std::move(copy.items.front());                   // a value taken from inside another
+  ExpectError(Error::Kind::kValueError, {"too many dimensions"}, [&] { AsarrayValue(deep, {}); });
+  // deep and copy are freed at the end of the test, without recursion
   PyValue over = Nested(kMaxSequenceDims + 1);
   ExpectError(Error::Kind::kValueError, {"too many dimensions"}, [&] { AsarrayValue(over, {}); });
   const PyValue limit = Nested(kMaxSequenceDims);

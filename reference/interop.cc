@@ -11,6 +11,50 @@
 #include "reference/strided.h"
 
 namespace tcts::ref {
+
+// ---------------------------------------------------------------- PyValue
+// Each copies or frees one level at a time from an explicit worklist.
+PyValue::PyValue(const PyValue& other) : is_list(other.is_list), scalar(other.scalar) {
+  std::vector<std::pair<PyValue*, const PyValue*>> todo = {{this, &other}};  // (copy, original)
+  while (!todo.empty()) {
+    const auto [to, from] = todo.back();
+    todo.pop_back();
+    to->items.reserve(from->items.size());  // so the pointers taken below stay valid
+    for (const PyValue& item : from->items) {
+      PyValue& copy = to->items.emplace_back();
+      copy.is_list = item.is_list;
+      copy.scalar = item.scalar;
+      todo.emplace_back(&copy, &item);
+    }
+  }
+}
+
+PyValue& PyValue::operator=(const PyValue& other) {
+  if (this != &other) *this = PyValue(other);
+  return *this;
+}
+
+PyValue& PyValue::operator=(PyValue&& other) noexcept {
+  // `other` may live inside this value (v = std::move(v.items[0])): keep the old value alive
+  // until `other` has been taken, then free it without recursion.
+  PyValue old(std::move(*this));
+  is_list = other.is_list;
+  scalar = other.scalar;
+  items = std::move(other.items);
+  return *this;
+}
+
+PyValue::~PyValue() {
+  std::vector<std::vector<PyValue>> levels;  // lists whose items still hold lists
+  if (!items.empty()) levels.push_back(std::move(items));
+  while (!levels.empty()) {
+    std::vector<PyValue> level = std::move(levels.back());
+    levels.pop_back();
+    for (PyValue& item : level)
+      if (!item.items.empty()) levels.push_back(std::move(item.items));
+  }  // each `level` dies holding only items without items: no destructor recurses
+}
+
 namespace {
 
 // The tail of asarray for every source that can alias: copy or alias as the options ask.

@@ -25,11 +25,19 @@ struct AsarrayOptions {
   std::optional<bool> copy;
 };
 
-// A Python number or a (nested) list of them.
+// A Python number or a (nested) list of them. Copying and destroying one never recurse, so
+// a nesting of any depth costs heap, never the call stack.
 struct PyValue {
   bool is_list = false;
   Scalar scalar;
   std::vector<PyValue> items;
+
+  PyValue() = default;
+  PyValue(const PyValue& other);
+  PyValue(PyValue&& other) noexcept = default;
+  PyValue& operator=(const PyValue& other);
+  PyValue& operator=(PyValue&& other) noexcept;
+  ~PyValue();
 };
 
 Tensor AsarrayTensor(const Tensor& t, const AsarrayOptions& o);
