@@ -91,12 +91,18 @@ class Replay(unittest.TestCase):
             "field": (with_case(lambda c: c.update(extra=1)), "unknown field \"extra\""),
             # Hostile sizes: an error naming the shape, never an allocation that takes the process down.
             "huge shape": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(shape=[1099511627776], values={"fill": 1})),
-                           "inputs.a.tensor.shape: [1099511627776] has 1099511627776 elements; a replay input holds at most"),
+                           "inputs.a.tensor.shape: [1099511627776] has 1099511627776 elements; a file's inputs hold at most"),
+            # A few bytes each, 2^23 elements each: the file's total is bounded, not only each input's.
+            "inputs in all": (with_case(lambda c: c["inputs"].update(
+                c={"tensor": {"shape": [2**23], "dtype": "int8", "values": {"fill": 1}}},
+                d={"tensor": {"shape": [2**23], "dtype": "int8", "values": "arange"}})),
+                "inputs.d.tensor.shape: [8388608] has 8388608 elements; a file's inputs hold at most 16777216 in all"),
             "overflowing shape": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(shape=[2**32, 2**32, 2], values={"fill": 1})),
                                   "has more than 2^63 elements"),
             "int64 range": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(shape=[2**64])),
                             "inputs.a.tensor.shape: expected integers (int64)"),
             "deep nesting": ('{"format": ' + "[" * 100000 + "]" * 100000 + "}", '"format" must be'),
+            "number past double": ('{"format": "tensor-cts/cases", "version": 1e400}', "not JSON"),  # fuzz finding
             "invalid utf-8": ('{"format": "tensor-cts/cases", "version": 1, "source": "", "cases": []}', "not JSON"),
         }
         for name, (doc, message) in cases.items():

@@ -3,7 +3,7 @@
 // check that turns a broken property into a crash libFuzzer reports.
 //
 // Each target defines LLVMFuzzerTestOneInput. Built with clang -fsanitize=fuzzer it is a
-// libFuzzer binary (build_fuzzer.sh); built by Bazel with replay_main.cc it replays the
+// libFuzzer binary (bazel/build_fuzzer.sh); built by Bazel with replay_main.cc it replays the
 // checked-in corpus (seeds and every crash input found) as a regression test.
 #ifndef TCTS_REFERENCE_FUZZ_FUZZ_SUPPORT_H_
 #define TCTS_REFERENCE_FUZZ_FUZZ_SUPPORT_H_

@@ -5,7 +5,7 @@
 // answer is tried on the line's JSON, on its "ok" value and on each member of it.
 //
 //   //conformance/protocol/fuzz:wire_fuzz_test   replays corpus/wire/ (seeds and every crash found)
-//   conformance/protocol/fuzz/build_fuzzer.sh    builds the libFuzzer binary (clang, ASan, UBSan)
+//   bazel/build_fuzzer.sh wire                   builds the libFuzzer binary (clang, ASan, UBSan)
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>

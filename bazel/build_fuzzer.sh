@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer binary of one fuzz target with clang, outside Bazel (whose autodetected
+# toolchain is gcc, which has no libFuzzer):
+#
+#   bazel/build_fuzzer.sh TARGET   -> out/fuzz/TARGET_fuzzer (ASan + UBSan + libFuzzer)
+#
+# TARGET        fuzz target                                   what it feeds
+# device_string reference/fuzz/device_string_fuzzer.cc        the reference's device grammar
+# view          reference/fuzz/view_fuzzer.cc                 the reference's view geometry
+# dlpack        reference/fuzz/dlpack_fuzzer.cc               the reference's DLPack import
+# wire          conformance/protocol/fuzz/wire_fuzzer.cc      the reader of testee answers
+# replay        conformance/replay/fuzz/replay_fuzzer.cc      the replay case-file reader
+#
+# Each is compiled with the sources its Bazel target links (listed below) and the spec's
+# X-macro headers, generated as //spec's genrules do. How to run one: reference/fuzz/README.md.
+# Environment: CXX (default clang++), OUT (default out/fuzz), PYTHON (default python3).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+target=${1:-}
+reference_sources=$(ls reference/*.cc | grep -v '_test\.cc$')
+candidate_sources="conformance/candidate/candidate.cc"
+case "$target" in
+  device_string|view|dlpack)
+    sources="reference/fuzz/${target}_fuzzer.cc $reference_sources"; libs="" ;;
+  wire)
+    sources="conformance/protocol/fuzz/wire_fuzzer.cc conformance/protocol/wire.cc $candidate_sources"; libs="" ;;
+  replay)
+    sources="conformance/replay/fuzz/replay_fuzzer.cc conformance/replay/case_file.cc conformance/checks/common.cc
+             conformance/checks/strided.cc conformance/harness/harness.cc $candidate_sources"
+    libs="-lgtest -lpthread" ;;  # the checks' helpers sit on GoogleTest
+  *)
+    echo "usage: $0 TARGET, one of: device_string view dlpack wire replay" >&2
+    exit 2 ;;
+esac
+cxx=${CXX:-clang++}
+if ! command -v "$cxx" >/dev/null; then
+  echo "$cxx not found: libFuzzer needs clang (apt-get install clang)" >&2
+  exit 2
+fi
+out=${OUT:-out/fuzz}
+mkdir -p "$out/gen/spec"
+for suite in dtypes devices device_types binary_ops layouts memory_formats view_ops; do
+  "${PYTHON:-python3}" generators/emit_cxx.py --suite "$suite" --out "$out/gen/spec/$suite.inc" spec/*.toml
+done
+set -x
+# shellcheck disable=SC2086  # word splitting of the source and library lists is meant
+"$cxx" -std=c++17 -g -O1 -fno-omit-frame-pointer \
+  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+  -I. -I"$out/gen" $sources -o "$out/${target}_fuzzer" $libs
