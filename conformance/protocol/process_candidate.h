@@ -21,9 +21,6 @@
 
 namespace tcts {
 
-// The protocol version this client speaks (PROTOCOL.md "Versions").
-constexpr int kProtocolVersion = 1;
-
 // Starts `command` (run by /bin/sh -c in `cwd`, "" for the current directory) and shakes hands.
 // On failure returns nullptr with `error` saying why (the command, its exit, the bad field).
 std::unique_ptr<Candidate> StartTestee(const std::string& command, const std::string& cwd, std::string* error);

@@ -1,0 +1,306 @@
+#include "conformance/protocol/testee_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <utility>
+
+#include "conformance/protocol/wire.h"
+
+namespace tcts {
+
+using Json = nlohmann::json;
+using wire::ProtocolError;
+
+TesteeSession::~TesteeSession() {
+  alive_ = false;
+  pipe_.Close();
+  // For the run's log: what the protocol cost this process.
+  std::fprintf(stderr, "tcts: testee '%s': %lld requests, %.3f s waiting for answers\n", command_.c_str(),
+               static_cast<long long>(next_id_ - 1), waited_s_);
+}
+
+const std::vector<Feature>& TesteeSession::AllFeaturesList() {
+  static const std::vector<Feature> all = [] {
+    std::vector<Feature> v;
+    for (int f = 0; f <= static_cast<int>(Feature::kDLPack); ++f) v.push_back(static_cast<Feature>(f));
+    return v;
+  }();
+  return all;
+}
+
+bool TesteeSession::Start(const std::string& cwd, std::string* error) {
+  if (!pipe_.Start(command_, cwd, error)) return false;
+  Json hello = {{"op", "hello"}, {"protocol", kProtocolVersion}, {"features", Json::array()}};
+  for (Feature f : AllFeaturesList()) hello["features"].push_back(FeatureName(f));
+  Result<Json> r = Call("hello", hello);
+  if (!r.ok()) {
+    *error = "the testee's handshake: " + r.error().message;
+    return false;
+  }
+  try {
+    const Json& v = r.value();
+    name_ = wire::GetString(v, "name");
+    version_ = wire::GetString(v, "version");
+    build_ = v.contains("build") ? wire::GetString(v, "build") : "";
+    const std::int64_t protocol = wire::GetInt(v, "protocol");
+    if (protocol != kProtocolVersion) {
+      *error = "the testee speaks protocol version " + std::to_string(protocol) + "; this suite speaks " +
+               std::to_string(kProtocolVersion);
+      return false;
+    }
+    for (const Json& f : wire::Get(v, "features", Json::value_t::array)) {
+      if (!f.is_string()) throw ProtocolError("features", "a list of feature names", f.dump());
+      bool known = false;
+      for (Feature g : AllFeaturesList()) {
+        if (f.get<std::string>() == FeatureName(g)) {
+          supported_.insert(g);
+          known = true;
+        }
+      }
+      if (!known) throw ProtocolError("features", "feature names of PROTOCOL.md", f.dump());
+    }
+  } catch (const ProtocolError& e) {
+    *error = "the testee's handshake (answer to 'hello'): " + e.what_for();
+    return false;
+  }
+  return true;
+}
+
+std::string TesteeSession::Where(const std::string& op) const {
+  return "testee protocol: the answer to '" + op + "' (request " + std::to_string(next_id_ - 1) + "): ";
+}
+
+// One request and its answer: {"ok": value} or an Error (the testee's, or a protocol error).
+Result<nlohmann::json> TesteeSession::Call(const char* op, Json args) {
+  struct InCall {
+    bool& flag;
+    explicit InCall(bool& f) : flag(f) { flag = true; }
+    ~InCall() { flag = false; }
+  } in_call(in_call_);
+  const std::int64_t id = next_id_++;
+  args["id"] = id;
+  args["op"] = op;
+  if (!releases_.empty()) args["release"] = std::exchange(releases_, {});
+  if (!release_regions_.empty()) args["release_regions"] = std::exchange(release_regions_, {});
+  Json sync = Json::array();
+  for (auto& [rid, r] : regions_) {
+    if (r.size > 0 && r.data != nullptr && std::memcmp(r.seen.data(), r.data, r.size) != 0) {
+      r.seen.assign(r.data, r.data + r.size);
+      sync.push_back({{"id", rid}, {"bytes", wire::Base64(r.data, r.size)}});
+    }
+  }
+  if (!sync.empty()) args["sync"] = sync;
+  const std::string line = args.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string answer;
+  bool too_long = false;
+  const auto sent = std::chrono::steady_clock::now();
+  const bool answered = pipe_.WriteLine(line) && pipe_.ReadLine(&answer, &too_long);
+  waited_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
+  if (!answered) {
+    Died(op, id, too_long ? "its answer ran past 256 MiB without a newline; the testee was stopped" : "");
+  }
+  Json v;
+  try {
+    v = Json::parse(answer);
+  } catch (const Json::exception& e) {
+    return Error{ErrorKind::kInternal, "testee protocol: the answer to '" + std::string(op) + "' (request " +
+                                           std::to_string(id) + ") is not JSON (" + e.what() + "): " + answer.substr(0, 200)};
+  }
+  try {
+    if (!v.is_object()) throw ProtocolError("(message)", "a JSON object", answer.substr(0, 200));
+    if (wire::GetInt(v, "id") != id) throw ProtocolError("id", std::to_string(id), v["id"].dump());
+    Absorb(v);
+    if (v.contains("error")) {
+      const Json& e = wire::Get(v, "error", Json::value_t::object);
+      ErrorKind kind;
+      const std::string name = wire::GetString(e, "kind");
+      if (!ParseErrorKind(name, &kind)) throw ProtocolError("error.kind", "an error kind of PROTOCOL.md", "\"" + name + "\"");
+      return Error{kind, wire::GetString(e, "message")};
+    }
+    if (!v.contains("ok")) throw ProtocolError("ok", "\"ok\" or \"error\"", "neither");
+    return v["ok"];
+  } catch (const ProtocolError& e) {
+    return Error{ErrorKind::kInternal, Where(op) + e.what_for()};
+  }
+}
+
+// What the testee reports besides the answer: region bytes it changed, DLPack deleters its
+// library ran, regions its objects no longer use.
+void TesteeSession::Absorb(const Json& v) {
+  if (v.contains("sync")) {
+    for (const Json& s : wire::Get(v, "sync", Json::value_t::array)) {
+      auto it = regions_.find(wire::GetInt(s, "id"));
+      if (it == regions_.end()) continue;  // released meanwhile
+      const std::vector<std::byte> bytes = wire::Unbase64(wire::GetString(s, "bytes"), "sync.bytes");
+      if (bytes.size() != it->second.size) throw ProtocolError("sync.bytes", std::to_string(it->second.size) + " bytes", std::to_string(bytes.size()));
+      std::copy(bytes.begin(), bytes.end(), it->second.data);
+      it->second.seen = bytes;
+    }
+  }
+  if (v.contains("deleted")) {
+    for (const Json& d : wire::Get(v, "deleted", Json::value_t::array)) {
+      auto it = regions_.find(wire::IntOf(d, "deleted"));
+      if (it == regions_.end() || it->second.import == nullptr) continue;
+      DLManagedTensor* m = it->second.import;
+      regions_.erase(it);
+      if (m->deleter != nullptr) m->deleter(m);  // the library's one call, forwarded
+    }
+  }
+  if (v.contains("released")) {
+    for (const Json& d : wire::Get(v, "released", Json::value_t::array)) {
+      auto it = regions_.find(wire::IntOf(d, "released"));
+      if (it != regions_.end() && it->second.import == nullptr && it->second.owned.empty()) regions_.erase(it);
+    }
+  }
+  for (std::int64_t id : std::exchange(pending_drop_, {})) regions_.erase(id);
+}
+
+void TesteeSession::Died(const char* op, std::int64_t id, const std::string& why) {
+  if (!why.empty()) {
+    std::cerr << "tcts: the testee '" << command_ << "' broke the protocol on request " << id << " ('" << op
+              << "'): " << why << "\n";
+    std::cerr.flush();
+    std::_Exit(86);  // the process group goes with us (the runner kills it)
+  }
+  std::string how = pipe_.Reap();
+  std::cerr << "tcts: the testee '" << command_ << "' died while answering request " << id << " ('" << op
+            << "'): " << how << "\n";
+  std::cerr.flush();
+  std::_Exit(86);
+}
+
+// Lends `size` bytes at `data` as a new region; writes {"region": id, "bytes": base64} into src.
+std::int64_t TesteeSession::Lend(std::byte* data, std::size_t size, Json* src) {
+  const std::int64_t id = next_region_++;
+  Region& r = regions_[id];
+  r.data = data;
+  r.size = size;
+  r.seen.assign(data, data + size);
+  (*src)["region"] = {{"id", id}, {"bytes", wire::Base64(r.seen.data(), size)}};
+  return id;
+}
+
+std::int64_t TesteeSession::LendImport(DLManagedTensor* m, Json* src) {
+  const DLTensor& dl = m->dl_tensor;
+  std::vector<std::int64_t> shape, strides;
+  if (dl.ndim > 0 && dl.shape != nullptr) shape.assign(dl.shape, dl.shape + dl.ndim);
+  if (dl.strides != nullptr && dl.ndim > 0) strides.assign(dl.strides, dl.strides + dl.ndim);
+  const std::int64_t item = wire::DLItemsize(dl.dtype);
+  std::vector<std::int64_t> byte_strides = dl.strides == nullptr ? wire::CompactStrides(shape) : strides;
+  for (std::int64_t& s : byte_strides) s *= item;
+  std::int64_t lo = 0, hi = 0;
+  wire::ByteExtent(shape, byte_strides, item, &lo, &hi);
+  // The region, relative to dl.data: the elements, and the bytes from dl.data itself on (a
+  // library that ignores byte_offset reads there, in this process's memory as in the producer's).
+  const std::int64_t first = std::min<std::int64_t>(0, static_cast<std::int64_t>(dl.byte_offset) + lo);
+  const std::int64_t end = static_cast<std::int64_t>(dl.byte_offset) + hi;
+  std::byte* base = static_cast<std::byte*>(dl.data);
+  const std::int64_t id = Lend(base == nullptr ? nullptr : base + first, base == nullptr ? 0 : static_cast<std::size_t>(end - first), src);
+  regions_[id].import = m;
+  (*src)["kind"] = "dlpack";
+  (*src)["data_offset"] = -first;  // dl.data, relative to the region
+  (*src)["null_data"] = base == nullptr;
+  (*src)["dtype"] = {{"code", dl.dtype.code}, {"bits", dl.dtype.bits}, {"lanes", dl.dtype.lanes}};
+  (*src)["device"] = {{"type", static_cast<int>(dl.device.device_type)}, {"id", dl.device.device_id}};
+  (*src)["shape"] = shape;
+  (*src)["strides"] = dl.strides == nullptr ? Json(nullptr) : Json(strides);
+  (*src)["byte_offset"] = dl.byte_offset;
+  return id;
+}
+
+void TesteeSession::ImportAnswered(std::int64_t id, bool ok) {
+  auto it = regions_.find(id);
+  if (it != regions_.end()) {
+    if (ok) {
+      it->second.import_owned = true;  // the deleter is the testee's to call from now on
+    } else {
+      it->second.import = nullptr;  // still the caller's: never forward a deleter call
+      pending_drop_.push_back(id);
+    }
+  }
+}
+
+// A testee's DLPack export: mirrored in memory of ours, released when our consumer's
+// deleter runs.
+struct TesteeSession::Export {
+  DLManagedTensor managed{};
+  std::vector<std::int64_t> shape, strides;
+  TesteeSession* owner = nullptr;
+  std::int64_t region = -1;
+};
+void TesteeSession::ExportDeleter(DLManagedTensor* m) {
+  auto* e = static_cast<Export*>(m->manager_ctx);
+  if (e->owner != nullptr && e->owner->alive_) {
+    e->owner->regions_.erase(e->region);
+    e->owner->release_regions_.push_back(e->region);
+  }
+  delete e;
+}
+
+DLManagedTensor* TesteeSession::Borrow(const Json& v) {
+  auto e = std::make_unique<Export>();
+  e->owner = this;
+  const Json& reg = wire::Get(v, "region", Json::value_t::object);
+  e->region = wire::GetInt(reg, "id");
+  const std::vector<std::byte> bytes = wire::Unbase64(wire::GetString(reg, "bytes"), "region.bytes");
+  const std::int64_t data_offset = wire::GetInt(v, "data_offset");
+  const Json& dtype = wire::Get(v, "dtype", Json::value_t::object);
+  const Json& device = wire::Get(v, "device", Json::value_t::object);
+  e->shape = wire::Ints(v, "shape");
+  const Json& strides = wire::Get(v, "strides");
+  if (!strides.is_null()) e->strides = wire::Ints(v, "strides");
+  if (!strides.is_null() && e->strides.size() != e->shape.size()) throw ProtocolError("strides", "one per dimension", strides.dump());
+  Region& r = regions_[e->region];
+  r.owned = bytes;
+  r.size = bytes.size();
+  r.data = r.owned.data();
+  r.seen = bytes;
+  DLTensor& dl = e->managed.dl_tensor;
+  dl.data = r.data + data_offset;
+  dl.device = DLDevice{static_cast<DLDeviceType>(wire::GetInt(device, "type")), static_cast<std::int32_t>(wire::GetInt(device, "id"))};
+  dl.ndim = static_cast<std::int32_t>(e->shape.size());
+  dl.dtype = DLDataType{static_cast<std::uint8_t>(wire::GetInt(dtype, "code")), static_cast<std::uint8_t>(wire::GetInt(dtype, "bits")),
+                        static_cast<std::uint16_t>(wire::GetInt(dtype, "lanes"))};
+  dl.shape = e->shape.data();
+  dl.strides = strides.is_null() ? nullptr : e->strides.data();
+  dl.byte_offset = static_cast<std::uint64_t>(wire::GetInt(v, "byte_offset"));
+  e->managed.manager_ctx = e.get();
+  e->managed.deleter = &ExportDeleter;
+  return &e.release()->managed;
+}
+
+// An address the testee reported: a raw integer, or a place in a region ({"region", "offset"}),
+// which is the same place in this side's copy.
+std::uintptr_t TesteeSession::Address(const Json& a, const char* field) {
+  if (a.is_object()) {
+    const std::int64_t id = wire::GetInt(a, "region");
+    auto it = regions_.find(id);
+    if (it == regions_.end()) throw ProtocolError(std::string(field) + ".region", "a live region", a.dump());
+    return reinterpret_cast<std::uintptr_t>(it->second.data) + static_cast<std::uintptr_t>(wire::GetInt(a, "offset"));
+  }
+  return static_cast<std::uintptr_t>(wire::IntOf(a, field));
+}
+
+// A box's handle went away: the testee may free it (sent with the next request).
+// While this side lends memory (a DLPack import waiting for its deleter, an asarray array or
+// buffer), releases go at once: when the last tensor using it goes, the library's deleter
+// call must be seen before the next check, and the caller may free the memory right away,
+// which the next request's sync must no longer read.
+void TesteeSession::Released(std::int64_t handle) {
+  if (!alive_) return;
+  releases_.push_back(handle);
+  if (in_call_) return;
+  for (const auto& [id, r] : regions_) {
+    if (r.owned.empty()) {
+      Call("release", Json::object());
+      return;
+    }
+  }
+}
+
+}  // namespace tcts
