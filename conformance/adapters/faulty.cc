@@ -66,6 +66,7 @@
 #include <variant>
 #include <vector>
 
+#include "conformance/adapters/faulty_modes.h"
 #include "conformance/candidate/candidate.h"
 #include "conformance/harness/harness.h"
 #include "conformance/harness/stream.h"
@@ -73,44 +74,15 @@
 namespace tcts {
 namespace {
 
-struct Fault {
-  std::string mode, glob;
-};
-
-std::vector<Fault> FaultsFromEnvironment() {
-  std::vector<Fault> faults;
-  const char* env = std::getenv("TCTS_FAULTS");
-  std::string spec = env ? env : "";
-  std::size_t start = 0;
-  while (start <= spec.size()) {
-    const std::size_t end = std::min(spec.find(';', start), spec.size());
-    const std::string item = spec.substr(start, end - start);
-    const std::size_t eq = item.find('=');
-    if (!item.empty()) {
-      const std::string mode = item.substr(0, eq);
-      static const char* const kModes[] = {
-          "abort", "segv", "exit", "hang", "wrong", "unsupported", "undeclared", "broken", "valuebased",
-          "ignore_format", "dtype_info", "dtype_name", "finfo", "promote_types", "result_type", "can_cast",
-          "out_cast", "alpha", "value_ulp", "out_strides", "empty_strides", "is_contiguous", "view_geometry",
-          "view_copies", "storage_offset", "storage_order", "write_through", "broadcast", "overlap",
-          "device_parse", "device_str", "device_eq", "default_device", "asarray_dtype", "asarray_copies",
-          "buffer", "dlpack_strides", "dlpack_deleter", "byte_offset"};
-      if (eq == std::string::npos || std::find(std::begin(kModes), std::end(kModes), mode) == std::end(kModes)) {
-        std::fprintf(stderr,
-                     "faulty: bad TCTS_FAULTS item '%s' (expected MODE=GLOB, MODE one of faulty.cc's modes)\n",
-                     item.c_str());
-        std::exit(2);
-      }
-      faults.push_back({mode, item.substr(eq + 1)});
-    }
-    start = end + 1;
-  }
-  return faults;
-}
+using faulty::Fault;
+using faulty::NoChannelsLast;
+using faulty::OtherFloat;
+using faulty::ToggleIndex;
+using faulty::ValueBased;
 
 class FaultyCandidate final : public Candidate {
  public:
-  FaultyCandidate() : base_(MakeCandidate("reference")), faults_(FaultsFromEnvironment()) {
+  FaultyCandidate() : base_(MakeCandidate("reference")), faults_(faulty::FaultsFromEnvironment()) {
     const char* supports = std::getenv("TCTS_FAULTY_SUPPORTS");
     none_ = supports && std::string(supports) == "none";
   }
@@ -229,7 +201,7 @@ class FaultyCandidate final : public Candidate {
     }
     if (!r.ok()) return r;
     if (mode == "value_ulp") {
-      if (auto e = OneUlpOff(r.value())) return *e;
+      if (auto e = faulty::OneUlpOff(*base_, r.value())) return *e;
     }
     if (mode == "out_strides") {
       const Result<bool> contiguous = base_->is_contiguous(r.value(), MemoryFormat::kContiguous);
@@ -254,7 +226,7 @@ class FaultyCandidate final : public Candidate {
     Status s = base_->binary_out(op, a, b, mode == "alpha" ? Scalar::Int(1) : alpha, out);
     if ((mode == "out_cast" || mode == "overlap" || mode == "broadcast") && !s.ok()) return Status();
     if (mode == "value_ulp" && s.ok()) {
-      if (auto e = OneUlpOff(out)) return *e;
+      if (auto e = faulty::OneUlpOff(*base_, out)) return *e;
     }
     return s;
   }
@@ -264,17 +236,17 @@ class FaultyCandidate final : public Candidate {
     Status s = base_->binary_inplace(op, self, o, mode == "alpha" ? Scalar::Int(1) : alpha);
     if ((mode == "out_cast" || mode == "overlap" || mode == "broadcast") && !s.ok()) return Status();
     if (mode == "value_ulp" && s.ok()) {
-      if (auto e = OneUlpOff(self)) return *e;
+      if (auto e = faulty::OneUlpOff(*base_, self)) return *e;
     }
     return s;
   }
 
   // Views: the reference's view, then the view modes' perturbation of it.
-#define TCTS_VIEW(method, params, args)                      \
-  Result<TensorHandle> method params override {              \
-    const std::string mode = Inject();                       \
-    if (auto e = WrongError(mode, #method)) return *e;       \
-    return PerturbView(mode, base_->method args);            \
+#define TCTS_VIEW(method, params, args)                               \
+  Result<TensorHandle> method params override {                       \
+    const std::string mode = Inject();                                \
+    if (auto e = WrongError(mode, #method)) return *e;                \
+    return faulty::PerturbView(*base_, mode, base_->method args);     \
   }
   TCTS_VIEW(as_strided,
             (const TensorHandle& t, const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& st,
@@ -377,7 +349,7 @@ class FaultyCandidate final : public Candidate {
     if (!r.ok()) return r;
     DLTensor& dl = r.value()->dl_tensor;
     if (mode == "dlpack_strides" && dl.ndim > 0 && dl.strides) ++dl.strides[dl.ndim - 1];
-    if (mode == "dlpack_deleter") return Poisoning::Wrap(r.value());
+    if (mode == "dlpack_deleter") return faulty::PoisoningExport(r.value());
     return r;
   }
   Result<TensorHandle> from_dlpack(DLManagedTensor* m) override {
@@ -420,107 +392,11 @@ class FaultyCandidate final : public Candidate {
 #undef TCTS_FORWARD
 
  private:
-  // A DLManagedTensor whose deleter poisons the memory it describes (every byte 0xA5) before
-  // the exporter's deleter releases it: what a consumer sees after a deleter that frees memory
-  // still in use is reused, without freeing it.
-  struct Poisoning {
-    DLManagedTensor outer;
-    DLManagedTensor* inner;
-    static DLManagedTensor* Wrap(DLManagedTensor* inner) {
-      auto* p = new Poisoning{DLManagedTensor{}, inner};
-      p->outer.dl_tensor = inner->dl_tensor;
-      p->outer.manager_ctx = p;
-      p->outer.deleter = &Poisoning::Deleter;
-      return &p->outer;
-    }
-    static void Deleter(DLManagedTensor* self) {
-      auto* p = static_cast<Poisoning*>(self->manager_ctx);
-      const DLTensor& dl = self->dl_tensor;
-      const std::int64_t item = (dl.dtype.bits * dl.dtype.lanes + 7) / 8;
-      std::int64_t lo = 0, hi = 0, numel = 1;  // the byte range the elements span
-      for (int k = 0; k < dl.ndim; ++k) {
-        numel *= dl.shape[k];
-        const std::int64_t stride = dl.strides ? dl.strides[k] : 0;
-        (stride < 0 ? lo : hi) += stride * (dl.shape[k] - 1) * item;
-      }
-      if (numel > 0 && dl.device.device_type == kDLCPU) {
-        std::byte* first = static_cast<std::byte*>(dl.data) + dl.byte_offset;
-        std::fill(first + lo, first + hi + item, std::byte{0xA5});
-      }
-      if (p->inner->deleter) p->inner->deleter(p->inner);
-      delete p;
-    }
-  };
-  // Writes a's first element (row-major) back 1 ulp off: +1 for integers, not for bool, the
-  // next representable value of the dtype for floating (the real part for complex).
-  std::optional<Error> OneUlpOff(const TensorHandle& t) {
-    const Result<TensorMeta> m = base_->meta(t);
-    if (!m.ok()) return m.error();
-    const Result<std::vector<Scalar>> v = base_->values(t);
-    if (!v.ok()) return v.error();
-    if (v.value().empty()) return std::nullopt;
-    const Scalar& x = v.value().front();
-    const int mantissa = m.value().dtype == DType::kFloat16    ? 10
-                         : m.value().dtype == DType::kBfloat16 ? 7
-                         : DTypeItemsize(m.value().dtype) == 4 || m.value().dtype == DType::kComplex64 ? 23
-                                                                                                       : 52;
-    const auto up = [&](double f) {
-      if (!std::isfinite(f)) return f;
-      if (f == 0) return std::ldexp(1.0, -10);
-      int e = 0;
-      std::frexp(f, &e);  // |f| in [2^(e-1), 2^e)
-      return f + std::ldexp(1.0, e - 1 - mantissa);
-    };
-    Scalar y = x;
-    switch (x.kind) {
-      case Scalar::Kind::kBool: y.b = !x.b; break;
-      case Scalar::Kind::kInt: y.i = x.i + 1; break;
-      case Scalar::Kind::kFloat: y.f = up(x.f); break;
-      case Scalar::Kind::kComplex: y.c = {up(x.c.real()), x.c.imag()}; break;
-    }
-    const Status s = base_->write_element(t, std::vector<std::int64_t>(m.value().sizes.size(), 0), y);
-    if (!s.ok()) return s.error();
-    return std::nullopt;
-  }
-  // A view with one stride changed (in bounds: a stride > 1 of a dimension of size > 1 one
-  // smaller, else a size-1 dimension's stride one larger), or a copy of it (same geometry).
-  Result<TensorHandle> PerturbView(const std::string& mode, Result<TensorHandle> r) {
-    if (!r.ok() || (mode != "view_geometry" && mode != "view_copies")) return r;
-    const Result<TensorMeta> m = base_->meta(r.value());
-    if (!m.ok()) return m.error();
-    const TensorMeta& g = m.value();
-    if (mode == "view_geometry") {
-      std::vector<std::int64_t> strides = g.strides;
-      bool changed = false;
-      for (std::size_t k = 0; k < strides.size() && !changed; ++k)
-        if (g.sizes[k] > 1 && strides[k] > 1) --strides[k], changed = true;
-      for (std::size_t k = 0; k < strides.size() && !changed; ++k)
-        if (g.sizes[k] == 1) ++strides[k], changed = true;
-      if (!changed) return r;
-      return base_->as_strided(r.value(), g.sizes, strides, g.storage_offset);
-    }
-    // view_copies: the whole storage copied, the same geometry over the copy.
-    const Result<std::vector<Scalar>> all = base_->storage_values(r.value());
-    if (!all.ok()) return all.error();
-    const std::int64_t n = static_cast<std::int64_t>(all.value().size());
-    const Result<TensorHandle> flat = base_->make_tensor({n}, g.dtype, all.value());
-    if (!flat.ok()) return flat.error();
-    return base_->as_strided(flat.value(), g.sizes, g.strides, g.storage_offset);
-  }
-  static DType OtherFloat(DType d) { return d == DType::kFloat64 ? DType::kFloat32 : DType::kFloat64; }
-  // "cuda:1" -> "cuda", "cpu" -> "cpu:0".
-  static std::string ToggleIndex(const std::string& device) {
-    const std::size_t colon = device.find(':');
-    return colon == std::string::npos ? device + ":0" : device.substr(0, colon);
-  }
   // The fault chosen for the current case, if any ("" for none).
   std::string Mode() const {
     const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
     if (!info) return "";
-    const std::string id = CaseId(*info);
-    for (const Fault& f : faults_)
-      if (GlobMatch(f.glob, id)) return f.mode;
-    return "";
+    return faulty::ModeFor(faults_, CaseId(*info));
   }
   // Carries out the fault chosen for the current case, if any; returns a wrong-answer mode or "".
   std::string Inject() const {
@@ -540,30 +416,6 @@ class FaultyCandidate final : public Candidate {
     if (mode == "broken") return Error{ErrorKind::kRuntimeError, std::string("faulty: ") + call + " is broken"};
     return std::nullopt;
   }
-  static MemoryFormat NoChannelsLast(MemoryFormat f) {
-    return f == MemoryFormat::kChannelsLast || f == MemoryFormat::kChannelsLast3d ? MemoryFormat::kContiguous : f;
-  }
-  // Value-based promotion, which PyTorch does not do: a Python int or float of a magnitude
-  // `d` cannot hold widens it to int64 or float64.
-  static DType ValueBased(DType d, const Operand& a, const Operand& b) {
-    for (const Operand* o : {&a, &b}) {
-      const Scalar* s = std::get_if<Scalar>(o);
-      if (!s) continue;
-      if (DTypeCategory(d) == Category::kIntegral && s->kind == Scalar::Kind::kInt) {
-        const int bits = 8 * DTypeItemsize(d) - (d == DType::kUint8 ? 0 : 1);  // magnitude bits
-        if (std::fabs(static_cast<double>(s->i)) >= std::ldexp(1.0, bits)) d = DType::kInt64;
-      }
-      if (DTypeCategory(d) == Category::kFloating && s->kind == Scalar::Kind::kFloat && std::isfinite(s->f)) {
-        const double max = d == DType::kFloat16    ? 65504.0
-                           : d == DType::kBfloat16 ? 3.3895313892515355e38
-                           : d == DType::kFloat32  ? 3.4028234663852886e38
-                                                   : HUGE_VAL;
-        if (std::fabs(s->f) > max) d = DType::kFloat64;
-      }
-    }
-    return d;
-  }
-
   std::unique_ptr<Candidate> base_;
   std::vector<Fault> faults_;
   bool none_ = false;  // TCTS_FAULTY_SUPPORTS=none
