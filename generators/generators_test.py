@@ -585,7 +585,7 @@ class RealSpec(unittest.TestCase):
         for suite, rid, _clause, spec_row in cases:
             with self.subTest(case=rid):
                 self.assertTrue(spec_row, "no spec_row")
-                self.assertIn(spec_row, ids, f"spec_row {spec_row!r} is no row of spec/")
+                self.assertTrue(spec_row in ids, f"spec_row {spec_row!r} is no row of spec/")
                 if rid in ids:
                     self.assertEqual(spec_row, rid, "a literal row's case names another row")
                 self.assertEqual(manifest[rid], (suite, spec_row), "the manifest disagrees")
