@@ -24,6 +24,7 @@ Under Bazel (//generators:generators_test) it writes JUnit XML to $XML_OUTPUT_FI
 
 from __future__ import annotations
 
+import ast
 import copy
 import glob
 import hashlib
@@ -435,7 +436,8 @@ class Schema(unittest.TestCase):
 # ------------------------------------------------------------------ the real spec
 ROW = re.compile(r'^  \{\{"((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", '
                  r'"((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)"\}')  # id, clause, basis, statement, answer, spec_row
-PROP = re.compile(r'^  _\(\w+, "(property\.[^"]*)", "([^"]*)", "([^"]*)", "([^"]*)"\)')  # id, clause, statement, spec_row
+# id, clause, statement, spec_row
+PROP = re.compile(r'^  _\(\w+, "(property\.[^"]*)", "([^"]*)", "([^"]*)", "([^"]*)"\)')
 
 
 def spec_row_ids(files: dict) -> set[str]:
@@ -567,11 +569,11 @@ class RealSpec(unittest.TestCase):
         cases = []
         for name, _, suite in outputs():
             if name.startswith("emit_gtest.") and suite not in ("manifest", "spec_consistency"):
-                cases += [(suite, m.group(1), m.group(2), m.group(6)) for m in map(ROW.match, self.out(name).splitlines())
-                          if m]
+                rows = map(ROW.match, self.out(name).splitlines())
+                cases += [(suite, m.group(1), m.group(2), m.group(6)) for m in rows if m]
             elif name.startswith("emit_rapidcheck."):
-                cases += [(suite, m.group(1), m.group(2), m.group(4)) for m in map(PROP.match, self.out(name).splitlines())
-                          if m]
+                props = map(PROP.match, self.out(name).splitlines())
+                cases += [(suite, m.group(1), m.group(2), m.group(4)) for m in props if m]
         return cases
 
     def test_every_case_names_the_spec_row_it_comes_from(self):
@@ -591,6 +593,35 @@ class RealSpec(unittest.TestCase):
                 self.assertEqual(manifest[rid], (suite, spec_row), "the manifest disagrees")
         # Sweeps name their rule: more cases than rows, every row kind that makes cases seen.
         self.assertGreater(len(cases), 10 * len({c[3] for c in cases}))
+
+    def test_asarray_values_as_data_are_what_the_call_names(self):
+        """Each asarray row holds its values twice: as PyNode data (what the check builds the
+        source from) and as the text its call prints; the nodes spell exactly the value the text
+        names, number types included."""
+        text = self.out("emit_gtest.asarray")
+        pools = dict(re.findall(r"^const PyNode (kPyValue\d+)\[\] = \{(.*)\};$", text, re.M))
+        leaf = {"Bool": lambda i, r, m: bool(int(i)), "Int": lambda i, r, m: int(i),
+                "Float": lambda i, r, m: float.fromhex(r),
+                "Complex": lambda i, r, m: complex(float.fromhex(r), float.fromhex(m))}
+        node = re.compile(r"\{(true|false), (\d+), \{Scalar::Kind::k(\w+), (-?\d+)(?:LL)?, ([^,]+), ([^}]+)\}\}")
+        rows = re.findall(r'^  \{\{"([^"]*)".*?\}\}, (kPyValue\d+|nullptr), (\d+), ("(?:[^"\\]|\\.)*"), ', text, re.M)
+        self.assertEqual(len(rows), text.count("\n  {{"))
+        for rid, pool, count, literal in rows:
+            with self.subTest(row=rid):
+                literal = json.loads(literal)
+                if pool == "nullptr":  # a buffer: no values
+                    self.assertEqual((count, literal), ("0", ""))
+                    continue
+                nodes = iter(node.findall(pools[pool]))
+
+                def build():
+                    is_list, n, kind, i, re_, im = next(nodes)
+                    return [build() for _ in range(int(n))] if is_list == "true" else leaf[kind](i, re_, im)
+
+                value, want = build(), ast.literal_eval(literal)
+                self.assertIsNone(next(nodes, None), "nodes left over")
+                self.assertEqual(repr(value), repr(want))  # repr: 1, 1.0, True and 1j differ
+                self.assertEqual(int(count), len(re.findall(r"\{(?:true|false), ", pools[pool])))
 
     def test_every_generated_case_names_its_row_and_is_in_the_manifest(self):
         manifest = {rid: suite for rid, (suite, _) in self.manifest().items()}

@@ -7,6 +7,7 @@ nothing is typed in by hand except what the spec itself states (the doc's exampl
 
 from __future__ import annotations
 
+from arith_tables import scalar_value_cxx, value_cxx
 import emit_common as ec
 from emit_common import dims, dt, error_cxx, no_error, step_cxx, step_text
 from interop_model import Device, call_text, fill
@@ -104,32 +105,74 @@ def devices_tables(spec, Table) -> list:
 
 
 # ------------------------------------------------------------------ asarray.toml
-def py_literal(v) -> str:
-    """A Python value as the suite's literal parser reads it (conformance/checks/py_literal.cc)."""
+def py_text(v) -> str:
+    """A Python value as a row's call names it, where the spec does not write it itself."""
     if isinstance(v, list):
-        return "[" + ", ".join(py_literal(x) for x in v) + "]"
+        return "[" + ", ".join(py_text(x) for x in v) + "]"
     if isinstance(v, complex):
         return f"({v.real!r}+{v.imag!r}j)" if v.real else f"{v.imag!r}j"
     return repr(v)
 
 
+def py_nodes(v) -> list[tuple]:
+    """A Python value (a number or nested lists of them) as PyNode data (conformance/checks/
+    common.h): (is_list, n_items, number or None) for each node, in preorder."""
+    if isinstance(v, list):
+        return [(True, len(v), None)] + [node for x in v for node in py_nodes(x)]
+    return [(False, 0, v)]
+
+
+class PyValuePool:
+    """The rows' Python values as PyNode arrays, each value once, emitted before the table
+    that points into them (a pseudo-table: no rows of its own)."""
+
+    name, ids, rows, spec_rows = "PyValuePool", [], [], []
+
+    def __init__(self):
+        self.names: dict[tuple[str, ...], str] = {}
+        self.lines: list[str] = []
+
+    def ref(self, value) -> tuple[str, int]:
+        """The array holding `value`'s nodes, and how many there are."""
+        nodes = tuple(f"{{{ec.cbool(is_list)}, {n}, {value_cxx(0, 'int64') if is_list else scalar_value_cxx(x)}}}"
+                      for is_list, n, x in py_nodes(value))
+        if nodes not in self.names:
+            self.names[nodes] = f"kPyValue{len(self.names)}"
+            self.lines.append(f"const PyNode {self.names[nodes]}[] = {{{', '.join(nodes)}}};")
+        return self.names[nodes], len(nodes)
+
+    def emit(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+def literal(value, text: str | None = None) -> tuple:
+    """A row's Python value, and how its call names it: as the spec writes it (`text`), else
+    py_text's spelling."""
+    return value, py_text(value) if text is None else text
+
+
 def asarray_tables(spec, Table) -> list:
     m = spec.interop
     t = Table("Asarray", "AsarrayRow")
+    pool = PyValuePool()
     default_float = spec.initial_default
 
     def row(row_id, source, text, kind, src_dtype, sizes, byte_strides, values, nbytes, dtype, device, copy, default,
             err=None, outcome=None):
-        """One AsarrayRow: `err` ({kind, message}) or `outcome` (dtype, sizes, device, shares)."""
+        """One AsarrayRow: `err` ({kind, message}) or `outcome` (dtype, sizes, device, shares).
+        values: literal(...), or None (a buffer)."""
         if err:
             res, expect = f"{err['kind']}: {err['message']}", error_cxx(err)
             dt_out, sizes_out, dev_out, shares = src_dtype or default, (), "", False
         else:
             dt_out, sizes_out, dev_out, shares = outcome
             res, expect = f"{dt_out} {list(sizes_out)} on {dev_out}, " + ("shares memory" if shares else "a copy"), no_error()
+        nodes, n = pool.ref(values[0]) if values is not None else ("nullptr", 0)
+        values_text = values[1] if values is not None else ""
         t.add(row_id, source, f"{text} -> {res}",
               [f"SourceKind::{SOURCE_CXX[kind]}", dt(spec, src_dtype or default), dims(sizes), dims(byte_strides),
-               ec.cstr(values), str(m.dl_dtype_codes[src_dtype][1] if kind == "dlpack" else 0), str(nbytes),
+               nodes, str(n), ec.cstr(values_text), str(m.dl_dtype_codes[src_dtype][1] if kind == "dlpack" else 0),
+               str(nbytes),
                ec.cbool(dtype is not None), dt(spec, dtype or default),
                ec.cstr(device or ""), COPY_CXX[copy], dt(spec, default), expect, dt(spec, dt_out), dims(sizes_out),
                ec.cstr(dev_out), ec.cbool(shares)])
@@ -145,8 +188,8 @@ def asarray_tables(spec, Table) -> list:
         row(row_id, source, call, kind, src_dtype, sizes, byte_strides, values, nbytes, dtype, device, copy, default,
             err=got[1] if got[0] == "error" else None, outcome=got[1:] if got[0] == "ok" else None)
 
-    def alternating(n: int) -> str:
-        return py_literal([k % 2 for k in range(n)])
+    def alternating(n: int) -> tuple:
+        return literal([k % 2 for k in range(n)])
 
     def contiguous_bytes(sizes, itemsize):
         strides, run = [], itemsize
@@ -170,10 +213,10 @@ def asarray_tables(spec, Table) -> list:
                     "dlpack": f"dlpack({src_dtype}{list(sizes)})", "array_scalar": f"numpy.{src_dtype}(0)"}[kind]
             own = src_dtype
         elif kind == "buffer":
-            sizes, src_dtype, values, nbytes, bstr, inferred = (), None, "", sw["bytes"], [], None
+            sizes, src_dtype, values, nbytes, bstr, inferred = (), None, None, sw["bytes"], [], None
             text, own = f"bytearray({sw['bytes']})", default_float
         else:
-            sizes, src_dtype, values, nbytes, bstr = (), None, sw["literal"], 0, []
+            sizes, src_dtype, values, nbytes, bstr = (), None, literal(sw["value"], sw["literal"]), 0, []
             inferred = m.infer_dtype(sw["value"], default_float)
             text, own = sw["literal"], inferred
             sizes = m.sizes_of(sw["value"])
@@ -202,6 +245,7 @@ def asarray_tables(spec, Table) -> list:
     for ex in m.inference_examples:
         value = ex["value"]
         kind = "sequence" if isinstance(value, list) else "scalar"
+        values = literal(value, ex["literal"])
         sizes = m.sizes_of(value)
         dtype = ex["dtype"]
         call = (f"asarray({ex['literal']}" + (f", dtype={dtype}" if dtype else "") +
@@ -214,15 +258,15 @@ def asarray_tables(spec, Table) -> list:
             else:
                 e = m.not_sequence_error
                 msg = e["message"]
-            row(ex["id"], inf["source"].for_row(ex["id"]), call, kind, None, (), [], ex["literal"], 0, dtype, None, None,
+            row(ex["id"], inf["source"].for_row(ex["id"]), call, kind, None, (), [], values, 0, dtype, None, None,
                 ex["default"], err={"kind": e["kind"], "message": msg})
             continue
         if dtype and (e := m.store_error(value, dtype)):
-            row(ex["id"], inf["source"].for_row(ex["id"]), call, kind, None, (), [], ex["literal"], 0, dtype, None, None,
+            row(ex["id"], inf["source"].for_row(ex["id"]), call, kind, None, (), [], values, 0, dtype, None, None,
                 ex["default"], err={"kind": e["kind"], "message": e["message"]})
             continue
         inferred = m.infer_dtype(value, ex["default"])
-        add(ex["id"], kind, None, sizes, [], ex["literal"], 0, dtype, None, None, ex["default"], ex["literal"],
+        add(ex["id"], kind, None, sizes, [], values, 0, dtype, None, None, ex["default"], ex["literal"],
             inf["source"].for_row(ex["id"]), inferred)
 
     # The buffer protocol: every dtype against each length.
@@ -236,10 +280,10 @@ def asarray_tables(spec, Table) -> list:
             if length == 0 or length % item:
                 e = b["empty_error"] if length == 0 else b["length_error"]
                 msg = fill(e["message"], {"bytes": length, "itemsize": item})
-                row(row_id, b["source"], call, "buffer", dtype, (), [], "", length, d, None, None, default_float,
+                row(row_id, b["source"], call, "buffer", dtype, (), [], None, length, d, None, None, default_float,
                     err={"kind": e["kind"], "message": msg})
                 continue
-            add(row_id, "buffer", None, (length // item,), [], "", length, d, None, None, default_float,
+            add(row_id, "buffer", None, (length // item,), [], None, length, d, None, None, default_float,
                 f"bytearray({length})", b["source"])
 
     # The array interface: strides in bytes.
@@ -254,20 +298,21 @@ def asarray_tables(spec, Table) -> list:
         err = a["negative_error"] if bad is not None else (
             a["stride_error"] if any(s % item for s in ex["byte_strides"]) else None)
         if err:
-            row(ex["id"], a["source"].for_row(ex["id"]), call, "array", ex["dtype"], ex["sizes"], ex["byte_strides"], alternating(n), 0,
-                None, None, None, default_float, err=err)
+            row(ex["id"], a["source"].for_row(ex["id"]), call, "array", ex["dtype"], ex["sizes"], ex["byte_strides"],
+                alternating(n), 0, None, None, None, default_float, err=err)
             continue
         add(ex["id"], "array", ex["dtype"], ex["sizes"], ex["byte_strides"], alternating(n), 0, None, None, None,
-            default_float, f"array({ex['dtype']}, byte strides {list(ex['byte_strides'])})", a["source"].for_row(ex["id"]))
+            default_float, f"array({ex['dtype']}, byte strides {list(ex['byte_strides'])})",
+            a["source"].for_row(ex["id"]))
 
     # The doc's examples.
     doc_source = m.sources["tensor"]["source"]
     for ex in m.doc_examples:
         item = spec.by_name[ex["dtype"]].itemsize
         bstr = [item] if ex["kind"] == "array" else []
-        add(ex["id"], ex["kind"], ex["dtype"], ex["sizes"], bstr, py_literal(ex["values"]), 0, ex["as_dtype"], None,
+        add(ex["id"], ex["kind"], ex["dtype"], ex["sizes"], bstr, literal(ex["values"]), 0, ex["as_dtype"], None,
             ex["copy"], default_float, ex["text"].split(":")[0], doc_source.for_row(ex["id"]))
-    return [t]
+    return [pool, t]
 
 
 # ------------------------------------------------------------------ dlpack.toml
