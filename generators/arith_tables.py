@@ -51,7 +51,7 @@ def scalar_value_cxx(v) -> str:
 class Pool:
     """Interned literal arrays, emitted before the tables that point into them."""
 
-    name, ids, rows = "ValuePool", [], []
+    name, ids, rows, spec_rows = "ValuePool", [], [], []
 
     def __init__(self):
         self.names: dict[tuple[str, ...], str] = {}
@@ -225,7 +225,7 @@ class Builder:
                   self.arg_cxx(storages, a), self.arg_cxx(storages, b), self.arg_cxx(storages, out), err,
                   dt(self.spec, dtype), dims(shape), dims(strides), dims(device_strides), ec.cbool(keeps), str(len(values)),
                   self.pool.ref(values, dtype) if values else "nullptr", double_cxx(atol), double_cxx(rtol)]
-        table.add(row_id, source.clause, source.basis, text, fields)
+        table.add(row_id, source, text, fields)
 
     def arg_cxx(self, storages, x: Arg | None) -> str:
         if x is None:
@@ -281,7 +281,7 @@ def arithmetic_tables(spec: Spec, Table) -> list:
     examples = Table("ValueExamples", "ArithRow")
     for ex in spec.value_examples:
         value_row(examples, ex["id"], ex["text"], ex["op"], ex["a_dtype"], ex["b_dtype"], [(ex["a"], ex["b"])],
-                  ex["alpha"])
+                  ex["alpha"], ex["source"])
 
     values = Table("Values", "ArithRow")
     for d in documented:

@@ -17,7 +17,7 @@ import interop_tables
 import emit_common as ec
 from emit_common import dims, dt, error_cxx, format_cxx, no_error, step_cxx, step_text
 import strided_model as sm
-from spec_model import ALLOCATING_FORMATS, OPS, Operand, Spec
+from spec_model import ALLOCATING_FORMATS, OPS, Operand, Source, Spec
 
 SOURCES = {
     "dtypes": "spec/dtypes.toml",
@@ -39,16 +39,21 @@ class Table:
 
     def __init__(self, name: str, row_type: str):
         self.name, self.row_type, self.rows, self.ids, self.idents = name, row_type, [], [], set()
+        self.spec_rows: list[str] = []  # each case's Source.row, in the order of ids
 
-    def add(self, row_id: str, clause: str, basis: str, text: str, fields: list[str], answer: str = "") -> None:
-        """One row. answer: its expected answer as data for reports (RowMeta::answer), when it
-        has a one-word one."""
+    def add(self, row_id: str, source: Source, text: str, fields: list[str], answer: str = "") -> None:
+        """One case: its id, where it comes from (the clause, basis and spec row it cites:
+        RowMeta::clause, basis, spec_row), the statement and the row type's fields. answer: its
+        expected answer as data for reports (RowMeta::answer), when it has a one-word one."""
         # GoogleTest names cases by the row id with punctuation as '_': those must be unique.
         if ec.ident(row_id) in self.idents:
             raise ValueError(f"{self.name}: row id {row_id!r} collides with another as test name {ec.ident(row_id)}")
+        if not source.row:
+            raise ValueError(f"{self.name}: case {row_id!r} names no spec row")
         self.idents.add(ec.ident(row_id))
         self.ids.append(row_id)
-        meta = "{" + ", ".join(ec.cstr(x) for x in (row_id, clause, basis, text, answer)) + "}"
+        self.spec_rows.append(source.row)
+        meta = "{" + ", ".join(ec.cstr(x) for x in (row_id, source.clause, source.basis, text, answer, source.row)) + "}"
         self.rows.append("  {" + ", ".join([meta, *fields]) + "},")
 
     def emit(self) -> str:
@@ -97,9 +102,9 @@ def dtypes_tables(spec: Spec) -> list[Table]:
     legacy = Table("DTypeLegacyConstructor", "LegacyConstructorRow")
     for d in spec.dtypes:
         for n in (d.name, *d.aliases):
-            names.add(f"{d.id}.name.{n}", d.clause, d.basis, f"torch.{n} is torch.{d.name}",
+            names.add(f"{d.id}.name.{n}", d.source, f"torch.{n} is torch.{d.name}",
                       [ec.cstr(n), dt(spec, d.name)])
-        info.add(f"{d.id}.attributes", d.clause, d.basis,
+        info.add(f"{d.id}.attributes", d.source,
                  f"{d.name}: itemsize {d.itemsize}, is_floating_point {d.is_floating_point}, "
                  f"is_complex {d.is_complex}, is_signed {d.is_signed}",
                  [dt(spec, d.name), str(d.itemsize), ec.cbool(d.is_floating_point), ec.cbool(d.is_complex),
@@ -110,19 +115,19 @@ def dtypes_tables(spec: Spec) -> list[Table]:
             eps = math.ldexp(1.0, -m)
             mx = (2 - eps) * math.ldexp(1.0, emax)
             tiny = math.ldexp(1.0, 1 - emax)
-            finfo.add(f"{d.id}.finfo", d.clause, d.basis,
+            finfo.add(f"{d.id}.finfo", d.source,
                       f"{d.name}: {sign} sign, {e} exponent, {m} significand bits -> "
                       f"eps 2^-{m}, max (2-2^-{m})*2^{emax}, tiny 2^{1 - emax}",
                       [dt(spec, d.name), str(sign + e + m), ec.cdouble(eps), ec.cdouble(mx), ec.cdouble(tiny)])
         if d.legacy_constructor:
-            legacy.add(f"{d.id}.legacy_constructor", d.clause, "doc",
+            legacy.add(f"{d.id}.legacy_constructor", d.source.with_basis("doc"),
                        f"{d.name}'s legacy constructor is {d.legacy_constructor}",
                        [dt(spec, d.name), ec.cstr(d.legacy_constructor)])
     return [names, info, finfo, legacy]
 
 
 # ------------------------------------------------------------------ promotion.toml
-def binary_row(spec: Spec, table: Table, row_id: str, clause: str, basis: str, form: str, op: str,
+def binary_row(spec: Spec, table: Table, row_id: str, source: Source, form: str, op: str,
                a: Operand, b: Operand, default: str, out: str | None) -> None:
     outcome = spec.op_outcome(op, a, b, default, out)
     form_cxx = {"functional": "kFunctional", "out": "kOut", "inplace": "kInplace"}[form]
@@ -146,7 +151,7 @@ def binary_row(spec: Spec, table: Table, row_id: str, clause: str, basis: str, f
         text = f"{a}.{op}_({b}) -> {res_text}"
     if default != spec.initial_default:
         text += f" [default dtype {default}]"
-    table.add(row_id, clause, basis, text,
+    table.add(row_id, source, text,
               [f"BinaryForm::{form_cxx}", f"BinaryOp::k{op.capitalize()}", operand_cxx(spec, a), operand_cxx(spec, b),
                dt(spec, out_dtype), dt(spec, default), *expect, dt(spec, result), value],
               answer="error" if outcome[0] == "error" else "ok")
@@ -169,18 +174,19 @@ def binary_value(spec: Spec, op: str, a: Operand, b: Operand, result: str, out: 
     return c.cast(c.element(op, va, vb, result), out)
 
 
-def op_source(spec: Spec, op: str) -> tuple[str, str]:
+def op_source(spec: Spec, op: str) -> Source:
+    """What an op's row cites: the result_type rules where the op adds nothing the doc does not
+    say, else the op's own row (on the result_type rules' basis too)."""
     src = spec.ops[op]["source"]
     if src.basis == "doc":
-        rt = spec.result_type_source
-        return rt.clause, rt.basis
-    return src.clause, f"{src.basis}; {spec.result_type_source.basis}"
+        return spec.result_type_source
+    return src.with_basis(f"{src.basis}; {spec.result_type_source.basis}")
 
 
 def promotion_tables(spec: Spec) -> list[Table]:
     promote = Table("PromoteTypes", "PromoteRow")
     for (a, b), r in spec.matrix.items():
-        promote.add(spec.promote_id(a, b), spec.promote_source.clause, spec.promote_source.basis,
+        promote.add(spec.promote_id(a, b), spec.promote_source,
                     f"promote_types({a}, {b}) = {r}", [dt(spec, a), dt(spec, b), dt(spec, r)], answer=r)
 
     rt = Table("ResultType", "ResultTypeRow")
@@ -197,18 +203,17 @@ def promotion_tables(spec: Spec) -> list[Table]:
                     text = f"result_type({a}, {b}) = {r}"
                     if default != spec.initial_default:
                         text += f" [default dtype {default}]"
-                    rt.add(f"{prefix}.{a.token}.{b.token}", src.clause, src.basis, text,
+                    rt.add(f"{prefix}.{a.token}.{b.token}", src, text,
                            [operand_cxx(spec, a), operand_cxx(spec, b), dt(spec, default), dt(spec, r)])
                 for op in OPS:
                     if default == spec.initial_default or default_matters(spec, a, b, op):
                         bprefix = "binary" if default == spec.initial_default else f"binary.default_{default}"
-                        clause, basis = op_source(spec, op)
-                        binary_row(spec, binary, f"{bprefix}.{op}.{a.token}.{b.token}", clause, basis,
+                        binary_row(spec, binary, f"{bprefix}.{op}.{a.token}.{b.token}", op_source(spec, op),
                                    "functional", op, a, b, default, None)
     for (row_id, a, b, res, text, s) in spec.examples:
-        doc.add(row_id, s.clause, s.basis, f"{text}: result_type({a}, {b}) = {res}",
+        doc.add(row_id, s, f"{text}: result_type({a}, {b}) = {res}",
                 [operand_cxx(spec, a), operand_cxx(spec, b), dt(spec, spec.initial_default), dt(spec, res)])
-        binary_row(spec, binary, row_id + ".via_add", s.clause, s.basis, "functional", "add", a, b,
+        binary_row(spec, binary, row_id + ".via_add", s, "functional", "add", a, b,
                    spec.initial_default, None)
     return [promote, rt, doc, binary]
 
@@ -220,23 +225,22 @@ def casting_tables(spec: Spec) -> list[Table]:
         for b in spec.documented:
             rule = spec.cast_rule_violated(a.name, b.name)
             ok = rule is None
-            clause = rule["source"].clause if rule else spec.cast_rules[0]["source"].clause
-            basis = rule["source"].basis if rule else "doc"
+            source = rule["source"] if rule else spec.can_cast_source
             why = f" ({rule['id']}: {rule['text']})" if rule else " (no disallow rule applies)"
-            cc.add(spec.can_cast_id(a.name, b.name), clause, basis, f"can_cast({a.name}, {b.name}) = {ec.cbool(ok)}{why}",
+            cc.add(spec.can_cast_id(a.name, b.name), source, f"can_cast({a.name}, {b.name}) = {ec.cbool(ok)}{why}",
                    [dt(spec, a.name), dt(spec, b.name), ec.cbool(ok)], answer=ec.cbool(ok))
 
     inplace = Table("InplaceCasting", "BinaryRow")
     out = Table("OutCasting", "BinaryRow")
     doc = Table("InplaceCastingDocExamples", "BinaryRow")
     src = spec.output_casting_source
-    basis = f"{src.basis}; {spec.result_type_source.basis}"
+    swept = src.with_basis(f"{src.basis}; {spec.result_type_source.basis}")
     for op in OPS:
         for s in spec.documented:
             for o in spec.documented:
-                binary_row(spec, inplace, f"inplace.{op}.{s.name}.{o.name}", src.clause, basis, "inplace", op,
+                binary_row(spec, inplace, f"inplace.{op}.{s.name}.{o.name}", swept, "inplace", op,
                            Operand("tensor", s.name), Operand("tensor", o.name), spec.initial_default, s.name)
-                binary_row(spec, out, f"out.{op}.{s.name}.to_{o.name}", src.clause, basis, "out", op,
+                binary_row(spec, out, f"out.{op}.{s.name}.to_{o.name}", swept, "out", op,
                            Operand("tensor", s.name), Operand("tensor", s.name), spec.initial_default, o.name)
     for ex in spec.cast_examples:
         a, b = Operand("tensor", ex["self"]), Operand("tensor", ex["other"])
@@ -248,7 +252,7 @@ def casting_tables(spec: Spec) -> list[Table]:
             expect = ["true", f"ErrorKind::k{spec.cast_error_kind}", ec.cstr(spec.cast_doc_message), "MessageMatch::kGlob"]
             text = f"{ex['expr']}: {spec.cast_error_kind}: {spec.cast_doc_message}"
         value = binary_value(spec, "mul", a, b, result, ex["self"]) if ex["allowed"] else False
-        doc.add(ex["id"], src.clause, "doc", text,
+        doc.add(ex["id"], src.for_row(ex["id"]).with_basis("doc"), text,
                 ["BinaryForm::kInplace", "BinaryOp::kMul", operand_cxx(spec, a), operand_cxx(spec, b),
                  dt(spec, ex["self"]), dt(spec, spec.initial_default), *expect, dt(spec, result),
                  arith_tables.value_cxx(value, ex["self"] if ex["allowed"] else "bool")])
@@ -315,8 +319,10 @@ INSTANTIATE_TEST_SUITE_P(Spec, PromoteMatrixIsLatticeJoin, ::testing::ValuesIn(k
 
 
 # ------------------------------------------------------------------ strided.toml
-def view_row(spec: Spec, table: Table, row_id: str, base: tuple[int, ...], steps: list[list], prefix_text: str) -> None:
-    """One ViewRow: the chain's last step as the rules decide it (the earlier steps must succeed)."""
+def view_row(spec: Spec, table: Table, row_id: str, base: tuple[int, ...], steps: list[list], prefix_text: str,
+             literal: bool = False) -> None:
+    """One ViewRow: the chain's last step as the rules decide it (the earlier steps must succeed).
+    literal: row_id is a spec row of its own (an example), which the case names as its spec row."""
     g = sm.allocated_geometry(base, spec.formats)
     numel = g.numel  # elements in the storage the next step sees
     for st in steps[:-1]:
@@ -332,14 +338,14 @@ def view_row(spec: Spec, table: Table, row_id: str, base: tuple[int, ...], steps
     except sm.RuleError as e:
         err, esrc, erow = spec.rule_error(e)
         text = f"{call} -> {err['kind']}" + (f" containing {err['message']!r}" if err["message"] else "") + f" ({erow})"
-        table.add(row_id, esrc.clause, esrc.basis, text,
+        table.add(row_id, esrc.for_row(row_id) if literal else esrc, text,
                   [dims(base), str(len(steps)), "{" + ", ".join(step_cxx(s) for s in steps) + "}", error_cxx(err),
                    dims([]), dims([]), "0", "false", "false"])
         return
     o = out.geometry
     kind = "copy" if out.copies else "view"
     text = f"{call} -> sizes {list(o.sizes)} strides {list(o.strides)} offset {o.offset} ({kind})"
-    table.add(row_id, src.clause, src.basis, text,
+    table.add(row_id, src.for_row(row_id) if literal else src, text,
               [dims(base), str(len(steps)), "{" + ", ".join(step_cxx(s) for s in steps) + "}", no_error(),
                dims(o.sizes), dims(o.strides), str(o.offset), ec.cbool(out.copies), ec.cbool(last[0] != "empty_like")])
 
@@ -351,13 +357,13 @@ def layout_token(sizes, strides) -> str:
 def strided_tables(spec: Spec) -> list[Table]:
     layouts = Table("Layouts", "LayoutRow")
     for l in spec.layouts:
-        layouts.add(l["id"], l["source"].clause, l["source"].basis, l["text"],
+        layouts.add(l["id"], l["source"], l["text"],
                     [f"Layout::k{''.join(p.capitalize() for p in l['name'].split('_'))}", ec.cbool(l["required"])])
 
     address = Table("AddressExamples", "AddressRow")
     for ex in spec.address["examples"]:
         w = ex["write"] or (0, 0)
-        address.add(ex["id"], ex["source"].clause, ex["source"].basis, ex["text"],
+        address.add(ex["id"], ex["source"], ex["text"],
                     [dims(ex["sizes"]), dims(ex["values"]), dims(ex["strides"]), str(ex["offset"]),
                      ec.cbool(ex["write"] is not None), str(w[0]), str(w[1]), dims(ex.get("after", ()))])
 
@@ -374,19 +380,19 @@ def strided_tables(spec: Spec) -> list[Table]:
                 st = sm.format_strides(fmt, sizes)
             except sm.RuleError as e:
                 err, src, erow = spec.rule_error(e)
-                empty.add(row_id, src.clause, src.basis, f"{call} -> {err['kind']}: {err['message']}",
+                empty.add(row_id, src, f"{call} -> {err['kind']}: {err['message']}",
                           [dims(sizes), format_cxx(name), error_cxx(err), dims([])])
                 continue
             src = fmt["source"]
             extra = f" (see {notes})" if notes and any(s < 2 for s in sizes) else ""
-            empty.add(row_id, src.clause, src.basis, f"{call} -> strides {list(st)}{extra}",
+            empty.add(row_id, src, f"{call} -> strides {list(st)}{extra}",
                       [dims(sizes), format_cxx(name), no_error(), dims(st)])
 
     contiguity = Table("IsContiguous", "ContiguityRow")
     rule = spec.is_contiguous
     for ex in rule["examples"]:
         e = ex["expected"]
-        contiguity.add(ex["id"], ex["source"].clause, ex["source"].basis, ex["text"],
+        contiguity.add(ex["id"], ex["source"], ex["text"],
                        [dims(ex["sizes"]), dims(ex["strides"]), contiguity_answers(spec, e)])
     layouts_swept = []
     seen = set()
@@ -401,7 +407,7 @@ def strided_tables(spec: Spec) -> list[Table]:
         got = {n: sm.is_contiguous(spec.formats[n], sizes, st) for n in ALLOCATING_FORMATS}
         text = (f"sizes {list(sizes)} strides {list(st)} ({variant}): " +
                 ", ".join(f"{n} {ec.cbool(v)}" for n, v in got.items()))
-        contiguity.add(f"is_contiguous.{layout_token(sizes, st)}", rule["source"].clause, rule["source"].basis, text,
+        contiguity.add(f"is_contiguous.{layout_token(sizes, st)}", rule["source"], text,
                        [dims(sizes), dims(st), contiguity_answers(spec, got)])
 
     # Memory-format copies of every swept layout, built as as_strided views of a 1-D base.
@@ -410,7 +416,8 @@ def strided_tables(spec: Spec) -> list[Table]:
         g = sm.Geometry(ex["sizes"], ex["strides"])
         base = (max(g.extent(), 1),)
         view_row(spec, copies, ex["id"], base, [["as_strided", *ex["sizes"], *ex["strides"], 0],
-                                                 ["clone", "preserve_format"]], f"make_tensor({list(base)})")
+                                                 ["clone", "preserve_format"]], f"make_tensor({list(base)})",
+                 literal=True)
     for sizes, st, variant in layouts_swept:
         g = sm.Geometry(sizes, st)
         base = (max(g.extent(), 1),)
@@ -446,15 +453,16 @@ SUITE_TABLES = {"dtypes": dtypes_tables, "promotion": promotion_tables, "casting
 
 
 def manifest(spec: Spec) -> str:
-    """Every case id of every suite, one per line: what expectations entries may match."""
+    """Every case of every suite, one per line — its suite, its id (what expectations entries
+    may match) and the spec row it comes from — tab-separated."""
     import emit_rapidcheck  # the properties' rows: a candidate that fails a property lists it too
     ids = []
     for name, tables in SUITE_TABLES.items():
         for t in tables(spec):
-            ids += [f"{name}\t{rid}" for rid in t.ids]
+            ids += [f"{name}\t{rid}\t{row}" for rid, row in zip(t.ids, t.spec_rows, strict=True)]
         rows = getattr(emit_rapidcheck, f"{name}_rows", None)
         if rows is not None:
-            ids += [f"{name}\t{row[0]}" for row in rows(spec).values()]
+            ids += [f"{name}\t{pid}\t{src.row}" for pid, src, _ in rows(spec).values()]
     return "# " + ec.header(SOURCES["manifest"], "generators/emit_gtest.py", "").strip() + "\n" + "\n".join(ids) + "\n"
 
 

@@ -29,22 +29,25 @@ def xmacro(name: str, doc: list[str], rows: list[str]) -> str:
 
 
 def property_rows(suite: str, rows: dict) -> str:
-    """The properties' rows: _(Name, "case id", "clause", "statement") for test <Suite>Properties.Name."""
+    """The properties' rows: _(Name, "case id", "clause", "statement", "spec row") for test
+    <Suite>Properties.Name."""
     test_suite = suite.capitalize() + "Properties"
     return xmacro(f"TCTS_{suite.upper()}_PROPERTIES",
-                  [f'TCTS_{suite.upper()}_PROPERTIES(_): _(Name, "case id", "clause", "statement") for each',
-                   f"property test {test_suite}.Name."],
-                  [", ".join([name] + [ec.cstr(v) for v in row]) for name, row in rows.items()])
+                  [f'TCTS_{suite.upper()}_PROPERTIES(_): _(Name, "case id", "clause", "statement", "spec row") for',
+                   f"each property test {test_suite}.Name; the spec row is the rule the property states."],
+                  [", ".join([name] + [ec.cstr(v) for v in (pid, src.clause, text, src.row)])
+                   for name, (pid, src, text) in rows.items()])
 
 
-# Each property's row: test name -> (id, clause, statement). A property test has no table
-# row, so it registers this one for the runner's records and reports.
+# Each property's row: test name -> (id, source, statement), the source being the spec row of
+# the rule it states (its clause and id). A property test has no table row, so it registers
+# this one for the runner's records and reports.
 def promotion_rows(spec: Spec) -> dict:
-    c = spec.result_type_source.clause
+    c = spec.result_type_source
     return {
         "PromoteTypesIsCommutative": ("property.promote_types.commutative", c, "promote_types(a, b) == promote_types(b, a)"),
         "PromoteTypesIsIdempotent": ("property.promote_types.idempotent", c, "promote_types(a, a) == a"),
-        "PromoteTypesCategoryIsTheHigher": ("property.promote_types.category", spec.categories_source.clause,
+        "PromoteTypesCategoryIsTheHigher": ("property.promote_types.category", spec.categories_source,
                                             "the result's category is the higher of the inputs' categories"),
         "ResultTypeIgnoresValues": ("property.result_type.ignores_values", c,
                                     "result_type and the dtype of add/sub/mul/div never depend on operand values"),
@@ -53,13 +56,13 @@ def promotion_rows(spec: Spec) -> dict:
 
 def casting_rows(spec: Spec) -> dict:
     return {"RejectedInplaceLeavesDestinationUnchanged": (
-        "property.inplace.rejected_leaves_destination", spec.output_casting_source.clause,
+        "property.inplace.rejected_leaves_destination", spec.output_casting_source,
         "an in-place op whose result cannot be cast to self is an error and leaves self unchanged")}
 
 
 def strided_rows(spec: Spec) -> dict:
-    address = spec.address["source"].clause
-    view = lambda op: spec.views[op]["source"].clause  # noqa: E731
+    address = spec.address["source"]
+    view = lambda op: spec.views[op]["source"]  # noqa: E731
     return {
         "ViewChainsMatchTheLogicalModelAndTheAddressFormula": (
             "property.views.model", address, "every view shows storage[offset + sum(stride * index)]"),
@@ -68,10 +71,10 @@ def strided_rows(spec: Spec) -> dict:
         "WritesThroughAViewAreVisibleEverywhere": (
             "property.views.write", address, "a write through a view is visible through every view of the storage"),
         "IsContiguousAgreesWithItsDefinition": (
-            "property.is_contiguous.definition", spec.is_contiguous["source"].clause,
+            "property.is_contiguous.definition", spec.is_contiguous["source"],
             "is_contiguous(fmt) holds exactly for the strides empty(sizes, fmt) allocates"),
         "ClonePreservesTheStridesOfADenseTensor": (
-            "property.clone.preserve_format", spec.preserve["source"].clause,
+            "property.clone.preserve_format", spec.preserve["source"],
             "clone(preserve_format) of a dense tensor keeps its strides"),
         "ContiguousIsFormatContiguousAndValueEqual": (
             "property.contiguous.format", view("contiguous"), "contiguous(fmt) is fmt-contiguous and equal in value"),
@@ -85,10 +88,10 @@ def strided_rows(spec: Spec) -> dict:
 def arithmetic_rows(spec: Spec) -> dict:
     return {
         "RandomLayoutsAddAndLayOutAsTheRuleSays": (
-            "property.arith.random_layouts", spec.arith["output_layout"]["source"].clause,
+            "property.arith.random_layouts", spec.arith["output_layout"]["source"],
             "add over random layouts broadcasts, is dense and follows the output-layout rule"),
         "OutAndInplaceAgreeWithTheFunctionalForm": (
-            "property.arith.out_and_inplace", spec.arith["out"]["source"].clause,
+            "property.arith.out_and_inplace", spec.arith["out"]["source"],
             "out= and in-place agree with the functional form and keep the destination's layout"),
     }
 

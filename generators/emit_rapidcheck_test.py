@@ -1,6 +1,7 @@
 """Tests of generators/emit_rapidcheck.py: over the real spec it emits, for each property
 suite, only tables (comments and X-macro rows, no C++ logic), one row per property with a
-unique case id, clause and statement, the spec's formats and dtype values, deterministically.
+unique case id, clause, statement and the spec row it states, the spec's formats and dtype
+values, deterministically.
 
 Run: python3 generators/emit_rapidcheck_test.py
 Under Bazel (//generators:emit_rapidcheck_test) it runs from the workspace root.
@@ -23,7 +24,7 @@ SHARED = ["dtype_values"]
 
 # What a table may hold: comments, `#define TCTS_..._(_)` heads and `_(...)` rows.
 LINE = re.compile(r"(//.*|#define TCTS_[A-Z0-9_]+\(_\) \\|  _\(.*\)( \\)?|)")
-ROW = re.compile(r'  _\((\w+), ("(?:[^"\\]|\\.)*"), ("(?:[^"\\]|\\.)*"), ("(?:[^"\\]|\\.)*")\)')
+ROW = re.compile(r'  _\((\w+), ("(?:[^"\\]|\\.)*"), ("(?:[^"\\]|\\.)*"), ("(?:[^"\\]|\\.)*"), ("(?:[^"\\]|\\.)*")\)')
 
 
 def emit(suite: str, out: str) -> subprocess.CompletedProcess:
@@ -77,7 +78,7 @@ class PropertyTables(unittest.TestCase):
                 for row in rows:
                     m = ROW.fullmatch(row)
                     self.assertIsNotNone(m, row)
-                    name, case_id, clause, statement = m[1], *(json.loads(s) for s in m.groups()[1:])
+                    name, case_id, clause, statement, spec_row = m[1], *(json.loads(s) for s in m.groups()[1:])
                     self.assertNotIn(name, names)
                     self.assertNotIn(case_id, ids)
                     names.add(name)
@@ -85,6 +86,7 @@ class PropertyTables(unittest.TestCase):
                     self.assertTrue(case_id.startswith("property."), case_id)
                     self.assertRegex(clause, r"^\w+#\S+$")
                     self.assertTrue(statement)
+                    self.assertRegex(spec_row, r"^\S+$")  # generators_test checks it is a row of spec/
 
     def test_spec_values(self):
         casting = macros(self.text["casting"])["TCTS_CASTING_REJECTED_INPLACE"]

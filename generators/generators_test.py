@@ -14,7 +14,9 @@
   RealSpec    invariants of spec/ itself: every emitter succeeds for every suite and is
               deterministic (two runs, different hash seeds), row ids are unique, every row
               cites a clause and a basis, every generated case names its row, cites a clause
-              of a listed document and appears in the case manifest.
+              of a listed document and appears in the case manifest, and every case and
+              property names the spec row it comes from (spec_row: an id of spec/*.toml; a
+              literal row's case its own id).
 
 Run: python3 generators/generators_test.py [--update]   (--update rewrites the goldens)
 Under Bazel (//generators:generators_test) it writes JUnit XML to $XML_OUTPUT_FILE.
@@ -22,6 +24,7 @@ Under Bazel (//generators:generators_test) it writes JUnit XML to $XML_OUTPUT_FI
 
 from __future__ import annotations
 
+import ast
 import copy
 import glob
 import hashlib
@@ -420,11 +423,49 @@ class Schema(unittest.TestCase):
                     self.assertIn((file, t.cites), own, f"inherits from {t.cites}, which cites nothing itself")
                     self.assertNotIn("clause", t.fields)
 
+    def test_a_table_with_a_clause_has_an_id(self):
+        """Cases name the spec row they come from by its id (a swept table's id_prefix)."""
+        for file, path, t in spec_schema.row_kinds():
+            if "clause" in t.fields:
+                with self.subTest(file=file, row_kind=path):
+                    self.assertTrue(any(k in t.fields and t.fields[k].required for k in ("id", "id_prefix")))
+        with self.assertRaises(TypeError):
+            spec_schema.Table({**spec_schema.SOURCE, "names": spec_schema.f(spec_schema.List(spec_schema.NAME))})
+
 
 # ------------------------------------------------------------------ the real spec
 ROW = re.compile(r'^  \{\{"((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", '
-                 r'"((?:[^"\\]|\\.)*)"\}')  # id, clause, basis, statement, answer
-PROP = re.compile(r'^  _\(\w+, "(property\.[^"]*)", "([^"]*)", "([^"]*)"\)')
+                 r'"((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)"\}')  # id, clause, basis, statement, answer, spec_row
+# id, clause, statement, spec_row
+PROP = re.compile(r'^  _\(\w+, "(property\.[^"]*)", "([^"]*)", "([^"]*)", "([^"]*)"\)')
+
+
+def spec_row_ids(files: dict) -> set[str]:
+    """The ids of the rows of spec/*.toml that state facts (row kinds that cite a clause, their
+    own or their table's), and the id_prefix of a swept table: what a case's spec_row may name."""
+    ids = set()
+
+    def walk(value, t):
+        if isinstance(t, spec_schema.OneOf):
+            t = next((x for x in t.types if not rejects(x, value)), None)
+        if isinstance(t, spec_schema.Table) and isinstance(value, dict):
+            if t.cites and not t.cites.startswith("none: "):
+                ids.update(value[k] for k in ("id", "id_prefix") if isinstance(value.get(k), str))
+            for k, v in value.items():
+                if k in t.fields:
+                    walk(v, t.fields[k].type)
+        elif isinstance(t, spec_schema.MapOf) and isinstance(value, dict):
+            for v in value.values():
+                walk(v, t.value)
+        elif isinstance(t, spec_schema.List) and isinstance(value, list):
+            for v in value:
+                walk(v, t.item)
+
+    for fname, (_, doc) in files.items():
+        for key, fld in spec_schema.FILES[fname].items():
+            if key in doc:
+                walk(doc[key], fld.type)
+    return ids
 
 
 class RealSpec(unittest.TestCase):
@@ -514,12 +555,76 @@ class RealSpec(unittest.TestCase):
                         self.assertIsInstance(cited, dict, f"{t.cites} is not a table of {file}")
                         self.assertTrue(cited.get("clause") and cited.get("basis"))
 
-    def test_every_generated_case_names_its_row_and_is_in_the_manifest(self):
+    def manifest(self) -> dict[str, tuple[str, str]]:
+        """case id -> (suite, spec row), from the case manifest."""
         manifest = {}
         for line in self.out("emit_gtest.manifest").splitlines()[1:]:
-            suite, rid = line.split("\t")
+            suite, rid, spec_row = line.split("\t")
             self.assertNotIn(rid, manifest, f"case id {rid} in two suites")
-            manifest[rid] = suite
+            manifest[rid] = (suite, spec_row)
+        return manifest
+
+    def generated_cases(self) -> list[tuple[str, str, str, str]]:
+        """(suite, case id, clause, spec_row) of every table case and property the emitters write."""
+        cases = []
+        for name, _, suite in outputs():
+            if name.startswith("emit_gtest.") and suite not in ("manifest", "spec_consistency"):
+                rows = map(ROW.match, self.out(name).splitlines())
+                cases += [(suite, m.group(1), m.group(2), m.group(6)) for m in rows if m]
+            elif name.startswith("emit_rapidcheck."):
+                props = map(PROP.match, self.out(name).splitlines())
+                cases += [(suite, m.group(1), m.group(2), m.group(4)) for m in props if m]
+        return cases
+
+    def test_every_case_names_the_spec_row_it_comes_from(self):
+        """Every table case and property carries spec_row, an id of spec/*.toml (a swept
+        table's id_prefix) that states a fact; a case that is a row of the spec names that row
+        itself; the manifest lists the same spec row."""
+        ids = spec_row_ids(self.files)
+        manifest = self.manifest()
+        cases = self.generated_cases()
+        self.assertEqual(len(cases), len(manifest))
+        for suite, rid, _clause, spec_row in cases:
+            with self.subTest(case=rid):
+                self.assertTrue(spec_row, "no spec_row")
+                self.assertTrue(spec_row in ids, f"spec_row {spec_row!r} is no row of spec/")
+                if rid in ids:
+                    self.assertEqual(spec_row, rid, "a literal row's case names another row")
+                self.assertEqual(manifest[rid], (suite, spec_row), "the manifest disagrees")
+        # Sweeps name their rule: more cases than rows, every row kind that makes cases seen.
+        self.assertGreater(len(cases), 10 * len({c[3] for c in cases}))
+
+    def test_asarray_values_as_data_are_what_the_call_names(self):
+        """Each asarray row holds its values twice: as PyNode data (what the check builds the
+        source from) and as the text its call prints; the nodes spell exactly the value the text
+        names, number types included."""
+        text = self.out("emit_gtest.asarray")
+        pools = dict(re.findall(r"^const PyNode (kPyValue\d+)\[\] = \{(.*)\};$", text, re.M))
+        leaf = {"Bool": lambda i, r, m: bool(int(i)), "Int": lambda i, r, m: int(i),
+                "Float": lambda i, r, m: float.fromhex(r),
+                "Complex": lambda i, r, m: complex(float.fromhex(r), float.fromhex(m))}
+        node = re.compile(r"\{(true|false), (\d+), \{Scalar::Kind::k(\w+), (-?\d+)(?:LL)?, ([^,]+), ([^}]+)\}\}")
+        rows = re.findall(r'^  \{\{"([^"]*)".*?\}\}, (kPyValue\d+|nullptr), (\d+), ("(?:[^"\\]|\\.)*"), ', text, re.M)
+        self.assertEqual(len(rows), text.count("\n  {{"))
+        for rid, pool, count, literal in rows:
+            with self.subTest(row=rid):
+                literal = json.loads(literal)
+                if pool == "nullptr":  # a buffer: no values
+                    self.assertEqual((count, literal), ("0", ""))
+                    continue
+                nodes = iter(node.findall(pools[pool]))
+
+                def build():
+                    is_list, n, kind, i, re_, im = next(nodes)
+                    return [build() for _ in range(int(n))] if is_list == "true" else leaf[kind](i, re_, im)
+
+                value, want = build(), ast.literal_eval(literal)
+                self.assertIsNone(next(nodes, None), "nodes left over")
+                self.assertEqual(repr(value), repr(want))  # repr: 1, 1.0, True and 1j differ
+                self.assertEqual(int(count), len(re.findall(r"\{(?:true|false), ", pools[pool])))
+
+    def test_every_generated_case_names_its_row_and_is_in_the_manifest(self):
+        manifest = {rid: suite for rid, (suite, _) in self.manifest().items()}
         cases = 0
         for name, _, suite in outputs():
             if not name.startswith("emit_gtest.") or suite in ("manifest", "spec_consistency"):
@@ -550,6 +655,7 @@ class RealSpec(unittest.TestCase):
                     self.assertTrue(props)
                     for m in props:
                         self.check_citation(m.group(1), m.group(2), "property", m.group(3))
+                        self.assertTrue(m.group(4), f"{m.group(1)}: no spec row")
 
     def check_citation(self, rid: str, clause: str, basis: str, text: str) -> None:
         doc, _, section = clause.partition("#")

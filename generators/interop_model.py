@@ -72,7 +72,8 @@ class Interop:
         """A row with id, text and source (its own clause and basis, or `inherit`'s)."""
         rid = self._require(table, "id", str, path, row)
         self.spec._claim_id(rid, path)
-        source = inherit if inherit is not None and "clause" not in table else self._source(table, path, rid)
+        # A row that inherits its clause and basis is still its own row.
+        source = inherit.for_row(rid) if inherit is not None and "clause" not in table else self._source(table, path, rid)
         return {"id": rid, "text": self._require(table, "text", str, path, rid), "source": source}
 
     def _error(self, table: dict, key: str, path: str, row: str) -> dict:
@@ -104,6 +105,7 @@ class Interop:
                         source=self._source(r, path, rule["id"]))
             self.device_types.append(rule)
         more = req(doc, "device_types_pytorch", dict, path, "device_types_pytorch")
+        self.spec._claim_id(req(more, "id", str, path, "device_types_pytorch"), path)
         more_source = self._source(more, path, "device_types_pytorch")
         for name in req(more, "names", list, path, "device_types_pytorch"):
             self.device_types.append({"id": f"device.type.{name}", "name": name, "documented": False,

@@ -7,9 +7,11 @@ nothing is typed in by hand except what the spec itself states (the doc's exampl
 
 from __future__ import annotations
 
+from arith_tables import scalar_value_cxx, value_cxx
 import emit_common as ec
 from emit_common import dims, dt, error_cxx, no_error, step_cxx, step_text
 from interop_model import Device, call_text, fill
+from spec_model import Source
 
 STEP_CXX = {"set": "kSet", "enter": "kEnter", "exit": "kExit", "factory": "kFactory", "get": "kGet",
             "asarray": "kAsarray", "asarray_tensor": "kAsarrayTensor"}
@@ -48,40 +50,43 @@ def devices_tables(spec, Table) -> list:
     errors_basis = f"pytorch: {m.errors_source}"
     parse = Table("DeviceParse", "DeviceRow")
 
-    def add(row_id: str, args: list, clause: str, basis: str, note: str = "") -> None:
+    def add(row_id: str, args: list, source: Source, note: str = "") -> None:
         got = m.device_outcome(args)
         call = call_text(args)
         if got[0] == "ok":
             d: Device = got[1]
-            parse.add(row_id, clause, basis, f"{call} -> {d.repr()}, str '{d}'{note}",
+            parse.add(row_id, source, f"{call} -> {d.repr()}, str '{d}'{note}",
                       [arg_cxx(args), no_error(), "false", ec.cstr(d.type), str(-1 if d.index is None else d.index),
                        ec.cstr(str(d)), ec.cstr(d.repr())])
         else:
             _, cls, fills = got
             err, text = device_error(m, cls, fills)
             lists = m.device_errors[cls]["lists_types"]
-            parse.add(row_id, clause, errors_basis, f"{call} -> {text}{note}" + (" (naming cpu, cuda, mps)" if lists else ""),
+            parse.add(row_id, source.with_basis(errors_basis), f"{call} -> {text}{note}" + (" (naming cpu, cuda, mps)" if lists else ""),
                       [arg_cxx(args), err, ec.cbool(lists), '""', "-1", '""', '""'])
 
     for ex in m.device_examples:
-        add(ex["id"], ex["args"], ex["source"].clause, ex["source"].basis)
+        add(ex["id"], ex["args"], ex["source"])
     for t in m.device_types:
         forms = [[t["name"]], [f"{t['name']}:0"], [t["name"], 0]]
         if t["name"] != "cpu":
             forms += [[f"{t['name']}:1"], [f"{t['name']}:{m.max_index}"], [t["name"], m.max_index]]
         for args in forms:
             by_doc = t["documented"] and len(args) == 1 and ":" not in args[0]
-            add(f"device.parse.{arg_token(args)}", args, t["source"].clause if t["documented"] else src.clause,
-                t["source"].basis if by_doc else src.basis)
+            # The grammar decides; the type's row (a documented type's, or PyTorch's list) is
+            # where the case comes from.
+            add(f"device.parse.{arg_token(args)}", args,
+                Source(t["source"].clause if t["documented"] else src.clause,
+                       t["source"].basis if by_doc else src.basis, t["source"].row))
     for inp in m.device_inputs:
-        add(inp["id"], inp["args"], src.clause, src.basis, f" ({inp['why']})")
+        add(inp["id"], inp["args"], src.for_row(inp["id"]), f" ({inp['why']})")
 
     eq = Table("DeviceEquality", "DeviceEqualityRow")
     e = m.equality
     for a_args, a in m.equality_devices:
         for b_args, b in m.equality_devices:
             same = a == b
-            eq.add(f"device.equal.{arg_token(a_args)}.{arg_token(b_args)}", e["source"].clause, e["source"].basis,
+            eq.add(f"device.equal.{arg_token(a_args)}.{arg_token(b_args)}", e["source"],
                    f"{call_text(a_args)} {'==' if same else '!='} {call_text(b_args)}" + (", same hash" if same else ""),
                    [arg_cxx(a_args), arg_cxx(b_args), ec.cbool(same)])
 
@@ -94,38 +99,80 @@ def devices_tables(spec, Table) -> list:
         cxx = ", ".join(f"{{DeviceStepKind::{STEP_CXX[k]}, {ec.cstr(arg or '')}, {ec.cstr(expect or '')}}}"
                         for k, arg, expect in steps)
         words = "; ".join(f"{k}({arg or ''})" + (f" -> {expect}" if expect else "") for k, arg, expect in steps)
-        default.add(case["id"], d["source"].clause, d["source"].basis, f"{case['text']}: {words}",
+        default.add(case["id"], d["source"].for_row(case["id"]), f"{case['text']}: {words}",
                     [str(len(steps)), "{" + cxx + "}"])
     return [parse, eq, default]
 
 
 # ------------------------------------------------------------------ asarray.toml
-def py_literal(v) -> str:
-    """A Python value as the suite's literal parser reads it (conformance/checks/py_literal.cc)."""
+def py_text(v) -> str:
+    """A Python value as a row's call names it, where the spec does not write it itself."""
     if isinstance(v, list):
-        return "[" + ", ".join(py_literal(x) for x in v) + "]"
+        return "[" + ", ".join(py_text(x) for x in v) + "]"
     if isinstance(v, complex):
         return f"({v.real!r}+{v.imag!r}j)" if v.real else f"{v.imag!r}j"
     return repr(v)
 
 
+def py_nodes(v) -> list[tuple]:
+    """A Python value (a number or nested lists of them) as PyNode data (conformance/checks/
+    common.h): (is_list, n_items, number or None) for each node, in preorder."""
+    if isinstance(v, list):
+        return [(True, len(v), None)] + [node for x in v for node in py_nodes(x)]
+    return [(False, 0, v)]
+
+
+class PyValuePool:
+    """The rows' Python values as PyNode arrays, each value once, emitted before the table
+    that points into them (a pseudo-table: no rows of its own)."""
+
+    name, ids, rows, spec_rows = "PyValuePool", [], [], []
+
+    def __init__(self):
+        self.names: dict[tuple[str, ...], str] = {}
+        self.lines: list[str] = []
+
+    def ref(self, value) -> tuple[str, int]:
+        """The array holding `value`'s nodes, and how many there are."""
+        nodes = tuple(f"{{{ec.cbool(is_list)}, {n}, {value_cxx(0, 'int64') if is_list else scalar_value_cxx(x)}}}"
+                      for is_list, n, x in py_nodes(value))
+        if nodes not in self.names:
+            self.names[nodes] = f"kPyValue{len(self.names)}"
+            self.lines.append(f"const PyNode {self.names[nodes]}[] = {{{', '.join(nodes)}}};")
+        return self.names[nodes], len(nodes)
+
+    def emit(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+def literal(value, text: str | None = None) -> tuple:
+    """A row's Python value, and how its call names it: as the spec writes it (`text`), else
+    py_text's spelling."""
+    return value, py_text(value) if text is None else text
+
+
 def asarray_tables(spec, Table) -> list:
     m = spec.interop
     t = Table("Asarray", "AsarrayRow")
+    pool = PyValuePool()
     default_float = spec.initial_default
 
     def row(row_id, source, text, kind, src_dtype, sizes, byte_strides, values, nbytes, dtype, device, copy, default,
             err=None, outcome=None):
-        """One AsarrayRow: `err` ({kind, message}) or `outcome` (dtype, sizes, device, shares)."""
+        """One AsarrayRow: `err` ({kind, message}) or `outcome` (dtype, sizes, device, shares).
+        values: literal(...), or None (a buffer)."""
         if err:
             res, expect = f"{err['kind']}: {err['message']}", error_cxx(err)
             dt_out, sizes_out, dev_out, shares = src_dtype or default, (), "", False
         else:
             dt_out, sizes_out, dev_out, shares = outcome
             res, expect = f"{dt_out} {list(sizes_out)} on {dev_out}, " + ("shares memory" if shares else "a copy"), no_error()
-        t.add(row_id, source.clause, source.basis, f"{text} -> {res}",
+        nodes, n = pool.ref(values[0]) if values is not None else ("nullptr", 0)
+        values_text = values[1] if values is not None else ""
+        t.add(row_id, source, f"{text} -> {res}",
               [f"SourceKind::{SOURCE_CXX[kind]}", dt(spec, src_dtype or default), dims(sizes), dims(byte_strides),
-               ec.cstr(values), str(m.dl_dtype_codes[src_dtype][1] if kind == "dlpack" else 0), str(nbytes),
+               nodes, str(n), ec.cstr(values_text), str(m.dl_dtype_codes[src_dtype][1] if kind == "dlpack" else 0),
+               str(nbytes),
                ec.cbool(dtype is not None), dt(spec, dtype or default),
                ec.cstr(device or ""), COPY_CXX[copy], dt(spec, default), expect, dt(spec, dt_out), dims(sizes_out),
                ec.cstr(dev_out), ec.cbool(shares)])
@@ -141,8 +188,8 @@ def asarray_tables(spec, Table) -> list:
         row(row_id, source, call, kind, src_dtype, sizes, byte_strides, values, nbytes, dtype, device, copy, default,
             err=got[1] if got[0] == "error" else None, outcome=got[1:] if got[0] == "ok" else None)
 
-    def alternating(n: int) -> str:
-        return py_literal([k % 2 for k in range(n)])
+    def alternating(n: int) -> tuple:
+        return literal([k % 2 for k in range(n)])
 
     def contiguous_bytes(sizes, itemsize):
         strides, run = [], itemsize
@@ -166,10 +213,10 @@ def asarray_tables(spec, Table) -> list:
                     "dlpack": f"dlpack({src_dtype}{list(sizes)})", "array_scalar": f"numpy.{src_dtype}(0)"}[kind]
             own = src_dtype
         elif kind == "buffer":
-            sizes, src_dtype, values, nbytes, bstr, inferred = (), None, "", sw["bytes"], [], None
+            sizes, src_dtype, values, nbytes, bstr, inferred = (), None, None, sw["bytes"], [], None
             text, own = f"bytearray({sw['bytes']})", default_float
         else:
-            sizes, src_dtype, values, nbytes, bstr = (), None, sw["literal"], 0, []
+            sizes, src_dtype, values, nbytes, bstr = (), None, literal(sw["value"], sw["literal"]), 0, []
             inferred = m.infer_dtype(sw["value"], default_float)
             text, own = sw["literal"], inferred
             sizes = m.sizes_of(sw["value"])
@@ -198,6 +245,7 @@ def asarray_tables(spec, Table) -> list:
     for ex in m.inference_examples:
         value = ex["value"]
         kind = "sequence" if isinstance(value, list) else "scalar"
+        values = literal(value, ex["literal"])
         sizes = m.sizes_of(value)
         dtype = ex["dtype"]
         call = (f"asarray({ex['literal']}" + (f", dtype={dtype}" if dtype else "") +
@@ -210,16 +258,16 @@ def asarray_tables(spec, Table) -> list:
             else:
                 e = m.not_sequence_error
                 msg = e["message"]
-            row(ex["id"], inf["source"], call, kind, None, (), [], ex["literal"], 0, dtype, None, None, ex["default"],
-                err={"kind": e["kind"], "message": msg})
+            row(ex["id"], inf["source"].for_row(ex["id"]), call, kind, None, (), [], values, 0, dtype, None, None,
+                ex["default"], err={"kind": e["kind"], "message": msg})
             continue
         if dtype and (e := m.store_error(value, dtype)):
-            row(ex["id"], inf["source"], call, kind, None, (), [], ex["literal"], 0, dtype, None, None, ex["default"],
-                err={"kind": e["kind"], "message": e["message"]})
+            row(ex["id"], inf["source"].for_row(ex["id"]), call, kind, None, (), [], values, 0, dtype, None, None,
+                ex["default"], err={"kind": e["kind"], "message": e["message"]})
             continue
         inferred = m.infer_dtype(value, ex["default"])
-        add(ex["id"], kind, None, sizes, [], ex["literal"], 0, dtype, None, None, ex["default"], ex["literal"],
-            inf["source"], inferred)
+        add(ex["id"], kind, None, sizes, [], values, 0, dtype, None, None, ex["default"], ex["literal"],
+            inf["source"].for_row(ex["id"]), inferred)
 
     # The buffer protocol: every dtype against each length.
     b = m.buffer
@@ -232,10 +280,10 @@ def asarray_tables(spec, Table) -> list:
             if length == 0 or length % item:
                 e = b["empty_error"] if length == 0 else b["length_error"]
                 msg = fill(e["message"], {"bytes": length, "itemsize": item})
-                row(row_id, b["source"], call, "buffer", dtype, (), [], "", length, d, None, None, default_float,
+                row(row_id, b["source"], call, "buffer", dtype, (), [], None, length, d, None, None, default_float,
                     err={"kind": e["kind"], "message": msg})
                 continue
-            add(row_id, "buffer", None, (length // item,), [], "", length, d, None, None, default_float,
+            add(row_id, "buffer", None, (length // item,), [], None, length, d, None, None, default_float,
                 f"bytearray({length})", b["source"])
 
     # The array interface: strides in bytes.
@@ -250,20 +298,21 @@ def asarray_tables(spec, Table) -> list:
         err = a["negative_error"] if bad is not None else (
             a["stride_error"] if any(s % item for s in ex["byte_strides"]) else None)
         if err:
-            row(ex["id"], a["source"], call, "array", ex["dtype"], ex["sizes"], ex["byte_strides"], alternating(n), 0,
-                None, None, None, default_float, err=err)
+            row(ex["id"], a["source"].for_row(ex["id"]), call, "array", ex["dtype"], ex["sizes"], ex["byte_strides"],
+                alternating(n), 0, None, None, None, default_float, err=err)
             continue
         add(ex["id"], "array", ex["dtype"], ex["sizes"], ex["byte_strides"], alternating(n), 0, None, None, None,
-            default_float, f"array({ex['dtype']}, byte strides {list(ex['byte_strides'])})", a["source"])
+            default_float, f"array({ex['dtype']}, byte strides {list(ex['byte_strides'])})",
+            a["source"].for_row(ex["id"]))
 
     # The doc's examples.
     doc_source = m.sources["tensor"]["source"]
     for ex in m.doc_examples:
         item = spec.by_name[ex["dtype"]].itemsize
         bstr = [item] if ex["kind"] == "array" else []
-        add(ex["id"], ex["kind"], ex["dtype"], ex["sizes"], bstr, py_literal(ex["values"]), 0, ex["as_dtype"], None,
-            ex["copy"], default_float, ex["text"].split(":")[0], doc_source)
-    return [t]
+        add(ex["id"], ex["kind"], ex["dtype"], ex["sizes"], bstr, literal(ex["values"]), 0, ex["as_dtype"], None,
+            ex["copy"], default_float, ex["text"].split(":")[0], doc_source.for_row(ex["id"]))
+    return [pool, t]
 
 
 # ------------------------------------------------------------------ dlpack.toml
@@ -280,7 +329,7 @@ def dlpack_tables(spec, Table) -> list:
             strides = m.dl_strides(geo.sizes, geo.strides)
             chain = g["chain"]
             call = f"to_dlpack(make_tensor({list(g['base'])}, {d.name})" + "".join("." + step_text(s) for s in chain) + ")"
-            exp.add(f"dlpack.export.{g['name']}.{d.name}", ex_rule["source"].clause, ex_rule["source"].basis,
+            exp.add(f"dlpack.export.{g['name']}.{d.name}", ex_rule["source"],
                     f"{call} -> dtype ({code_name}, {bits}, 1), shape {list(geo.sizes)}, strides {list(strides)}, "
                     f"byte_offset 0, device ({cpu['device_type']}, 0)",
                     [dt(spec, d.name), dims(g["base"]), str(len(chain)),
@@ -290,12 +339,12 @@ def dlpack_tables(spec, Table) -> list:
     for name in dev["unpackable"]:
         e = dev["export_error"]
         msg = fill(e["message"], {"device": name})
-        exp.add(f"dlpack.export.device_{name}", dev["source"].clause, dev["source"].basis,
+        exp.add(f"dlpack.export.device_{name}", dev["source"],
                 f"to_dlpack(empty([2, 3], device='{name}')) -> {e['kind']}: {msg}",
                 [dt(spec, "float32"), dims([2, 3]), "0", "{}", ec.cstr(name),
                  f"{{true, ErrorKind::k{e['kind']}, {ec.cstr(msg)}}}", "0", "0", dims([]), dims([]), "0", "0"])
     cuda = dev["cuda"]
-    exp.add("dlpack.export.device_cuda", dev["source"].clause, dev["source"].basis,
+    exp.add("dlpack.export.device_cuda", dev["source"],
             f"to_dlpack(empty([2, 3], device='cuda:0')) -> device ({cuda['device_type']}, 0)",
             [dt(spec, "float32"), dims([2, 3]), "0", "{}", '"cuda:0"', no_error(), str(m.dl_codes["kDLFloat"]), "32",
              dims([2, 3]), dims([3, 1]), str(m.dl_device_codes[cuda["device_type"]]), "0"])
@@ -309,12 +358,12 @@ def dlpack_tables(spec, Table) -> list:
             text = (f"from_dlpack(DLTensor dtype ({code_name}, {bits}, 1), shape {list(g['sizes'])}, strides "
                     f"{list(strides) if strides else 'NULL'}, byte_offset {g['byte_offset']}) -> {d.name}, "
                     f"sharing the memory; the deleter runs once, after the last view is gone")
-            imp.add(f"dlpack.import.{g['name']}.{d.name}", im["source"].clause, im["source"].basis, text,
+            imp.add(f"dlpack.import.{g['name']}.{d.name}", im["source"], text,
                     [dt(spec, d.name), str(code), str(bits), "1", str(cpu_code), dims(g["sizes"]), dims(strides),
                      ec.cbool(not strides), str(g["byte_offset"]), no_error()])
     for r in m.dl_import_invalid:
         e = r["error"]
-        imp.add(r["id"], r["source"].clause, r["source"].basis,
+        imp.add(r["id"], r["source"],
                 f"{r['text']}: from_dlpack(dtype ({r['code']}, {r['bits']}, {r['lanes']}), device_type {r['device']}) -> "
                 f"{e['kind']} containing \"{e['message']}\"; the caller keeps ownership (no deleter call)",
                 [dt(spec, "float32"), str(r["code"]), str(r["bits"]), str(r["lanes"]), str(r["device"]), dims([2, 3]),
@@ -331,7 +380,7 @@ def dlpack_tables(spec, Table) -> list:
             for from_peer in (False, True):
                 a, b = ("peer", "candidate") if from_peer else ("candidate", "peer")
                 rt.add(f"dlpack.round_trip.{'from' if from_peer else 'to'}_{r['peer']}.{name}.{d.name}",
-                       r["source"].clause, r["source"].basis,
+                       r["source"],
                        f"{a} -> DLPack -> {b} ({r['peer']} is the peer): {d.name} {list(geo.sizes)} strides "
                        f"{list(m.dl_strides(geo.sizes, geo.strides))}, one memory",
                        [dt(spec, d.name), dims(g["base"]), str(len(chain)),

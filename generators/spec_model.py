@@ -61,6 +61,11 @@ class DType:
     basis: str
 
     @property
+    def source(self) -> "Source":
+        """The dtype's row: its clause and basis, named by its id."""
+        return Source(self.clause, self.basis, self.id)
+
+    @property
     def cxx(self) -> str:
         """The C++ enumerator: float32 -> kFloat32, bool -> kBool."""
         return "k" + self.name[0].upper() + self.name[1:]
@@ -96,10 +101,20 @@ class Operand:
 
 @dataclasses.dataclass(frozen=True)
 class Source:
-    """Where a fact comes from: clause plus basis (doc | pytorch:<source file>)."""
+    """Where a fact comes from: the spec row that states it (its id), and that row's clause and
+    basis (doc | pytorch:<source file>). Every generated case carries one: a case made from a
+    literal row names that row; a case a sweep derives from a rule names the rule's row."""
 
     clause: str
     basis: str
+    row: str  # the spec row's id (a swept table's id_prefix), as spec/*.toml spells it
+
+    def for_row(self, row: str) -> "Source":
+        """The same clause and basis, stated by `row` (a literal row that inherits them)."""
+        return dataclasses.replace(self, row=row)
+
+    def with_basis(self, basis: str) -> "Source":
+        return dataclasses.replace(self, basis=basis)
 
 
 def _require(table: dict, key: str, typ, path: str, row: str):
@@ -119,13 +134,16 @@ def _require(table: dict, key: str, typ, path: str, row: str):
 
 
 def _source(table: dict, path: str, row: str) -> Source:
+    """The table's clause and basis, named by its id (a swept table's id_prefix; else `row`,
+    the name the caller gives it)."""
     clause = _require(table, "clause", str, path, row)
     basis = _require(table, "basis", str, path, row)
+    rid = next((table[k] for k in ("id", "id_prefix") if isinstance(table.get(k), str) and table[k]), row)
     if basis == "doc":
-        return Source(clause, "doc")
+        return Source(clause, "doc", rid)
     if basis == "pytorch":
         src = _require(table, "source", str, path, row)
-        return Source(clause, f"pytorch: {src}")
+        return Source(clause, f"pytorch: {src}", rid)
     raise SpecError(path, row, f"basis must be 'doc' or 'pytorch', got {basis!r}")
 
 
@@ -353,7 +371,9 @@ class Spec:
                 b = Operand.parse(_require(ex, "b", str, path, row), self, path, row)
                 res = self.dtype(_require(ex, "result", str, path, row), path, row).name
                 text = ex.get("expr") or ex.get("why") or ""
-                src = Source(self.result_type_source.clause, "doc" if kind == "example" else self.result_type_source.basis)
+                src = self.result_type_source.for_row(row)  # the example's own row, the rules' clause
+                if kind == "example":
+                    src = src.with_basis("doc")
                 self.examples.append((row, a, b, res, text, src))
 
         # -- the ops
@@ -380,6 +400,8 @@ class Spec:
         cc = doc.get("can_cast")
         if not isinstance(cc, dict) or not isinstance(cc.get("disallow"), list):
             raise SpecError(path, "can_cast", "missing [[can_cast.disallow]] rules")
+        self._claim_id(_require(cc, "id", str, path, "can_cast"), path)
+        self.can_cast_source = _source(cc, path, "can_cast")  # the rule "allowed unless disallowed"
         self.cast_rules = []
         for i, r in enumerate(cc["disallow"]):
             row = r.get("id", f"can_cast.disallow[{i}]")
@@ -667,7 +689,7 @@ class Spec:
                 raise SpecError(path, row, f"the rules give {got!r}, the row says {expected!r}: the table contradicts itself")
             self.value_examples.append({"id": row, "op": op, "a_dtype": da, "b_dtype": db, "a": a, "b": b, "alpha": alpha,
                                         "result": r, "expected": expected, "text": _require(ex, "text", str, path, row),
-                                        "source": self.arith["values"]["source"]})
+                                        "source": self.arith["values"]["source"].for_row(row)})
 
         bc = self.arith["broadcast"]["raw"]
         self.broadcast_error = self._error(bc, "error", path, "broadcast")

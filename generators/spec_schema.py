@@ -201,6 +201,13 @@ class Table(Type):
 
     what = "a table"
 
+    def __post_init__(self):
+        # A table that cites a clause states a fact, and every case generated from it names
+        # it (Source.row, a case's spec_row): it needs an id (a swept table: its id_prefix).
+        if "clause" in self.fields and not any(k in self.fields and self.fields[k].required
+                                               for k in ("id", "id_prefix")):
+            raise TypeError(f"a table with a clause needs a required id or id_prefix (fields: {', '.join(self.fields)})")
+
     def check(self, c, value, row, field):
         if not isinstance(value, dict):
             c.wrong_type(self, value, row, field)
@@ -376,7 +383,7 @@ FILES: dict[str, dict[str, Field]] = {
             bool_error=opt(Table({"kind": f(Str(choices=ERROR_KINDS)), "both": f(TEXT), "one": f(TEXT)}))))),
     },
     "casting.toml": {
-        "can_cast": f(Table({"disallow": f(List(text_rule(**{"from": f(List(Str())), "to": f(List(Str()))})))})),
+        "can_cast": f(text_rule(disallow=f(List(text_rule(**{"from": f(List(Str())), "to": f(List(Str()))}))))),
         "output_casting": f(rule(
             error_kind=f(Str(choices=ERROR_KINDS)), message=f(TEXT), doc_message=f(TEXT), value_path=f(Str()),
             value_path_source=opt(TEXT),
@@ -447,7 +454,7 @@ FILES: dict[str, dict[str, Field]] = {
             "empty", "malformed", "unknown_type", "index_range", "index_unparsable", "cpu_index", "index_twice",
             "negative_index")}, "errors_source": f(TEXT)}, cites="grammar")),
         "device_type": f(List(rule(name=f(NAME), documented=f(Bool())))),
-        "device_types_pytorch": f(Table({**SOURCE, "names": f(List(NAME))}, cites=OWN)),
+        "device_types_pytorch": f(rule(names=f(List(NAME)))),
         "example": opt(List(rule(args=f(DEVICE_ARGS), repr=f(TEXT)))),
         "input": opt(List(rule("grammar", args=f(DEVICE_ARGS), error=f(Str()), why=f(TEXT)))),
         "str": f(text_rule()),

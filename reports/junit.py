@@ -53,6 +53,7 @@ def testsuite(doc: dict, name: str) -> ET.Element:
             failure = ET.SubElement(tc, "failure", type=outcome,
                                     message=_text(f"{outcome}: expected {c['expected']}; observed {c['observed']}"[:1000]))
             lines = [f"{outcome} {c['id']}", f"  clause:   {c['clause']}", f"  basis:    {c['basis']}",
+                     *([f"  spec row: {c['spec_row']}"] if c.get("spec_row") else []),
                      f"  row:      {c['statement']}", f"  expected: {c['expected']}", f"  observed: {c['observed']}"]
             if c["reason"]:
                 lines.append(f"  note:     {c['reason']}")

@@ -206,8 +206,10 @@ def markdown(doc: dict) -> str:
     for clause, group in unexpected.items():
         out += [f"### {clause} ({len(group)})", ""]
         for c in group:
-            out += [f"- **{c['outcome']}** `{c['id']}` — {c['statement']}",
-                    f"  - expected: {_md(c['expected'])}", f"  - observed: {_md(c['observed'])}"]
+            out += [f"- **{c['outcome']}** `{c['id']}` — {c['statement']}"]
+            if c.get("spec_row"):
+                out += [f"  - spec row: `{c['spec_row']}`"]
+            out += [f"  - expected: {_md(c['expected'])}", f"  - observed: {_md(c['observed'])}"]
             if c["reason"]:
                 out += [f"  - note: {_md(c['reason'])}"]
             if c.get("seed"):
@@ -350,12 +352,13 @@ def html(doc: dict) -> str:
     for clause, group in unexpected.items():
         parts.append(f"<h3 id='{_e(anchor('unexpected', clause))}'>{_e(clause)} ({len(group)})</h3><ul>")
         for c in group:
+            row = f"<br>spec row: <code>{_e(c['spec_row'])}</code>" if c.get("spec_row") else ""
             extra = f"<br>note: {_e(c['reason'])}" if c["reason"] else ""
             extra += f"<br>seed: <code>{_e(c['seed'])}</code>" if c.get("seed") else ""
             extra += f" ({c['draws']} checked draws)" if c.get("seed") and "draws" in c else ""
             extra += f"<pre>{_e(c['counterexample'])}</pre>" if c.get("counterexample") else ""
             parts.append(f"<li style='background:{COLORS[c['outcome']]}'><b>{c['outcome']}</b> <code>{_e(c['id'])}</code> — "
-                         f"{_e(c['statement'])}<br>expected: {_e(c['expected'])}<br>observed: {_e(c['observed'])}"
+                         f"{_e(c['statement'])}{row}<br>expected: {_e(c['expected'])}<br>observed: {_e(c['observed'])}"
                          f"{extra}<br>rerun: <code>{_e(c['rerun'])}</code></li>")
         parts.append("</ul>")
     calls = not_supported_calls(cases)

@@ -104,6 +104,23 @@ class Reports(unittest.TestCase):
         self.assertIn("<h2>Features and conformance levels</h2>", page)
         self.assertIn("CONFORMS PARTIALLY", report.text_summary(doc))
 
+    def test_a_case_names_its_spec_row(self):
+        """spec_row: optional (a replayed case has none), never empty; the unexpected-outcome
+        details of report.md and report.html and the JUnit failure show it."""
+        doc = make([case("promote_types.int8.uint8", "FAIL", spec_row="promote_types"), case("r", "FAIL")])
+        md, page = render.markdown(doc), render.html(doc)
+        self.assertIn("  - spec row: `promote_types`", md)
+        self.assertIn("spec row: <code>promote_types</code>", page)
+        self.assertEqual(md.count("spec row:"), 1)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "test.xml")
+            junit.write(path, doc, "//conformance:promotion_cand")
+            failures = {tc.get("name"): tc.find("failure").text for tc in ET.parse(path).getroot().iter("testcase")}
+        self.assertIn("  basis:    doc\n  spec row: promote_types\n", failures["promote_types.int8.uint8"])
+        self.assertNotIn("spec row", failures["r"])
+        with self.assertRaisesRegex(report.ReportError, "spec_row"):
+            make([case("a", "PASS", spec_row="")])
+
     def test_junit_xml_has_one_testcase_per_case(self):
         stale = {"pattern": "x*", "outcome": "FAIL", "reason": "r", "line": 3}
         doc = make([case("p", "PASS"), case("x", "XFAIL"), case("f", "FAIL", message="boom\x00\x1b"),

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "conformance/checks/exchange.h"
-#include "conformance/checks/py_literal.h"
 
 namespace tcts {
 
@@ -21,10 +22,11 @@ std::string SourceText(const AsarrayRow& row) {
       return std::string("array(") + DTypeName(row.source_dtype) + Str(row.sizes.vec()) + ", byte strides " +
              Str(row.byte_strides.vec()) + ")";
     case SourceKind::kDLPack: return std::string("dlpack(") + DTypeName(row.source_dtype) + Str(row.sizes.vec()) + ")";
-    case SourceKind::kArrayScalar: return std::string("numpy.") + DTypeName(row.source_dtype) + "(" + row.values + ")";
+    case SourceKind::kArrayScalar:
+      return std::string("numpy.") + DTypeName(row.source_dtype) + "(" + row.values_text + ")";
     case SourceKind::kBuffer: return "bytearray(" + std::to_string(row.buffer_bytes) + ")";
     case SourceKind::kSequence:
-    case SourceKind::kScalar: return row.values;
+    case SourceKind::kScalar: return row.values_text;
   }
   return "?";
 }
@@ -56,11 +58,14 @@ void CheckAsarray(const AsarrayRow& row) {
   AsarraySource src;
   std::uintptr_t source_address = 0;
   std::vector<std::int64_t> source_strides;  // in elements
-  {
-    const auto values = (row.source == SourceKind::kBuffer) ? std::optional<std::vector<Scalar>>(std::vector<Scalar>{})
-                                                            : LiteralLeaves(c, row.values);
-    if (!values) return c.Finish();
-    source_values = *values;
+  std::optional<PyValue> value;              // the row's values (a buffer has none)
+  if (row.source != SourceKind::kBuffer) {
+    value = ToPyValue(row.values, row.n_values);
+    if (!value) {
+      c.Mismatch("the row's values " + std::string(row.values_text), "a Python value", "a malformed node table");
+      return c.Finish();
+    }
+    source_values = value->Leaves();
   }
   switch (row.source) {
     case SourceKind::kTensor: {
@@ -116,12 +121,10 @@ void CheckAsarray(const AsarrayRow& row) {
       source_strides = {1};
       break;
     case SourceKind::kSequence:
-    case SourceKind::kScalar: {
-      std::string error;
+    case SourceKind::kScalar:
       src.kind = AsarraySource::Kind::kSequence;
-      src.value = *ParsePyValue(row.values, &error);
+      src.value = std::move(*value);
       break;
-    }
   }
 
   bool answered = false;

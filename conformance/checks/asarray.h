@@ -18,16 +18,18 @@ namespace tcts {
 
 enum class SourceKind { kTensor, kArray, kDLPack, kArrayScalar, kBuffer, kSequence, kScalar };
 
-// asarray(source, dtype, device, copy) and what it must give. `values` is a Python literal:
-// the source's elements in row-major order (tensor, array, DLPack, array scalar) or the
-// source itself (sequence, scalar). A buffer is `buffer_bytes` zero bytes.
+// asarray(source, dtype, device, copy) and what it must give. `values` is a Python value: the
+// source's elements in row-major order (tensor, array, DLPack, array scalar) or the source
+// itself (sequence, scalar). A buffer is `buffer_bytes` zero bytes (no values).
 struct AsarrayRow {
   RowMeta meta;
   SourceKind source;
   DType source_dtype;
   Dims sizes;
   Dims byte_strides;  // array: strides in bytes
-  const char* values;
+  const PyNode* values;     // the value's nodes (common.h), nullptr for a buffer
+  int n_values;             // how many
+  const char* values_text;  // how the call names it, as the spec writes it ("[1, 2j]")
   int dl_code;  // DLPack: the source dtype's type code (spec/dlpack.toml)
   std::int64_t buffer_bytes;
   bool has_dtype;

@@ -37,6 +37,34 @@ Scalar ToScalar(const Value& v) {
   return Scalar{};
 }
 
+namespace {
+// Builds the value whose subtree starts at nodes[*at], moving *at past it. Every item of a
+// list is at least one node, so a list promising more items than nodes remain is refused
+// before anything is allocated, and the recursion is no deeper than the table is long.
+bool BuildPyValue(const PyNode* nodes, int n, int* at, PyValue* out) {
+  if (*at >= n) return false;
+  const PyNode& node = nodes[(*at)++];
+  out->is_list = node.is_list;
+  if (!node.is_list) {
+    out->scalar = ToScalar(node.leaf);
+    return true;
+  }
+  if (node.n_items < 0 || node.n_items > n - *at) return false;
+  out->items.resize(static_cast<std::size_t>(node.n_items));
+  for (PyValue& item : out->items) {
+    if (!BuildPyValue(nodes, n, at, &item)) return false;
+  }
+  return true;
+}
+}  // namespace
+
+std::optional<PyValue> ToPyValue(const PyNode* nodes, int n) {
+  PyValue v;
+  int at = 0;
+  if (nodes == nullptr || !BuildPyValue(nodes, n, &at, &v) || at != n) return std::nullopt;
+  return v;
+}
+
 std::optional<std::int64_t> CheckedNumel(const std::vector<std::int64_t>& sizes) {
   std::int64_t n = 1;
   for (std::int64_t s : sizes) {

@@ -45,6 +45,18 @@ struct Value {
 };
 Scalar ToScalar(const Value& v);
 
+// A Python value — a number, or a nested list of them — as a generated table holds it: its
+// nodes in preorder, each list followed by its items (n_items of them, each a whole subtree),
+// each number a Value. [[1, 2.5], []] is {list 2} {list 2} {1} {2.5} {list 0}.
+struct PyNode {
+  bool is_list;
+  int n_items;  // a list's items
+  Value leaf;   // a number's value (unused in a list)
+};
+// The value `n` nodes spell, or nullopt when they spell no single value (a list promising more
+// items than follow, nodes left over): a table the generator got wrong, never the candidate.
+std::optional<PyValue> ToPyValue(const PyNode* nodes, int n);
+
 // How checks print values in mismatch reports.
 std::string Str(DType d);
 std::string Str(bool b);

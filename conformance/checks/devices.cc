@@ -4,8 +4,6 @@
 
 #include <string>
 
-#include "conformance/checks/py_literal.h"
-
 namespace tcts {
 
 namespace {
@@ -129,7 +127,10 @@ void CheckDefaultDevice(const DefaultDeviceRow& row) {
           call = "asarray([1, 2])";
           AsarraySource src;
           src.kind = AsarraySource::Kind::kSequence;
-          src.value = *ParsePyValue("[1, 2]", nullptr);
+          src.value.is_list = true;
+          src.value.items.resize(2);
+          src.value.items[0].scalar = Scalar::Int(1);
+          src.value.items[1].scalar = Scalar::Int(2);
           t = cand.asarray(src, AsarrayOptions{});
         } else {
           f = Feature::kAsarray;

@@ -6,8 +6,6 @@
 #include <memory>
 #include <utility>
 
-#include "conformance/checks/py_literal.h"
-
 namespace tcts {
 
 namespace {
@@ -134,16 +132,6 @@ std::vector<Scalar> CastAll(DType dtype, const std::vector<Scalar>& values) {
   std::vector<Scalar> out;
   for (const Scalar& v : values) out.push_back(CastTo(dtype, v.AsComplex()));
   return out;
-}
-
-std::optional<std::vector<Scalar>> LiteralLeaves(Case& c, const char* text) {
-  std::string error;
-  std::optional<PyValue> v = ParsePyValue(text, &error);
-  if (!v) {
-    c.Mismatch("the row's literal", "a Python literal", error);
-    return std::nullopt;
-  }
-  return v->Leaves();
 }
 
 std::unique_ptr<Produced> Produce(DType dtype, int code, int bits, int lanes, int device_type,

@@ -33,9 +33,6 @@ std::vector<Scalar> ReadStrided(DType dtype, const std::byte* data, const std::v
 
 // Each value as a tensor of `dtype` holds it (CastTo).
 std::vector<Scalar> CastAll(DType dtype, const std::vector<Scalar>& values);
-// The leaves of the row's Python literal; records a mismatch and returns nullopt when it
-// cannot be read.
-std::optional<std::vector<Scalar>> LiteralLeaves(Case& c, const char* text);
 // 0 1 0 1 ...: values that differ between neighbours in every dtype.
 std::vector<Scalar> Alternating(std::int64_t n);
 // The value that differs from `v` in every dtype (0 <-> 1).

@@ -61,9 +61,9 @@ const RowMeta* FindRow(const std::string& id) {
   return it == RowRegistry().end() ? nullptr : &it->second;
 }
 
-bool RegisterProperty(const char* test, const char* id, const char* clause, const char* text) {
-  RegisterRow(RowMeta{id, clause, "property", text, ""});
-  PropertyRegistry()[test] = id;
+bool RegisterProperty(const char* test, const RowMeta& row) {
+  RegisterRow(row);
+  PropertyRegistry()[test] = row.id;
   return true;
 }
 
@@ -249,6 +249,7 @@ void Case::Finish() {
   ::testing::Test::RecordProperty("row", row_.id);
   ::testing::Test::RecordProperty("clause", row_.clause);
   ::testing::Test::RecordProperty("basis", row_.basis);
+  if (row_.spec_row && *row_.spec_row) ::testing::Test::RecordProperty("spec_row", row_.spec_row);
   ::testing::Test::RecordProperty("candidate", Config().candidate);
 
   CaseRecord record;
@@ -258,8 +259,9 @@ void Case::Finish() {
   std::ostringstream report;
   report << "case " << row_.id << "\n"
          << "  clause:   " << row_.clause << "\n"
-         << "  basis:    " << row_.basis << "\n"
-         << "  row:      " << row_.text << "\n";
+         << "  basis:    " << row_.basis << "\n";
+  if (row_.spec_row && *row_.spec_row) report << "  spec row: " << row_.spec_row << "\n";
+  report << "  row:      " << row_.text << "\n";
   for (const Diff& d : mismatches_) {
     report << "  check:    " << d.check << "\n"
            << "  expected: " << d.expected << "\n"

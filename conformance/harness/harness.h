@@ -34,6 +34,10 @@ struct RowMeta {
   // The row's expected answer as data, for reports: "int16" (promote_types), "true"/"false"
   // (can_cast), "ok"/"error" (in-place acceptance); "" when the row has no one-word answer.
   const char* answer;
+  // The id of the spec/*.toml row the case comes from: the row itself for a literal row
+  // ("output_casting.doc.float_mul_int"), the rule a sweep derives it from ("result_type.rules",
+  // a swept table's id_prefix "promote_types"); "" for a case that is no spec row (replayed).
+  const char* spec_row;
 };
 
 // ---------------------------------------------------------------- run configuration
@@ -106,9 +110,9 @@ std::optional<CaseRecord> TakeCaseRecord();
 // a case that never finished (it crashed) from here.
 void RegisterRow(const RowMeta& row);
 const RowMeta* FindRow(const std::string& id);
-// A RapidCheck property test ("Suite.Name") and its row; the row's basis is "property"
-// (TCTS_PROP registers it).
-bool RegisterProperty(const char* test, const char* id, const char* clause, const char* text);
+// A RapidCheck property test ("Suite.Name") and its row, whose basis is "property" and whose
+// spec_row is the rule the property states (TCTS_PROP registers it).
+bool RegisterProperty(const char* test, const RowMeta& row);
 // The row of property test "Suite.Name", or nullptr when it is not a property.
 const RowMeta* FindProperty(const std::string& test);
 

@@ -38,8 +38,10 @@ TEST(GlobMatch, StarsAndQuestionMarks) {
   EXPECT_TRUE(GlobMatch("a*b*c", "axxbyyc"));
 }
 
-const RowMeta kRowA{"promote_types.uint8.bool", "002#type-promotion", "doc", "promote_types(uint8, bool) = uint8", "uint8"};
-const RowMeta kRowB{"promote_types.int8.bool", "002#type-promotion", "doc", "promote_types(int8, bool) = int8", "int8"};
+const RowMeta kRowA{"promote_types.uint8.bool", "002#type-promotion", "doc", "promote_types(uint8, bool) = uint8", "uint8",
+                    "promote_types"};
+const RowMeta kRowB{"promote_types.int8.bool", "002#type-promotion", "doc", "promote_types(int8, bool) = int8", "int8",
+                    "promote_types"};
 
 TEST_F(HarnessTest, UnlistedMismatchFailsWithRowClauseExpectedObservedAndRerun) {
   EXPECT_NONFATAL_FAILURE(
@@ -56,6 +58,13 @@ TEST_F(HarnessTest, UnlistedMismatchFailsWithRowClauseExpectedObservedAndRerun) 
         c.Finish();
       },
       "rerun:    bazel test //conformance:x_fake --test_filter=");
+  EXPECT_NONFATAL_FAILURE(
+      {
+        Case c(kRowA);
+        c.Mismatch("promote_types(uint8, bool)", "uint8", "int16");
+        c.Finish();
+      },
+      "  basis:    doc\n  spec row: promote_types\n  row:      promote_types(uint8, bool) = uint8\n");
 }
 
 TEST_F(HarnessTest, AMismatchIsARawFailWhateverTheExpectationsSay) {

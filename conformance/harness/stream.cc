@@ -50,7 +50,7 @@ std::string FailureText(const ::testing::TestResult& result) {
 
 // What a runner needs to name a case that never finished: its id, kind, row and rerun command.
 struct ListedCase {
-  std::string test, id, kind, clause, basis, statement, rerun, answer, suite;
+  std::string test, id, kind, clause, basis, statement, rerun, answer, suite, spec_row;
 };
 ListedCase ListCase(const ::testing::TestInfo& info);
 
@@ -68,7 +68,8 @@ Json CaseListJson(const std::vector<std::string>& tests) {
                     {"statement", c.statement},
                     {"rerun", c.rerun},
                     {"answer", c.answer},
-                    {"suite", c.suite}});
+                    {"suite", c.suite},
+                    {"spec_row", c.spec_row}});
   }
   return list;
 }
@@ -186,6 +187,7 @@ ListedCase ListCase(const ::testing::TestInfo& info) {
     c.basis = row->basis;
     c.statement = row->text;
     c.answer = row->answer;
+    c.spec_row = row->spec_row ? row->spec_row : "";
   }
   c.rerun = RerunCommand(info);
   c.suite = SuiteOfSource(info.file());
@@ -208,7 +210,8 @@ bool WriteCaseList(const std::string& path, const std::vector<std::string>& chos
       return f;
     };
     out << c.test << "\t" << field(c.id) << "\t" << c.kind << "\t" << field(c.clause) << "\t" << field(c.basis)
-        << "\t" << field(c.statement) << "\t" << c.rerun << "\t" << field(c.answer) << "\t" << c.suite << "\n";
+        << "\t" << field(c.statement) << "\t" << c.rerun << "\t" << field(c.answer) << "\t" << c.suite << "\t"
+        << field(c.spec_row) << "\n";
   });
   out.flush();
   if (!out) *error = "cannot write the case list '" + path + "'";

@@ -10,8 +10,9 @@
 //        costly — the reference starts the CUDA runtime to answer cuda_tensors)
 //    "seed":"..","pid":N,
 //    "cases":[{"test":..,"id":..,"kind":"case"|"property","clause":..,"basis":..,"statement":..,
-//              "rerun":..,"answer":..,"suite":..}, ...]}   (suite: the conformance suite
-//        the test belongs to, RegisterSuiteSource; "" when unregistered)
+//              "rerun":..,"answer":..,"suite":..,"spec_row":..}, ...]}   (suite: the
+//        conformance suite the test belongs to, RegisterSuiteSource, "" when unregistered;
+//        spec_row: the spec row the case comes from, RowMeta::spec_row)
 //   {"event":"start","test":"Spec/PromoteTypes.Case/promote_types_int8_uint8"}
 //   {"event":"end","test":..,"outcome":"PASS"|"FAIL"|"NOT_SUPPORTED",
 //    "not_supported":<the call>,"feature":<its FeatureName, for NOT_SUPPORTED>,
@@ -45,8 +46,8 @@ namespace tcts {
 // cases, its registered id for properties, else "Suite.Name".
 std::string CaseId(const ::testing::TestInfo& info);
 
-// Writes "<test>\t<case id>\t<case|property>\t<clause>\t<basis>\t<statement>\t<rerun>\t<answer>\t<suite>" for each
-// chosen test (SelectCases), in run order. Returns false with `error` set when the file
+// Writes "<test>\t<case id>\t<case|property>\t<clause>\t<basis>\t<statement>\t<rerun>\t<answer>\t<suite>\t<spec row>"
+// for each chosen test (SelectCases), in run order. Returns false with `error` set when the file
 // cannot be written.
 bool WriteCaseList(const std::string& path, const std::vector<std::string>& chosen, std::string* error);
 

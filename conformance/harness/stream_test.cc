@@ -33,7 +33,7 @@ class FakeCandidate final : public Candidate {
   bool supports(Feature f) const override { return f == Feature::kPromoteTypes; }
 };
 
-const RowMeta kRow{"sample.row", "002#type-promotion", "doc", "a sample row", ""};
+const RowMeta kRow{"sample.row", "002#type-promotion", "doc", "a sample row", "", "sample.rule"};
 
 // ---------------------------------------------------------------- the samples (child only)
 TEST(Sample, Passes) {
@@ -68,13 +68,21 @@ TEST(Sample, Throws) {
 const std::vector<std::string> kSamples = {"Sample.Passes", "Sample.Fails", "Sample.NotSupported", "Sample.NoVerdict",
                                            "Sample.Throws"};
 
+// The row the case list gives Sample.Passes (a plain test's case id is its name).
+const RowMeta kListedRow{"Sample.Passes", "002#type-promotion", "doc", "a listed sample", "int8", "sample.rule"};
+
 int RunSamples(const std::string& stream) {
   SetCurrentCandidate(std::make_unique<FakeCandidate>());
   RunConfig config;
   config.candidate = "fake";
   SetConfig(config);
+  RegisterRow(kListedRow);
   GTEST_FLAG_SET(filter, "Sample.*");
   std::string error;
+  if (!WriteCaseList(stream + ".list", kSamples, &error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 2;
+  }
   auto listener = MakeStreamListener(stream, kSamples, /*announce_features=*/true, &error);
   if (!listener) {
     std::fprintf(stderr, "%s\n", error.c_str());
@@ -113,6 +121,27 @@ TEST(Stream, RawOutcomesFeaturesAndNoVerdict) {
     if (event["event"] == "done") done = true;
   }
   EXPECT_TRUE(done);
+
+  // The case list (the begin event's and the file's) carries each row's fields, spec_row last.
+  ASSERT_EQ(begin["cases"].size(), kSamples.size());
+  EXPECT_EQ(begin["cases"][0]["test"], "Sample.Passes");
+  EXPECT_EQ(begin["cases"][0]["answer"], "int8");
+  EXPECT_EQ(begin["cases"][0]["spec_row"], "sample.rule");
+  EXPECT_EQ(begin["cases"][1]["spec_row"], "");  // no row registered
+  std::ifstream list(stream + ".list");
+  std::string first;
+  ASSERT_TRUE(std::getline(list, first)) << stream << ".list";
+  std::vector<std::string> columns;
+  for (std::size_t at = 0;;) {
+    const std::size_t tab = first.find('\t', at);
+    columns.push_back(first.substr(at, tab == std::string::npos ? std::string::npos : tab - at));
+    if (tab == std::string::npos) break;
+    at = tab + 1;
+  }
+  ASSERT_EQ(columns.size(), 10u) << first;
+  EXPECT_EQ(columns[0], "Sample.Passes");
+  EXPECT_EQ(columns[7], "int8");
+  EXPECT_EQ(columns[9], "sample.rule");
 
   ASSERT_TRUE(begin.contains("features"));
   EXPECT_EQ(begin["features"].size(), AllFeatures().size());

@@ -30,14 +30,13 @@
 #include "conformance/properties/dtype_values.inc"
 
 // ---------------------------------------------------------------- a property test
-// A RapidCheck property test with its row (id, clause, statement). Each draw runs the body;
-// how the draws end decides the outcome with RapidCheck's verdict (harness.h,
-// FinishProperty): a body that returns has checked its draw; one that ends early — a
-// precondition (RC_PRE, RC_DISCARD), or a feature the candidate declares unsupported
-// (prop::Usable) — has not; a failed draw fails the property.
-#define TCTS_PROP(Suite, Name, id, clause, text)                                                      \
-  static const bool tcts_property_##Suite##_##Name =                                                   \
-      ::tcts::RegisterProperty(#Suite "." #Name, id, clause, text);                                    \
+// A RapidCheck property test with its row (a RowMeta: id, clause, statement, spec row; basis
+// "property"). Each draw runs the body; how the draws end decides the outcome with
+// RapidCheck's verdict (harness.h, FinishProperty): a body that returns has checked its draw;
+// one that ends early — a precondition (RC_PRE, RC_DISCARD), or a feature the candidate
+// declares unsupported (prop::Usable) — has not; a failed draw fails the property.
+#define TCTS_PROP(Suite, Name, row)                                                                    \
+  static const bool tcts_property_##Suite##_##Name = ::tcts::RegisterProperty(#Suite "." #Name, row);  \
   void tcts_property_draw_##Suite##_##Name();                                                          \
   TEST(Suite, Name) {                                                                                  \
     ::tcts::StartProperty();                                                                           \
@@ -47,18 +46,18 @@
   void tcts_property_draw_##Suite##_##Name()
 
 // ---------------------------------------------------------------- property rows
-// A suite's generated table lists its properties as _(Name, "case id", "clause", "statement"),
-// e.g. TCTS_PROMOTION_PROPERTIES(_) in promotion_properties.inc. Its .cc file expands
+// A suite's generated table lists its properties as _(Name, "case id", "clause", "statement",
+// "spec row"), e.g. TCTS_PROMOTION_PROPERTIES(_) in promotion_properties.inc. Its .cc file expands
 //   TCTS_PROMOTION_PROPERTIES(TCTS_PROPERTY_ROW)      before the bodies: the rows, as constants
 //   TCTS_PROPERTY(PromotionProperties, Name) { ... }  each body, with the row named Name
 //   TCTS_PROMOTION_PROPERTIES(TCTS_PROPERTY_DEFINED)  after the bodies
 // so that a body without a row, or a row without a body, does not compile.
-#define TCTS_PROPERTY_ROW(Name, id, clause, text) \
-  constexpr ::tcts::RowMeta kPropertyRow_##Name{id, clause, "property", text, ""};
-#define TCTS_PROPERTY(Suite, Name)                    \
-  constexpr bool kPropertyDefined_##Name = true;      \
-  TCTS_PROP(Suite, Name, kPropertyRow_##Name.id, kPropertyRow_##Name.clause, kPropertyRow_##Name.text)
-#define TCTS_PROPERTY_DEFINED(Name, id, clause, text) \
+#define TCTS_PROPERTY_ROW(Name, id, clause, text, spec_row) \
+  constexpr ::tcts::RowMeta kPropertyRow_##Name{id, clause, "property", text, "", spec_row};
+#define TCTS_PROPERTY(Suite, Name)               \
+  constexpr bool kPropertyDefined_##Name = true; \
+  TCTS_PROP(Suite, Name, kPropertyRow_##Name)
+#define TCTS_PROPERTY_DEFINED(Name, id, clause, text, spec_row) \
   static_assert(kPropertyDefined_##Name, "property " id " has no body");
 
 namespace tcts {
@@ -98,7 +97,7 @@ inline void RunDraw(void (*body)()) {
 // the draw; NotSupported from a feature declared supported, or any other answer from one
 // declared unsupported, fails the draw.
 inline void Usable(Feature feature, const Error* error, const std::string& call) {
-  Case c(RowMeta{"", "", "property", "", ""});
+  Case c(RowMeta{"", "", "property", "", "", ""});
   if (c.Usable(feature, error, call)) return;
   if (c.not_supported()) {
     PropertyNotSupported(call, feature);

@@ -68,7 +68,9 @@ const std::vector<FormatRule> kFormats = {TCTS_STRIDED_FORMATS(TCTS_FORMAT_RULE)
 #undef TCTS_DIMS
 
 // A Case for one draw of a property: the property's row, saying what was drawn.
-RowMeta Drawn(const RowMeta& row, const char* text) { return RowMeta{row.id, row.clause, "property", text, ""}; }
+RowMeta Drawn(const RowMeta& row, const char* text) {
+  return RowMeta{row.id, row.clause, "property", text, "", row.spec_row};
+}
 
 // Every view shows the elements the model says, at storage[offset + sum(stride * index)].
 TCTS_PROPERTY(StridedProperties, ViewChainsMatchTheLogicalModelAndTheAddressFormula) {

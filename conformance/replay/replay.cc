@@ -40,7 +40,7 @@ std::optional<Operand> Build(Case& k, const ReplayCase& rc, const std::string& n
 }
 
 void RunCase(const ReplayCase& rc) {
-  Case k(RowMeta{rc.id.c_str(), rc.clause.c_str(), rc.basis.c_str(), rc.statement.c_str(), ""});
+  Case k(RowMeta{rc.id.c_str(), rc.clause.c_str(), rc.basis.c_str(), rc.statement.c_str(), "", ""});
   Candidate& cand = CurrentCandidate();
   std::map<std::string, Operand> ops;
   for (const auto& [name, input] : rc.inputs) {
@@ -108,7 +108,7 @@ bool LoadReplayFile(const std::string& path, std::string* error) {
   for (ReplayCase& c : parsed) {
     Cases().push_back(std::move(c));
     const ReplayCase* rc = &Cases().back();
-    RegisterRow(RowMeta{rc->id.c_str(), rc->clause.c_str(), rc->basis.c_str(), rc->statement.c_str(), ""});
+    RegisterRow(RowMeta{rc->id.c_str(), rc->clause.c_str(), rc->basis.c_str(), rc->statement.c_str(), "", ""});
     ::testing::RegisterTest("Replay", RowIdentifier(rc->id.c_str()).c_str(), nullptr, rc->id.c_str(), __FILE__,
                             __LINE__, [rc]() -> ::testing::Test* { return new ReplayTest(rc); });
   }

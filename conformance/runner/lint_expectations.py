@@ -2,7 +2,7 @@
 
 Usage: lint_expectations.py MANIFEST EXPECTATIONS...
 Each entry's glob must match at least one case id of the manifest (generators/emit_gtest.py
---suite manifest); an entry matching nothing is stale (a typo, or a row that was renamed or
+--suite manifest: suite, case id and spec row, tab-separated, per line); an entry matching nothing is stale (a typo, or a row that was renamed or
 removed) and fails the check. The file is read by the one expectations parser
 (conformance/runner/expectations.py; grammar: conformance/expectations/FORMAT.md), so a file
 the runner rejects fails here too. Standard library only.
@@ -17,7 +17,7 @@ import expectations  # noqa: E402
 
 def case_ids(manifest: str) -> list[str]:
     with open(manifest, encoding="utf-8") as f:
-        return [line.split("\t", 1)[1] for line in f.read().splitlines() if line and not line.startswith("#")]
+        return [line.split("\t")[1] for line in f.read().splitlines() if line and not line.startswith("#")]
 
 
 def lint(ids: list[str], path: str) -> list[str]:

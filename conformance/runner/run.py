@@ -257,6 +257,7 @@ class ListedCase:
     rerun: str
     answer: str  # the row's expected answer as data ("int16", "true", "ok"), "" for none
     suite: str  # the conformance suite the case belongs to
+    spec_row: str = ""  # the spec/*.toml row the case comes from (RowMeta::spec_row), "" for none
 
 
 def listed_case(fields: dict, default_suite: str) -> ListedCase:
@@ -522,6 +523,7 @@ class Runner:
             "kind": c.kind,
             "clause": c.clause, "basis": c.basis, "statement": c.statement, "outcome": outcome,
             **({"answer": c.answer} if c.answer else {}),
+            **({"spec_row": c.spec_row} if c.spec_row else {}),
             "expected": mismatches[0]["expected"] if mismatches else c.statement,
             "observed": mismatches[0]["observed"] if mismatches else ("as expected" if passed else ""),
             "mismatches": mismatches, "reason": reason, "message": message,
@@ -555,6 +557,7 @@ class Runner:
             "kind": c.kind,
             "clause": c.clause, "basis": c.basis, "statement": c.statement, "outcome": decided,
             **({"answer": c.answer} if c.answer else {}),
+            **({"spec_row": c.spec_row} if c.spec_row else {}),
             "expected": c.statement, "observed": f"{outcome}: {what}", "mismatches": [], "reason": reason,
             "message": log, "rerun": c.rerun,
             "duration_ms": None, "isolated": outcome,

@@ -1,0 +1,92 @@
+// The values generated rows carry as data: Value leaves and PyNode tables (a Python value's
+// nodes in preorder), read back as the candidate interface's Scalar and PyValue.
+#include "conformance/checks/common.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace tcts {
+namespace {
+
+constexpr Value kNone{Scalar::Kind::kInt, 0, 0, 0};  // a list node's unused leaf
+
+PyNode List(int n) { return PyNode{true, n, kNone}; }
+PyNode Leaf(Value v) { return PyNode{false, 0, v}; }
+PyNode Int(std::int64_t i) { return Leaf({Scalar::Kind::kInt, i, 0, 0}); }
+
+TEST(PyNodes, SpellNumbersBoolsComplexAndNestedLists) {
+  // [[True, 2], [2.5, 1j], [(1.5-2j), -3]]
+  const std::vector<PyNode> nodes = {
+      List(3),
+      List(2), Leaf({Scalar::Kind::kBool, 1, 0, 0}), Int(2),
+      List(2), Leaf({Scalar::Kind::kFloat, 0, 2.5, 0}), Leaf({Scalar::Kind::kComplex, 0, 0, 1}),
+      List(2), Leaf({Scalar::Kind::kComplex, 0, 1.5, -2}), Int(-3)};
+  const std::optional<PyValue> v = ToPyValue(nodes.data(), static_cast<int>(nodes.size()));
+  ASSERT_TRUE(v);
+  ASSERT_TRUE(v->is_list);
+  ASSERT_EQ(v->items.size(), 3u);
+  for (const PyValue& row : v->items) {
+    EXPECT_TRUE(row.is_list);
+    EXPECT_EQ(row.items.size(), 2u);
+  }
+  const std::vector<Scalar> leaves = v->Leaves();
+  ASSERT_EQ(leaves.size(), 6u);
+  EXPECT_EQ(leaves[0], Scalar::Bool(true));
+  EXPECT_EQ(leaves[1], Scalar::Int(2));
+  EXPECT_EQ(leaves[2], Scalar::Float(2.5));
+  EXPECT_EQ(leaves[3], Scalar::Complex({0, 1}));
+  EXPECT_EQ(leaves[4], Scalar::Complex({1.5, -2}));
+  EXPECT_EQ(leaves[5], Scalar::Int(-3));
+  EXPECT_EQ(v->ToString(), "[[True, 2], [2.5, (0+1j)], [(1.5-2j), -3]]");
+}
+
+TEST(PyNodes, SpellEmptyListsAndBareNumbers) {
+  const PyNode empty_rows[] = {List(2), List(0), List(0)};  // [[], []]
+  const auto rows = ToPyValue(empty_rows, 3);
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(rows->items.size(), 2u);
+  EXPECT_TRUE(rows->Leaves().empty());
+  EXPECT_EQ(rows->ToString(), "[[], []]");
+
+  const PyNode empty[] = {List(0)};  // []
+  const auto e = ToPyValue(empty, 1);
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->is_list);
+  EXPECT_TRUE(e->items.empty());
+
+  const PyNode seven[] = {Int(7)};  // a scalar source: no list at all
+  const auto s = ToPyValue(seven, 1);
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(s->is_list);
+  EXPECT_EQ(s->scalar, Scalar::Int(7));
+
+  const PyNode extremes[] = {List(3), Int(std::numeric_limits<std::int64_t>::min()),
+                             Leaf({Scalar::Kind::kFloat, 0, -0.0, 0}),
+                             Leaf({Scalar::Kind::kFloat, 0, std::numeric_limits<double>::infinity(), 0})};
+  const auto x = ToPyValue(extremes, 4);
+  ASSERT_TRUE(x);
+  EXPECT_EQ(x->items[0].scalar, Scalar::Int(std::numeric_limits<std::int64_t>::min()));
+  EXPECT_TRUE(std::signbit(x->items[1].scalar.f));
+  EXPECT_TRUE(std::isinf(x->items[2].scalar.f));
+}
+
+TEST(PyNodes, ATableThatSpellsNoSingleValueIsRefused) {
+  const PyNode short_list[] = {List(3), Int(1), Int(2)};  // promises an item that is not there
+  EXPECT_FALSE(ToPyValue(short_list, 3));
+  const PyNode huge[] = {List(1 << 30), Int(1)};  // refused before allocating
+  EXPECT_FALSE(ToPyValue(huge, 2));
+  const PyNode negative[] = {List(-1)};
+  EXPECT_FALSE(ToPyValue(negative, 1));
+  const PyNode two_values[] = {Int(1), Int(2)};  // a node left over
+  EXPECT_FALSE(ToPyValue(two_values, 2));
+  EXPECT_FALSE(ToPyValue(nullptr, 0));  // no value at all
+  const PyNode one[] = {Int(1)};
+  EXPECT_FALSE(ToPyValue(one, 0));
+}
+
+}  // namespace
+}  // namespace tcts
