@@ -46,200 +46,24 @@
 //    expressions evaluated into new tensors), no memory formats or strided allocation, no
 //    default dtype, no devices, no dtype names, no can_cast query, no asarray, no DLPack: those
 //    features are declared unsupported.
+//
+// The adapter is three files: eigen_internal.h (Eigen with a throwing eigen_assert, dtypes,
+// ranks, the tensor box, errors), eigen_binary.cc (the add/sub/mul/div expressions) and this
+// one (values in and out, and the Candidate: metadata, dtype queries, tensors, storage).
+#include "conformance/adapters/eigen_internal.h"
+
 #include <complex>
 #include <cstdint>
-#include <algorithm>
 #include <limits>
-#include <optional>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <variant>
 #include <vector>
 
-namespace tcts_eigen {
-// What eigen_assert throws: Eigen's own run-time precondition failed.
-struct AssertionFailed : std::logic_error {
-  using std::logic_error::logic_error;
-};
-[[noreturn]] inline void Fail(const char* condition, const char* file, int line) {
-  std::string f = file;
-  const std::size_t slash = f.rfind('/');
-  if (slash != std::string::npos) f = f.substr(slash + 1);
-  throw AssertionFailed(std::string("eigen_assert(") + condition + ") failed (" + f + ":" + std::to_string(line) + ")");
-}
-}  // namespace tcts_eigen
-
-#define eigen_assert(x) ((x) ? static_cast<void>(0) : ::tcts_eigen::Fail(#x, __FILE__, __LINE__))
-#include <unsupported/Eigen/CXX11/Tensor>
-
-#include "conformance/candidate/candidate.h"
-
 namespace tcts {
+namespace eigen_adapter {
 namespace {
-
-// Tensors of ranks 0..kMaxRank; add/sub/mul/div expressions (instantiated per scalar type,
-// rank and op, the bulk of the build) of ranks 0..kMaxOpRank, the ranks the suites' operands have.
-constexpr int kMaxRank = 8;
-constexpr int kMaxOpRank = 5;
-using Index = Eigen::Index;
-template <class T, int N>
-using ETensor = Eigen::Tensor<T, N, Eigen::RowMajor>;
-
-template <class T>
-struct Tag {
-  using type = T;
-};
-
-// ---------------------------------------------------------------- dtypes <-> Eigen scalar types
-Error NoSuchType(DType d) {
-  return Error{ErrorKind::kNotImplementedError,
-               std::string("Eigen has no scalar type for ") + DTypeName(d) + " (no std::complex<Eigen::half>)"};
-}
-
-// Calls f(Tag<T>{}) with the Eigen scalar type of d.
-template <class R, class F>
-R WithDType(DType d, F&& f) {
-  switch (d) {
-    case DType::kFloat32: return f(Tag<float>{});
-    case DType::kFloat64: return f(Tag<double>{});
-    case DType::kComplex64: return f(Tag<std::complex<float>>{});
-    case DType::kComplex128: return f(Tag<std::complex<double>>{});
-    case DType::kFloat16: return f(Tag<Eigen::half>{});
-    case DType::kBfloat16: return f(Tag<Eigen::bfloat16>{});
-    case DType::kUint8: return f(Tag<std::uint8_t>{});
-    case DType::kInt8: return f(Tag<std::int8_t>{});
-    case DType::kInt16: return f(Tag<std::int16_t>{});
-    case DType::kInt32: return f(Tag<std::int32_t>{});
-    case DType::kInt64: return f(Tag<std::int64_t>{});
-    case DType::kBool: return f(Tag<bool>{});
-    default: return NoSuchType(d);
-  }
-}
-
-template <class T>
-constexpr DType DTypeOf() {
-  if constexpr (std::is_same_v<T, float>) return DType::kFloat32;
-  else if constexpr (std::is_same_v<T, double>) return DType::kFloat64;
-  else if constexpr (std::is_same_v<T, std::complex<float>>) return DType::kComplex64;
-  else if constexpr (std::is_same_v<T, std::complex<double>>) return DType::kComplex128;
-  else if constexpr (std::is_same_v<T, Eigen::half>) return DType::kFloat16;
-  else if constexpr (std::is_same_v<T, Eigen::bfloat16>) return DType::kBfloat16;
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return DType::kUint8;
-  else if constexpr (std::is_same_v<T, std::int8_t>) return DType::kInt8;
-  else if constexpr (std::is_same_v<T, std::int16_t>) return DType::kInt16;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return DType::kInt32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return DType::kInt64;
-  else {
-    static_assert(std::is_same_v<T, bool>, "a scalar type outside the suite's dtypes");
-    return DType::kBool;
-  }
-}
-template <class T>
-constexpr bool kIsDType = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                          std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>> ||
-                          std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16> ||
-                          std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t> ||
-                          std::is_same_v<T, std::int16_t> || std::is_same_v<T, std::int32_t> ||
-                          std::is_same_v<T, std::int64_t> || std::is_same_v<T, bool>;
-
-template <class T>
-std::string TypeName() {
-  if constexpr (kIsDType<T>) {
-    switch (DTypeOf<T>()) {
-      case DType::kFloat32: return "float";
-      case DType::kFloat64: return "double";
-      case DType::kComplex64: return "std::complex<float>";
-      case DType::kComplex128: return "std::complex<double>";
-      case DType::kFloat16: return "Eigen::half";
-      case DType::kBfloat16: return "Eigen::bfloat16";
-      case DType::kUint8: return "uint8_t";
-      case DType::kInt8: return "int8_t";
-      case DType::kInt16: return "int16_t";
-      case DType::kInt32: return "int32_t";
-      case DType::kInt64: return "int64_t";
-      case DType::kBool: return "bool";
-      default: break;
-    }
-  }
-  if constexpr (std::is_same_v<T, int>) return "int";
-  if constexpr (std::is_same_v<T, long>) return "long";
-  return "?";
-}
-
-// ---------------------------------------------------------------- ranks
-// Calls f(std::integral_constant<int, N>{}) for rank N <= Max.
-template <class R, int Max = kMaxRank, int N = 0, class F>
-R WithRank(std::size_t rank, F&& f) {
-  if constexpr (N > Max) {
-    return Error{ErrorKind::kRuntimeError, "Eigen::Tensor's rank is a template parameter; this adapter instantiates " +
-                                               std::string(Max == kMaxRank ? "tensors" : "expressions") + " of ranks 0.." +
-                                               std::to_string(Max) + ", not " + std::to_string(rank)};
-  } else {
-    if (rank == static_cast<std::size_t>(N)) return f(std::integral_constant<int, N>{});
-    return WithRank<R, Max, N + 1>(rank, std::forward<F>(f));
-  }
-}
-
-// ---------------------------------------------------------------- tensors
-struct EigenBox : TensorBox {
-  virtual DType dtype() const = 0;
-  virtual int rank() const = 0;
-};
-template <class T, int N>
-struct Box final : EigenBox {
-  ETensor<T, N> t;
-  DType dtype() const override { return DTypeOf<T>(); }
-  int rank() const override { return N; }
-};
-
-EigenBox& Unbox(const TensorHandle& h) {
-  auto* box = dynamic_cast<EigenBox*>(h.get());
-  if (!box) throw std::logic_error("tensor handle does not belong to the eigen candidate");
-  return *box;
-}
-
-// Calls f(tensor) with h's Eigen::Tensor<T, N, RowMajor>.
-template <class R, int Max = kMaxRank, class F>
-R WithTensor(const TensorHandle& h, F&& f) {
-  EigenBox& box = Unbox(h);
-  return WithDType<R>(box.dtype(), [&](auto tag) -> R {
-    using T = typename decltype(tag)::type;
-    return WithRank<R, Max>(static_cast<std::size_t>(box.rank()), [&](auto n) -> R {
-      return f(static_cast<Box<T, decltype(n)::value>&>(box).t);
-    });
-  });
-}
-
-template <class T, int N>
-TensorHandle BoxOf(ETensor<T, N> t) {
-  auto box = std::make_shared<Box<T, N>>();
-  box->t = std::move(t);
-  return box;
-}
-
-// ---------------------------------------------------------------- errors
-template <class F>
-auto Guard(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const tcts_eigen::AssertionFailed& e) {
-    return Error{ErrorKind::kRuntimeError, e.what()};
-  } catch (const std::bad_alloc& e) {
-    return Error{ErrorKind::kRuntimeError, std::string("std::bad_alloc: ") + e.what()};
-  } catch (const std::exception& e) {
-    return Error{ErrorKind::kInternal, e.what()};
-  }
-}
-
-Error IllFormed(const std::string& expression, const std::string& rule) {
-  return Error{ErrorKind::kTypeError, "ill-formed Eigen expression " + expression + ": " + rule};
-}
-const char kMixedTypes[] =
-    "Eigen does not mix scalar types; an explicit cast<T>() is required (YOU_MIXED_DIFFERENT_NUMERIC_TYPES__YOU_NEED_TO_"
-    "USE_THE_CAST_METHOD_OF_MATRIXBASE_TO_CAST_NUMERIC_TYPES_EXPLICITLY)";
 
 // ---------------------------------------------------------------- values in and out
 // The exact widening the interface reads values in: bool, int64, double, complex<double>.
@@ -308,254 +132,6 @@ Status Write(T* p, const std::vector<Scalar>& values) {
   }
   return {};
 }
-
-// ---------------------------------------------------------------- Python numbers as C++ literals
-using Literal = std::variant<bool, int, long, double, std::complex<double>>;
-
-Literal ToLiteral(const Scalar& s) {
-  switch (s.kind) {
-    case Scalar::Kind::kBool: return s.b;
-    case Scalar::Kind::kInt: {
-      // An integer literal is an int when its magnitude fits, else a long (C++ [lex.icon]);
-      // a negative number is the negation of the literal of its magnitude.
-      const std::uint64_t magnitude = s.i < 0 ? 0 - static_cast<std::uint64_t>(s.i) : static_cast<std::uint64_t>(s.i);
-      if (magnitude <= static_cast<std::uint64_t>(std::numeric_limits<int>::max())) return static_cast<int>(s.i);
-      return static_cast<long>(s.i);
-    }
-    case Scalar::Kind::kFloat: return s.f;
-    case Scalar::Kind::kComplex: return s.c;
-  }
-  return 0;
-}
-
-// One operand as Eigen sees it: a tensor, or a C++ literal.
-struct EOperand {
-  TensorHandle tensor;  // or null
-  Literal literal;
-};
-EOperand ToEOperand(const Operand& o) {
-  if (const Scalar* s = std::get_if<Scalar>(&o)) return EOperand{nullptr, ToLiteral(*s)};
-  return EOperand{std::get<TensorHandle>(o), 0};
-}
-
-// ---------------------------------------------------------------- expressions
-const char* OpSymbol(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::kAdd: return "+";
-    case BinaryOp::kSub: return "-";
-    case BinaryOp::kMul: return "*";
-    case BinaryOp::kDiv: return "/";
-  }
-  return "?";
-}
-
-// Calls sink(expr) with the Eigen expression `a op b`.
-template <class R, class A, class B, class Sink>
-R ApplyTo(BinaryOp op, const A& a, const B& b, Sink&& sink) {
-  switch (op) {
-    case BinaryOp::kAdd: return sink(a + b);
-    case BinaryOp::kSub: return sink(a - b);
-    case BinaryOp::kMul: return sink(a * b);
-    case BinaryOp::kDiv: return sink(a / b);
-  }
-  return Error{ErrorKind::kInternal, "unknown op"};
-}
-
-// Integer division is C++'s / on the Scalar type (scalar_quotient_op, after the usual
-// promotions): a zero divisor, or the minimum of int/long divided by -1, is undefined
-// behaviour ([expr.mul]; SIGFPE on x86-64). The adapter does not execute it: it answers an
-// Internal error instead of taking the process down at random points of a property's shrinking.
-// `a` and `b` are the operands element for element (a count of 1 repeats the element).
-template <class T>
-std::optional<Error> DivisionUB(const T* a, Index na, const T* b, Index nb) {
-  if constexpr (!Eigen::NumTraits<T>::IsInteger) {
-    return std::nullopt;
-  } else {
-    using P = decltype(a[0] / b[0]);  // the promoted type the division happens in
-    const Index n = std::max(na, nb);
-    for (Index k = 0; k < n; ++k) {
-      const P x = a[na == 1 ? 0 : k], y = b[nb == 1 ? 0 : k];
-      if (y == 0 || (std::is_signed_v<P> && y == static_cast<P>(-1) && x == std::numeric_limits<P>::min())) {
-        return Error{ErrorKind::kInternal,
-                     "not executed: the integer division " + std::to_string(x) + " / " + std::to_string(y) + " in " +
-                         TypeName<T>() + " is undefined behaviour in C++ (Eigen's scalar_quotient_op divides with /)"};
-      }
-    }
-    return std::nullopt;
-  }
-}
-
-// What Eigen's assignment does first with an expression (Tensor::operator= constructs its
-// evaluator): the evaluator's constructor checks the operands, eigen_assert(dimensions_match(
-// lhs, rhs)) for a binary op (TensorEvaluator.h), false for operands of different ranks.
-template <class E>
-void ConstructEvaluator(const E& e) {
-  Eigen::TensorEvaluator<const E, Eigen::DefaultDevice> evaluator(e, Eigen::DefaultDevice());
-  (void)evaluator;
-}
-// Tensors of one Scalar type and different ranks: `x op y` compiles and its evaluator rejects
-// it at run time (the eigen_assert throws). Only the evaluator is built, not the assignment.
-struct DifferentRanks {
-  template <class E>
-  Error operator()(const E& e) const {
-    ConstructEvaluator(e);
-    return Error{ErrorKind::kInternal, "Eigen's evaluator accepted operands of different ranks"};
-  }
-};
-
-// Builds `a op b` from Eigen operands and hands it to sink (to mismatch when the two tensors'
-// ranks differ); an expression C++ rejects is a TypeError naming the rule.
-template <class R, class Sink, class Mismatch>
-R Expression(BinaryOp op, const EOperand& a, const EOperand& b, Sink&& sink, Mismatch&& mismatch) {
-  const std::string sym = OpSymbol(op);
-  if (a.tensor && b.tensor) {
-    EigenBox& bb = Unbox(b.tensor);
-    return WithTensor<R, kMaxOpRank>(a.tensor, [&](auto& x) -> R {
-      using TX = std::decay_t<decltype(x)>;
-      using T = typename TX::Scalar;
-      constexpr int N = TX::NumIndices;
-      if (bb.dtype() != DTypeOf<T>()) {
-        return IllFormed("Tensor<" + TypeName<T>() + "> " + sym + " Tensor<" + DTypeName(bb.dtype()) + ">", kMixedTypes);
-      }
-      return WithRank<R, kMaxOpRank>(static_cast<std::size_t>(bb.rank()), [&](auto m) -> R {
-        constexpr int M = decltype(m)::value;
-        const ETensor<T, M>& y = static_cast<Box<T, M>&>(bb).t;
-        if constexpr (M == N) {
-          if (op == BinaryOp::kDiv && Eigen::dimensions_match(x.dimensions(), y.dimensions())) {
-            if (auto ub = DivisionUB<T>(x.data(), x.size(), y.data(), y.size())) return *ub;
-          }
-          return ApplyTo<R>(op, x, y, sink);
-        }
-        else return ApplyTo<R>(op, x, y, mismatch);
-      });
-    });
-  }
-  if (a.tensor) {
-    return WithTensor<R, kMaxOpRank>(a.tensor, [&](auto& x) -> R {
-      using T = typename std::decay_t<decltype(x)>::Scalar;
-      return std::visit(
-          [&](const auto& s) -> R {
-            using S = std::decay_t<decltype(s)>;
-            if constexpr (std::is_same_v<T, S>) {
-              switch (op) {
-                case BinaryOp::kAdd: return sink(x + s);
-                case BinaryOp::kMul: return sink(x * s);
-                case BinaryOp::kDiv:
-                  if (auto ub = DivisionUB<T>(x.data(), x.size(), &s, 1)) return *ub;
-                  return sink(x / s);
-                case BinaryOp::kSub:
-                  if constexpr (Eigen::NumTraits<T>::IsSigned) return sink(x - s);
-                  else return IllFormed("Tensor<" + TypeName<T>() + "> - " + TypeName<S>(),
-                                        "TensorBase::operator-(Scalar) static-asserts NumTraits<Scalar>::IsSigned");
-              }
-              return Error{ErrorKind::kInternal, "unknown op"};
-            } else {
-              return IllFormed("Tensor<" + TypeName<T>() + "> " + sym + " " + TypeName<S>(),
-                               "TensorBase::operator" + sym + "(Scalar) takes only the tensor's own Scalar type (" +
-                                   TypeName<T>() + "); " + kMixedTypes);
-            }
-          },
-          b.literal);
-    });
-  }
-  if (b.tensor) {
-    return WithTensor<R, kMaxOpRank>(b.tensor, [&](auto& y) -> R {
-      using T = typename std::decay_t<decltype(y)>::Scalar;
-      return std::visit(
-          [&](const auto& s) -> R {
-            using S = std::decay_t<decltype(s)>;
-            if constexpr (std::is_convertible_v<S, T>) {
-              if (op == BinaryOp::kDiv) {
-                const T lhs = s;  // the friend operator/(Scalar lhs, ...) takes lhs as T
-                if (auto ub = DivisionUB<T>(&lhs, 1, y.data(), y.size())) return *ub;
-              }
-              return ApplyTo<R>(op, s, y, sink);
-            } else {
-              return IllFormed(TypeName<S>() + " " + sym + " Tensor<" + TypeName<T>() + ">",
-                               "the friend operator" + sym + "(Scalar, const Derived&) needs an implicit conversion from " +
-                                   TypeName<S>() + " to " + TypeName<T>() + ", which does not exist");
-            }
-          },
-          a.literal);
-    });
-  }
-  return IllFormed("(two C++ numbers)", "no Eigen tensor takes part: Eigen has no expression of two scalars");
-}
-
-// alpha * b, evaluated: a tensor (friend operator*(Scalar, const Derived&)) or a C++ number.
-template <class A, class S, class = void>
-struct CanMultiply : std::false_type {};
-template <class A, class S>
-struct CanMultiply<A, S, std::void_t<decltype(std::declval<A>() * std::declval<S>())>> : std::true_type {};
-
-Result<EOperand> Scaled(const Scalar& alpha, const EOperand& b) {
-  const Literal al = ToLiteral(alpha);
-  if (b.tensor) {
-    return WithTensor<Result<EOperand>, kMaxOpRank>(b.tensor, [&](auto& y) -> Result<EOperand> {
-      using TY = std::decay_t<decltype(y)>;
-      using T = typename TY::Scalar;
-      constexpr int N = TY::NumIndices;
-      return std::visit(
-          [&](const auto& s) -> Result<EOperand> {
-            using S = std::decay_t<decltype(s)>;
-            if constexpr (std::is_convertible_v<S, T>) {
-              ETensor<T, N> r = s * y;
-              return EOperand{BoxOf<T, N>(std::move(r)), 0};
-            } else {
-              return IllFormed("alpha * b: " + TypeName<S>() + " * Tensor<" + TypeName<T>() + ">",
-                               "the friend operator*(Scalar, const Derived&) needs an implicit conversion from " +
-                                   TypeName<S>() + " to " + TypeName<T>() + ", which does not exist");
-            }
-          },
-          al);
-    });
-  }
-  return std::visit(
-      [&](const auto& x, const auto& s) -> Result<EOperand> {
-        using X = std::decay_t<decltype(x)>;
-        using S = std::decay_t<decltype(s)>;
-        if constexpr (CanMultiply<X, S>::value) {
-          using P = decltype(x * s);
-          if constexpr (std::is_constructible_v<Literal, P>) return EOperand{nullptr, Literal(x * s)};
-          else return IllFormed("alpha * b", "a C++ product outside the literal types");
-        } else {
-          return IllFormed("alpha * b: " + TypeName<X>() + " * " + TypeName<S>(), "no C++ operator* for these types");
-        }
-      },
-      al, b.literal);
-}
-
-bool IsOne(const Scalar& alpha) { return alpha.kind == Scalar::Kind::kInt && alpha.i == 1; }
-
-// The expression's operands after alpha: (a, alpha * b) for add/sub.
-Result<std::pair<EOperand, EOperand>> Operands(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha) {
-  EOperand x = ToEOperand(a), y = ToEOperand(b);
-  if ((op == BinaryOp::kAdd || op == BinaryOp::kSub) && !IsOne(alpha)) {
-    Result<EOperand> s = Scaled(alpha, y);
-    if (!s.ok()) return s.error();
-    y = s.value();
-  }
-  return std::make_pair(x, y);
-}
-
-// Evaluates an expression into a new tensor.
-struct Evaluate {
-  template <class E>
-  Result<TensorHandle> operator()(const E& e) const {
-    using T = typename Eigen::internal::traits<E>::Scalar;
-    constexpr int N = Eigen::internal::traits<E>::NumDimensions;
-    ETensor<T, N> r = e;
-    return BoxOf<T, N>(std::move(r));
-  }
-};
-
-// The Scalar type of an expression.
-struct ScalarTypeOf {
-  template <class E>
-  Result<DType> operator()(const E&) const {
-    return DTypeOf<typename Eigen::internal::traits<E>::Scalar>();
-  }
-};
 
 // ---------------------------------------------------------------- the candidate
 class EigenCandidate final : public Candidate {
@@ -640,12 +216,8 @@ class EigenCandidate final : public Candidate {
     });
   }
 
-  // The Scalar type of the Eigen expression a + b.
-  Result<DType> result_type(const Operand& a, const Operand& b) override {
-    return Guard([&]() -> Result<DType> {
-      return Expression<Result<DType>>(BinaryOp::kAdd, ToEOperand(a), ToEOperand(b), ScalarTypeOf{}, ScalarTypeOf{});
-    });
-  }
+  // The Scalar type of the Eigen expression a + b (eigen_binary.cc).
+  Result<DType> result_type(const Operand& a, const Operand& b) override { return ResultType(a, b); }
 
   // -- tensors
   Result<TensorHandle> make_tensor(const std::vector<std::int64_t>& sizes, DType dtype,
@@ -712,75 +284,16 @@ class EigenCandidate final : public Candidate {
     });
   }
 
-  // -- add/sub/mul/div
+  // -- add/sub/mul/div: Eigen expressions (eigen_binary.cc)
   Result<TensorHandle> binary(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha) override {
-    return Guard([&]() -> Result<TensorHandle> {
-      auto ops = Operands(op, a, b, alpha);
-      if (!ops.ok()) return ops.error();
-      return Expression<Result<TensorHandle>>(op, ops.value().first, ops.value().second, Evaluate{}, DifferentRanks{});
-    });
+    return Binary(op, a, b, alpha);
   }
-
-  // out = a op b. The expression is evaluated, then assigned (Tensor::operator= resizes out to
-  // the expression's dimensions); the same observable effects as assigning the expression
-  // itself, with one assignment instantiated per scalar type and rank instead of per expression.
   Status binary_out(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha,
                     const TensorHandle& out) override {
-    return Guard([&]() -> Status {
-      auto ops = Operands(op, a, b, alpha);
-      if (!ops.ok()) return ops.error();
-      EigenBox& o = Unbox(out);
-      Result<TensorHandle> r =
-          Expression<Result<TensorHandle>>(op, ops.value().first, ops.value().second, Evaluate{}, DifferentRanks{});
-      if (!r.ok()) return r.error();
-      return WithTensor<Status, kMaxOpRank>(r.value(), [&](auto& e) -> Status {
-        using TE = std::decay_t<decltype(e)>;
-        using T = typename TE::Scalar;
-        constexpr int N = TE::NumIndices;
-        const std::string expr = "out = expr: Tensor<" + std::string(DTypeName(o.dtype())) + ", " +
-                                 std::to_string(o.rank()) + "> = an expression of Tensor<" + TypeName<T>() + ", " +
-                                 std::to_string(N) + ">";
-        if (o.dtype() != DTypeOf<T>()) return IllFormed(expr, kMixedTypes);
-        if (o.rank() != N) {
-          // Tensor::operator= resizes out with the expression's dimensions read as out's rank
-          // (customIndices2Array): past their end when out's rank is higher, and to a new,
-          // uninitialised size before eigen_assert(dimensions_match) fails when it is lower.
-          return Error{ErrorKind::kInternal, expr + ": not executed: Eigen resizes out from dimensions of another rank "
-                                                    "(an out-of-bounds read, or indeterminate contents left behind)"};
-        }
-        static_cast<Box<T, N>&>(o).t = e;
-        return {};
-      });
-    });
+    return BinaryOut(op, a, b, alpha, out);
   }
-
-  // self op= other (TensorBase::operator+= etc. are self = self op other). Evaluated, then
-  // assigned, as binary_out.
   Status binary_inplace(BinaryOp op, const TensorHandle& self, const Operand& other, const Scalar& alpha) override {
-    return Guard([&]() -> Status {
-      auto ops = Operands(op, self, other, alpha);
-      if (!ops.ok()) return ops.error();
-      const EOperand& y = ops.value().second;
-      const std::string sym = OpSymbol(op);
-      if (!y.tensor) {
-        return std::visit(
-            [&](const auto& s) -> Status {
-              using S = std::decay_t<decltype(s)>;
-              return IllFormed(std::string("Tensor<") + DTypeName(Unbox(self).dtype()) + "> " + sym + "= " + TypeName<S>(),
-                               "TensorBase::operator" + sym +
-                                   "= takes a tensor expression (template<typename OtherDerived>), not a scalar");
-            },
-            y.literal);
-      }
-      Result<TensorHandle> r = Expression<Result<TensorHandle>>(op, ops.value().first, y, Evaluate{}, DifferentRanks{});
-      if (!r.ok()) return r.error();
-      return WithTensor<Status, kMaxOpRank>(r.value(), [&](auto& e) -> Status {
-        using TE = std::decay_t<decltype(e)>;
-        // self op other has self's Scalar type and rank (the tensor-tensor rule above).
-        static_cast<Box<typename TE::Scalar, TE::NumIndices>&>(Unbox(self)).t = e;
-        return {};
-      });
-    });
+    return BinaryInplace(op, self, other, alpha);
   }
 
   // -- storage: an Eigen::Tensor owns one block of memory, data() .. data() + size().
@@ -842,7 +355,10 @@ class EigenCandidate final : public Candidate {
   struct HasReturnType<Traits, std::void_t<typename Traits::ReturnType>> : std::true_type {};
 };
 
-TCTS_REGISTER_CANDIDATE("eigen", [] { return std::unique_ptr<Candidate>(new EigenCandidate()); });
+}  // namespace
+}  // namespace eigen_adapter
 
+namespace {
+TCTS_REGISTER_CANDIDATE("eigen", [] { return std::unique_ptr<Candidate>(new eigen_adapter::EigenCandidate()); });
 }  // namespace
 }  // namespace tcts

@@ -36,6 +36,7 @@
 #include <variant>
 #include <vector>
 
+#include "conformance/adapters/literal.h"
 #include "conformance/candidate/candidate.h"
 
 namespace tcts {
@@ -259,22 +260,8 @@ Result<Array<T>> Cast(const std::vector<Scalar>& values) {
 }
 
 // ---------------------------------------------------------------- Python numbers as C++ literals
-using Literal = std::variant<bool, int, long, double, std::complex<double>>;
-
-inline Literal ToLiteral(const Scalar& s) {
-  switch (s.kind) {
-    case Scalar::Kind::kBool: return s.b;
-    case Scalar::Kind::kInt: {
-      // An integer literal is an int when its magnitude fits, else a long (C++ [lex.icon]).
-      const std::uint64_t magnitude = s.i < 0 ? 0 - static_cast<std::uint64_t>(s.i) : static_cast<std::uint64_t>(s.i);
-      if (magnitude <= static_cast<std::uint64_t>(std::numeric_limits<int>::max())) return static_cast<int>(s.i);
-      return static_cast<long>(s.i);
-    }
-    case Scalar::Kind::kFloat: return s.f;
-    case Scalar::Kind::kComplex: return s.c;
-  }
-  return 0;
-}
+using adapters::Literal;  // conformance/adapters/literal.h
+using adapters::ToLiteral;
 
 struct XOperand {
   TensorHandle tensor;  // or null: a literal

@@ -10,7 +10,8 @@
 //       return tcts::ServeStdio(candidate);
 //     }
 //
-// linking this kit (tcts_testee.cc), conformance/protocol/wire.cc and
+// linking this kit (tcts_testee.cc, tcts_testee_ops.cc, tcts_testee_regions.cc; their shared
+// tcts_testee_state.h), conformance/protocol/wire.cc and
 // conformance/candidate/candidate.cc (nlohmann-json and dlpack headers; candidate.h includes
 // the spec/*.inc that generators/emit_cxx.py writes). The suite runs it:
 //     bazel run //conformance:run -- --testee=/path/to/my_testee --expectations=my_expectations.txt

@@ -1,0 +1,164 @@
+// The C++ testee kit's host memory (tcts_testee.h: "regions"): the blocks of bytes the suite lends
+// (an asarray source, a DLPack producer's memory), registered as regions and kept in step with the
+// suite's copy; the DLPack tensors the suite lends, as real DLManagedTensors over such blocks whose
+// deleter tells the suite; the DLPack tensors the library exports, mirrored to the suite; and
+// addresses the library answers, named relative to a region. Members of TesteeServer::State
+// (tcts_testee_state.h).
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "conformance/protocol/cxx/tcts_testee_state.h"
+#include "conformance/protocol/wire.h"
+
+namespace tcts {
+
+// ---- host memory
+TesteeServer::State::Region* TesteeServer::State::Find(std::int64_t id) {
+  for (Region& r : regions_) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+// A block was freed: its region goes, and the suite hears so.
+void TesteeServer::State::Forget(std::int64_t id, const std::byte* data) {
+  if (closing_) return;
+  auto it = std::find_if(regions_.begin(), regions_.end(), [&](const Region& r) { return r.id == id && r.address == data; });
+  if (it == regions_.end()) return;
+  regions_.erase(it);
+  released_.push_back(id);
+}
+
+void TesteeServer::State::ReleaseRegion(std::int64_t id) {
+  auto it = std::find_if(regions_.begin(), regions_.end(), [&](const Region& r) { return r.id == id; });
+  if (it == regions_.end()) return;
+  DLManagedTensor* m = it->export_tensor;
+  regions_.erase(it);  // its keeps go after the library's deleter ran
+  if (m != nullptr && m->deleter != nullptr) m->deleter(m);
+}
+
+// src["region"] = {"id", "bytes"}: a new block holding the bytes, registered as that region.
+std::shared_ptr<TesteeServer::State::Block> TesteeServer::State::Lend(const Json& src) {
+  const Json& reg = wire::Get(src, "region", Json::value_t::object);
+  const std::int64_t id = wire::GetInt(reg, "id");
+  const std::vector<std::byte> bytes =
+      wire::Unbase64(wire::StringOf(Opt(reg, "bytes", Json("")), "region.bytes"), "region.bytes");
+  ReleaseRegion(id);  // a suite reusing an id replaces the region
+  const std::size_t capacity = (std::max<std::size_t>(bytes.size(), 1) + 63) / 64 * 64;
+  auto block = std::make_shared<Block>();
+  block->data = static_cast<std::byte*>(std::aligned_alloc(64, capacity));
+  if (block->data == nullptr) throw std::bad_alloc();
+  block->server = this;
+  block->region = id;
+  block->size = bytes.size();
+  if (!bytes.empty()) std::memcpy(block->data, bytes.data(), bytes.size());
+  Region r;
+  r.id = id;
+  r.address = block->data;
+  r.size = bytes.size();
+  r.seen = bytes;
+  regions_.push_back(std::move(r));
+  return block;
+}
+
+void TesteeServer::State::ImportDeleter(DLManagedTensor* m) {
+  auto* import = static_cast<Imported*>(m->manager_ctx);
+  State* s = import->server;
+  const std::int64_t id = import->block->region;
+  s->deleted_.push_back(id);
+  // The library is done with it: freed at the next request, after this call has returned.
+  auto it = s->imports_.find(id);
+  if (it != s->imports_.end() && it->second.get() == import) {
+    s->graveyard_.push_back(std::move(it->second));
+    s->imports_.erase(it);
+  }
+}
+
+// A DLPack tensor as the suite describes it (process_candidate.cc's from_dlpack_impl),
+// over a new block: returns its region id.
+std::int64_t TesteeServer::State::ImportDLPack(const Json& src) {
+  auto import = std::make_unique<Imported>();
+  import->server = this;
+  import->block = Lend(src);
+  const std::int64_t id = import->block->region;
+  import->shape = IntsOr(src, "shape");
+  const Json& strides = Opt(src, "strides", kNull);
+  if (!strides.is_null()) {
+    import->strides = wire::Ints(src, "strides");
+    if (import->strides.size() != import->shape.size()) throw ProtocolError("strides", "one per dimension", Shown(strides));
+  }
+  const Json& dtype = Opt(src, "dtype", kEmptyObject);
+  const Json& device = Opt(src, "device", kEmptyObject);
+  const std::size_t ndim = import->shape.size();
+  import->shape.reserve(std::max<std::size_t>(ndim, 1));  // a valid pointer even for 0 dimensions
+  import->strides.reserve(std::max<std::size_t>(ndim, 1));
+  DLTensor& t = import->managed.dl_tensor;
+  t.data = wire::BoolOf(Opt(src, "null_data", kFalse), "null_data")
+               ? nullptr
+               : reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(import->block->data) +
+                                         static_cast<std::uintptr_t>(wire::IntOf(Opt(src, "data_offset", kZero), "data_offset")));
+  t.device = DLDevice{static_cast<DLDeviceType>(wire::IntOf(Opt(device, "type", Json(1)), "device.type")),
+                      static_cast<std::int32_t>(wire::IntOf(Opt(device, "id", kZero), "device.id"))};
+  t.ndim = static_cast<std::int32_t>(ndim);
+  t.dtype = DLDataType{static_cast<std::uint8_t>(wire::IntOf(Opt(dtype, "code", kZero), "dtype.code")),
+                       static_cast<std::uint8_t>(wire::IntOf(Opt(dtype, "bits", kZero), "dtype.bits")),
+                       static_cast<std::uint16_t>(wire::IntOf(Opt(dtype, "lanes", Json(1)), "dtype.lanes"))};
+  t.shape = import->shape.data();
+  t.strides = strides.is_null() ? nullptr : import->strides.data();
+  t.byte_offset = static_cast<std::uint64_t>(wire::IntOf(Opt(src, "byte_offset", kZero), "byte_offset"));
+  import->managed.manager_ctx = import.get();
+  import->managed.deleter = &ImportDeleter;
+  imports_[id] = std::move(import);
+  return id;
+}
+
+// A DLPack tensor the library exported, mirrored to the suite as region `id` < 0.
+Json TesteeServer::State::Export(DLManagedTensor* m) {
+  const DLTensor& t = m->dl_tensor;
+  std::vector<std::int64_t> shape(t.shape, t.shape + std::max(t.ndim, 0));
+  const bool compact = t.strides == nullptr;
+  const std::vector<std::int64_t> strides =
+      compact ? wire::CompactStrides(shape) : std::vector<std::int64_t>(t.strides, t.strides + shape.size());
+  const std::int64_t item = wire::DLItemsize(t.dtype);
+  std::vector<std::int64_t> byte_strides = strides;
+  for (std::int64_t& s : byte_strides) s *= item;
+  std::int64_t lo = 0, hi = 0;
+  wire::ByteExtent(shape, byte_strides, item, &lo, &hi);
+  const std::uintptr_t data = reinterpret_cast<std::uintptr_t>(t.data);
+  const std::uintptr_t first = data + static_cast<std::uintptr_t>(t.byte_offset) + static_cast<std::uintptr_t>(lo);
+  Region r;
+  r.id = next_export_--;
+  r.address = reinterpret_cast<std::byte*>(first);
+  r.size = t.device.device_type == kDLCPU && t.data != nullptr ? static_cast<std::size_t>(hi - lo) : 0;
+  r.seen.assign(r.address, r.address + r.size);
+  r.export_tensor = m;
+  r.keeps = keeps_;
+  Json answer = {{"region", {{"id", r.id}, {"bytes", wire::Base64(r.seen.data(), r.size)}}},
+                 {"data_offset", static_cast<std::int64_t>(data - first)},
+                 {"dtype", {{"code", t.dtype.code}, {"bits", t.dtype.bits}, {"lanes", t.dtype.lanes}}},
+                 {"device", {{"type", static_cast<int>(t.device.device_type)}, {"id", t.device.device_id}}},
+                 {"shape", shape},
+                 {"strides", compact ? Json(nullptr) : Json(strides)},
+                 {"byte_offset", t.byte_offset}};
+  regions_.push_back(std::move(r));
+  return answer;
+}
+
+// An address the library answered: inside a region, named relative to it (the suite's copy
+// of those bytes is elsewhere); otherwise the number.
+Json TesteeServer::State::Address(std::uintptr_t a) const {
+  for (const Region& r : regions_) {
+    const auto base = reinterpret_cast<std::uintptr_t>(r.address);
+    if (base <= a && a <= base + r.size) return {{"region", r.id}, {"offset", static_cast<std::int64_t>(a - base)}};
+  }
+  return static_cast<std::int64_t>(a);
+}
+
+}  // namespace tcts

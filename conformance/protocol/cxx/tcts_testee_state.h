@@ -1,0 +1,222 @@
+// Internal to the C++ testee kit (tcts_testee.h): the server's state, TesteeServer::State, shared
+// by the kit's files. Here: what the state holds (the handle table, the regions of host memory
+// mirrored with the suite, the DLPack imports) and its members' declarations, with the request
+// fields' helpers. The members are defined in tcts_testee.cc (the request loop: one request
+// decoded, answered and its extras added; the servers over file descriptors and streams),
+// tcts_testee_regions.cc (host memory: lent blocks, DLPack imports and exports, addresses) and
+// tcts_testee_ops.cc (arguments, answers and the per-operation handlers, by request name).
+#ifndef TCTS_CONFORMANCE_PROTOCOL_CXX_TCTS_TESTEE_STATE_H_
+#define TCTS_CONFORMANCE_PROTOCOL_CXX_TCTS_TESTEE_STATE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "conformance/protocol/cxx/tcts_testee.h"
+#include "conformance/protocol/wire.h"
+
+namespace tcts {
+
+using Json = wire::Json;
+using wire::ProtocolError;
+using wire::Shown;
+
+// ---------------------------------------------------------------- the server's state
+class TesteeServer::State {
+ public:
+  explicit State(Candidate& c);
+  ~State();
+
+  std::string Answer(std::string_view line);
+
+ private:
+  // Host memory the suite lent (an asarray source, a DLPack producer's bytes): a copy of its
+  // bytes, which the library's objects use. Registered as a region while it lives.
+  struct Block {
+    State* server = nullptr;
+    std::int64_t region = 0;
+    std::byte* data = nullptr;
+    std::size_t size = 0;
+    ~Block() {
+      server->Forget(region, data);
+      std::free(data);
+    }
+  };
+  using Keeps = std::vector<std::shared_ptr<Block>>;
+
+  // Bytes mirrored with the suite: a lent block (id > 0) or the memory a DLPack tensor the
+  // library exported describes (id < 0).
+  struct Region {
+    std::int64_t id = 0;
+    std::byte* address = nullptr;
+    std::size_t size = 0;
+    std::vector<std::byte> seen;  // the bytes both sides last agreed on
+    DLManagedTensor* export_tensor = nullptr;  // an export, not yet consumed: its deleter runs on release
+    Keeps keeps;  // what the exported tensor may use
+  };
+
+  // A DLPack tensor the suite lent: a real DLManagedTensor over a block, whose deleter tells the suite.
+  struct Imported {
+    DLManagedTensor managed{};
+    std::vector<std::int64_t> shape, strides;
+    std::shared_ptr<Block> block;
+    State* server = nullptr;
+  };
+
+  struct Entry {
+    TensorHandle tensor;
+    Keeps keeps;  // lent memory the tensor may use
+  };
+
+  using Handler = Result<Json> (State::*)(const Json&);
+
+  // ---- request fields
+  // `key` of `v`, or `fallback` when absent (the Python kit's req.get(key, fallback)).
+  static const Json& Opt(const Json& v, const char* key, const Json& fallback) {
+    auto it = v.find(key);
+    return it == v.end() ? fallback : *it;
+  }
+
+  static inline const Json kNull = nullptr;
+  static inline const Json kZero = 0;
+  static inline const Json kFalse = false;
+  static inline const Json kEmptyObject = Json::object();
+
+  // v[key] as a list of integers; none when absent.
+  static std::vector<std::int64_t> IntsOr(const Json& v, const char* key) {
+    return v.contains(key) ? wire::Ints(v, key) : std::vector<std::int64_t>{};
+  }
+
+  static Error Internal(std::string message) { return Error{ErrorKind::kInternal, std::move(message)}; }
+
+  // ---- one request (tcts_testee.cc)
+  Result<Json> Handle(const Json& req);
+  void Extras(Json* answer);
+  Result<Json> Hello(const Json& req);
+
+  // ---- arguments (tcts_testee_ops.cc)
+  const TensorHandle& Tensor(const Json& req, const char* key);
+  Operand OperandOf(const Json& req, const char* key);
+  static DType DTypeArg(const Json& req, const char* key);
+  static MemoryFormat Format(const Json& req);
+  static Scalar ScalarArg(const Json& req, const char* key);
+  static BinaryOp Op(const Json& req);
+  static std::optional<std::string> OptString(const Json& req, const char* key);
+
+  // ---- answers (tcts_testee_ops.cc)
+  Result<Json> NewTensor(const Result<TensorHandle>& r);
+  static Result<Json> Done(const Status& s);
+  template <class T, class F>
+  static Result<Json> Map(const Result<T>& r, F encode);
+  static Result<Json> Name(const Result<DType>& r);
+  template <class T>
+  static Result<Json> Plain(const Result<T>& r);
+
+  // ---- host memory (tcts_testee_regions.cc)
+  Region* Find(std::int64_t id);
+  void Forget(std::int64_t id, const std::byte* data);
+  void ReleaseRegion(std::int64_t id);
+  std::shared_ptr<Block> Lend(const Json& src);
+  static void ImportDeleter(DLManagedTensor* m);
+  std::int64_t ImportDLPack(const Json& src);
+  Json Export(DLManagedTensor* m);
+  Json Address(std::uintptr_t a) const;
+
+  // Calls the candidate with DLPack import `id` (none: -1); an import it did not take (an error,
+  // or an exception, which goes on) is the caller's again: no deleter call is expected.
+  template <class F>
+  Result<TensorHandle> Importing(std::int64_t id, F call) {
+    try {
+      Result<TensorHandle> r = call();
+      if (!r.ok()) imports_.erase(id);
+      return r;
+    } catch (...) {
+      imports_.erase(id);
+      throw;
+    }
+  }
+
+  // ---- the operations (candidate.h), by request name (tcts_testee_ops.cc)
+  static const std::unordered_map<std::string, Handler>& Ops();
+  // dtypes
+  Result<Json> OnDTypeFromName(const Json& q);
+  Result<Json> OnDTypeInfo(const Json& q);
+  Result<Json> OnFinfo(const Json& q);
+  Result<Json> OnLegacyConstructor(const Json& q);
+  // promotion and casting
+  Result<Json> OnPromoteTypes(const Json& q);
+  Result<Json> OnResultType(const Json& q);
+  Result<Json> OnCanCast(const Json& q);
+  Result<Json> OnDefaultDType(const Json&);
+  Result<Json> OnSetDefaultDType(const Json& q);
+  // tensors
+  Result<Json> OnMakeTensor(const Json& q);
+  Result<Json> OnMeta(const Json& q);
+  Result<Json> OnValues(const Json& q);
+  // arithmetic
+  Result<Json> OnBinary(const Json& q);
+  Result<Json> OnBinaryOut(const Json& q);
+  Result<Json> OnBinaryInplace(const Json& q);
+  // strided tensors
+  Result<Json> OnEmpty(const Json& q);
+  Result<Json> OnEmptyStrided(const Json& q);
+  Result<Json> OnIsContiguous(const Json& q);
+  Result<Json> OnAsStrided(const Json& q);
+  Result<Json> OnT(const Json& q);
+  Result<Json> OnTranspose(const Json& q);
+  Result<Json> OnPermute(const Json& q);
+  Result<Json> OnNarrow(const Json& q);
+  Result<Json> OnSelect(const Json& q);
+  Result<Json> OnSlice(const Json& q);
+  Result<Json> OnExpand(const Json& q);
+  Result<Json> OnUnsqueeze(const Json& q);
+  Result<Json> OnSqueeze(const Json& q);
+  Result<Json> OnView(const Json& q);
+  Result<Json> OnReshape(const Json& q);
+  Result<Json> OnContiguous(const Json& q);
+  Result<Json> OnClone(const Json& q);
+  Result<Json> OnEmptyLike(const Json& q);
+  // storage
+  Result<Json> OnStorage(const Json& q);
+  Result<Json> OnStorageValues(const Json& q);
+  Result<Json> OnWriteStorage(const Json& q);
+  Result<Json> OnWriteElement(const Json& q);
+  Result<Json> OnDataPtr(const Json& q);
+  // devices
+  Result<Json> OnDevice(const Json& q);
+  Result<Json> OnCompareDevices(const Json& q);
+  Result<Json> OnDefaultDevice(const Json&);
+  Result<Json> OnSetDefaultDevice(const Json& q);
+  Result<Json> OnEnterDevice(const Json& q);
+  Result<Json> OnExitDevice(const Json&);
+  Result<Json> OnEmptyOn(const Json& q);
+  // asarray
+  Result<Json> OnAsarray(const Json& q);
+  // DLPack
+  Result<Json> OnToDLPack(const Json& q);
+  Result<Json> OnFromDLPack(const Json& q);
+
+  Candidate& c_;
+  std::vector<std::string> features_;
+  std::unordered_map<std::int64_t, Entry> handles_;
+  std::int64_t next_handle_ = 1;
+  std::vector<Region> regions_;  // in the order they came (an address is looked up in it)
+  std::int64_t next_export_ = -1;
+  std::map<std::int64_t, std::unique_ptr<Imported>> imports_;  // by region, until the library deletes them
+  std::vector<std::unique_ptr<Imported>> graveyard_;          // deleted by the library during a call
+  Keeps keeps_;  // this request's: what the tensor it makes may use
+  std::vector<std::int64_t> deleted_, released_;
+  bool closing_ = false;
+};
+
+}  // namespace tcts
+
+#endif  // TCTS_CONFORMANCE_PROTOCOL_CXX_TCTS_TESTEE_STATE_H_
