@@ -11,8 +11,9 @@
 //   * a binary element loads each input as the result type C, computes in OpMath of C with
 //     reference/arith.h, rounds once to C and casts to the output's dtype — the CPU loop's
 //     Load / compute / Store (elementwise.cc).
-// Out-of-range floating -> integral casts are undefined in C++ (and in PyTorch); the spec
-// does not test them, and neither does the comparison with the CPU.
+// Floating -> integral casts of NaN, infinities and out-of-range values, undefined in C++ (and
+// in PyTorch), are defined by ref::FloatToIntegral on both sides; the spec does not test them,
+// and element_ops_test compares them with the CPU like every other value.
 #ifndef TCTS_CUDA_ELEMENT_OPS_H_
 #define TCTS_CUDA_ELEMENT_OPS_H_
 

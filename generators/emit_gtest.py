@@ -320,9 +320,10 @@ INSTANTIATE_TEST_SUITE_P(Spec, PromoteMatrixIsLatticeJoin, ::testing::ValuesIn(k
 
 # ------------------------------------------------------------------ strided.toml
 def view_row(spec: Spec, table: Table, row_id: str, base: tuple[int, ...], steps: list[list], prefix_text: str,
-             literal: bool = False) -> None:
+             own: Source | None = None) -> None:
     """One ViewRow: the chain's last step as the rules decide it (the earlier steps must succeed).
-    literal: row_id is a spec row of its own (an example), which the case names as its spec row."""
+    own: row_id is a spec row of its own (an example) with this source: the case cites that row,
+    its clause and basis, not the rule's."""
     g = sm.allocated_geometry(base, spec.formats)
     numel = g.numel  # elements in the storage the next step sees
     for st in steps[:-1]:
@@ -338,14 +339,14 @@ def view_row(spec: Spec, table: Table, row_id: str, base: tuple[int, ...], steps
     except sm.RuleError as e:
         err, esrc, erow = spec.rule_error(e)
         text = f"{call} -> {err['kind']}" + (f" containing {err['message']!r}" if err["message"] else "") + f" ({erow})"
-        table.add(row_id, esrc.for_row(row_id) if literal else esrc, text,
+        table.add(row_id, own or esrc, text,
                   [dims(base), str(len(steps)), "{" + ", ".join(step_cxx(s) for s in steps) + "}", error_cxx(err),
                    dims([]), dims([]), "0", "false", "false"])
         return
     o = out.geometry
     kind = "copy" if out.copies else "view"
     text = f"{call} -> sizes {list(o.sizes)} strides {list(o.strides)} offset {o.offset} ({kind})"
-    table.add(row_id, src.for_row(row_id) if literal else src, text,
+    table.add(row_id, own or src, text,
               [dims(base), str(len(steps)), "{" + ", ".join(step_cxx(s) for s in steps) + "}", no_error(),
                dims(o.sizes), dims(o.strides), str(o.offset), ec.cbool(out.copies), ec.cbool(last[0] != "empty_like")])
 
@@ -417,7 +418,7 @@ def strided_tables(spec: Spec) -> list[Table]:
         base = (max(g.extent(), 1),)
         view_row(spec, copies, ex["id"], base, [["as_strided", *ex["sizes"], *ex["strides"], 0],
                                                  ["clone", "preserve_format"]], f"make_tensor({list(base)})",
-                 literal=True)
+                 own=ex["source"])
     for sizes, st, variant in layouts_swept:
         g = sm.Geometry(sizes, st)
         base = (max(g.extent(), 1),)

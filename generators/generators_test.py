@@ -468,6 +468,26 @@ def spec_row_ids(files: dict) -> set[str]:
     return ids
 
 
+def own_citations(files: dict) -> dict[str, tuple[str, str]]:
+    """(clause, basis as cases print it) of every spec row that cites a clause of its own."""
+    cited = {}
+
+    def walk(value):
+        if isinstance(value, dict):
+            if isinstance(value.get("id"), str) and isinstance(value.get("clause"), str) and "basis" in value:
+                basis = "doc" if value["basis"] == "doc" else f"pytorch: {value.get('source', '')}"
+                cited[value["id"]] = (value["clause"], basis)
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for _, doc in files.values():
+        walk(doc)
+    return cited
+
+
 class RealSpec(unittest.TestCase):
     """Invariants of spec/: its tables load, and what the emitters make of them holds together."""
 
@@ -564,16 +584,17 @@ class RealSpec(unittest.TestCase):
             manifest[rid] = (suite, spec_row)
         return manifest
 
-    def generated_cases(self) -> list[tuple[str, str, str, str]]:
-        """(suite, case id, clause, spec_row) of every table case and property the emitters write."""
+    def generated_cases(self) -> list[tuple[str, str, str, str, str | None]]:
+        """(suite, case id, clause, spec_row, basis) of every table case and property the emitters
+        write (a property prints no basis: None)."""
         cases = []
         for name, _, suite in outputs():
             if name.startswith("emit_gtest.") and suite not in ("manifest", "spec_consistency"):
                 rows = map(ROW.match, self.out(name).splitlines())
-                cases += [(suite, m.group(1), m.group(2), m.group(6)) for m in rows if m]
+                cases += [(suite, m.group(1), m.group(2), m.group(6), m.group(3)) for m in rows if m]
             elif name.startswith("emit_rapidcheck."):
                 props = map(PROP.match, self.out(name).splitlines())
-                cases += [(suite, m.group(1), m.group(2), m.group(4)) for m in props if m]
+                cases += [(suite, m.group(1), m.group(2), m.group(4), None) for m in props if m]
         return cases
 
     def test_every_case_names_the_spec_row_it_comes_from(self):
@@ -584,12 +605,16 @@ class RealSpec(unittest.TestCase):
         manifest = self.manifest()
         cases = self.generated_cases()
         self.assertEqual(len(cases), len(manifest))
-        for suite, rid, _clause, spec_row in cases:
+        cited = own_citations(self.files)
+        for suite, rid, clause, spec_row, basis in cases:
             with self.subTest(case=rid):
                 self.assertTrue(spec_row, "no spec_row")
                 self.assertTrue(spec_row in ids, f"spec_row {spec_row!r} is no row of spec/")
                 if rid in ids:
                     self.assertEqual(spec_row, rid, "a literal row's case names another row")
+                if rid in cited and basis is not None:  # a row citing its own clause: the case cites it too
+                    self.assertEqual((clause, basis.replace('\\"', '"')), cited[rid],
+                                     "a literal row's case cites another row's clause or basis")
                 self.assertEqual(manifest[rid], (suite, spec_row), "the manifest disagrees")
         # Sweeps name their rule: more cases than rows, every row kind that makes cases seen.
         self.assertGreater(len(cases), 10 * len({c[3] for c in cases}))

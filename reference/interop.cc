@@ -35,8 +35,10 @@ PyValue& PyValue::operator=(const PyValue& other) {
 }
 
 PyValue& PyValue::operator=(PyValue&& other) noexcept {
+  if (this == &other) return *this;
   // `other` may live inside this value (v = std::move(v.items[0])): keep the old value alive
-  // until `other` has been taken, then free it without recursion.
+  // until `other` has been taken, then free it without recursion. (This value inside `other`,
+  // v.items[0] = std::move(v), would make a list that holds itself: as for any container, no.)
   PyValue old(std::move(*this));
   is_list = other.is_list;
   scalar = other.scalar;

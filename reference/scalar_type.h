@@ -151,7 +151,9 @@ template <> struct OpMath<ComplexHalf> { using type = std::complex<float>; };
 // "integer indefinite"; the intermediate then narrows modulo 2^bits, as c10's does.
 template <class To, class F>
 TCTS_HD To FloatToIntegral(F v) {
-  static_assert(std::is_integral_v<To> && !std::is_same_v<To, bool> && std::is_floating_point_v<F>);
+  static_assert(std::is_floating_point_v<F> && !std::is_same_v<To, bool> &&
+                    (std::is_signed_v<To> || std::is_same_v<To, std::uint8_t>) && sizeof(To) <= 8,
+                "the storage types' integers: int8..int64 and uint8 (a wider unsigned type needs a wider intermediate)");
   using I = std::conditional_t<sizeof(To) == 8 || std::is_same_v<To, std::uint8_t>, std::int64_t, std::int32_t>;
   constexpr I kLowest = -(I(1) << (sizeof(I) * 8 - 2)) * 2;  // -2^31 or -2^63, a power of two
   const F lowest = static_cast<F>(kLowest);                 // exact in float and double

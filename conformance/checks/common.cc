@@ -1,5 +1,6 @@
 #include "conformance/checks/common.h"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 
@@ -66,11 +67,15 @@ std::optional<PyValue> ToPyValue(const PyNode* nodes, int n) {
 }
 
 std::optional<std::int64_t> CheckedNumel(const std::vector<std::int64_t>& sizes) {
+  for (std::int64_t s : sizes) {
+    if (s < 0) return std::nullopt;
+  }
+  // A zero anywhere makes the product 0, even where a partial product of the others overflows.
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return 0;
   std::int64_t n = 1;
   for (std::int64_t s : sizes) {
-    if (s < 0 || __builtin_mul_overflow(n, s, &n)) return std::nullopt;
+    if (__builtin_mul_overflow(n, s, &n)) return std::nullopt;
   }
-  // A zero anywhere makes the product 0 even when an earlier partial product overflowed.
   return n;
 }
 

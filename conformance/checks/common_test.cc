@@ -89,4 +89,14 @@ TEST(PyNodes, ATableThatSpellsNoSingleValueIsRefused) {
 }
 
 }  // namespace
+TEST(CheckedNumel, ExactOrNulloptAndZeroAnywhereIsZero) {
+  constexpr std::int64_t k62 = std::int64_t{1} << 62;
+  EXPECT_EQ(CheckedNumel({}), std::optional<std::int64_t>(1));
+  EXPECT_EQ(CheckedNumel({2, 3, 4}), std::optional<std::int64_t>(24));
+  EXPECT_EQ(CheckedNumel({k62, 4}), std::nullopt);                          // past int64
+  EXPECT_EQ(CheckedNumel({k62, 4, 0}), std::optional<std::int64_t>(0));    // a zero anywhere
+  EXPECT_EQ(CheckedNumel({0, k62, 4}), std::optional<std::int64_t>(0));
+  EXPECT_EQ(CheckedNumel({-1, 0}), std::nullopt);                          // a negative size
+}
+
 }  // namespace tcts

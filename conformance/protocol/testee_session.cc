@@ -174,7 +174,6 @@ void TesteeSession::Died(const char* op, std::int64_t id, const std::string& why
   std::_Exit(86);
 }
 
-// Lends `size` bytes at `data` as a new region; writes {"region": id, "bytes": base64} into src.
 std::int64_t TesteeSession::Lend(std::byte* data, std::size_t size, Json* src) {
   const std::int64_t id = next_region_++;
   Region& r = regions_[id];

@@ -183,15 +183,19 @@ const std::vector<std::string>& ArgFields(ViewKind kind) {
   return kNone;
 }
 
-// {"op": "narrow", "dim": 0, "start": 1, "length": 2} and the like (REPLAY.md).
-ViewStep ParseView(const Json& v, const std::string& where) {
+// {"op": "narrow", "dim": 0, "start": 1, "length": 2} and the like (REPLAY.md); in a case's
+// "op" the op's name is under "name" and "input" names the tensor (op_key "name", the extra
+// key "input"). Read in place: copying an object of the file would recurse as deep as it nests.
+ViewStep ParseView(const Json& v, const std::string& where, const char* op_key = "op",
+                   const char* extra_key = nullptr) {
   if (!v.is_object()) throw Bad{where + ": expected an object"};
-  const std::string& op = Text(Need(v, "op", Kind::kString, where));
+  const std::string& op = Text(Need(v, op_key, Kind::kString, where));
   const std::optional<ViewKind> kind = ViewKindFromName(op);
-  if (!kind) throw Bad{where + ".op: unknown view op '" + op + "'"};
+  if (!kind) throw Bad{where + "." + op_key + ": unknown view op '" + op + "'"};
   const std::vector<std::string>& fields = ArgFields(*kind);
   std::set<std::string> allowed(fields.begin(), fields.end());
-  allowed.insert("op");
+  allowed.insert(op_key);
+  if (extra_key != nullptr) allowed.insert(extra_key);
   if (op == "squeeze") allowed.insert("dim");
   CheckKeys(v, allowed, where);
   std::vector<std::int64_t> args;
@@ -283,11 +287,7 @@ void ParseOp(const Json& op, ReplayCase* c, const std::string& where) {
   const std::optional<BinaryOp> binary = BinaryOpFromName(name);
   if (!binary) {  // a view or copy op on input "a"
     c->binary = false;
-    Json view = op;
-    view.erase("name");
-    view.erase("input");
-    view["op"] = name;
-    c->view = ParseView(view, where);
+    c->view = ParseView(op, where, "name", "input");
     c->a = InputName(op, "input", *c, true, where);
     return;
   }
@@ -364,16 +364,30 @@ std::string Describe(const ReplayCase& c) {
   return call + " -> " + DTypeName(c.dtype) + " sizes " + Str(c.sizes) + " strides " + Str(c.strides);
 }
 
+// A name that reaches test names, messages and C strings (a case id, an input name): short,
+// so that the field paths built from it stay short, and free of control bytes (a NUL would
+// cut it short wherever it is used as a C string).
+const std::string& Name(const std::string& name, const std::string& where) {
+  if (name.empty() || name.size() > kMaxNameBytes) {
+    throw Bad{where + ": " + std::to_string(name.size()) + " bytes; a name has 1 to " + std::to_string(kMaxNameBytes)};
+  }
+  for (unsigned char ch : name) {
+    if (ch < 0x20 || ch == 0x7f) throw Bad{where + ": a control byte (" + std::to_string(ch) + ") in a name"};
+  }
+  return name;
+}
+
 ReplayCase ParseCase(const Json& v, const std::string& where, const std::string& basis, std::int64_t* elements) {
   if (!v.is_object()) throw Bad{where + ": expected an object"};
   CheckKeys(v, {"id", "clause", "note", "inputs", "op", "expect"}, where);
   ReplayCase c;
-  c.id = Text(Need(v, "id", Kind::kString, where));
+  c.id = Name(Text(Need(v, "id", Kind::kString, where)), where + ".id");
   const std::string w = where + " (id '" + c.id + "')";
   c.clause = Find(v, "clause") ? Text(Need(v, "clause", Kind::kString, w)) : "replay";
   c.basis = basis;
   for (const auto& item : Need(v, "inputs", Kind::kObject, w).items()) {
-    c.inputs[item.key()] = ParseInput(item.value(), w + ".inputs." + item.key(), elements);
+    const std::string& input = Name(item.key(), w + ".inputs");
+    c.inputs[input] = ParseInput(item.value(), w + ".inputs." + input, elements);
   }
   ParseOp(Need(v, "op", Kind::kObject, w), &c, w + ".op");
   ParseExpect(Need(v, "expect", Kind::kObject, w), &c, w + ".expect");
@@ -397,6 +411,10 @@ bool ParseCaseFile(const std::string& text, const std::string& name, std::vector
     if (Int(doc, "version", "file") != 1) throw Bad{"version: this runner reads version 1"};
     CheckKeys(doc, {"format", "version", "source", "cases"}, "file");
     const std::string source = Text(Need(doc, "source", Kind::kString, "file"));
+    if (source.size() > kMaxSourceBytes) {  // every case's basis holds it
+      throw Bad{"source: " + std::to_string(source.size()) + " bytes; a source is at most " +
+                std::to_string(kMaxSourceBytes)};
+    }
     const Json& list = Need(doc, "cases", Kind::kArray, "file");
     if (list.size() > kMaxCases) {
       throw Bad{"\"cases\" holds " + std::to_string(list.size()) + " cases; a file holds at most " +
@@ -430,16 +448,18 @@ bool ReadCaseFile(const std::string& path, std::vector<ReplayCase>* cases, std::
     *error = "cannot read replay file '" + path + "'";
     return false;
   }
-  f.seekg(0, std::ios::end);
-  const std::streamoff size = f.tellg();
-  f.seekg(0, std::ios::beg);
-  if (size < 0 || size > kMaxCaseFileBytes) {
-    *error = path + ": " + std::to_string(size) + " bytes; a replay file is at most " +
-             std::to_string(kMaxCaseFileBytes) + " bytes (split it)";
-    return false;
+  // Read in chunks up to the bound (a pipe or /dev/stdin has no size to ask for first).
+  std::string text;
+  char chunk[1 << 16];
+  while (f.read(chunk, sizeof chunk) || f.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(f.gcount()));
+    if (static_cast<std::int64_t>(text.size()) > kMaxCaseFileBytes) {
+      *error = path + ": more than " + std::to_string(kMaxCaseFileBytes) + " bytes; a replay file is at most " +
+               std::to_string(kMaxCaseFileBytes) + " bytes (split it)";
+      return false;
+    }
   }
-  std::string text(static_cast<std::size_t>(size), '\0');
-  if (!f.read(text.data(), size)) {
+  if (f.bad()) {
     *error = "cannot read replay file '" + path + "'";
     return false;
   }

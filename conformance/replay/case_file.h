@@ -52,6 +52,10 @@ struct ReplayCase {
 constexpr std::int64_t kMaxCaseFileBytes = std::int64_t{64} << 20;
 constexpr std::size_t kMaxCases = 100000;
 constexpr std::int64_t kMaxInputElements = std::int64_t{1} << 24;
+// A case id or input name (they reach test names, messages and every field path of the case)
+// and the file's "source" (every case's basis holds a copy).
+constexpr std::size_t kMaxNameBytes = 256;
+constexpr std::size_t kMaxSourceBytes = 1024;
 
 // The cases of a case file's text; false with *error set ("NAME: cases[3] (id 'x'):
 // inputs.a.tensor.dtype: unknown dtype 'float33'") on anything the format does not allow.

@@ -102,6 +102,16 @@ class Replay(unittest.TestCase):
             "int64 range": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(shape=[2**64])),
                             "inputs.a.tensor.shape: expected integers (int64)"),
             "deep nesting": ('{"format": ' + "[" * 100000 + "]" * 100000 + "}", '"format" must be'),
+            # Review findings: an op object nested a million deep (copying it recursed), a
+            # long id or source (copied into every field path and every case's basis), a NUL.
+            "deep op": (json.dumps(with_case(lambda c: c.update(op={"name": "t", "input": "a", "x": "DEEP"})))
+                        .replace('"DEEP"', "[" * 1000000 + "]" * 1000000), 'op: unknown field "x"'),
+            "long id": (with_case(lambda c: c.update(id="x" * 300)), "cases[0].id: 300 bytes; a name has 1 to 256"),
+            "nul in id": (with_case(lambda c: c.update(id="a\u0000b")), "cases[0].id: a control byte (0) in a name"),
+            "long input name": (with_case(lambda c: c["inputs"].update({"i" * 257: {"scalar": 1}})),
+                                ".inputs: 257 bytes; a name has 1 to 256"),
+            "long source": ({**with_case(lambda c: None), "source": "s" * 2000},
+                            "source: 2000 bytes; a source is at most 1024"),
             "number past double": ('{"format": "tensor-cts/cases", "version": 1e400}', "not JSON"),  # fuzz finding
             "invalid utf-8": ('{"format": "tensor-cts/cases", "version": 1, "source": "", "cases": []}', "not JSON"),
         }
