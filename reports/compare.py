@@ -275,6 +275,7 @@ def markdown(columns: list[Column]) -> str:
     rows = [[f"**{spec}**" if clause is None else clause, *(count_text(n) for n in counts)]
             for spec, clause, counts in clause_rows(columns)]
     out += render._md_table(["spec file / clause", *(c.title() for c in columns)], rows) + [""]
+    out += coverage_markdown(columns)
     order, cells = promote_matrices(columns)
     out += ["## promote_types", ""]
     if not order:
@@ -487,6 +488,36 @@ def _promote_html(columns: list[Column]) -> str:
         parts.append(f"<p>{_e(promote_stats(m))}</p>")
         parts.append(_matrix_html(order, lambda r, col, c=c, m=m: _promote_cell(c, r, col, m.get((r, col)))) + "</div>")
     return "".join(parts) + "</div>"
+
+
+def coverage_markdown(columns: list[Column]) -> list[str]:
+    """Which of the documents' statements each candidate breaks (render.coverage): a row per
+    statement some candidate breaks, a cell per candidate. Empty where no report has it."""
+    covs = [render.coverage(c.doc) for c in columns]
+    if not any(covs):
+        return []
+    status: list[dict[str, tuple[str, dict]]] = []
+    for cov in covs:
+        status.append({st["id"]: (kind, st) for kind, sts in cov["groups"].items() for st in sts} if cov else {})
+    ids = list(dict.fromkeys(sid for s in status for sid, (kind, _) in s.items() if kind == "broken"))
+    out = ["## Spec coverage: the statements each candidate breaks", "",
+           "A statement is broken where one of its cases FAILed, XFAILed (an expected deviation), crashed or hung; "
+           "counts of met / broken / not supported statements per candidate:", ""]
+    out += render._md_table(["", *(c.title() for c in columns)], [[kind, *(
+        "—" if cov is None else len(cov["groups"][kind]) for cov in covs)] for kind in ("met", "broken", "not supported")])
+    out += [""]
+    if not ids:
+        return out + ["No candidate breaks a statement.", ""]
+
+    def cell(s: dict, sid: str) -> str:
+        if sid not in s:
+            return "—"
+        kind, st = s[sid]
+        return f"**broken** ({render._outcomes_text(st)})" if kind == "broken" else kind
+
+    quote = {sid: st for s in status for sid, (_, st) in s.items()}
+    rows = [[f"`{sid}` {_md(quote[sid]['quote'][:80])}", *(cell(s, sid) for s in status)] for sid in ids]
+    return out + render._md_table(["statement", *(c.title() for c in columns)], rows) + [""]
 
 
 def html(columns: list[Column]) -> str:

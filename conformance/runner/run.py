@@ -69,6 +69,7 @@ import features as features_file  # noqa: E402
 
 DEFAULT_CASE_TIMEOUT = 120.0
 DEFAULT_FEATURES = "spec/features.toml"
+DEFAULT_STATEMENTS = "spec/statements.toml"
 
 EXIT_CONFORMS, EXIT_DOES_NOT_CONFORM, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 
@@ -96,6 +97,7 @@ class Options:
     binary: str = ""
     target: str = ""
     features: str = DEFAULT_FEATURES
+    statements: str = DEFAULT_STATEMENTS
     stale_check: bool | None = None
     partial_ok: bool = False
     test_filter: str = ""  # TESTBRIDGE_TEST_ONLY (bazel test --test_filter)
@@ -164,6 +166,9 @@ def make_parser() -> argparse.ArgumentParser:
                    help="report expectations entries that match no case run (default: on for an unfiltered, "
                         "unsharded run of the suites, off for --filter, --device, replay and test filters)")
     p.add_argument("--features", default=DEFAULT_FEATURES, metavar="FILE", help="feature levels (default %(default)s)")
+    p.add_argument("--statements", default=DEFAULT_STATEMENTS, metavar="FILE",
+                   help="the documents' statements and the spec rows that test them, for the report's spec coverage "
+                        "(default %(default)s)")
     # From the BUILD targets.
     p.add_argument("--suites", type=_names, default=[], metavar="A,B", help="the suites (the BUILD target passes them)")
     p.add_argument("--device-suites", type=_names, default=[], metavar="A,B",
@@ -182,7 +187,8 @@ def parse_args(argv: list[str], environ=None) -> Options:
     o = Options(candidate=a.candidate, testee=a.testee, suites=a.suites, out=a.out, filter=a.filter, jobs=a.jobs,
                 case_timeout=a.case_timeout, seed=a.seed or "", expectations=a.expectations, replay=a.replay,
                 device="" if a.device == "cpu" else a.device, device_suites=a.device_suites, binary=a.binary,
-                target=a.target, features=a.features, stale_check=a.stale_check, partial_ok=a.partial_ok)
+                target=a.target, features=a.features, statements=a.statements, stale_check=a.stale_check,
+                partial_ok=a.partial_ok)
     if o.candidate is None:
         o.candidate = "testee" if o.testee else "reference"
     if a.replay_file:
@@ -673,6 +679,12 @@ def main(argv: list[str]) -> int:
         return EXIT_USAGE
     import report as report_lib  # reports/report.py: needs python3-jsonschema (/usr/bin/python3)
 
+    try:
+        statements = report_lib.load_statements(o.statements)
+    except report_lib.ReportError as e:
+        print(f"run: {e}", file=sys.stderr)
+        return EXIT_USAGE
+
     start = time.monotonic()
     started_at = datetime.datetime.now(datetime.timezone.utc)
     suites = suites_for(o)
@@ -724,7 +736,7 @@ def main(argv: list[str]) -> int:
         expectations={"file": o.expectations_shown,
                       "entries": len(entries), "stale": stale},
         features=feature_table(feature_rows, runner, cases),
-        cases=cases)
+        cases=cases, coverage=report_lib.spec_coverage(statements, cases, o.statements))
     paths = report_lib.write_all(doc, o.out)
     if os.environ.get("XML_OUTPUT_FILE"):
         import junit  # reports/junit.py
