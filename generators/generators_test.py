@@ -793,9 +793,10 @@ class StatementTable(unittest.TestCase):
         for st in self.spec.statements:
             with self.subTest(statement=st["id"]):
                 doc = st["clause"].split("#")[0]
-                self.assertIn(normalise(st["quote"]), docs[doc], f"{st['id']}: the quote is not in document {doc}")
+                self.assertTrue(normalise(st["quote"]) in docs[doc],
+                                f"{st['id']}: the quote is not in document {doc}: {st['quote']!r}")
                 # the check can fail: the quote with one more character is not found
-                self.assertNotIn(normalise(st["quote"]) + "\u2063", docs[doc])
+                self.assertFalse(normalise(st["quote"]) + "\u2063" in docs[doc])
 
     def test_the_documents_are_covered(self):
         """Every document has statements, each under its own number; 001 only what the others lack."""
