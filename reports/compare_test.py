@@ -284,6 +284,11 @@ class Compare(unittest.TestCase):
         self.assertIn("## Spec coverage: the statements each candidate breaks", compare.markdown(cols))
         self.assertEqual(compare.coverage_markdown(cols[:1])[-2], "No candidate breaks a statement.")
         self.assertEqual(compare.coverage_markdown(cols[2:]), [])
+        page = compare.html(cols)
+        self.assertIn("<h2 id=coverage>Spec coverage: the statements each candidate breaks</h2>", page)
+        self.assertIn(f"<tr><td><code>002.a</code><br><q>rule a</q></td><td style='background:{render.COLORS['PASS']}'>"
+                      f"met</td><td style='background:{render.COLORS['FAIL']}'>broken: 1 FAIL</td><td>—</td></tr>", page)
+        self.assertNotIn("id=coverage", compare.html(cols[2:]))
 
     def test_verdicts_and_features(self):
         grid = self.tables.grid(self.tables.table("Verdicts and features"))

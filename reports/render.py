@@ -298,6 +298,42 @@ def coverage_markdown(doc: dict) -> list[str]:
     return out + [""]
 
 
+STATUS_COLOR = {"broken": COLORS["FAIL"], "met": COLORS["PASS"], "not supported": COLORS["NOT_SUPPORTED"]}
+
+
+def coverage_html(doc: dict) -> str:
+    """The Spec coverage section of report.html (coverage_markdown's content); "" without it."""
+    cov = coverage(doc)
+    if cov is None:
+        return ""
+    g = cov["groups"]
+    total = sum(len(v) for v in g.values())
+    parts = [f"<h2 id='{_e(anchor('coverage', 'statements'))}'>Spec coverage</h2>",
+             f"<p>The documents' statements ({_e(cov['file'])}): {total - len(g['untested'])} of {total} are tested by "
+             f"spec rows; in this run {len(g['met'])} met, {len(g['broken'])} broken (a case FAIL, XFAIL, CRASH or "
+             f"TIMEOUT), {len(g['not supported'])} not supported, {len(g['not run'])} with no case run; "
+             f"{len(g['untested'])} untested, each with its reason. Hover over a statement for its rows.</p>",
+             _html_table(["document", "statements", *g], [[d, sum(c.values()), *(c[k] for k in g)]
+                                                          for d, c in cov["per_doc"].items()])]
+    for kind in ("broken", "not supported", "untested", "not run", "met"):
+        if not g[kind]:
+            continue
+        items = []
+        for st in g[kind]:
+            why = st.get("untested") or _outcomes_text(st) or "no case ran"
+            color = STATUS_COLOR.get(kind)
+            if kind == "broken" and not any(st["outcomes"].get(o) for o in ("FAIL", "CRASH", "TIMEOUT")):
+                color = COLORS["XFAIL"]  # broken only by expected deviations
+            style = f" style='background:{color}'" if color else ""
+            items.append(f"<li{style} title='{_e('rows: ' + (', '.join(st['rows']) or 'none'))}'>"
+                         f"<code>{_e(st['id'])}</code> ({_e(st['clause'])}): {_e(why)}<br><q>{_e(st['quote'])}</q></li>")
+        body = f"<ul>{''.join(items)}</ul>"
+        title = f"Statements {kind} ({len(g[kind])})"
+        parts.append(f"<details><summary>{_e(title)}</summary>{body}</details>" if kind == "met" else
+                     f"<h3>{_e(title)}</h3>{body}")
+    return "\n".join(parts)
+
+
 def _group_by_reason(group: list[dict]):
     by = collections.defaultdict(list)
     for c in group:
@@ -399,6 +435,7 @@ def html(doc: dict) -> str:
             rows.append(f"<tr><th>{_e(r)}</th>{''.join(tds)}</tr>")
         head = "".join(f"<th>{_e(d)}</th>" for d in order)
         parts.append(f"<h3 id='{_e(anchor('matrix', key))}'>{_e(title)}</h3><table class=matrix><tr><th></th>{head}</tr>{''.join(rows)}</table>")
+    parts.append(coverage_html(doc))
     parts.append("<h2>Expected deviations, by clause</h2>")
     deviations = by_clause(cases, ("XFAIL",))
     if not deviations:

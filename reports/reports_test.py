@@ -81,7 +81,13 @@ class Reports(unittest.TestCase):
         self.assertIn("- `002.a` (002#type-promotion): 2 PASS, 1 XFAIL — “rule a”", md)
         self.assertIn("- `003.d` (003#torch.asarray): needs two GPUs — “rule d”", md)
         self.assertIn("| 002 | 2 | 2 | 0 | 0 | 0 | 0 |", md)
+        page = render.html(doc)
+        self.assertIn("<h2 id='coverage-statements'>Spec coverage</h2>", page)
+        self.assertIn(f"<li style='background:{render.COLORS['XFAIL']}' title='rows: promote_types, row.b'>"
+                      "<code>002.a</code> (002#type-promotion): 2 PASS, 1 XFAIL<br><q>rule a</q></li>", page)
+        self.assertIn("<code>003.d</code> (003#torch.asarray): needs two GPUs", page)
         self.assertNotIn("## Spec coverage", render.markdown(make(cases)))  # optional: older reports lack it
+        self.assertNotIn("Spec coverage", render.html(make(cases)))
         with self.assertRaisesRegex(report.ReportError, "statements"):
             bad = make(cases, coverage=cov)
             bad["cases"][0]["statements"] = []
