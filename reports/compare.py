@@ -490,16 +490,22 @@ def _promote_html(columns: list[Column]) -> str:
     return "".join(parts) + "</div>"
 
 
+def coverage_status(columns: list[Column]) -> tuple[list, list[dict], list[str]]:
+    """Per column its render.coverage (None for a report without it) and {statement id: (kind,
+    statement)}; and the ids of the statements some column breaks, in order."""
+    covs = [render.coverage(c.doc) for c in columns]
+    status = [{st["id"]: (kind, st) for kind, sts in cov["groups"].items() for st in sts} if cov else {}
+              for cov in covs]
+    ids = list(dict.fromkeys(sid for s in status for sid, (kind, _) in s.items() if kind == "broken"))
+    return covs, status, ids
+
+
 def coverage_markdown(columns: list[Column]) -> list[str]:
     """Which of the documents' statements each candidate breaks (render.coverage): a row per
     statement some candidate breaks, a cell per candidate. Empty where no report has it."""
-    covs = [render.coverage(c.doc) for c in columns]
+    covs, status, ids = coverage_status(columns)
     if not any(covs):
         return []
-    status: list[dict[str, tuple[str, dict]]] = []
-    for cov in covs:
-        status.append({st["id"]: (kind, st) for kind, sts in cov["groups"].items() for st in sts} if cov else {})
-    ids = list(dict.fromkeys(sid for s in status for sid, (kind, _) in s.items() if kind == "broken"))
     out = ["## Spec coverage: the statements each candidate breaks", "",
            "A statement is broken where one of its cases FAILed, XFAILed (an expected deviation), crashed or hung; "
            "counts of met / broken / not supported statements per candidate:", ""]
@@ -522,13 +528,9 @@ def coverage_markdown(columns: list[Column]) -> list[str]:
 
 def _coverage_html(columns: list[Column]) -> str:
     """coverage_markdown's table as HTML: a row per statement some candidate breaks."""
-    md = coverage_markdown(columns)
-    if not md:
+    covs, status, ids = coverage_status(columns)
+    if not any(covs):
         return ""
-    covs = [render.coverage(c.doc) for c in columns]
-    status = [{st["id"]: (kind, st) for kind, sts in cov["groups"].items() for st in sts} if cov else {}
-              for cov in covs]
-    ids = list(dict.fromkeys(sid for s in status for sid, (kind, _) in s.items() if kind == "broken"))
     head = "".join(_head_html(c) for c in columns)
     counts = "".join(f"<tr><th>{kind}</th>" + "".join(
         f"<td class=n>{'—' if cov is None else len(cov['groups'][kind])}</td>" for cov in covs) + "</tr>"
