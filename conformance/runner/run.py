@@ -69,6 +69,7 @@ import features as features_file  # noqa: E402
 
 DEFAULT_CASE_TIMEOUT = 120.0
 DEFAULT_FEATURES = "spec/features.toml"
+DEFAULT_STATEMENTS = "spec/statements.toml"
 
 EXIT_CONFORMS, EXIT_DOES_NOT_CONFORM, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 
@@ -98,6 +99,7 @@ class Options:
     known_testees: dict = dataclasses.field(default_factory=dict)  # --known-testee NAME=CMD
     target: str = ""
     features: str = DEFAULT_FEATURES
+    statements: str = DEFAULT_STATEMENTS
     stale_check: bool | None = None
     partial_ok: bool = False
     test_filter: str = ""  # TESTBRIDGE_TEST_ONLY (bazel test --test_filter)
@@ -166,6 +168,9 @@ def make_parser() -> argparse.ArgumentParser:
                    help="report expectations entries that match no case run (default: on for an unfiltered, "
                         "unsharded run of the suites, off for --filter, --device, replay and test filters)")
     p.add_argument("--features", default=DEFAULT_FEATURES, metavar="FILE", help="feature levels (default %(default)s)")
+    p.add_argument("--statements", default=DEFAULT_STATEMENTS, metavar="FILE",
+                   help="the documents' statements and the spec rows that test them, for the report's spec coverage "
+                        "(default %(default)s)")
     # From the BUILD targets.
     p.add_argument("--suites", type=_names, default=[], metavar="A,B", help="the suites (the BUILD target passes them)")
     p.add_argument("--device-suites", type=_names, default=[], metavar="A,B",
@@ -190,8 +195,8 @@ def parse_args(argv: list[str], environ=None) -> Options:
     o = Options(candidate=a.candidate, testee=a.testee, suites=a.suites, out=a.out, filter=a.filter, jobs=a.jobs,
                 case_timeout=a.case_timeout, seed=a.seed or "", expectations=a.expectations, replay=a.replay,
                 device="" if a.device == "cpu" else a.device, device_suites=a.device_suites, binary=a.binary,
-                target=a.target, features=a.features, stale_check=a.stale_check, partial_ok=a.partial_ok,
-                in_process=a.in_process)
+                target=a.target, features=a.features, statements=a.statements, stale_check=a.stale_check,
+                partial_ok=a.partial_ok, in_process=a.in_process)
     for spec in a.known_testee:
         name, sep, command = spec.partition("=")
         if not (name and sep and command):
@@ -728,6 +733,12 @@ def main(argv: list[str]) -> int:
         return EXIT_USAGE
     import report as report_lib  # reports/report.py: needs python3-jsonschema (/usr/bin/python3)
 
+    try:
+        statements = report_lib.load_statements(o.statements)
+    except report_lib.ReportError as e:
+        print(f"run: {e}", file=sys.stderr)
+        return EXIT_USAGE
+
     suites = suites_for(o)
     for s in suites:
         if not os.access(s.binary, os.X_OK) and not (o.binary or o.testee or o.replay):
@@ -786,7 +797,7 @@ def main(argv: list[str]) -> int:
         expectations={"file": o.expectations_shown,
                       "entries": len(entries), "stale": stale},
         features=feature_table(feature_rows, runner, cases),
-        cases=cases)
+        cases=cases, coverage=report_lib.spec_coverage(statements, cases, o.statements))
     paths = report_lib.write_all(doc, o.out)
     if os.environ.get("XML_OUTPUT_FILE"):
         import junit  # reports/junit.py
