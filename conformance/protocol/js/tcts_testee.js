@@ -26,6 +26,8 @@
  *     doubleToHex, exact through the IEEE bits, -0.0 and subnormals included). Scalars reach a
  *     method as boolean, BigInt (an integer), number (a float) or tcts.Complex, and a method's
  *     scalars are encoded the same way (so an integer answer must be a BigInt);
+ *   - release: when the suite releases a handle the kit forgets it and calls the testee's
+ *     release(obj), if it has one (a library that frees memory explicitly: tensor.dispose());
  *   - host memory: a lent region arrives as a Uint8Array (lend), synced both ways around every
  *     request;
  *   - stdout is the protocol's: serve() sends console.log/info/debug/warn and
@@ -373,7 +375,10 @@ class Server {
   }
 
   handle(req) {
-    for (const h of req.release || []) this.handles.delete(h);
+    for (const h of req.release || []) {
+      if (this.handles.has(h) && typeof this.testee.release === 'function') this.testee.release(this.handles.get(h));
+      this.handles.delete(h);
+    }
     for (const r of req.release_regions || []) this.regions.delete(r);
     for (const s of req.sync || []) {
       const r = this.regions.get(s.id);
@@ -502,5 +507,5 @@ function serve(testee, input = 0, output = 1) {
 
 module.exports = {
   PROTOCOL, FEATURE_OPS, ERROR_KINDS, Testee, NotSupported, TesteeError, ProtocolError, Complex, JsonFloat,
-  readJson, writeJson, hexToDouble, doubleToHex, encodeScalar, decodeScalar, Server, serve,
+  readJson, writeJson, hexToDouble, doubleToHex, encodeScalar, decodeScalar, Server, serve, protectStdout,
 };
