@@ -28,8 +28,11 @@
  *     scalars are encoded the same way (so an integer answer must be a BigInt);
  *   - release: when the suite releases a handle the kit forgets it and calls the testee's
  *     release(obj), if it has one (a library that frees memory explicitly: tensor.dispose());
- *   - host memory: a lent region arrives as a Uint8Array (lend), synced both ways around every
- *     request;
+ *   - host memory, as far as it goes: each method gets the server as its second argument, and
+ *     server.lend(src, field) turns a request's lent region ({"region": {"id", "bytes"}}) into
+ *     a Uint8Array that the kit syncs both ways around every request. asarray's source arrives
+ *     as sent (the testee calls lend for its kinds "array", "array_scalar" and "buffer"); the
+ *     kit has no DLPack (JavaScript has no DLManagedTensor) and answers data_ptr as given;
  *   - stdout is the protocol's: serve() sends console.log/info/debug/warn and
  *     process.stdout.write to stderr.
  * A library's semantics are its own: translate only.
