@@ -120,6 +120,26 @@ check('session', () => {
   assert.match(ask('{"id":9,"op":"values","t":{"x":1}').error.message, /bad request: not JSON/);
 });
 
+// Lent regions: the suite's writes reach the testee's bytes (sync in), the testee's writes are
+// answered (sync out), once.
+class Lender extends tcts.Testee {
+  asarray({source}, server) { this.bytes = server.lend(source, 'source'); return this.bytes; }
+  values({t}) { t[0] = 7; return Array.from(t, (x) => BigInt(x)); }
+}
+check('regions', () => {
+  const testee = new Lender();
+  const server = new tcts.Server(testee);
+  const ask = (req) => tcts.readJson(server.answer(req));
+  const region = Buffer.from([1, 2, 3]).toString('base64');
+  assert.strictEqual(ask(`{"id":1,"op":"asarray","source":{"kind":"buffer","region":{"id":5,"bytes":"${region}"}}}`).ok, 1);
+  const synced = Buffer.from([4, 5, 6]).toString('base64');
+  const answer = ask(`{"id":2,"op":"values","t":1,"sync":[{"id":5,"bytes":"${synced}"}]}`);
+  assert.deepStrictEqual(answer.ok, [7, 5, 6]);
+  assert.deepStrictEqual(answer.sync, [{id: 5, bytes: Buffer.from([7, 5, 6]).toString('base64')}]);
+  assert.strictEqual(ask('{"id":3,"op":"release"}').sync, undefined);
+  assert.strictEqual(ask('{"id":4,"op":"release","sync":[{"id":5,"bytes":"AAA="}]}').error.kind, 'Internal');
+});
+
 if (failures) {
   process.stderr.write(`${failures} check(s) failed\n`);
   process.exit(1);
