@@ -515,7 +515,7 @@ class Runner:
         if outcome == "XFAIL":
             message = ""  # the binary's failure report of a listed deviation; mismatches hold it
         if outcome == "XPASS":
-            message = (f"listed in {self.o.expectations}:{entry.line} ({entry.pattern} {entry.outcome}, reason: "
+            message = (f"listed in {entry.path or self.o.expectations}:{entry.line} ({entry.pattern} {entry.outcome}, reason: "
                        f"{entry.reason}) but the candidate now matches the spec; remove the entry.\n" + message).strip()
         passed = raw == "PASS"
         record = {
