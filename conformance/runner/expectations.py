@@ -7,7 +7,7 @@ conformance/expectations/FORMAT.md; in short:
 
     <case-id glob> <OUTCOME> <reason...>      # a comment
     <OUTCOME>: <reason...>                    # a block: one reason for the indented
-        <case-id glob>                        # patterns below it
+        <case-id glob> <case-id glob>...      # patterns below it
         <case-id glob>
     include <file>                            # another file's entries, spliced in here
 
@@ -150,12 +150,13 @@ class Entry:
     reason: str
     line: int
     path: str = ""  # the file the entry is in (an included file's path, for entries from an include)
+    col: int = 1  # where its pattern starts
     _matcher: Callable[[str], bool] = dataclasses.field(repr=False, compare=False, default=None)
     _prefix: str = dataclasses.field(repr=False, compare=False, default="")
 
     @staticmethod
-    def make(pattern: str, outcome: str, reason: str, line: int, path: str = "") -> "Entry":
-        return Entry(pattern, outcome, reason, line, path, compile_glob(pattern), literal_prefix(pattern))
+    def make(pattern: str, outcome: str, reason: str, line: int, path: str = "", col: int = 1) -> "Entry":
+        return Entry(pattern, outcome, reason, line, path, col, compile_glob(pattern), literal_prefix(pattern))
 
     def matches(self, case_id: str) -> bool:
         return case_id.startswith(self._prefix) and self._matcher(case_id)
@@ -196,6 +197,21 @@ def _strip_comment(line: str) -> str:
         if ch == "#" and (i == 0 or line[i - 1] in FIELD_SEPARATORS):
             return line[:i]
     return line
+
+
+def _words(line: str) -> list[tuple[int, str]]:
+    """(column, text) of every blank-separated word of `line`."""
+    out, i, n = [], 0, len(line)
+    while i < n:
+        while i < n and line[i] in FIELD_SEPARATORS:
+            i += 1
+        j = i
+        while j < n and line[j] not in FIELD_SEPARATORS:
+            j += 1
+        if j > i:
+            out.append((i + 1, line[i:j]))
+        i = j
+    return out
 
 
 def _fields(line: str) -> list[tuple[int, str]]:
@@ -259,11 +275,13 @@ def parse(path: str, text: str, root: str | None = None, _stack: tuple = ()) -> 
         indented = line[0] in FIELD_SEPARATORS
         (col0, first), rest = fields[0], fields[1:]
         if block is not None and indented:
-            if rest:
-                raise ExpectationsError(f"{path}:{n}:{rest[0][0]}: a block (line {block[2]}) lists one pattern per "
-                                        f"line; '{rest[0][1]}' follows '{first}'")
-            entries.append(Entry.make(first, block[0], block[1], n, path))
-            block[3].append(first)
+            for col, pattern in _words(line):
+                if pattern in OUTCOMES or pattern in _HEADERS:
+                    raise ExpectationsError(f"{path}:{n}:{col}: '{pattern}' in the patterns of the block at line "
+                                            f"{block[2]}: a block's indented lines hold only patterns (a one-line "
+                                            f"entry or a new block starts unindented)")
+                entries.append(Entry.make(pattern, block[0], block[1], n, path, col))
+                block[3].append(pattern)
             continue
         if block is not None:
             if not block[3]:
@@ -293,7 +311,7 @@ def parse(path: str, text: str, root: str | None = None, _stack: tuple = ()) -> 
             raise ExpectationsError(f"{path}:{n}:{col}: unknown outcome '{outcome}' (expected {expected})")
         if len(rest) < 2:
             raise ExpectationsError(f"{path}:{n}: '{first}' needs a reason")
-        entries.append(Entry.make(first, outcome, rest[1][1], n, path))
+        entries.append(Entry.make(first, outcome, rest[1][1], n, path, col0))
     if block is not None and not block[3]:
         raise ExpectationsError(f"{path}:{block[2]}: the block '{block[0]}: {block[1]}' lists no pattern "
                                 f"(indent its patterns below it)")

@@ -98,6 +98,8 @@ class Options:
     features: str = DEFAULT_FEATURES
     stale_check: bool | None = None
     partial_ok: bool = False
+    write_expectations: str = ""  # --write-expectations=FILE: a fresh file listing this run's deviations
+    update_expectations: str = ""  # --update-expectations=FILE
     test_filter: str = ""  # TESTBRIDGE_TEST_ONLY (bazel test --test_filter)
     shard: tuple = (0, 1)  # TEST_SHARD_INDEX, TEST_TOTAL_SHARDS
 
@@ -163,6 +165,13 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--stale-check", action=argparse.BooleanOptionalAction, default=None,
                    help="report expectations entries that match no case run (default: on for an unfiltered, "
                         "unsharded run of the suites, off for --filter, --device, replay and test filters)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--write-expectations", default="", metavar="FILE",
+                       help="after the run, write FILE listing every deviation of the run (UNREVIEWED reasons to "
+                            "replace; conformance/runner/write_expectations.py)")
+    which.add_argument("--update-expectations", default="", metavar="FILE",
+                       help="after the run, update FILE: keep the entries whose cases still deviate, narrow or drop "
+                            "the others (XPASS, stale), add the new deviations")
     p.add_argument("--features", default=DEFAULT_FEATURES, metavar="FILE", help="feature levels (default %(default)s)")
     # From the BUILD targets.
     p.add_argument("--suites", type=_names, default=[], metavar="A,B", help="the suites (the BUILD target passes them)")
@@ -182,7 +191,8 @@ def parse_args(argv: list[str], environ=None) -> Options:
     o = Options(candidate=a.candidate, testee=a.testee, suites=a.suites, out=a.out, filter=a.filter, jobs=a.jobs,
                 case_timeout=a.case_timeout, seed=a.seed or "", expectations=a.expectations, replay=a.replay,
                 device="" if a.device == "cpu" else a.device, device_suites=a.device_suites, binary=a.binary,
-                target=a.target, features=a.features, stale_check=a.stale_check, partial_ok=a.partial_ok)
+                target=a.target, features=a.features, stale_check=a.stale_check, partial_ok=a.partial_ok,
+                write_expectations=a.write_expectations, update_expectations=a.update_expectations)
     if o.candidate is None:
         o.candidate = "testee" if o.testee else "reference"
     if a.replay_file:
@@ -618,6 +628,44 @@ def bazel_command(o: Options, environ) -> str:
         f" (shard {o.shard[0] + 1} of {o.shard[1]})" if o.shard[1] > 1 else "")
 
 
+# ---------------------------------------------------------------- writing expectations
+def expectations_after_run(o: Options, doc: dict, suites: list) -> int | None:
+    """--write-expectations / --update-expectations: the file from this run's outcomes (None
+    when neither was given: then, when anything was unexpected, the command that would list it
+    is printed). Returns None to go on (the run's verdict decides the exit status), or
+    EXIT_USAGE when the file could not be written."""
+    import write_expectations  # conformance/runner/write_expectations.py
+    target = o.write_expectations or o.update_expectations
+    unexpected = sum(doc["summary"]["outcomes"].get(k, 0) for k in ("FAIL", "XPASS", "CRASH", "TIMEOUT"))
+    if not target:
+        if unexpected or (doc["expectations"].get("stale") or []):
+            workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY", os.getcwd())
+            exp = o.expectations if os.path.isabs(o.expectations) else os.path.join(workspace, o.expectations)
+            report = os.path.join(o.out, "report.json")
+            if o.stale_check:
+                print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED):\n"
+                      f"  cd {workspace} && /usr/bin/python3 conformance/runner/write_expectations.py "
+                      f"--from-report={report} --update={exp}")
+            else:
+                print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED): rerun with "
+                      f"--update-expectations={exp}")
+        return None
+    ids = [c["id"] for c in doc["cases"]]
+    if not o.stale_check and not o.replay:
+        with tempfile.TemporaryDirectory(prefix="tcts-list-") as tmp:
+            for s in suites:
+                ids += [c.id for c in list_cases(s, [], tmp)]
+    try:
+        for line in write_expectations.run(doc["cases"], doc["candidate"], ids, user_path(o.write_expectations)
+                                           if o.write_expectations else "", user_path(o.update_expectations)
+                                           if o.update_expectations else "", source=o.command):
+            print(f"expectations: {line}")
+    except (write_expectations.WriteError, expectations_file.ExpectationsError) as e:
+        print(f"run: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    return None
+
+
 def main(argv: list[str]) -> int:
     try:
         o = parse_args(argv)
@@ -733,6 +781,9 @@ def main(argv: list[str]) -> int:
     print(f"wall time: {wall:.3f} s for {len(names)} suite(s), {runner.processes} process(es), "
           f"{runner.isolated} isolated after a crash or hang")
     print("report: " + ", ".join(paths))
+    written = expectations_after_run(o, doc, suites)
+    if written is not None:
+        return written
     verdict = doc["summary"]["verdict"]
     if verdict == "CONFORMS":
         return EXIT_CONFORMS

@@ -249,6 +249,68 @@ class CommandLine(unittest.TestCase):
         self.assertIn("unknown argument '--expectations=", p.stderr)
 
 
+class WritesExpectations(unittest.TestCase):
+    """--write-expectations lists a faulty run's deviations so that a rerun with the file
+    conforms; with a fault removed the rerun sees the XPASS; --update-expectations drops it."""
+
+    WRITE_FAULTS = {
+        "promote_types.int8.int16": "wrong",
+        "promote_types.int8.int32": "wrong",
+        "promote_types.int8.uint8": "abort",
+        "property.promote_types.commutative": "wrong",
+    }
+
+    def faulty(self, d, faults, *extra):
+        env = child_env({"TCTS_FAULTS": ";".join(f"{m}={c}" for c, m in faults.items())})
+        return run(["--suites=" + ",".join(SUITES), "--candidate=faulty", f"--out={d}/out", "--jobs=2",
+                    f"--seed={SEED}", *extra], env=env)
+
+    def entries(self, path):
+        import expectations
+        return expectations.load(path)
+
+    def test_write_rerun_xpass_update(self):
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as d:
+            path = os.path.join(d, "faulty.txt")
+            p = self.faulty(d, self.WRITE_FAULTS, "--expectations=conformance/expectations/reference.txt",
+                            f"--write-expectations={path}")
+            self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr)  # the run itself did not conform
+            self.assertIn("4 unreviewed reason(s)", p.stdout)
+            written = self.entries(path)
+            patterns = sorted(e.pattern for e in written)
+            # Exactly the deviating cases: nothing that passed is matched.
+            ids = all_case_ids()
+            matched = {i for i in ids if any(e.matches(i) for e in written)}
+            self.assertEqual(matched, set(self.WRITE_FAULTS), patterns)
+            self.assertTrue(all(e.reason.startswith("UNREVIEWED:") for e in written))
+            crash = next(e for e in written if e.matches("promote_types.int8.uint8"))
+            self.assertEqual(crash.outcome, "CRASH")
+            wrong = next(e for e in written if e.matches("promote_types.int8.int16"))
+            self.assertIn("observed", wrong.reason)
+            self.assertIn("spec:", wrong.reason)
+
+            again = self.faulty(d, self.WRITE_FAULTS, f"--expectations={path}")
+            self.assertEqual(again.returncode, 0, again.stdout[-3000:] + again.stderr)
+            doc = report_lib.load(os.path.join(d, "out", "report.json"))
+            self.assertEqual(doc["summary"]["outcomes"]["XFAIL"], 4)
+
+            fewer = dict(self.WRITE_FAULTS)
+            del fewer["promote_types.int8.int16"]
+            xpass = self.faulty(d, fewer, f"--expectations={path}")
+            self.assertEqual(xpass.returncode, 1)
+            doc = report_lib.load(os.path.join(d, "out", "report.json"))
+            self.assertEqual([c["id"] for c in doc["cases"] if c["outcome"] == "XPASS"], ["promote_types.int8.int16"])
+            self.assertIn("write_expectations.py --from-report=", xpass.stdout)  # the command that lists it
+
+            update = self.faulty(d, fewer, f"--expectations={path}", f"--update-expectations={path}")
+            self.assertIn("expectations:", update.stdout, update.stdout[-3000:] + update.stderr)
+            now = self.entries(path)
+            self.assertFalse(any(e.matches("promote_types.int8.int16") for e in now), [e.pattern for e in now])
+            self.assertEqual({i for i in ids if any(e.matches(i) for e in now)}, set(fewer))
+            final = self.faulty(d, fewer, f"--expectations={path}")
+            self.assertEqual(final.returncode, 0, final.stdout[-3000:] + final.stderr)
+
+
 class BazelTestProtocol(unittest.TestCase):
     """What `bazel test //conformance:<suite>_<candidate>` gives run.py: shards, a test filter, an
     XML file, an outputs directory."""
