@@ -275,7 +275,7 @@ class WritesExpectations(unittest.TestCase):
             p = self.faulty(d, self.WRITE_FAULTS, "--expectations=conformance/expectations/reference.txt",
                             f"--write-expectations={path}")
             self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr)  # the run itself did not conform
-            self.assertIn("4 unreviewed reason(s)", p.stdout)
+            self.assertIn("4 reasons, 4 of them unreviewed", p.stdout)
             written = self.entries(path)
             patterns = sorted(e.pattern for e in written)
             # Exactly the deviating cases: nothing that passed is matched.

@@ -63,13 +63,25 @@ def raw_outcome(case: dict) -> str:
 
 # ---------------------------------------------------------------- globs
 class Universe:
-    """Every case id a glob could match, sorted, for checking candidate globs quickly."""
+    """Every case id a glob could match, sorted, with the dotted tree of their segments, for
+    checking candidate globs quickly."""
 
     def __init__(self, ids):
         self.ids = sorted(set(ids))
+        self.children: dict[tuple, set] = collections.defaultdict(set)  # prefix -> next segments
+        self.under: collections.Counter = collections.Counter()  # prefix -> ids equal to it or below it
+        self.is_id: set = set()
+        for i in self.ids:
+            segs = tuple(i.split("."))
+            self.is_id.add(segs)
+            for k in range(len(segs) + 1):
+                self.under[segs[:k]] += 1
+                if k < len(segs):
+                    self.children[segs[:k]].add(segs[k])
 
-    def matches(self, pattern: str, allowed: set) -> set | None:
-        """The ids `pattern` matches, or None as soon as it matches one outside `allowed`."""
+    def matches(self, pattern: str, allowed: set | None) -> set | None:
+        """The ids `pattern` matches, or None as soon as it matches one outside `allowed`
+        (None: any id is allowed)."""
         match = ex.compile_glob(pattern)
         prefix = ex.literal_prefix(pattern)
         lo = bisect.bisect_left(self.ids, prefix)
@@ -78,7 +90,7 @@ class Universe:
         for i in range(lo, hi):
             text = self.ids[i]
             if match(text):
-                if text not in allowed:
+                if allowed is not None and text not in allowed:
                     return None
                 found.add(text)
         return found
@@ -91,36 +103,29 @@ def _join(segments) -> str:
 def _prefix_cover(targets: set, allowed: set, universe: Universe) -> list[tuple]:
     """Patterns (as segment tuples) of whole subtrees of the dotted case-id tree whose every
     id is allowed and one at least a target, and the remaining targets as literals."""
-    tree: dict = {}
-    for i in universe.ids:
-        node = tree
-        for seg in i.split("."):
-            node = node.setdefault(seg, {})
-        node[None] = i  # an id ends here
+    def counts(ids):
+        c = collections.Counter()
+        for i in ids:
+            segs = tuple(i.split("."))
+            for k in range(len(segs) + 1):
+                c[segs[:k]] += 1
+        return c
 
+    hit, ok = counts(targets), counts(allowed)
     out: list[tuple] = []
-
-    def all_targets(node) -> bool:
-        return all((k is None and v in allowed) or (k is not None and all_targets(v)) for k, v in node.items())
-
-    def any_target(node) -> bool:
-        return any((k is None and v in targets) or (k is not None and any_target(v)) for k, v in node.items())
-
-    def walk(node, path):
-        if not any_target(node):
-            return
-        children = {k: v for k, v in node.items() if k is not None}
-        if path and children and all_targets(node) and len(children) + (None in node) > 1:
-            if None in node:
-                out.append(tuple(path))
-            out.append(tuple(path) + ("*",))
-            return
-        if None in node and node[None] in targets:
-            out.append(tuple(path))
-        for k, v in children.items():
-            walk(v, path + [k])
-
-    walk(tree, [])
+    stack = [()]
+    while stack:
+        path = stack.pop()
+        kids = universe.children.get(path, ())
+        whole = ok[path] == universe.under[path]
+        if path and kids and whole and len(kids) + (path in universe.is_id) > 1:
+            if path in universe.is_id and ".".join(path) in targets:
+                out.append(path)
+            out.append(path + ("*",))
+            continue
+        if path in universe.is_id and ".".join(path) in targets:
+            out.append(path)
+        stack += [path + (k,) for k in sorted(kids, reverse=True) if hit[path + (k,)]]
     return out
 
 
@@ -341,13 +346,18 @@ def _drop_empty_blocks(path: str, text: str) -> str:
     return "\n".join(out)
 
 
-def check(path: str, text: str, cases: list[dict]) -> None:
+def check(path: str, text: str, cases: list[dict], universe: Universe) -> None:
     """The file written must make every deviation of the run expected and leave every other
     case as it was (a bug here would be a silent wrong list)."""
     entries = ex.parse(path, text)
+    decider: dict[str, int] = {}
+    for k in range(len(entries) - 1, -1, -1):  # the first matching entry decides
+        for i in universe.matches(entries[k].pattern, None):
+            decider[i] = k
     for c in cases:
         raw = raw_outcome(c)
-        got = ex.apply(entries, c["id"], raw)[0]
+        k = decider.get(c["id"])
+        got = ex.apply([entries[k]] if k is not None else [], c["id"], raw)[0]
         want = "XFAIL" if raw in DEVIATIONS else raw
         if got != want and not (raw in DEVIATIONS and c.get("reason", "").endswith("failed outside its checks")):
             raise WriteError(f"internal error: the written file makes {c['id']} ({raw}) {got}, not {want}")
@@ -374,13 +384,14 @@ def run(cases: list[dict], candidate: dict, universe_ids, write_path: str = "", 
             raise WriteError(f"--update: no file '{update_path}' (use --write for a new one)")
         text, notes = update(update_path, cases, universe, stamp)
         path = update_path
-    check(path, text, cases)
+    check(path, text, cases, universe)
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
     os.replace(tmp, path)
     entries = ex.parse(path, text)
-    notes.append(f"{path}: {len(entries)} entries, {sum(e.unreviewed for e in entries)} unreviewed reason(s)")
+    notes.append(f"{path}: {len(entries)} patterns, {len({e.reason for e in entries})} reasons, "
+                 f"{len({e.reason for e in entries if e.unreviewed})} of them unreviewed")
     return notes
 
 
