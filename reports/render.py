@@ -135,6 +135,8 @@ def facts(doc: dict) -> list[tuple[str, str]]:
         ("wall time", f"{run['wall_s']} s, {run['jobs']} jobs, {run['processes']} processes, "
                       f"{run['isolated_processes']} isolated after a crash or hang"),
         ("expectations", f"{doc['expectations']['file']} ({doc['expectations']['entries']} entries, "
+                         + (f"{doc['expectations']['unreviewed']} unreviewed reasons, "
+                            if doc["expectations"].get("unreviewed") else "")
                          + ("stale check skipped: a filtered, device or replay run" if stale is None else f"{len(stale)} stale") + ")"),
         ("suite commit", doc["tool"]["commit"] or "(unknown)"),
         ("generated", doc["generated"]),

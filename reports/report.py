@@ -233,6 +233,9 @@ def text_summary(doc: dict, limit: int = 30) -> str:
     if reasons:
         lines.append("\nexpected deviations (from the candidate's expectations file):")
         lines += [f"  {n:>5}  {reason}" for reason, n in reasons.most_common()]
+    if doc["expectations"].get("unreviewed"):
+        lines.append(f"\n{doc['expectations']['unreviewed']} reason(s) in {doc['expectations']['file']} start with "
+                     f"UNREVIEWED: replace each with the library's rule and its source")
     stale = doc["expectations"]["stale"]
     if stale:
         lines.append(f"\nstale expectations ({doc['expectations']['file']}): entries that match no case")

@@ -770,7 +770,8 @@ def main(argv: list[str]) -> int:
              "isolated_processes": runner.isolated, "started": started_at.isoformat(timespec="seconds"),
              "wall_s": round(wall, 3), "replay_file": o.replay or None},
         expectations={"file": o.expectations_shown,
-                      "entries": len(entries), "stale": stale},
+                      "entries": len(entries), "stale": stale,
+                      "unreviewed": len({e.reason for e in entries if e.unreviewed})},
         features=feature_table(feature_rows, runner, cases),
         cases=cases)
     paths = report_lib.write_all(doc, o.out)

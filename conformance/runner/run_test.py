@@ -293,6 +293,8 @@ class WritesExpectations(unittest.TestCase):
             self.assertEqual(again.returncode, 0, again.stdout[-3000:] + again.stderr)
             doc = report_lib.load(os.path.join(d, "out", "report.json"))
             self.assertEqual(doc["summary"]["outcomes"]["XFAIL"], 4)
+            self.assertEqual(doc["expectations"]["unreviewed"], 4)
+            self.assertIn("4 reason(s) in", again.stdout)
 
             fewer = dict(self.WRITE_FAULTS)
             del fewer["promote_types.int8.int16"]
