@@ -170,7 +170,7 @@ def summary_markdown(columns: list[Column]) -> str:
     rows = []
     for c in columns:
         s = c.doc["summary"]
-        top = "<br>".join(f"{what} ({n})" for what, n, _ in top_deviations(c.cases)) or "—"
+        top = render.MdRaw("<br>".join(_md(f"{what} ({n})") for what, n, _ in top_deviations(c.cases)) or "—")
         rows.append([c.title(), render.verdict(c.doc), s["total"], s["outcomes"]["PASS"], s["outcomes"]["XFAIL"],
                      unexpected_count(c.doc), s["outcomes"]["NOT_SUPPORTED"], top])
     return "\n".join(render._md_table(SUMMARY_HEADER, rows)) + "\n"

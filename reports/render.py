@@ -144,8 +144,32 @@ def facts(doc: dict) -> list[tuple[str, str]]:
 
 
 # ---------------------------------------------------------------- Markdown
+def _md_char(ch: str) -> str:
+    cp = ord(ch)
+    if ch in "\r\n\t":
+        return " "
+    if cp < 0x20 or 0x7F <= cp <= 0x9F or cp in (0x2028, 0x2029):
+        return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
+    return {"|": "\\|", "<": "&lt;", "&": "&amp;", "`": "\\`"}.get(ch, ch)
+
+
+class MdRaw(str):
+    """Markdown already escaped (a cell joined from escaped parts): _md leaves it as it is."""
+
+
 def _md(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """`text` (a name, message or observed value the testee controls) as inline Markdown that
+    stays on its line and in its table cell: '|', '<', '&' and '`' escaped, line breaks as
+    spaces, other control characters as \\xNN."""
+    if isinstance(text, MdRaw):
+        return text
+    return "".join(_md_char(ch) for ch in str(text))
+
+
+def _md_code(text: str) -> str:
+    """`text` inside a code span: backticks and control characters cannot end it or the line."""
+    return "`" + "".join(" " if ch in "\r\n\t" else ("'" if ch == "`" else ch) if ch >= " " and not
+                         0x7F <= ord(ch) <= 0x9F else f"\\x{ord(ch):02x}" for ch in str(text)) + "`"
 
 
 def _md_table(header: list[str], rows: list[list]) -> list[str]:
@@ -158,12 +182,37 @@ def _count_rows(table: dict) -> list[list]:
     return [[k, sum(cnt.values())] + [cnt[o] or "" for o in OUTCOMES] for k, cnt in table.items()]
 
 
+def score_rows(rows: list[dict]) -> list[list]:
+    return [[r["name"], "" if r["percent"] is None else f"{r['percent']:.1f} %", r["conformant"], r["cases"]]
+            for r in sorted(rows, key=lambda r: (r["percent"] is None, r["percent"] or 0, r["name"]))]
+
+
+def score_markdown(doc: dict) -> list[str]:
+    """The conformance score beside the gate (report.json `conformance`; none before version 3)."""
+    score = doc.get("conformance")
+    if not score or score["percent"] is None:
+        return []
+    rf = score["required_features"]
+    out = [f"**{_md(doc['summary']['headline'])}** — conformance beside the gate: **{score['percent']:.1f} %** "
+           f"({score['conformant']} of {score['cases']} cases of required features behave as the spec says); "
+           f"required features exercised: {rf['exercised']} of {rf['total']}"
+           + (f"; {score['optional_excluded']} cases of optional features not counted" if score["optional_excluded"]
+              else "") + ".", "", "## Conformance per spec file", ""]
+    out += _md_table(["spec file", "conformance", "conformant", "cases"], score_rows(score["by_spec_file"])) + [""]
+    out += ["## Conformance per required feature", ""]
+    out += _md_table(["feature", "conformance", "conformant", "cases"], score_rows(score["by_feature"])) + [""]
+    out += ["## Conformance per clause", ""]
+    out += _md_table(["clause", "conformance", "conformant", "cases"], score_rows(score["by_clause"])) + [""]
+    return out
+
+
 def markdown(doc: dict) -> str:
     cases = doc["cases"]
     s = doc["summary"]
-    out = [f"# tensor-cts conformance report: {doc['candidate']['name']} {doc['candidate']['version']}".rstrip(), "",
-           f"**{verdict(doc)}** — {s['total']} cases: "
+    out = [_md(f"# tensor-cts conformance report: {doc['candidate']['name']} {doc['candidate']['version']}".rstrip()),
+           "", f"**{verdict(doc)}** — {s['total']} cases: "
            + ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]), ""]
+    out += score_markdown(doc)
     if why(doc):
         out += [f"- {_md(w)}" for w in why(doc)] + [""]
     out += _md_table(["", ""], [[k, v] for k, v in facts(doc)]) + [""]
@@ -196,10 +245,10 @@ def markdown(doc: dict) -> str:
     for clause, group in deviations.items():
         out += [f"### {clause} ({len(group)})", ""]
         for reason, members in _group_by_reason(group):
-            out += [f"- **{reason}** ({len(members)}): " + ", ".join(f"`{c['id']}`" for c in members[:12])
+            out += [f"- **{_md(reason)}** ({len(members)}): " + ", ".join(_md_code(c['id']) for c in members[:12])
                     + (f" … and {len(members) - 12} more" if len(members) > 12 else "")]
             first = members[0]
-            out += [f"  - e.g. `{first['id']}`: expected {first['expected']}; observed {first['observed']}"]
+            out += [f"  - e.g. {_md_code(first['id'])}: expected {_md(first['expected'])}; observed {_md(first['observed'])}"]
         out += [""]
     unexpected = by_clause(cases, report_lib.UNEXPECTED)
     out += ["## Unexpected outcomes, by clause", ""]
@@ -208,7 +257,7 @@ def markdown(doc: dict) -> str:
     for clause, group in unexpected.items():
         out += [f"### {clause} ({len(group)})", ""]
         for c in group:
-            out += [f"- **{c['outcome']}** `{c['id']}` — {c['statement']}"]
+            out += [f"- **{c['outcome']}** {_md_code(c['id'])} — {_md(c['statement'])}"]
             if c.get("spec_row"):
                 out += [f"  - spec row: `{c['spec_row']}`"]
             out += [f"  - expected: {_md(c['expected'])}", f"  - observed: {_md(c['observed'])}"]
@@ -217,9 +266,9 @@ def markdown(doc: dict) -> str:
             if c.get("seed"):
                 out += [f"  - seed: {c['seed']}" + (f" ({c['draws']} checked draws)" if "draws" in c else "")]
             if c.get("counterexample"):
-                out += ["  - counterexample:", "", "    ```", *("    " + l for l in c["counterexample"].splitlines()[:30]),
+                out += ["  - counterexample:", "", "    ```", *("    " + _md_code(l)[1:-1] for l in c["counterexample"].splitlines()[:30]),
                         "    ```", ""]
-            out += [f"  - rerun: `{c['rerun']}`"]
+            out += [f"  - rerun: {_md_code(c['rerun'])}"]
         out += [""]
     calls = not_supported_calls(cases)
     if calls:
@@ -298,6 +347,35 @@ def _features_html(doc: dict) -> str:
             f"<table><tr>{head}</tr>{''.join(rows)}</table>")
 
 
+def score_color(percent) -> str:
+    """A cell colour for a conformance percentage: red below 50, through amber, to green at 100."""
+    if percent is None:
+        return "#eeeeee"
+    hue = max(0.0, min(1.0, (percent - 50.0) / 50.0)) * 120
+    return f"hsl({hue:.0f}, 65%, 80%)"
+
+
+def score_html(doc: dict) -> str:
+    score = doc.get("conformance")
+    if not score or score["percent"] is None:
+        return ""
+    rf = score["required_features"]
+
+    def table(kind, rows):
+        body = "".join(f"<tr><td>{_e(r[0])}</td><td class=num style='background:{score_color(x['percent'])}'>{_e(r[1])}"
+                       f"</td><td class=num>{r[2]}</td><td class=num>{r[3]}</td></tr>"
+                       for r, x in zip(score_rows(rows), sorted(rows, key=lambda r: (r["percent"] is None,
+                                                                                     r["percent"] or 0, r["name"]))))
+        return (f"<table><tr><th>{_e(kind)}</th><th>conformance</th><th>conformant</th><th>cases</th></tr>{body}"
+                f"</table>")
+    return (f"<p><b>{_e(doc['summary']['headline'])}</b> — conformance beside the gate: <b>{score['percent']:.1f} %</b> "
+            f"({score['conformant']} of {score['cases']} cases of required features behave as the spec says); required "
+            f"features exercised: {rf['exercised']} of {rf['total']}</p>"
+            "<h2>Conformance per spec file</h2>" + table("spec file", score["by_spec_file"]) +
+            "<h2>Conformance per required feature</h2>" + table("feature", score["by_feature"]) +
+            "<details><summary>Conformance per clause</summary>" + table("clause", score["by_clause"]) + "</details>")
+
+
 def html(doc: dict) -> str:
     cases = doc["cases"]
     s = doc["summary"]
@@ -308,6 +386,7 @@ def html(doc: dict) -> str:
              f"<p><span class='verdict {VERDICT_CLASS[verdict(doc)]}'>{verdict(doc)}</span> "
              f"{s['total']} cases: " + ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]) + "</p>",
              ("<ul>" + "".join(f"<li>{_e(w)}</li>" for w in why(doc)) + "</ul>") if why(doc) else "",
+             score_html(doc),
              "<table>" + "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in facts(doc)) + "</table>",
              _features_html(doc),
              "<p class=legend>" + "".join(f"<span style='background:{COLORS[o]}'>{o}</span>" for o in OUTCOMES) + "</p>",

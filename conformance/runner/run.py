@@ -545,6 +545,7 @@ class Runner:
                 record["feature"] = e["feature"]
         if e.get("features"):
             self.used[(suite.name, c.test)] = e["features"]
+            record["features"] = list(e["features"])
         if e.get("skipped_checks"):
             record["skipped_checks"] = e["skipped_checks"]
         if c.kind == "property":
