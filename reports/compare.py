@@ -7,6 +7,12 @@ Writes DIR/compare.html and DIR/compare.md (default DIR: out/ in the workspace; 
 relative to where `bazel run` was started) and prints the summary table as Markdown, for the
 README. The candidates are the columns, in the order given. Both files show:
 
+- first, the scores: per candidate (a row each, the most conformant first) its headline, its
+  conformance — of the cases of required features, the share that behaves as the spec says —
+  in all and per spec file (coloured from red, below 50 %, to green, 100 %), and the required
+  features it exercised (report.json `conformance`, schema version 3; computed from the cases
+  for older reports);
+
 - the summary: per candidate its verdict, its PASS, XFAIL, unexpected (FAIL, XPASS, CRASH,
   TIMEOUT) and NOT_SUPPORTED counts and its three top deviations (top_deviations says which);
 - the verdicts with their reasons, and every feature of the candidate interface with its
@@ -26,7 +32,7 @@ error.
 Exit status: 0 when both files were written; 1 when they could not be; 2 on bad usage or input
 — a file that cannot be read, is not UTF-8 or JSON, or is not a tensor-cts report (the message
 names the file and the problem), or two reports that cannot be told apart. Reads reports of
-schema version 1 and 2. Needs python3-jsonschema (/usr/bin/python3).
+schema version 1, 2 and 3. Needs python3-jsonschema (/usr/bin/python3).
 """
 
 from __future__ import annotations
@@ -262,8 +268,9 @@ def promote_stats(cells: dict) -> str:
 
 # ---------------------------------------------------------------- Markdown
 def markdown(columns: list[Column]) -> str:
-    out = [f"# tensor-cts: {len(columns)} candidate{'s' if len(columns) != 1 else ''} compared", "",
-           "## Summary", "",
+    out = [f"# tensor-cts: {len(columns)} candidate{'s' if len(columns) != 1 else ''} compared", ""]
+    out += score_markdown(columns)
+    out += ["## Summary", "",
            TOP_NOTE, "", summary_markdown(columns)]
     out += ["## Verdicts and features", "", FEATURES_NOTE, ""]
     header = ["", "level", *(c.title() for c in columns)]
@@ -495,6 +502,7 @@ def html(columns: list[Column]) -> str:
              f"<style>{CSS}</style></head><body>",
              f"<h1>tensor-cts: {n} candidate{'s' if n != 1 else ''} compared</h1>",
              "<p>Each candidate's name links to its report; hover over a name for its build.</p>",
+             "<h2 id=scores>Scores</h2>", f"<p>{_e(SCORE_NOTE)}</p>", score_html(columns),
              "<h2 id=summary>Summary</h2>",
              f"<p>{_e(TOP_NOTE)}</p>",
              _summary_html(columns),
@@ -510,6 +518,64 @@ def html(columns: list[Column]) -> str:
              "<h2 id=promote_types>promote_types</h2>", _promote_html(columns),
              "</body></html>"]
     return "\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------- the scores
+def score_of(doc: dict) -> dict:
+    """report.json's `conformance`, or, for a report before version 3, the same from its cases."""
+    return doc.get("conformance") or report_lib.conformance(doc["cases"], doc.get("features", []))
+
+
+def headline_of(doc: dict) -> str:
+    return doc["summary"].get("headline") or report_lib.headline(render.verdict(doc), score_of(doc))
+
+
+def score_table(columns: list[Column]) -> tuple[list[str], list[tuple[Column, dict, dict]]]:
+    """The spec files, and per candidate (the highest score first) its score and its score per spec file."""
+    rows = []
+    for c in columns:
+        score = score_of(c.doc)
+        rows.append((c, score, {r["name"]: r for r in score["by_spec_file"]}))
+    rows.sort(key=lambda r: (r[1]["percent"] is None, -(r[1]["percent"] or 0), r[0].label))
+    files = sorted({f for _, _, per in rows for f in per})
+    return files, rows
+
+
+def _pct(r: dict | None) -> str:
+    return "—" if r is None or r["percent"] is None else f"{r['percent']:.1f} %"
+
+
+SCORE_NOTE = ("Conformance, beside the verdict: of the cases of required features, the share that behaves as the "
+              "spec says (an expected deviation counts against it). The most conformant candidate first.")
+
+
+def score_markdown(columns: list[Column]) -> list[str]:
+    files, rows = score_table(columns)
+    header = ["candidate", "headline", "conformance", "required features", *(os.path.basename(f) for f in files)]
+    body = [[c.title(), headline_of(c.doc), f"{_pct(score)} ({score['conformant']} of {score['cases']})",
+             f"{score['required_features']['exercised']} of {score['required_features']['total']}",
+             *(_pct(per.get(f)) for f in files)] for c, score, per in rows]
+    return ["## Scores", "", SCORE_NOTE, ""] + render._md_table(header, body) + [""]
+
+
+def _score_td(r: dict | None, text: str) -> str:
+    pct = None if r is None else r["percent"]
+    return f"<td class=n style='background:{render.score_color(pct)}'>{_e(text)}</td>"
+
+
+def score_html(columns: list[Column]) -> str:
+    files, rows = score_table(columns)
+    head = "".join(f"<th>{_e(h)}</th>" for h in ("candidate", "headline", "conformance", "required features exercised"))
+    head += "".join(f"<th title='{_e(f)}'>{_e(os.path.basename(f))}</th>" for f in files)
+    body = []
+    for c, score, per in rows:
+        body.append(f"<tr><th title='{_e(c.tooltip())}'><a href='{_e(c.href)}'>{_e(c.title())}</a></th>"
+                    f"<td>{_e(headline_of(c.doc))}</td>"
+                    + _score_td(score, f"{_pct(score)} ({score['conformant']} of {score['cases']})")
+                    + f"<td class=n>{score['required_features']['exercised']} of "
+                      f"{score['required_features']['total']}</td>"
+                    + "".join(_score_td(per.get(f), _pct(per.get(f)) if f in per else "—") for f in files) + "</tr>")
+    return f"<table class=cmp id=score-table><tr>{head}</tr>{''.join(body)}</table>"
 
 
 # ---------------------------------------------------------------- main
