@@ -580,26 +580,16 @@ def score_html(columns: list[Column]) -> str:
 
 # ---------------------------------------------------------------- main
 def main(argv: list[str]) -> int:
-    paths, out = [], None
-    args = iter(argv)
-    for a in args:
-        if a in ("-h", "--help"):
-            print(__doc__)
-            return 0
-        if a == "--out":
-            out = next(args, None)
-            if out is None:
-                print("compare: --out needs a directory", file=sys.stderr)
-                return 2
-        elif a.startswith("--out="):
-            out = a.split("=", 1)[1]
-        elif a.startswith("-"):
-            print(f"compare: unknown option '{a}'\n{__doc__}", file=sys.stderr)
-            return 2
-        else:
-            paths.append(a)
+    import cli  # reports/cli.py, beside this file
+    p = cli.parser("compare.py", __doc__)
+    p.add_argument("reports", nargs="*", metavar="report.json")
+    p.add_argument("--out", default=None, metavar="DIR", help="where compare.html and compare.md go (default: out/)")
+    args = cli.parse(p, argv, sys.stderr)
+    if isinstance(args, int):
+        return args
+    paths, out = args.reports, args.out
     if not paths:
-        print(f"compare: no reports given\n{__doc__}", file=sys.stderr)
+        print(f"compare: no reports given\n{p.format_usage()}", file=sys.stderr, end="")
         return 2
     where = os.environ.get("BUILD_WORKING_DIRECTORY", os.getcwd())
     try:

@@ -456,11 +456,14 @@ def html(doc: dict) -> str:
 
 
 def main(argv: list[str]) -> int:
-    paths = [a for a in argv if not a.startswith("--out=")]
-    outs = [a.split("=", 1)[1] for a in argv if a.startswith("--out=")]
-    if len(paths) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
+    import cli  # reports/cli.py, beside this file
+    p = cli.parser("render.py", __doc__)
+    p.add_argument("report", metavar="report.json")
+    p.add_argument("--out", default="", metavar="DIR", help="where report.md and report.html go (default: beside it)")
+    args = cli.parse(p, argv, sys.stderr)
+    if isinstance(args, int):
+        return args
+    paths, outs = [args.report], [args.out] if args.out else []
     try:
         doc = report_lib.load(paths[0])
     except report_lib.ReportError as e:

@@ -337,16 +337,20 @@ def score_lines(doc: dict) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] not in ("validate", "summary"):
-        print(__doc__, file=sys.stderr)
-        return 2
+    import cli  # reports/cli.py, beside this file
+    p = cli.parser("report.py", __doc__)
+    p.add_argument("command", choices=("validate", "summary"))
+    p.add_argument("report", metavar="report.json")
+    args = cli.parse(p, argv, sys.stderr)
+    if isinstance(args, int):
+        return args
     try:
-        doc = load(argv[1])
+        doc = load(args.report)
     except ReportError as e:
         print(f"report: {e}", file=sys.stderr)
         return 1
-    if argv[0] == "validate":
-        print(f"{argv[1]}: valid tensor-cts report (schema_version {doc['schema_version']}, {len(doc['cases'])} cases)")
+    if args.command == "validate":
+        print(f"{args.report}: valid tensor-cts report (schema_version {doc['schema_version']}, {len(doc['cases'])} cases)")
     else:
         print(text_summary(doc))
     return 0
