@@ -45,16 +45,17 @@ import sys
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pages  # noqa: E402
 import render  # noqa: E402
 import report as report_lib  # noqa: E402
 
 OUTCOMES = report_lib.OUTCOMES
 UNEXPECTED = report_lib.UNEXPECTED
-COLORS = render.COLORS
-_e = render._e
-_md = render._md
-# The marks of a count: render.MARKS, and ✓ for PASS (a count needs one).
-MARKS = {o: (m.strip() or "✓") for o, m in render.MARKS.items()}
+COLORS = pages.COLORS
+_e = pages.e
+_md = pages.md
+# The marks of a count: pages.MARKS, and ✓ for PASS (a count needs one).
+MARKS = {o: (m.strip() or "✓") for o, m in pages.MARKS.items()}
 # Short dtype names for the promote_types matrices (a name not listed is shown whole).
 SHORT = {"bool": "b", "uint8": "u8", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
          "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64", "complex32": "c32",
@@ -176,10 +177,10 @@ def summary_markdown(columns: list[Column]) -> str:
     rows = []
     for c in columns:
         s = c.doc["summary"]
-        top = render.MdRaw("<br>".join(_md(f"{what} ({n})") for what, n, _ in top_deviations(c.cases)) or "—")
+        top = pages.MdRaw("<br>".join(_md(f"{what} ({n})") for what, n, _ in top_deviations(c.cases)) or "—")
         rows.append([c.title(), render.verdict(c.doc), s["total"], s["outcomes"]["PASS"], s["outcomes"]["XFAIL"],
                      unexpected_count(c.doc), s["outcomes"]["NOT_SUPPORTED"], top])
-    return "\n".join(render._md_table(SUMMARY_HEADER, rows)) + "\n"
+    return "\n".join(pages.md_table(SUMMARY_HEADER, rows)) + "\n"
 
 
 def clause_rows(columns: list[Column]) -> list[tuple[str, str | None, list[collections.Counter | None]]]:
@@ -277,11 +278,11 @@ def markdown(columns: list[Column]) -> str:
     rows = [["**verdict**", "", *(f"**{render.verdict(c.doc)}**" for c in columns)],
             ["why", "", *("; ".join(render.why(c.doc)) or "—" for c in columns)]]
     rows += [[name, level, *(_feature_text(f) for f in per_col)] for name, level, per_col in feature_rows(columns)]
-    out += render._md_table(header, rows) + [""]
+    out += pages.md_table(header, rows) + [""]
     out += ["## Per spec file and clause", "", COUNT_NOTE, ""]
     rows = [[f"**{spec}**" if clause is None else clause, *(count_text(n) for n in counts)]
             for spec, clause, counts in clause_rows(columns)]
-    out += render._md_table(["spec file / clause", *(c.title() for c in columns)], rows) + [""]
+    out += pages.md_table(["spec file / clause", *(c.title() for c in columns)], rows) + [""]
     order, cells = promote_matrices(columns)
     out += ["## promote_types", ""]
     if not order:
@@ -297,7 +298,7 @@ def markdown(columns: list[Column]) -> str:
             other = [f"**{c.label}: {_promote_md(case)}**" for c, case in here if deviates(case)]
             row.append("" if answer is None else " ".join([short(answer), *other]))
         rows.append(row)
-    out += render._md_table(["", *(short(d) for d in order)], rows) + [""]
+    out += pages.md_table(["", *(short(d) for d in order)], rows) + [""]
     for c, m in zip(columns, cells):
         out += [f"- **{c.title()}**: " + (promote_stats(m) if m else "no promote_types cases")]
         out += [f"  - promote_types({r}, {col}): {_md(promote_answer(case) or case['observed'])}, spec {case.get('answer')} "
@@ -335,12 +336,12 @@ def _feature_text(f: dict | None) -> str:
     """What a candidate declared for a feature, the cases that used it, and those it cost."""
     if f is None:
         return "—"
-    text = render._declared(f["declared"]) + (f", {_cases(f['cases'])}" if f["cases"] or f["declared"] else "")
+    text = render.declared(f["declared"]) + (f", {_cases(f['cases'])}" if f["cases"] or f["declared"] else "")
     return text + (f", {_cases(f['not_supported'])} not exercised" if f["not_supported"] else "")
 
 
 # ---------------------------------------------------------------- HTML
-CSS = render.CSS + """
+CSS = pages.CSS + """
 table.cmp td.n { white-space: nowrap; }
 table.cmp tr.clause th { font-weight: normal; padding-left: 20px; }
 table.cmp tr.spec th, table.cmp tr.spec td { border-top: 2px solid #999; }
@@ -367,7 +368,7 @@ def _head_html(c: Column) -> str:
 
 def _verdict_html(doc: dict) -> str:
     v = render.verdict(doc)
-    return f"<span class='verdict {render.VERDICT_CLASS[v]}'>{_e(v)}</span>"
+    return f"<span class='verdict {pages.VERDICT_CLASS[v]}'>{_e(v)}</span>"
 
 
 def _summary_html(columns: list[Column]) -> str:
@@ -555,12 +556,12 @@ def score_markdown(columns: list[Column]) -> list[str]:
     body = [[c.title(), headline_of(c.doc), f"{_pct(score)} ({score['conformant']} of {score['cases']})",
              f"{score['required_features']['exercised']} of {score['required_features']['total']}",
              *(_pct(per.get(f)) for f in files)] for c, score, per in rows]
-    return ["## Scores", "", SCORE_NOTE, ""] + render._md_table(header, body) + [""]
+    return ["## Scores", "", SCORE_NOTE, ""] + pages.md_table(header, body) + [""]
 
 
 def _score_td(r: dict | None, text: str) -> str:
     pct = None if r is None else r["percent"]
-    return f"<td class=n style='background:{render.score_color(pct)}'>{_e(text)}</td>"
+    return f"<td class=n style='background:{pages.score_color(pct)}'>{_e(text)}</td>"
 
 
 def score_html(columns: list[Column]) -> str:

@@ -22,12 +22,14 @@ import sys
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pages  # noqa: E402
 import report as report_lib  # noqa: E402
+from pages import COLORS, CSS, MARKS, VERDICT_CLASS, MdRaw, score_color  # noqa: E402,F401
+
+_e, _md, _md_code, _md_table = pages.e, pages.md, pages.md_code, pages.md_table
 
 OUTCOMES = report_lib.OUTCOMES
-COLORS = {"PASS": "#c8e6c9", "XFAIL": "#ffe082", "FAIL": "#ef9a9a", "XPASS": "#ce93d8",
-          "NOT_SUPPORTED": "#e0e0e0", "CRASH": "#e57373", "TIMEOUT": "#ffab91"}
-MARKS = {"PASS": "", "XFAIL": " ⚠", "FAIL": " ✗", "XPASS": " ✚", "NOT_SUPPORTED": " –", "CRASH": " ☠", "TIMEOUT": " ⌛"}
+
 
 
 def _answer(case: dict) -> str:
@@ -108,13 +110,13 @@ def why(doc: dict) -> list[str]:
     return doc["summary"].get("why", [])
 
 
-def _declared(value) -> str:
+def declared(value) -> str:
     return "unknown" if value is None else "supported" if value else "not supported"
 
 
 def feature_rows(doc: dict) -> list[list]:
     """feature, level, declared, cases using it, NOT_SUPPORTED because of it, clause, reason."""
-    return [[f["name"], f["level"], _declared(f["declared"]), f["cases"], f["not_supported"] or "", f["clause"],
+    return [[f["name"], f["level"], declared(f["declared"]), f["cases"], f["not_supported"] or "", f["clause"],
              f["reason"]] for f in doc.get("features", [])]
 
 
@@ -144,40 +146,6 @@ def facts(doc: dict) -> list[tuple[str, str]]:
 
 
 # ---------------------------------------------------------------- Markdown
-def _md_char(ch: str) -> str:
-    cp = ord(ch)
-    if ch in "\r\n\t":
-        return " "
-    if cp < 0x20 or 0x7F <= cp <= 0x9F or cp in (0x2028, 0x2029):
-        return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
-    return {"|": "\\|", "<": "&lt;", "&": "&amp;", "`": "\\`"}.get(ch, ch)
-
-
-class MdRaw(str):
-    """Markdown already escaped (a cell joined from escaped parts): _md leaves it as it is."""
-
-
-def _md(text: str) -> str:
-    """`text` (a name, message or observed value the testee controls) as inline Markdown that
-    stays on its line and in its table cell: '|', '<', '&' and '`' escaped, line breaks as
-    spaces, other control characters as \\xNN."""
-    if isinstance(text, MdRaw):
-        return text
-    return "".join(_md_char(ch) for ch in str(text))
-
-
-def _md_code(text: str) -> str:
-    """`text` inside a code span: backticks and control characters cannot end it or the line."""
-    return "`" + "".join(" " if ch in "\r\n\t" else ("'" if ch == "`" else ch) if ch >= " " and not
-                         0x7F <= ord(ch) <= 0x9F else f"\\x{ord(ch):02x}" for ch in str(text)) + "`"
-
-
-def _md_table(header: list[str], rows: list[list]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(_md(x) for x in r) + " |" for r in rows]
-    return lines
-
-
 def _count_rows(table: dict) -> list[list]:
     return [[k, sum(cnt.values())] + [cnt[o] or "" for o in OUTCOMES] for k, cnt in table.items()]
 
@@ -259,7 +227,7 @@ def markdown(doc: dict) -> str:
         for c in group:
             out += [f"- **{c['outcome']}** {_md_code(c['id'])} — {_md(c['statement'])}"]
             if c.get("spec_row"):
-                out += [f"  - spec row: `{c['spec_row']}`"]
+                out += [f"  - spec row: {_md_code(c['spec_row'])}"]
             out += [f"  - expected: {_md(c['expected'])}", f"  - observed: {_md(c['observed'])}"]
             if c["reason"]:
                 out += [f"  - note: {_md(c['reason'])}"]
@@ -278,7 +246,7 @@ def markdown(doc: dict) -> str:
     if stale:
         out += ["## Stale expectations", "", f"Entries of {doc['expectations']['file']} that match no case:", ""]
         out += _md_table(["line", "pattern", "outcome", "reason"],
-                         [[x["line"], f"`{x['pattern']}`", x["outcome"], x["reason"]] for x in stale]) + [""]
+                         [[x["line"], MdRaw(_md_code(x["pattern"])), x["outcome"], x["reason"]] for x in stale]) + [""]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -290,169 +258,50 @@ def _group_by_reason(group: list[dict]):
 
 
 # ---------------------------------------------------------------- HTML
-CSS = """
-body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; max-width: 1400px; }
-h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ccc; }
-h3 { font-size: 15px; }
-table { border-collapse: collapse; margin: 8px 0; }
-th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-table.matrix td { text-align: center; font-size: 12px; min-width: 56px; }
-.verdict { font-size: 18px; font-weight: bold; padding: 6px 10px; display: inline-block; border-radius: 4px; }
-.ok { background: #c8e6c9; } .bad { background: #ef9a9a; } .partial { background: #ffe082; }
-code, pre { font-family: ui-monospace, monospace; font-size: 12px; }
-pre { background: #f5f5f5; padding: 6px; overflow-x: auto; }
-.legend span { display: inline-block; padding: 1px 8px; margin-right: 6px; border: 1px solid #bbb; }
-"""
-
-
-def _e(text) -> str:
-    return html_lib.escape(str(text))
-
-
-def _html_table(header: list[str], rows: list[list], numeric_from: int = 1, ids: list[str] | None = None) -> str:
-    """A table; ids, when given, are the rows' HTML ids."""
-    h = "".join(f"<th>{_e(x)}</th>" for x in header)
-    body = []
-    for n, r in enumerate(rows):
-        cells = []
-        for i, x in enumerate(r):
-            color = f' style="background:{COLORS[header[i]]}"' if header[i] in COLORS and x else ""
-            cls = ' class="n"' if i >= numeric_from else ""
-            cells.append(f"<td{cls}{color}>{_e(x)}</td>")
-        body.append((f"<tr id='{_e(ids[n])}'>" if ids else "<tr>") + "".join(cells) + "</tr>")
-    return f"<table><tr>{h}</tr>{''.join(body)}</table>"
-
-
-def _summary_html(title: str, kind: str, table: dict) -> str:
-    """A summary table per spec file (kind "spec") or per clause ("clause"), each row with its anchor."""
-    return _html_table([title, "cases", *OUTCOMES], _count_rows(table), ids=[anchor(kind, k) for k in table])
-
-
-VERDICT_CLASS = {"CONFORMS": "ok", "CONFORMS PARTIALLY": "partial", "DOES NOT CONFORM": "bad"}
-
-
-def _features_html(doc: dict) -> str:
-    if not doc.get("features"):
-        return ""
-    rows = []
-    for f, r in zip(doc["features"], feature_rows(doc)):
-        color = (COLORS["FAIL"] if f["level"] == "required" else COLORS["NOT_SUPPORTED"]) if f["not_supported"] else ""
-        style = f" style='background:{color}'" if color else ""
-        rows.append(f"<tr{style}>" + "".join(f"<td{' class=n' if i in (3, 4) else ''}>{_e(x)}</td>"
-                                             for i, x in enumerate(r)) + "</tr>")
-    head = "".join(f"<th>{_e(h)}</th>" for h in FEATURE_HEADER)
-    return ("<h2>Features and conformance levels</h2><p>A required feature answered NotSupported makes the verdict "
-            "CONFORMS PARTIALLY at best; an optional one costs nothing (levels: spec/features.toml).</p>"
-            f"<table><tr>{head}</tr>{''.join(rows)}</table>")
-
-
-def score_color(percent) -> str:
-    """A cell colour for a conformance percentage: red below 50, through amber, to green at 100."""
-    if percent is None:
-        return "#eeeeee"
-    hue = max(0.0, min(1.0, (percent - 50.0) / 50.0)) * 120
-    return f"hsl({hue:.0f}, 65%, 80%)"
-
-
-def score_html(doc: dict) -> str:
-    score = doc.get("conformance")
-    if not score or score["percent"] is None:
-        return ""
-    rf = score["required_features"]
-
-    def table(kind, rows):
-        body = "".join(f"<tr><td>{_e(r[0])}</td><td class=num style='background:{score_color(x['percent'])}'>{_e(r[1])}"
-                       f"</td><td class=num>{r[2]}</td><td class=num>{r[3]}</td></tr>"
-                       for r, x in zip(score_rows(rows), sorted(rows, key=lambda r: (r["percent"] is None,
-                                                                                     r["percent"] or 0, r["name"]))))
-        return (f"<table><tr><th>{_e(kind)}</th><th>conformance</th><th>conformant</th><th>cases</th></tr>{body}"
-                f"</table>")
-    return (f"<p><b>{_e(doc['summary']['headline'])}</b> — conformance beside the gate: <b>{score['percent']:.1f} %</b> "
-            f"({score['conformant']} of {score['cases']} cases of required features behave as the spec says); required "
-            f"features exercised: {rf['exercised']} of {rf['total']}</p>"
-            "<h2>Conformance per spec file</h2>" + table("spec file", score["by_spec_file"]) +
-            "<h2>Conformance per required feature</h2>" + table("feature", score["by_feature"]) +
-            "<details><summary>Conformance per clause</summary>" + table("clause", score["by_clause"]) + "</details>")
-
-
 def html(doc: dict) -> str:
+    """report.html, from reports/templates/report.html.j2 (autoescaped)."""
     cases = doc["cases"]
     s = doc["summary"]
-    name = f"{doc['candidate']['name']} {doc['candidate']['version']}".strip()
-    parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>tensor-cts: {_e(name)}</title>"
-             f"<style>{CSS}</style></head><body>",
-             f"<h1>tensor-cts conformance report: {_e(name)}</h1>",
-             f"<p><span class='verdict {VERDICT_CLASS[verdict(doc)]}'>{verdict(doc)}</span> "
-             f"{s['total']} cases: " + ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]) + "</p>",
-             ("<ul>" + "".join(f"<li>{_e(w)}</li>" for w in why(doc)) + "</ul>") if why(doc) else "",
-             score_html(doc),
-             "<table>" + "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in facts(doc)) + "</table>",
-             _features_html(doc),
-             "<p class=legend>" + "".join(f"<span style='background:{COLORS[o]}'>{o}</span>" for o in OUTCOMES) + "</p>",
-             "<h2>Summary per spec file</h2>",
-             _summary_html("spec file", "spec", report_lib.per_key(cases, "spec_file")),
-             "<h2>Summary per clause</h2>",
-             _summary_html("clause", "clause", report_lib.per_key(cases, "clause")),
-             "<h2>dtype matrices</h2><p>Each cell is the spec's answer, coloured by the candidate's outcome; "
-             "hover for the row, what was observed and why.</p>"]
+    matrices_ = []
     for key, title, order, cells, label in matrices(cases):
         rows = []
         for r in order:
-            tds = []
+            row = []
             for col in order:
                 c = cells.get((r, col))
                 if c is None:
-                    tds.append("<td></td>")
+                    row.append(None)
                     continue
                 tip = f"{c['id']}: {c['statement']}\n{c['outcome']}" + (
                     f": observed {c['observed']}" if c["outcome"] != "PASS" else "") + (
                     f"\n{c['reason']}" if c["reason"] else "")
-                tds.append(f"<td style='background:{COLORS[c['outcome']]}' title='{_e(tip)}'>"
-                           f"{_e(label(c))}{_e(MARKS[c['outcome']])}</td>")
-            rows.append(f"<tr><th>{_e(r)}</th>{''.join(tds)}</tr>")
-        head = "".join(f"<th>{_e(d)}</th>" for d in order)
-        parts.append(f"<h3 id='{_e(anchor('matrix', key))}'>{_e(title)}</h3><table class=matrix><tr><th></th>{head}</tr>{''.join(rows)}</table>")
-    parts.append("<h2>Expected deviations, by clause</h2>")
-    deviations = by_clause(cases, ("XFAIL",))
-    if not deviations:
-        parts.append("<p>None.</p>")
-    for clause, group in deviations.items():
-        parts.append(f"<h3 id='{_e(anchor('deviations', clause))}'>{_e(clause)} ({len(group)})</h3><ul>")
-        for reason, members in _group_by_reason(group):
-            ids = ", ".join(f"<code>{_e(c['id'])}</code>" for c in members[:12])
-            more = f" … and {len(members) - 12} more" if len(members) > 12 else ""
-            first = members[0]
-            parts.append(f"<li><b>{_e(reason)}</b> ({len(members)}): {ids}{more}<br>e.g. <code>{_e(first['id'])}</code>: "
-                         f"expected {_e(first['expected'])}; observed {_e(first['observed'])}</li>")
-        parts.append("</ul>")
-    parts.append("<h2>Unexpected outcomes, by clause</h2>")
-    unexpected = by_clause(cases, report_lib.UNEXPECTED)
-    if not unexpected:
-        parts.append("<p>None.</p>")
-    for clause, group in unexpected.items():
-        parts.append(f"<h3 id='{_e(anchor('unexpected', clause))}'>{_e(clause)} ({len(group)})</h3><ul>")
-        for c in group:
-            row = f"<br>spec row: <code>{_e(c['spec_row'])}</code>" if c.get("spec_row") else ""
-            extra = f"<br>note: {_e(c['reason'])}" if c["reason"] else ""
-            extra += f"<br>seed: <code>{_e(c['seed'])}</code>" if c.get("seed") else ""
-            extra += f" ({c['draws']} checked draws)" if c.get("seed") and "draws" in c else ""
-            extra += f"<pre>{_e(c['counterexample'])}</pre>" if c.get("counterexample") else ""
-            parts.append(f"<li style='background:{COLORS[c['outcome']]}'><b>{c['outcome']}</b> <code>{_e(c['id'])}</code> — "
-                         f"{_e(c['statement'])}{row}<br>expected: {_e(c['expected'])}<br>observed: {_e(c['observed'])}"
-                         f"{extra}<br>rerun: <code>{_e(c['rerun'])}</code></li>")
-        parts.append("</ul>")
-    calls = not_supported_calls(cases)
-    if calls:
-        parts.append("<h2>Not supported (declared by the candidate)</h2>")
-        parts.append(_html_table(["call", "cases"], [[k, n] for k, n in calls.most_common()]))
-    stale = doc["expectations"]["stale"]
-    if stale:
-        parts.append(f"<h2>Stale expectations</h2><p>Entries of {_e(doc['expectations']['file'])} that match no case:</p>")
-        parts.append(_html_table(["line", "pattern", "outcome", "reason"],
-                                 [[x["line"], x["pattern"], x["outcome"], x["reason"]] for x in stale], numeric_from=9))
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+                row.append({"outcome": c["outcome"], "tip": tip, "label": label(c)})
+            rows.append((r, row))
+        matrices_.append({"key": key, "title": title, "order": order, "rows": rows})
+    deviations = []
+    for clause, group in by_clause(cases, ("XFAIL",)).items():
+        reasons = [(reason, members[:12], max(0, len(members) - 12)) for reason, members in _group_by_reason(group)]
+        deviations.append((clause, {"count": len(group), "reasons": reasons}))
+    score = doc.get("conformance") if doc.get("conformance") and doc["conformance"]["percent"] is not None else None
+    order = lambda rows: sorted(rows, key=lambda r: (r["percent"] is None, r["percent"] or 0, r["name"]))  # noqa: E731
+    per = lambda key: [(k, {"total": sum(cnt.values()), "counts": cnt})  # noqa: E731
+                       for k, cnt in report_lib.per_key(cases, key).items()]
+    features = []
+    for f, r in zip(doc.get("features") or [], feature_rows(doc)):
+        color = (COLORS["FAIL"] if f["level"] == "required" else COLORS["NOT_SUPPORTED"]) if f["not_supported"] else ""
+        features.append((color, r))
+    context = {
+        "name": f"{doc['candidate']['name']} {doc['candidate']['version']}".strip(),
+        "verdict": verdict(doc), "summary": s, "why": why(doc), "outcomes": OUTCOMES,
+        "counts": ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]),
+        "score": score, "score_by": {k: order(score["by_" + k]) for k in ("spec_file", "feature", "clause")} if score
+        else {}, "facts": facts(doc), "features": features, "feature_header": FEATURE_HEADER,
+        "per_spec": per("spec_file"), "per_clause": per("clause"), "anchor": anchor, "matrices": matrices_,
+        "deviations": deviations, "unexpected": list(by_clause(cases, report_lib.UNEXPECTED).items()),
+        "calls": not_supported_calls(cases).most_common(), "stale": doc["expectations"]["stale"],
+        "expectations_file": doc["expectations"]["file"],
+    }
+    return pages.templates().get_template("report.html.j2").render(context)
 
 
 def main(argv: list[str]) -> int:
