@@ -342,6 +342,7 @@ def _feature_text(f: dict | None) -> str:
 
 # ---------------------------------------------------------------- HTML
 CSS = pages.CSS + """
+td.score { white-space: nowrap; }
 table.cmp td.n { white-space: nowrap; }
 table.cmp tr.clause th { font-weight: normal; padding-left: 20px; }
 table.cmp tr.spec th, table.cmp tr.spec td { border-top: 2px solid #999; }
@@ -559,20 +560,23 @@ def score_markdown(columns: list[Column]) -> list[str]:
     return ["## Scores", "", SCORE_NOTE, ""] + pages.md_table(header, body) + [""]
 
 
-def _score_td(r: dict | None, text: str) -> str:
+def _score_td(r: dict | None, text: str, under: str = "") -> str:
     pct = None if r is None else r["percent"]
-    return f"<td class=n style='background:{pages.score_color(pct)}'>{_e(text)}</td>"
+    title = (f" title='{_e(r['conformant'])} of {_e(r['cases'])} cases'" if r is not None and r["cases"]
+             else " title='no case of a required feature here'")
+    return (f"<td class='n score' style='background:{pages.score_color(pct)}'{title}>{_e(text)}"
+            + (f"<br><small>{_e(under)}</small>" if under else "") + "</td>")
 
 
 def score_html(columns: list[Column]) -> str:
     files, rows = score_table(columns)
     head = "".join(f"<th>{_e(h)}</th>" for h in ("candidate", "headline", "conformance", "required features exercised"))
-    head += "".join(f"<th title='{_e(f)}'>{_e(os.path.basename(f))}</th>" for f in files)
+    head += "".join(f"<th title='{_e(f)}'>{_e(os.path.basename(f).removesuffix('.toml'))}</th>" for f in files)
     body = []
     for c, score, per in rows:
         body.append(f"<tr><th title='{_e(c.tooltip())}'><a href='{_e(c.href)}'>{_e(c.title())}</a></th>"
                     f"<td>{_e(headline_of(c.doc))}</td>"
-                    + _score_td(score, f"{_pct(score)} ({score['conformant']} of {score['cases']})")
+                    + _score_td(score, _pct(score), f"{score['conformant']} of {score['cases']}")
                     + f"<td class=n>{score['required_features']['exercised']} of "
                       f"{score['required_features']['total']}</td>"
                     + "".join(_score_td(per.get(f), _pct(per.get(f)) if f in per else "—") for f in files) + "</tr>")

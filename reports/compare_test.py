@@ -196,11 +196,11 @@ class Compare(unittest.TestCase):
         self.assertEqual([r[0] for r in rows[1:]], ["good 1", "bad 1", "partial 2.0"])  # by score, not as given
         self.assertEqual(rows[1][1], "CONFORMS")
         self.assertTrue(rows[3][1].startswith("CONFORMS PARTIALLY — "), rows[3])
-        self.assertEqual(rows[1][2], "100.0 % (10 of 10)")
+        self.assertEqual(rows[1][2], "100.0 %\n10 of 10")
         grid = self.tables.grid(table)
         self.assertEqual(grid[("good 1", "conformance")][1]["style"], f"background:{render.score_color(100.0)}")
         self.assertNotEqual(render.score_color(100.0), render.score_color(40.0))
-        self.assertEqual(grid[("partial 2.0", "asarray.toml")][2].strip(), "0.0 %")
+        self.assertEqual(grid[("partial 2.0", "asarray")][2].strip(), "0.0 %")
         self.assertLess(self.md.index("## Scores"), self.md.index("## Summary"))
         self.assertIn("| good 1 | CONFORMS | 100.0 % (10 of 10) |", self.md)
 
