@@ -207,8 +207,10 @@ def clean(text: str) -> str:
 def reason_for(cases: list[dict]) -> str:
     c = cases[0]
     observed, expected = clean(c.get("observed") or c["outcome"]), clean(c.get("expected") or c.get("statement", ""))
+    statement = clean(c.get("statement", ""))
+    where = f" ({statement})" if statement and statement != expected else ""
     more = f" (and {len(cases) - 1} more case(s) like it)" if len(cases) > 1 else ""
-    text = f"{ex.UNREVIEWED} {c['id']}: observed {observed}; spec: {expected}{more}"
+    text = f"{ex.UNREVIEWED} {c['id']}: observed {observed}; spec: {expected}{where}{more}"
     return text if len(text) <= REASON_LIMIT else text[:REASON_LIMIT - 1] + "…"
 
 
