@@ -358,59 +358,44 @@ ol.top { margin: 0; padding-left: 18px; } ol.top li.unexpected { color: #b71c1c;
 """
 
 
-def _head_html(c: Column) -> str:
+def _head(c: Column) -> dict:
     c_ = c.candidate
     under = c_["version"] if c.label == c_["name"] else f"{c_['name']} {c_['version']}"
     device = c.doc["run"].get("device", "cpu")
     under += f", on {device}" if device != "cpu" else ""
-    return (f"<th class=cand title='{_e(c.tooltip())}'><a href='{_e(c.href)}'>{_e(c.label)}</a>"
-            f"<br><small>{_e(under)}</small></th>")
+    return {"tooltip": c.tooltip(), "href": c.href, "label": c.label, "under": under}
 
 
-def _verdict_html(doc: dict) -> str:
-    v = render.verdict(doc)
-    return f"<span class='verdict {pages.VERDICT_CLASS[v]}'>{_e(v)}</span>"
-
-
-def _summary_html(columns: list[Column]) -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in SUMMARY_HEADER)
+def _summary_rows(columns: list[Column]) -> list[dict]:
     rows = []
     for c in columns:
         s = c.doc["summary"]["outcomes"]
         counts = [("PASS", s["PASS"]), ("XFAIL", s["XFAIL"]), ("FAIL", unexpected_count(c.doc)),
                   ("NOT_SUPPORTED", s["NOT_SUPPORTED"])]
-        tds = "".join(f"<td class=n" + (f" style='background:{COLORS[o]}'" if n else "") + f">{n}</td>" for o, n in counts)
-        top = "".join(f"<li{' class=unexpected' if bad else ''}>{_e(what)} <small>({n})</small></li>"
-                      for what, n, bad in top_deviations(c.cases))
-        rows.append(f"<tr><th title='{_e(c.tooltip())}'><a href='{_e(c.href)}'>{_e(c.title())}</a></th>"
-                    f"<td>{_verdict_html(c.doc)}</td><td class=n>{c.doc['summary']['total']}</td>{tds}"
-                    f"<td class=top>{f'<ol class=top>{top}</ol>' if top else '—'}</td></tr>")
-    return f"<table class=cmp><tr>{head}</tr>{''.join(rows)}</table>"
+        rows.append({"tooltip": c.tooltip(), "href": c.href, "title": c.title(), "verdict": render.verdict(c.doc),
+                     "total": c.doc["summary"]["total"], "counts": [(n, COLORS[o]) for o, n in counts],
+                     "top": top_deviations(c.cases)})
+    return rows
 
 
-def _features_html(columns: list[Column]) -> str:
-    heads = "".join(_head_html(c) for c in columns)
-    rows = ["<tr><th>verdict</th><td></td>" + "".join(f"<td>{_verdict_html(c.doc)}</td>" for c in columns) + "</tr>",
-            "<tr><th>why</th><td></td>" + "".join(
-                "<td>" + ("<ul>" + "".join(f"<li>{_e(w)}</li>" for w in render.why(c.doc)) + "</ul>" if render.why(c.doc)
-                          else "—") + "</td>" for c in columns) + "</tr>"]
+def _feature_cells(columns: list[Column]) -> list[dict]:
+    out = []
     for name, level, here in feature_rows(columns):
-        tds = []
+        cells = []
         for f in here:
             if f is None:
-                tds.append("<td class=none>—</td>")
+                cells.append(None)
                 continue
             color = (COLORS["FAIL"] if f["level"] == "required" else COLORS["NOT_SUPPORTED"]) if f["not_supported"] else (
                 COLORS["NOT_SUPPORTED"] if f["declared"] is False else "")
-            style = f" style='background:{color}'" if color else ""
-            tds.append(f"<td{style} title='{_e(f['clause'] + ': ' + f['reason'])}'>{_e(_feature_text(f))}</td>")
-        rows.append(f"<tr><th>{_e(name)}</th><td>{_e(level)}</td>{''.join(tds)}</tr>")
-    return f"<table class=cmp><tr><th>feature</th><th>level</th>{heads}</tr>{''.join(rows)}</table>"
+            cells.append({"color": color, "title": f["clause"] + ": " + f["reason"], "text": _feature_text(f)})
+        out.append({"name": name, "level": level, "cells": cells})
+    return out
 
 
-def _count_html(c: Column, spec: str, clause: str | None, cnt: collections.Counter | None) -> str:
+def _count_cell(c: Column, spec: str, clause: str | None, cnt: collections.Counter | None) -> dict | None:
     if cnt is None:
-        return "<td class=none title='no such case in this report'>—</td>"
+        return None
     parts = []
     for o, n in count_parts(cnt):
         if clause is None:
@@ -418,38 +403,34 @@ def _count_html(c: Column, spec: str, clause: str | None, cnt: collections.Count
         else:
             kind = "deviations" if o == "XFAIL" else "unexpected" if o in UNEXPECTED else "clause"
             where = render.fragment(kind, clause)
-        parts.append(f"<a href='{_e(c.href + where)}'>{n}&nbsp;{_e(MARKS[o])}</a>")
+        parts.append((c.href + where, n, MARKS[o]))
     tip = f"{c.label}, {clause or spec}: {sum(cnt.values())} cases: " + ", ".join(f"{n} {o}" for o, n in count_parts(cnt))
-    return f"<td class=n style='background:{COLORS[worst(cnt)]}' title='{_e(tip)}'>{' '.join(parts)}</td>"
+    return {"color": COLORS[worst(cnt)], "title": tip, "parts": parts}
 
 
-def _clauses_html(columns: list[Column]) -> str:
-    rows = []
-    for spec, clause, counts in clause_rows(columns):
-        cls = "spec" if clause is None else "clause"
-        rows.append(f"<tr class={cls}><th>{_e(spec if clause is None else clause)}</th>"
-                    + "".join(_count_html(c, spec, clause, n) for c, n in zip(columns, counts)) + "</tr>")
-    heads = "".join(_head_html(c) for c in columns)
-    return f"<table class=cmp><tr><th>spec file / clause</th>{heads}</tr>{''.join(rows)}</table>"
+def _clause_rows(columns: list[Column]) -> list[dict]:
+    return [{"cls": "spec" if clause is None else "clause", "name": spec if clause is None else clause,
+             "cells": [_count_cell(c, spec, clause, n) for c, n in zip(columns, counts)]}
+            for spec, clause, counts in clause_rows(columns)]
 
 
-def _promote_cell(c: Column, r: str, col: str, case: dict | None) -> str:
+def _promote_cell(c: Column, r: str, col: str, case: dict | None) -> dict | None:
     if case is None:
-        return "<td></td>"
+        return None
     answer, spec = promote_answer(case), case.get("answer", "?")
     tip = f"promote_types({r}, {col})\nspec: {spec}\n{c.label}: " + (
         answer if answer is not None else case["observed"] or case["outcome"]) + f"\n{_outcome_note(case)}"
     if answer is None:
         text, cls = MARKS[case["outcome"]], ""
     else:
-        text, cls = answer_text(answer), " class=differs" if differs(case) else ""
-    return f"<td{cls} style='background:{COLORS[case['outcome']]}' title='{_e(tip)}'>{_e(text)}</td>"
+        text, cls = answer_text(answer), "differs" if differs(case) else ""
+    return {"cls": cls, "color": COLORS[case["outcome"]], "title": tip, "text": text}
 
 
-def _spec_cell(columns: list[Column], cells: list[dict], r: str, col: str) -> str:
+def _spec_cell(columns: list[Column], cells: list[dict], r: str, col: str) -> dict | None:
     here = [(c, m[(r, col)]) for c, m in zip(columns, cells) if (r, col) in m]
     if not here:
-        return "<td></td>"
+        return None
     answers = sorted({case.get("answer", "?") for _, case in here})
     other = [(c, case) for c, case in here if deviates(case)]
     ns = [c.label for c, case in here if case["outcome"] == "NOT_SUPPORTED"]
@@ -458,11 +439,11 @@ def _spec_cell(columns: list[Column], cells: list[dict], r: str, col: str) -> st
     tip += [f"not supported: {', '.join(ns)}"] if ns else []
     if other:
         bad = any(case["outcome"] in UNEXPECTED for _, case in other)
-        color, cls, text = COLORS["FAIL" if bad else "XFAIL"], " class=differs", f"{short(answers[0])} ≠{len(other)}"
+        color, cls, text = COLORS["FAIL" if bad else "XFAIL"], "differs", f"{short(answers[0])} ≠{len(other)}"
     else:
         color = COLORS["NOT_SUPPORTED"] if len(ns) == len(here) else COLORS["PASS"]
         cls, text = "", short(answers[0])
-    return f"<td{cls} style='background:{color}' title='{_e(chr(10).join(tip))}'>{_e(text)}</td>"
+    return {"cls": cls, "color": color, "title": "\n".join(tip), "text": text}
 
 
 def _differing(order: list[str], cells: list[dict]) -> str:
@@ -470,56 +451,48 @@ def _differing(order: list[str], cells: list[dict]) -> str:
     return f"{n} of {sum(1 for r in order for col in order if any((r, col) in m for m in cells))} cells"
 
 
-def _matrix_html(order: list[str], cell) -> str:
-    head = "".join(f"<th title='{_e(d)}'>{_e(short(d))}</th>" for d in order)
-    rows = "".join(f"<tr><th title='{_e(r)}'>{_e(short(r))}</th>" + "".join(cell(r, col) for col in order) + "</tr>"
-                   for r in order)
-    return f"<table class='matrix pt'><tr><th></th>{head}</tr>{rows}</table>"
-
-
-def _promote_html(columns: list[Column]) -> str:
+def _promote(columns: list[Column]) -> dict:
     order, cells = promote_matrices(columns)
-    if not order:
-        return "<p>No report has promote_types cases.</p>"
-    legend = ", ".join(f"{short(d)} = {d}" for d in order if short(d) != d)
-    parts = [f"<p>promote_types(row, column). Dtypes: {_e(legend)}. Hover over a cell for the spec's answer, each "
-             "candidate's and why.</p>",
-             "<div class=matrices><div><h3>The spec, and where candidates differ</h3>",
-             "<p>The spec's answer; a highlighted cell is one some candidates answer otherwise (≠ how many; amber: "
-             f"all listed as expected deviations, red: some unexpected): {_e(_differing(order, cells))}.</p>",
-             _matrix_html(order, lambda r, col: _spec_cell(columns, cells, r, col)), "</div>"]
-    for c, m in zip(columns, cells):
-        parts.append(f"<div><h3><a href='{_e(c.href + render.fragment('matrix', 'promote_types'))}'>{_e(c.title())}</a></h3>")
-        if not m:
-            parts.append("<p>No promote_types cases.</p></div>")
-            continue
-        parts.append(f"<p>{_e(promote_stats(m))}</p>")
-        parts.append(_matrix_html(order, lambda r, col, c=c, m=m: _promote_cell(c, r, col, m.get((r, col)))) + "</div>")
-    return "".join(parts) + "</div>"
+    grid = lambda cell: [((r, short(r)), [cell(r, col) for col in order]) for r in order]  # noqa: E731
+    return {
+        "order": [(d, short(d)) for d in order],
+        "legend": ", ".join(f"{short(d)} = {d}" for d in order if short(d) != d),
+        "differing": _differing(order, cells) if order else "",
+        "spec": grid(lambda r, col: _spec_cell(columns, cells, r, col)) if order else [],
+        "candidates": [{"href": c.href + render.fragment("matrix", "promote_types"), "title": c.title(),
+                        "stats": promote_stats(m) if m else "",
+                        "rows": grid(lambda r, col, c=c, m=m: _promote_cell(c, r, col, m.get((r, col)))) if m else None}
+                       for c, m in zip(columns, cells)],
+    }
+
+
+def _score_rows(columns: list[Column]) -> tuple[list, list[dict]]:
+    files, rows = score_table(columns)
+
+    def cell(r: dict | None, text: str, under: str = "") -> dict:
+        title = (f"{r['conformant']} of {r['cases']} cases" if r is not None and r["cases"]
+                 else "no case of a required feature here")
+        return {"color": pages.score_color(None if r is None else r["percent"]), "title": title, "text": text,
+                "under": under}
+    out = [{"tooltip": c.tooltip(), "href": c.href, "title": c.title(), "headline": headline_of(c.doc),
+            "overall": cell(score, _pct(score), f"{score['conformant']} of {score['cases']}"),
+            "exercised": f"{score['required_features']['exercised']} of {score['required_features']['total']}",
+            "files": [cell(per.get(f), _pct(per.get(f))) for f in files]} for c, score, per in rows]
+    return [(f, os.path.basename(f).removesuffix(".toml")) for f in files], out
 
 
 def html(columns: list[Column]) -> str:
-    n = len(columns)
-    parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>tensor-cts: {n} candidates compared</title>"
-             f"<style>{CSS}</style></head><body>",
-             f"<h1>tensor-cts: {n} candidate{'s' if n != 1 else ''} compared</h1>",
-             "<p>Each candidate's name links to its report; hover over a name for its build.</p>",
-             "<h2 id=scores>Scores</h2>", f"<p>{_e(SCORE_NOTE)}</p>", score_html(columns),
-             "<h2 id=summary>Summary</h2>",
-             f"<p>{_e(TOP_NOTE)}</p>",
-             _summary_html(columns),
-             f"<h2 id=features>Verdicts and features</h2><p>{_e(FEATURES_NOTE)} Hover over a cell for the level's "
-             "clause and reason.</p>",
-             _features_html(columns),
-             "<h2 id=clauses>Per spec file and clause</h2><p>Each cell: " + ", ".join(
-                 f"<span style='background:{COLORS[o]}'>&nbsp;{_e(MARKS[o])} {o}&nbsp;</span>"
-                 for o in COUNT_ORDER)
-             + " (XFAIL: an expected deviation; FAIL, XPASS, CRASH, TIMEOUT: unexpected), coloured by the worst; "
-             "— no such case. Each count links to that clause in the candidate's report.</p>",
-             _clauses_html(columns),
-             "<h2 id=promote_types>promote_types</h2>", _promote_html(columns),
-             "</body></html>"]
-    return "\n".join(parts) + "\n"
+    """compare.html, from reports/templates/compare.html.j2 (autoescaped)."""
+    score_files, scores = _score_rows(columns)
+    context = {
+        "n": len(columns), "css": CSS, "score_note": SCORE_NOTE, "score_files": score_files, "scores": scores,
+        "top_note": TOP_NOTE, "summary_header": SUMMARY_HEADER, "summary": _summary_rows(columns),
+        "features_note": FEATURES_NOTE, "heads": [_head(c) for c in columns],
+        "verdicts": [render.verdict(c.doc) for c in columns], "whys": [render.why(c.doc) for c in columns],
+        "features": _feature_cells(columns), "count_order": COUNT_ORDER, "marks": MARKS,
+        "clauses": _clause_rows(columns), "promote": _promote(columns),
+    }
+    return pages.templates().get_template("compare.html.j2").render(context)
 
 
 # ---------------------------------------------------------------- the scores
@@ -558,29 +531,6 @@ def score_markdown(columns: list[Column]) -> list[str]:
              f"{score['required_features']['exercised']} of {score['required_features']['total']}",
              *(_pct(per.get(f)) for f in files)] for c, score, per in rows]
     return ["## Scores", "", SCORE_NOTE, ""] + pages.md_table(header, body) + [""]
-
-
-def _score_td(r: dict | None, text: str, under: str = "") -> str:
-    pct = None if r is None else r["percent"]
-    title = (f" title='{_e(r['conformant'])} of {_e(r['cases'])} cases'" if r is not None and r["cases"]
-             else " title='no case of a required feature here'")
-    return (f"<td class='n score' style='background:{pages.score_color(pct)}'{title}>{_e(text)}"
-            + (f"<br><small>{_e(under)}</small>" if under else "") + "</td>")
-
-
-def score_html(columns: list[Column]) -> str:
-    files, rows = score_table(columns)
-    head = "".join(f"<th>{_e(h)}</th>" for h in ("candidate", "headline", "conformance", "required features exercised"))
-    head += "".join(f"<th title='{_e(f)}'>{_e(os.path.basename(f).removesuffix('.toml'))}</th>" for f in files)
-    body = []
-    for c, score, per in rows:
-        body.append(f"<tr><th title='{_e(c.tooltip())}'><a href='{_e(c.href)}'>{_e(c.title())}</a></th>"
-                    f"<td>{_e(headline_of(c.doc))}</td>"
-                    + _score_td(score, _pct(score), f"{score['conformant']} of {score['cases']}")
-                    + f"<td class=n>{score['required_features']['exercised']} of "
-                      f"{score['required_features']['total']}</td>"
-                    + "".join(_score_td(per.get(f), _pct(per.get(f)) if f in per else "—") for f in files) + "</tr>")
-    return f"<table class=cmp id=score-table><tr>{head}</tr>{''.join(body)}</table>"
 
 
 # ---------------------------------------------------------------- main

@@ -15,7 +15,6 @@ python3-jsonschema: run it with /usr/bin/python3).
 from __future__ import annotations
 
 import collections
-import html as html_lib
 import os
 import re
 import sys
@@ -24,7 +23,7 @@ import urllib.parse
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pages  # noqa: E402
 import report as report_lib  # noqa: E402
-from pages import COLORS, CSS, MARKS, VERDICT_CLASS, MdRaw, score_color  # noqa: E402,F401
+from pages import COLORS, MARKS, MdRaw  # noqa: E402
 
 _e, _md, _md_code, _md_table = pages.e, pages.md, pages.md_code, pages.md_table
 

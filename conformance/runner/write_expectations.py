@@ -263,14 +263,22 @@ def write(cases: list[dict], universe: Universe, header: list[str]) -> str:
     return "\n".join(header + new_blocks(deviating, universe)) + "\n"
 
 
-def _decided(entries: list, cases: list[dict]) -> dict:
-    """Entry index -> the cases it decides (the first matching entry)."""
+def deciders(entries: list, universe: Universe) -> dict[str, int]:
+    """Case id -> the index of the entry that decides it (the first matching one)."""
+    decider: dict[str, int] = {}
+    for k in range(len(entries) - 1, -1, -1):
+        for i in universe.matches(entries[k].pattern, None):
+            decider[i] = k
+    return decider
+
+
+def _decided(entries: list, cases: list[dict], universe: Universe) -> dict:
+    """Entry index -> the cases it decides."""
+    decider = deciders(entries, universe)
     out = collections.defaultdict(list)
     for c in cases:
-        for k, e in enumerate(entries):
-            if e.matches(c["id"]):
-                out[k].append(c)
-                break
+        if c["id"] in decider:
+            out[decider[c["id"]]].append(c)
     return out
 
 
@@ -281,7 +289,7 @@ def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tupl
     entries = ex.parse_bytes(path, data)
     lines = data.decode("utf-8").split("\n")
     own = os.path.realpath(path)
-    decided = _decided(entries, cases)
+    decided = _decided(entries, cases, universe)
     replace: dict[int, list[str]] = {}  # 0-based line -> new lines (one-line entries)
     tokens: dict[int, dict[int, list[str]]] = collections.defaultdict(dict)  # block lines: col -> new globs
     notes = []
@@ -321,7 +329,7 @@ def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tupl
     # Blocks left without patterns lose their header.
     text = _drop_empty_blocks(path, text)
     kept = ex.parse(path, text)
-    listed = {c["id"] for c in cases if (m := ex.match(kept, c["id"])) is not None}
+    listed = set(deciders(kept, universe))
     new = [c for c in cases if raw_outcome(c) in DEVIATIONS and c["id"] not in listed]
     if new:
         text = text.rstrip("\n") + "\n\n# " + stamp + "\n" + "\n".join(new_blocks(new, universe)[1:]) + "\n"
@@ -352,10 +360,7 @@ def check(path: str, text: str, cases: list[dict], universe: Universe) -> None:
     """The file written must make every deviation of the run expected and leave every other
     case as it was (a bug here would be a silent wrong list)."""
     entries = ex.parse(path, text)
-    decider: dict[str, int] = {}
-    for k in range(len(entries) - 1, -1, -1):  # the first matching entry decides
-        for i in universe.matches(entries[k].pattern, None):
-            decider[i] = k
+    decider = deciders(entries, universe)
     for c in cases:
         raw = raw_outcome(c)
         k = decider.get(c["id"])
