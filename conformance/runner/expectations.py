@@ -239,13 +239,19 @@ def _fields(line: str) -> list[tuple[int, str]]:
 _HEADERS = {o + ":": o for o in OUTCOMES}  # a block's first field: "FAIL:" and so on
 
 
-def _include_path(path: str, n: int, col: int, name: str, root: str, stack: tuple) -> str:
+def _inside(path: str, root: str) -> bool:
+    return os.path.commonpath([path, root]) == root
+
+
+def _include_path(path: str, n: int, col: int, name: str, root: tuple, stack: tuple) -> str:
     """The file `include NAME` (line n of `path`) names: relative to `path`'s directory, inside
-    `root` (the top file's directory tree), existing, not already being read."""
+    the top file's directory tree (`root`: that directory as written and with its symbolic links
+    resolved — a Bazel runfiles tree is symbolic links — the file must lie under both),
+    existing, not already being read."""
     target = os.path.normpath(os.path.join(os.path.dirname(path), name))
     real = os.path.realpath(target)
-    if os.path.commonpath([real, root]) != root:
-        raise ExpectationsError(f"{path}:{n}:{col}: include '{name}' is outside {root}: an include names a file "
+    if not (_inside(os.path.abspath(target), root[0]) and _inside(real, root[1])):
+        raise ExpectationsError(f"{path}:{n}:{col}: include '{name}' is outside {root[0]}: an include names a file "
                                 f"in the top file's directory or below")
     if not os.path.isfile(real):
         raise ExpectationsError(f"{path}:{n}:{col}: include '{name}': no such file ({target})")
@@ -258,11 +264,12 @@ def _include_path(path: str, n: int, col: int, name: str, root: str, stack: tupl
     return target
 
 
-def parse(path: str, text: str, root: str | None = None, _stack: tuple = ()) -> list[Entry]:
+def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = ()) -> list[Entry]:
     """The entries of `text` (read from `path`), its includes spliced in where they stand;
     ExpectationsError naming the file, the line (and the column) on bad input. `root`: the
     directory tree includes must stay in (default: `path`'s directory)."""
-    root = os.path.realpath(root or os.path.dirname(path) or ".")
+    if root is None:
+        root = (os.path.dirname(os.path.abspath(path)), os.path.dirname(os.path.realpath(path)))
     stack = _stack + (path,)
     entries = []
     expected = " or ".join(OUTCOMES)
@@ -318,7 +325,7 @@ def parse(path: str, text: str, root: str | None = None, _stack: tuple = ()) -> 
     return entries
 
 
-def parse_bytes(path: str, data: bytes, root: str | None = None, _stack: tuple = ()) -> list[Entry]:
+def parse_bytes(path: str, data: bytes, root: tuple | None = None, _stack: tuple = ()) -> list[Entry]:
     """Like parse(), from the file's bytes: UTF-8 is required (an error names the line)."""
     try:
         text = data.decode("utf-8")
@@ -330,7 +337,7 @@ def parse_bytes(path: str, data: bytes, root: str | None = None, _stack: tuple =
     return parse(path, text, root, _stack)
 
 
-def _load(path: str, root: str | None, stack: tuple) -> list[Entry]:
+def _load(path: str, root: tuple | None, stack: tuple) -> list[Entry]:
     try:
         with open(path, "rb") as f:
             data = f.read()

@@ -139,6 +139,16 @@ class BlocksAndIncludes(unittest.TestCase):
             self.assertEqual(got, [("a", "top.txt", 1), ("s.*", "common.txt", 2), ("z", "top.txt", 3)])
             self.assertTrue(ex.load(top)[1].where.endswith("shared/common.txt:2"))
 
+    def test_include_through_a_tree_of_symbolic_links(self):
+        # Bazel's runfiles: every file a link into the source tree.
+        with tempfile.TemporaryDirectory() as d:
+            src = self.write(d, "src/top.txt", "include shared/s.txt\n")
+            self.write(d, "src/shared/s.txt", "a FAIL r\n")
+            os.makedirs(os.path.join(d, "run", "shared"))
+            os.symlink(src, os.path.join(d, "run", "top.txt"))
+            os.symlink(os.path.join(d, "src", "shared", "s.txt"), os.path.join(d, "run", "shared", "s.txt"))
+            self.assertEqual([e.pattern for e in ex.load(os.path.join(d, "run", "top.txt"))], ["a"])
+
     def test_include_errors_name_file_line_and_column(self):
         with tempfile.TemporaryDirectory() as d:
             a = self.write(d, "t/a.txt", "# a\ninclude b.txt\n")
