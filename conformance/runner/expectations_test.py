@@ -208,6 +208,34 @@ class Writer(unittest.TestCase):
         int8_left = {i for i in ids if i.startswith("binary.") and ".t_int8.t_" in i}
         self.assertEqual(len(wx.cover(int8_left, u)), 1, wx.cover(int8_left, u))
 
+    def test_update_keeps_narrows_drops_and_adds(self):
+        import write_expectations as wx
+        def c(i, outcome, **kw):
+            return {"id": i, "outcome": outcome, "spec_file": "spec/x.toml", "clause": "001#x", "spec_row": "x",
+                    "observed": "o", "expected": "e", "statement": "s", **kw}
+        cases = [c("a.1", "XFAIL"), c("a.2", "XPASS"), c("a.3", "XFAIL"),  # a.* FAIL: narrowed
+                 c("b.1", "XPASS"),  # b.1: dropped
+                 c("k.1", "XFAIL"), c("k.2", "XFAIL"),  # a block, kept as written
+                 c("s.1", "XPASS"),  # in the included file: reported, not rewritten
+                 c("n.1", "FAIL"), c("n.2", "FAIL"), c("p.1", "PASS")]  # new
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "inc.txt"), "w") as f:
+                f.write("s.*  FAIL  shared\n")
+            path = os.path.join(d, "top.txt")
+            with open(path, "w") as f:
+                f.write("# head\ninclude inc.txt\na.*  FAIL  reviewed a  # why\nb.1  FAIL  reviewed b\n"
+                        "FAIL: reviewed k\n    k.1 k.2\n")
+            notes = wx.run(cases, {"name": "x"}, [x["id"] for x in cases], update_path=path)
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            self.assertIn("# head\ninclude inc.txt\na.1  FAIL  reviewed a\na.3  FAIL  reviewed a\nFAIL: reviewed k\n"
+                          "    k.1 k.2\n", text)
+            self.assertNotIn("b.1", text)
+            self.assertIn("n.*  FAIL  UNREVIEWED: n.1: observed o; spec: e (s) (and 1 more case(s) like it)", text)
+            self.assertTrue(any("inc.txt:1: 's.*'" in n and "edit it by hand" in n for n in notes), notes)
+            got = {e.pattern: e.reason for e in ex.load(path)}
+            self.assertEqual(got["k.2"], "reviewed k")
+
     def test_reasons_are_one_clean_line(self):
         import write_expectations as wx
         r = wx.reason_for([{"id": "a.b", "outcome": "FAIL", "observed": "x\n# y\u2028z", "expected": "int #8"}])
