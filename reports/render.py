@@ -236,6 +236,9 @@ def markdown(doc: dict) -> str:
                 out += ["  - counterexample:", "", "    ```", *("    " + _md_code(l)[1:-1] for l in c["counterexample"].splitlines()[:30]),
                         "    ```", ""]
             out += [f"  - rerun: {_md_code(c['rerun'])}"]
+            if c.get("trace"):
+                out += [f"  - trace: [{_md(c['trace'])}]({urllib.parse.quote(c['trace'])}); replay without Bazel: "
+                        f"{_md_code(c['repro'])}"]
         out += [""]
     calls = not_supported_calls(cases)
     if calls:

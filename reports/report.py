@@ -306,6 +306,8 @@ def text_summary(doc: dict, limit: int = 30) -> str:
             if c.get("seed"):
                 lines.append(f"          seed:     {c['seed']}" + (f" ({c['draws']} checked draws)" if "draws" in c else ""))
             lines.append(f"          rerun:    {c['rerun']}")
+            if c.get("repro"):
+                lines.append(f"          repro:    {c['repro']}")
         if len(unexpected) > limit:
             lines.append(f"  ... and {len(unexpected) - limit} more (report.md lists them all)")
     why = doc["summary"].get("why", [])

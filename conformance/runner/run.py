@@ -55,11 +55,13 @@ import dataclasses
 import datetime
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -98,6 +100,7 @@ class Options:
     features: str = DEFAULT_FEATURES
     stale_check: bool | None = None
     partial_ok: bool = False
+    trace: bool = False  # --trace: record a testee's exchange per case (out/<candidate>/trace/)
     write_expectations: str = ""  # --write-expectations=FILE: a fresh file listing this run's deviations
     update_expectations: str = ""  # --update-expectations=FILE
     test_filter: str = ""  # TESTBRIDGE_TEST_ONLY (bazel test --test_filter)
@@ -165,6 +168,10 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--stale-check", action=argparse.BooleanOptionalAction, default=None,
                    help="report expectations entries that match no case run (default: on for an unfiltered, "
                         "unsharded run of the suites, off for --filter, --device, replay and test filters)")
+    p.add_argument("--trace", action="store_true",
+                   help="with --testee: record the lines sent to the testee and its answers, per case; each case that "
+                        "does not pass gets OUT/trace/<case id>.jsonl (its handshake and its requests), linked from the "
+                        "report with a repro command that needs no Bazel (conformance/runner/repro.py)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--write-expectations", default="", metavar="FILE",
                        help="after the run, write FILE listing every deviation of the run (UNREVIEWED reasons to "
@@ -192,7 +199,7 @@ def parse_args(argv: list[str], environ=None) -> Options:
                 case_timeout=a.case_timeout, seed=a.seed or "", expectations=a.expectations, replay=a.replay,
                 device="" if a.device == "cpu" else a.device, device_suites=a.device_suites, binary=a.binary,
                 target=a.target, features=a.features, stale_check=a.stale_check, partial_ok=a.partial_ok,
-                write_expectations=a.write_expectations, update_expectations=a.update_expectations)
+                write_expectations=a.write_expectations, update_expectations=a.update_expectations, trace=a.trace)
     if o.candidate is None:
         o.candidate = "testee" if o.testee else "reference"
     if a.replay_file:
@@ -206,6 +213,9 @@ def parse_args(argv: list[str], environ=None) -> Options:
             o.suites = o.device_suites
     if not o.suites and not o.replay:
         raise UsageError("no --suites given (the BUILD target passes them)")
+    if o.trace and not o.testee:
+        raise UsageError("--trace records a testee's exchange: give --testee (in-process candidates have the rerun "
+                         "command)")
     if o.target and (o.replay or len(o.suites) != 1):
         raise UsageError("--target names one suite's test: give exactly one --suites")
     if o.binary and o.replay:
@@ -629,6 +639,67 @@ def bazel_command(o: Options, environ) -> str:
         f" (shard {o.shard[0] + 1} of {o.shard[1]})" if o.shard[1] > 1 else "")
 
 
+# ---------------------------------------------------------------- --trace
+TRACED = ("FAIL", "XFAIL", "XPASS", "CRASH", "TIMEOUT")
+
+
+def trace_file_name(case_id: str) -> str:
+    return urllib.parse.quote(case_id, safe=".-_") + ".jsonl"
+
+
+def start_traces(o: Options) -> str:
+    """--trace: an empty OUT/trace/ and the folder the testee sessions write their raw traces
+    into (TCTS_TRACE_DIR, read by conformance/protocol/testee_session.cc); "" without --trace."""
+    if not o.trace:
+        return ""
+    folder = os.path.join(o.out, "trace")
+    shutil.rmtree(folder, ignore_errors=True)
+    raw = os.path.join(folder, ".raw")
+    os.makedirs(raw)
+    TESTEE_ENV["TCTS_TRACE_DIR"] = raw
+    return raw
+
+
+def attach_traces(o: Options, runner: "Runner", cases: list[dict], raw: str) -> None:
+    """Cuts the sessions' raw traces into OUT/trace/<case id>.jsonl for each case that did not
+    pass: a header (the case, the testee command, its directory and environment), the session's
+    handshake, then the case's requests and answers. The case record gets `trace` (relative to
+    the report) and `repro` (the command that replays it without Bazel: repro.py)."""
+    test_to_id = {test: c.id for (_, test), c in runner.listed.items()}
+    wanted = {c["id"]: c for c in cases if c["outcome"] in TRACED}
+    env = {k: TESTEE_ENV[k] for k in ("PYTHONPATH",) if k in TESTEE_ENV}
+    for name in sorted(os.listdir(raw)):
+        handshake, per_case, started = [], {}, False
+        with open(os.path.join(raw, name), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue  # a line cut short by a crash
+                test = r.pop("test", "")
+                if not test:
+                    if not started:
+                        handshake.append(r)
+                    continue
+                started = True
+                case_id = test_to_id.get(test)
+                if case_id in wanted:
+                    per_case.setdefault(case_id, []).append(r)
+        for case_id, records in per_case.items():
+            c = wanted[case_id]
+            header = {"case": case_id, "outcome": c["outcome"], "expected": c["expected"], "observed": c["observed"],
+                      "command": o.testee,
+                      "cwd": TESTEE_ENV.get("TCTS_TESTEE_CWD", ""), "env": env}
+            rel = os.path.join("trace", trace_file_name(case_id))
+            with open(os.path.join(o.out, rel), "w", encoding="utf-8") as f:
+                for r in [header] + handshake + records:
+                    f.write(json.dumps(r, ensure_ascii=False) + "\n")
+            c["trace"] = rel
+            c["repro"] = f"/usr/bin/python3 conformance/runner/repro.py {os.path.join(o.out, rel)}"
+    shutil.rmtree(raw, ignore_errors=True)
+    TESTEE_ENV.pop("TCTS_TRACE_DIR", None)
+
+
 # ---------------------------------------------------------------- writing expectations
 def expectations_after_run(o: Options, doc: dict, suites: list) -> int | None:
     """--write-expectations / --update-expectations: the file from this run's outcomes (None
@@ -729,6 +800,7 @@ def main(argv: list[str]) -> int:
         if not os.access(s.binary, os.X_OK):
             print(f"run: {s.binary} is missing from this build", file=sys.stderr)
             return EXIT_USAGE
+    raw_traces = start_traces(o)
     with tempfile.TemporaryDirectory(prefix="tcts-run-") as workdir:
         runner = Runner(o, seed, entries, workdir)
         try:
@@ -760,6 +832,8 @@ def main(argv: list[str]) -> int:
     names = ["replay"] if o.replay else o.suites
     keys = sorted(runner.listed, key=lambda k: runner.order[k])
     cases = [runner.records[k] for k in keys]
+    if raw_traces:
+        attach_traces(o, runner, cases, raw_traces)
     # Stale: entries matching no case run. Only meaningful when every case of the suites ran.
     stale = [{"pattern": e.pattern, "outcome": e.outcome, "reason": e.reason, "line": e.line}
              for e in entries if not any(e.matches(c.id) for c in runner.listed.values())] if o.stale_check else None

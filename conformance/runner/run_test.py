@@ -314,6 +314,51 @@ class WritesExpectations(unittest.TestCase):
             self.assertEqual(final.returncode, 0, final.stdout[-3000:] + final.stderr)
 
 
+class TraceAndRepro(unittest.TestCase):
+    """--trace records a testee's exchange per case; repro.py replays a failing case's trace
+    against the testee, without Bazel or a suite binary, and shows the failing answer again."""
+
+    CASE = "dtype.float32.name.float"  # NumPy: np.dtype('float') is float64 (spec: float32)
+
+    def test_trace_and_repro(self):
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as d:
+            out = os.path.join(d, "out")
+            p = run(["--suites=dtypes", "--candidate=numpy", "--binary=conformance/testee_bin",
+                     "--testee=/usr/bin/python3 conformance/testees/numpy/numpy_testee.py",
+                     "--expectations=conformance/expectations/reference.txt", f"--filter={self.CASE}", "--trace",
+                     f"--out={out}", "--jobs=1"])
+            self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr)  # an unexpected FAIL
+            doc = report_lib.load(os.path.join(out, "report.json"))
+            [case] = doc["cases"]
+            self.assertEqual((case["outcome"], case["observed"]), ("FAIL", "float64"))
+            trace = os.path.join(out, case["trace"])
+            self.assertIn("repro.py", case["repro"])
+            self.assertIn("repro:", p.stdout)
+            with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+                self.assertIn(case["trace"], f.read())
+            repro = [sys.executable, "conformance/runner/repro.py", trace]
+            again = subprocess.run(repro, capture_output=True, text=True, timeout=120, env=child_env())
+            self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
+            self.assertIn('"name": "float", "op": "dtype_from_name"', again.stdout)
+            self.assertIn('< now:      {"id":', again.stdout)
+            self.assertIn('"ok":"float64"}', again.stdout.split("< now:")[-1])  # the failing answer, again
+            self.assertIn("every answer as recorded", again.stdout)
+            # A recorded answer that the testee no longer gives is shown as the first difference.
+            with open(trace, encoding="utf-8") as f:
+                text = f.read()
+            with open(trace, "w", encoding="utf-8") as f:
+                f.write(text.replace('\\"ok\\":\\"float64\\"', '\\"ok\\":\\"float32\\"'))
+            changed = subprocess.run(repro, capture_output=True, text=True, timeout=120, env=child_env())
+            self.assertEqual(changed.returncode, 1, changed.stdout + changed.stderr)
+            self.assertIn('first difference (dtype_from_name): answer.ok: "float32" recorded, "float64" now',
+                          changed.stdout)
+
+    def test_trace_needs_a_testee(self):
+        p = run(["--suites=dtypes", "--trace"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--trace records a testee's exchange", p.stderr)
+
+
 class BazelTestProtocol(unittest.TestCase):
     """What `bazel test //conformance:<suite>_<candidate>` gives run.py: shards, a test filter, an
     XML file, an outputs directory."""
