@@ -188,6 +188,7 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
         data = [
             binary,
             expectations,
+            "//conformance/expectations:all",  # the files it includes
             "//conformance/runner:runner_py",
         ] + data,
         shard_count = shard_count,
