@@ -129,9 +129,13 @@ class Out:
                 f.write(str(pid))
             os._exit(3)
         if MODE == "stream_garbage":
-            with open(f"/proc/{os.getppid()}/cmdline", "rb") as f:
-                argv = f.read().decode().split("\0")
-            stream = next(a.split("=", 1)[1] for a in argv if a.startswith("--tcts_stream="))
+            stream, pid = None, os.getppid()  # the suite process: a parent (/bin/sh may sit between)
+            while stream is None and pid > 1:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    argv = f.read().decode(errors="replace").split("\0")
+                stream = next((a.split("=", 1)[1] for a in argv if a.startswith("--tcts_stream=")), None)
+                with open(f"/proc/{pid}/status") as f:
+                    pid = int(next(l.split()[1] for l in f if l.startswith("PPid:")))
             with open(stream, "a") as f:
                 f.write("this is not an event\n")
                 f.flush()
