@@ -356,7 +356,7 @@ class ProcessCandidate : public Candidate {
     } else {
       r = AskTensor("from_dlpack", *src, /*may_alias=*/true);
     }
-    session_.ImportAnswered(region, r.ok());
+    session_.ImportAnswered(region, r.ok(), /*consumed_on_error=*/std::string(op) == "asarray");
     return r;
   }
 

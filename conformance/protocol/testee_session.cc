@@ -265,10 +265,10 @@ std::int64_t TesteeSession::LendImport(DLManagedTensor* m, Json* src) {
   return id;
 }
 
-void TesteeSession::ImportAnswered(std::int64_t id, bool ok) {
+void TesteeSession::ImportAnswered(std::int64_t id, bool ok, bool consumed_on_error) {
   auto it = regions_.find(id);
   if (it == regions_.end()) return;
-  if (!ok) {
+  if (!ok && !(consumed_on_error && it->second.deleted_early)) {
     // Still the caller's, who may free it at once: no deleter call is ever forwarded, and no
     // later sync reads its bytes.
     regions_.erase(it);

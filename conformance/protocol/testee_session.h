@@ -73,9 +73,11 @@ class TesteeSession {
   // Lends a DLPack producer's tensor (its elements, and dl.data on) and describes it in src;
   // ImportAnswered then records whether the testee's library took it (its deleter is then
   // forwarded when the library calls it) or not (never forwarded: still the caller's). -1
-  // when the tensor's extent does not fit in int64 (nothing lent).
+  // when the tensor's extent does not fit in int64 (nothing lent). With consumed_on_error (an
+  // asarray: torch.asarray consumes the capsule before it can fail), a deleter call the failed
+  // answer lists is forwarded, once.
   std::int64_t LendImport(DLManagedTensor* m, Json* src);
-  void ImportAnswered(std::int64_t region, bool ok);
+  void ImportAnswered(std::int64_t region, bool ok, bool consumed_on_error = false);
   // A testee's DLPack export (an answer's "ok"), mirrored in memory of this side; a
   // ProtocolError unless its elements lie inside the mirrored bytes (a host device's).
   DLManagedTensor* Borrow(const Json& v);
