@@ -348,7 +348,9 @@ class ProcessCandidate : public Candidate {
     if (region < 0) {
       return Error{ErrorKind::kInternal, std::string(op) + ": the DLTensor's extent in bytes does not fit in int64; not lent"};
     }
-    pins_.push_back(session_.PinRegion(region));  // the producer's bytes, while the answer may use them
+    // The producer's bytes, while the answer may use them (and until the answer is read).
+    const TesteeSession::Pin pin = session_.PinRegion(region);
+    pins_.push_back(pin);
     Result<TensorHandle> r = Error{ErrorKind::kInternal, ""};
     if (std::string(op) == "asarray") {
       args["source"] = *src;
