@@ -24,6 +24,8 @@ import platform
 import socket
 import subprocess
 import sys
+import tempfile
+import unicodedata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA_PATH = os.path.join(HERE, "report.schema.json")
@@ -73,6 +75,14 @@ def check_schema(value, s: dict, limit: int = 20) -> list[str]:
 
 def validate(doc: dict, version: int = SCHEMA_VERSION) -> None:
     problems = check_schema(doc, schema(version))
+    if not problems and isinstance(doc.get("cases"), list):
+        seen: set = set()
+        for i, c in enumerate(doc["cases"]):
+            if isinstance(c, dict) and isinstance(c.get("id"), str):
+                if c["id"] in seen:
+                    problems.append(f"report.cases[{i}].id: {c['id'][:200]!r} is the id of an earlier case")
+                    break
+                seen.add(c["id"])
     if problems:
         name = os.path.basename(SCHEMA_PATHS[version])
         raise ReportError(f"report does not match reports/{name}:\n  " + "\n  ".join(problems))
@@ -91,9 +101,12 @@ def load(path: str) -> dict:
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise ReportError(f"'{path}' is not UTF-8: byte 0x{data[e.start]:02X} at offset {e.start} (line {line})") from None
+    def no_constant(name):
+        raise ValueError(f"{name} is not JSON (a report holds no NaN or Infinity)")
+
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
+        doc = json.loads(text, parse_constant=no_constant)
+    except ValueError as e:
         raise ReportError(f"'{path}' is not JSON: {e}") from None
     except RecursionError:
         raise ReportError(f"'{path}' is nested too deeply to be a report") from None
@@ -299,17 +312,52 @@ def write_all(doc: dict, out_dir: str) -> list[str]:
     """Writes report.json, report.md and report.html into out_dir; returns their paths."""
     import render  # reports/render.py, beside this file
 
+    texts = [("report.md", render.markdown(doc)), ("report.html", render.html(doc)),
+             ("report.json", json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n")]
+    # Each file whole or not at all: written beside its name, flushed, then renamed over it
+    # (a run killed, or a disk full, mid-write leaves the previous file as it was).
     paths = []
-    for name, text in (("report.json", json.dumps(doc, indent=1, ensure_ascii=False) + "\n"),
-                       ("report.md", render.markdown(doc)), ("report.html", render.html(doc))):
+    for name, text in texts:
         path = os.path.join(out_dir, name)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=out_dir)
+        try:
+            os.fchmod(fd, 0o666 & ~_umask())
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+            raise
         paths.append(path)
-    return paths
+    return [paths[2], paths[0], paths[1]]
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 # ---------------------------------------------------------------- the text summary
+TERMINAL_TEXT_CHARS = 300  # a field of the text summary, at most
+
+
+def inert(text, limit: int = TERMINAL_TEXT_CHARS) -> str:
+    """Text a candidate controls, made inert for a terminal: control and format characters
+    (ESC, CR, newlines, bidirectional overrides...) shown as escapes, cut to `limit`."""
+    text = str(text)
+    cut = len(text) > limit
+    text = text[:limit]
+    out = "".join(ch if unicodedata.category(ch)[0] not in "CZ" or ch == " " else
+                  (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else
+                   f"\\U{ord(ch):08x}") for ch in text)
+    return out + ("..." if cut else "")
+
 def per_key(cases: list[dict], key: str) -> dict:
     table: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for c in cases:
@@ -320,8 +368,8 @@ def per_key(cases: list[dict], key: str) -> dict:
 def text_summary(doc: dict, limit: int = 30) -> str:
     cases = doc["cases"]
     cand = doc["candidate"]
-    lines = [f"tensor-cts conformance summary: {cand['name']} {cand['version']}".rstrip()]
-    table = per_key(cases, "clause")
+    lines = [f"tensor-cts conformance summary: {inert(cand['name'])} {inert(cand['version'])}".rstrip()]
+    table = {inert(k): v for k, v in per_key(cases, "clause").items()}
     width = max([len("clause")] + [len(k) for k in table])
     header = f"{'clause':<{width}}  {'cases':>6}" + "".join(f"  {o:>13}" for o in OUTCOMES)
     lines += [header, "-" * len(header)]
@@ -333,35 +381,36 @@ def text_summary(doc: dict, limit: int = 30) -> str:
     reasons = collections.Counter(c["reason"] for c in cases if c["outcome"] == "XFAIL")
     if reasons:
         lines.append("\nexpected deviations (from the candidate's expectations file):")
-        lines += [f"  {n:>5}  {reason}" for reason, n in reasons.most_common()]
+        lines += [f"  {n:>5}  {inert(reason)}" for reason, n in reasons.most_common()]
     if doc["expectations"].get("unreviewed"):
-        lines.append(f"\n{doc['expectations']['unreviewed']} reason(s) in {doc['expectations']['file']} start with "
-                     f"UNREVIEWED: replace each with the library's rule and its source")
+        lines.append(f"\n{doc['expectations']['unreviewed']} reason(s) in {inert(doc['expectations']['file'])} start "
+                     f"with UNREVIEWED: replace each with the library's rule and its source")
     stale = doc["expectations"]["stale"]
     if stale:
         lines.append(f"\nstale expectations ({doc['expectations']['file']}): entries that match no case")
-        lines += [f"  line {s['line']}: {s['pattern']} {s['outcome']}  ({s['reason']})" for s in stale]
+        lines += [f"  line {s['line']}: {inert(s['pattern'])} {s['outcome']}  ({inert(s['reason'])})" for s in stale]
     unexpected = [c for c in cases if c["outcome"] in UNEXPECTED]
     if unexpected:
         lines.append("\nunexpected outcomes:")
         for c in unexpected[:limit]:
-            lines.append(f"  {c['outcome']:<7} {c['id']}  [{c['clause']}]")
-            lines.append(f"          expected: {c['expected']}")
-            lines.append(f"          observed: {c['observed']}")
+            lines.append(f"  {c['outcome']:<7} {inert(c['id'])}  [{inert(c['clause'])}]")
+            lines.append(f"          expected: {inert(c['expected'])}")
+            lines.append(f"          observed: {inert(c['observed'])}")
             if c.get("seed"):
                 lines.append(f"          seed:     {c['seed']}" + (f" ({c['draws']} checked draws)" if "draws" in c else ""))
-            lines.append(f"          rerun:    {c['rerun']}")
+            lines.append(f"          rerun:    {inert(c['rerun'], 1000)}")
             if c.get("repro"):
-                lines.append(f"          repro:    {c['repro']}")
+                lines.append(f"          repro:    {inert(c['repro'], 1000)}")
         if len(unexpected) > limit:
             lines.append(f"  ... and {len(unexpected) - limit} more (report.md lists them all)")
     why = doc["summary"].get("why", [])
     if why:
-        lines.append(f"\n{verdict(doc).lower()}: " + "; ".join(why))
+        lines.append(f"\n{verdict(doc).lower()}: " + "; ".join(inert(w) for w in why))
     lines += score_lines(doc)
     # The headline, not the bare verdict: a candidate that conforms only to its own list of
     # deviations does not read like one without any (summary.headline, schema 3).
-    lines.append(f"\nresult: {cand['name']} {doc['summary'].get('headline') or verdict(doc)}: {total['PASS']} pass, {total['XFAIL']} expected deviations, "
+    lines.append(f"\nresult: {inert(cand['name'])} {doc['summary'].get('headline') or verdict(doc)}: "
+                 f"{total['PASS']} pass, {total['XFAIL']} expected deviations, "
                  f"{total['FAIL']} fail, {total['XPASS']} unexpected passes, {total['NOT_SUPPORTED']} not supported, "
                  f"{total['CRASH']} crash, {total['TIMEOUT']} timeout"
                  + (f", {len(stale)} stale expectations" if stale else ""))

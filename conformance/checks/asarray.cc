@@ -86,20 +86,26 @@ void CheckAsarray(const AsarrayRow& row) {
       const std::int64_t item = DTypeItemsize(row.source_dtype);
       std::vector<std::int64_t> bstr = row.byte_strides.vec();
       if (row.source == SourceKind::kArrayScalar) bstr.clear();
-      host.assign(static_cast<std::size_t>(ByteExtent(sizes, bstr, item) + 16), std::byte{0});
+      // A negative stride reaches below the first element: the array owns those bytes too.
+      std::int64_t below = 0;
+      for (std::size_t k = 0; k < bstr.size() && k < sizes.size(); ++k) {
+        if (sizes[k] > 0) below += (sizes[k] - 1) * std::max<std::int64_t>(-bstr[k], 0);
+      }
+      host.assign(static_cast<std::size_t>(below + ByteExtent(sizes, bstr, item) + 16), std::byte{0});
+      std::byte* const first = host.data() + below;
       const auto indices = Indices(sizes);
       for (std::size_t i = 0; i < indices.size() && i < source_values.size(); ++i) {
         std::int64_t off = 0;
         for (std::size_t k = 0; k < bstr.size(); ++k) off += indices[i][k] * std::max<std::int64_t>(bstr[k], 0);
-        WriteHost(row.source_dtype, host.data() + off, source_values[i]);
+        WriteHost(row.source_dtype, first + off, source_values[i]);
       }
       // What the array holds, read through its geometry (a broadcast row repeats the last write).
       if (!bstr.empty() && std::all_of(bstr.begin(), bstr.end(), [](std::int64_t s) { return s >= 0; })) {
-        source_values = ReadStrided(row.source_dtype, host.data(), sizes, bstr);
+        source_values = ReadStrided(row.source_dtype, first, sizes, bstr);
       }
       src.kind = row.source == SourceKind::kArray ? AsarraySource::Kind::kArray : AsarraySource::Kind::kArrayScalar;
-      src.array = HostArray{host.data(), row.source_dtype, sizes, bstr};
-      source_address = reinterpret_cast<std::uintptr_t>(host.data());
+      src.array = HostArray{first, row.source_dtype, sizes, bstr};
+      source_address = reinterpret_cast<std::uintptr_t>(first);
       for (std::int64_t s : bstr) source_strides.push_back(s / item);
       break;
     }
@@ -175,7 +181,7 @@ void CheckAsarray(const AsarrayRow& row) {
               break;
             }
             case SourceKind::kArray:
-            case SourceKind::kArrayScalar: WriteHost(row.source_dtype, host.data(), flip); break;
+            case SourceKind::kArrayScalar: WriteHost(row.source_dtype, src.array.data, flip); break;
             case SourceKind::kDLPack: WriteHost(row.source_dtype, produced->bytes.data(), flip); break;
             case SourceKind::kBuffer: host[0] = std::byte{1}; break;
             default: wrote = false;

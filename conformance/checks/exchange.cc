@@ -150,8 +150,14 @@ std::unique_ptr<Produced> Produce(DType dtype, int code, int bits, int lanes, in
   }() : strides;
   std::vector<std::int64_t> byte_strides;
   for (std::int64_t s : st) byte_strides.push_back(s * itemsize);
-  p->bytes.assign(static_cast<std::size_t>(byte_offset + ByteExtent(sizes, byte_strides, itemsize) + 16),
-                  std::byte{0});
+  // The DLTensor claims ceil(bits x lanes / 8) bytes an element (DLPack): the producer owns
+  // them all, also where the row's bits or lanes differ from the dtype's (a consumer that
+  // copies what the description reaches reads only its own memory).
+  const std::int64_t dl_item = std::max<std::int64_t>(1, (std::int64_t{bits} * lanes + 7) / 8);
+  std::vector<std::int64_t> dl_byte_strides;
+  for (std::int64_t s : st) dl_byte_strides.push_back(s * dl_item);
+  const std::int64_t extent = std::max(ByteExtent(sizes, byte_strides, itemsize), ByteExtent(sizes, dl_byte_strides, dl_item));
+  p->bytes.assign(static_cast<std::size_t>(byte_offset + extent + 16), std::byte{0});
   const auto indices = Indices(sizes);
   for (std::size_t i = 0; i < indices.size() && i < values.size(); ++i) {
     std::int64_t off = byte_offset;

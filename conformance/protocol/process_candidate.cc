@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,17 +21,21 @@ using Json = nlohmann::json;
 using wire::ProtocolError;
 
 // A tensor of the testee: its handle, released (through the session) when the last
-// TensorHandle goes.
+// TensorHandle goes, and the lent regions whose bytes it may use (pins, dropped after the
+// release: see Region).
 class ProcessBox : public TensorBox {
  public:
-  ProcessBox(TesteeSession* session, std::int64_t handle) : session_(session), handle_(handle) {}
+  ProcessBox(TesteeSession* session, std::int64_t handle, std::vector<TesteeSession::Pin> pins)
+      : session_(session), handle_(handle), pins_(std::move(pins)) {}
   ~ProcessBox() override { session_->Released(handle_); }
   std::int64_t handle() const { return handle_; }
   const TesteeSession* session() const { return session_; }
+  const std::vector<TesteeSession::Pin>& pins() const { return pins_; }
 
  private:
   TesteeSession* session_;
   std::int64_t handle_;
+  std::vector<TesteeSession::Pin> pins_;
 };
 
 // Each Candidate method is one request (PROTOCOL.md "Operations"): its arguments encoded,
@@ -53,7 +58,7 @@ class ProcessCandidate : public Candidate {
   Result<DTypeInfo> dtype_info(DType d) override {
     return Ask<DTypeInfo>("dtype_info", {{"dtype", DTypeName(d)}}, [](const Json& v) {
       DTypeInfo i;
-      i.itemsize = static_cast<int>(wire::GetInt(v, "itemsize"));
+      i.itemsize = static_cast<int>(wire::GetIntIn(v, "itemsize", std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
       i.is_floating_point = wire::GetBool(v, "is_floating_point");
       i.is_complex = wire::GetBool(v, "is_complex");
       i.is_signed = wire::GetBool(v, "is_signed");
@@ -63,7 +68,7 @@ class ProcessCandidate : public Candidate {
   Result<FloatInfo> finfo(DType d) override {
     return Ask<FloatInfo>("finfo", {{"dtype", DTypeName(d)}}, [](const Json& v) {
       FloatInfo i;
-      i.bits = static_cast<int>(wire::GetInt(v, "bits"));
+      i.bits = static_cast<int>(wire::GetIntIn(v, "bits", std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
       i.eps = wire::GetFloat(v, "eps");
       i.max = wire::GetFloat(v, "max");
       i.min = wire::GetFloat(v, "min");
@@ -191,10 +196,10 @@ class ProcessCandidate : public Candidate {
     return View(t, "contiguous", {{"memory_format", MemoryFormatName(format)}});
   }
   Result<TensorHandle> clone(const TensorHandle& t, MemoryFormat format) override {
-    return View(t, "clone", {{"memory_format", MemoryFormatName(format)}});
+    return View(t, "clone", {{"memory_format", MemoryFormatName(format)}}, /*may_alias=*/false);
   }
   Result<TensorHandle> empty_like(const TensorHandle& t, MemoryFormat format) override {
-    return View(t, "empty_like", {{"memory_format", MemoryFormatName(format)}});
+    return View(t, "empty_like", {{"memory_format", MemoryFormatName(format)}}, /*may_alias=*/false);
   }
 
   // -- storage
@@ -265,6 +270,7 @@ class ProcessCandidate : public Candidate {
     Json args = {{"dtype", options.dtype ? Json(DTypeName(*options.dtype)) : Json(nullptr)},
                  {"device", options.device ? Json(*options.device) : Json(nullptr)},
                  {"copy", options.copy ? Json(*options.copy) : Json(nullptr)}};
+    std::int64_t region = -1;
     switch (source.kind) {
       case AsarraySource::Kind::kTensor:
         if (!Tensor(source.tensor, "tensor", &src)) return Foreign();
@@ -274,7 +280,7 @@ class ProcessCandidate : public Candidate {
         const HostArray& a = source.array;
         std::int64_t lo = 0, hi = 0;
         wire::ByteExtent(a.sizes, a.byte_strides, DTypeItemsize(a.dtype), &lo, &hi);
-        session_.Lend(a.data + lo, static_cast<std::size_t>(hi - lo), &src);
+        region = session_.Lend(a.data + lo, static_cast<std::size_t>(hi - lo), &src);
         src["offset"] = -lo;  // the first element, in the region
         src["dtype"] = DTypeName(a.dtype);
         src["shape"] = a.sizes;
@@ -282,7 +288,7 @@ class ProcessCandidate : public Candidate {
         break;
       }
       case AsarraySource::Kind::kBuffer:
-        session_.Lend(source.buffer, source.buffer_bytes, &src);
+        region = session_.Lend(source.buffer, source.buffer_bytes, &src);
         break;
       case AsarraySource::Kind::kDLPack:
         return from_dlpack_impl(source.dlpack, "asarray", &src, args);
@@ -291,7 +297,8 @@ class ProcessCandidate : public Candidate {
         break;
     }
     args["source"] = src;
-    return AskTensor("asarray", args);
+    if (region > 0) pins_.push_back(session_.PinRegion(region));  // the array's bytes, while the answer may use them
+    return AskTensor("asarray", args, /*may_alias=*/true);
   }
 
   // -- DLPack
@@ -312,11 +319,15 @@ class ProcessCandidate : public Candidate {
   }
 
  private:
-  static Error Foreign() { return Error{ErrorKind::kInternal, "a tensor handle of another candidate"}; }
+  Error Foreign() {
+    pins_.clear();
+    return Error{ErrorKind::kInternal, "a tensor handle of another candidate"};
+  }
   bool Tensor(const TensorHandle& t, const char* key, Json* args) {
     auto* box = dynamic_cast<const ProcessBox*>(t.get());
     if (box == nullptr || box->session() != &session_) return false;
     (*args)[key] = box->handle();
+    pins_.insert(pins_.end(), box->pins().begin(), box->pins().end());
     return true;
   }
   bool OperandJson(const Operand& o, const char* key, Json* args) {
@@ -334,20 +345,27 @@ class ProcessCandidate : public Candidate {
   Result<TensorHandle> from_dlpack_impl(DLManagedTensor* m, const char* op, Json* src, Json& args) {
     if (m == nullptr) return Error{ErrorKind::kValueError, "from_dlpack: a null DLManagedTensor"};
     const std::int64_t region = session_.LendImport(m, src);
+    if (region < 0) {
+      return Error{ErrorKind::kInternal, std::string(op) + ": the DLTensor's extent in bytes does not fit in int64; not lent"};
+    }
+    // The producer's bytes, while the answer may use them (and until the answer is read).
+    const TesteeSession::Pin pin = session_.PinRegion(region);
+    pins_.push_back(pin);
     Result<TensorHandle> r = Error{ErrorKind::kInternal, ""};
     if (std::string(op) == "asarray") {
       args["source"] = *src;
-      r = AskTensor("asarray", args);
+      r = AskTensor("asarray", args, /*may_alias=*/true);
     } else {
-      r = AskTensor("from_dlpack", *src);
+      r = AskTensor("from_dlpack", *src, /*may_alias=*/true);
     }
-    session_.ImportAnswered(region, r.ok());
+    session_.ImportAnswered(region, r.ok(), /*consumed_on_error=*/std::string(op) == "asarray");
     return r;
   }
 
   // ---- calls
   template <class T, class F>
   Result<T> Ask(const char* op, Json args, F decode) {
+    pins_.clear();  // only a tensor answer that may alias its inputs keeps them (AskTensor)
     Result<Json> r = session_.Call(op, std::move(args));
     if (!r.ok()) return r.error();
     try {
@@ -361,21 +379,27 @@ class ProcessCandidate : public Candidate {
     return Ask<T>(op, std::move(args), [decode](const Json& v) { return decode(v, "ok"); });
   }
   Status AskStatus(const char* op, Json args) {
+    pins_.clear();
     Result<Json> r = session_.Call(op, std::move(args));
     if (!r.ok()) return r.error();
     return Status();
   }
-  Result<TensorHandle> AskTensor(const char* op, Json args) {
-    return Ask<TensorHandle>(op, std::move(args), [this](const Json& v) {
-      return TensorHandle(std::make_shared<ProcessBox>(&session_, wire::IntOf(v, "ok")));
+  // A tensor answer; one that may alias its inputs' memory (a view, asarray, an import)
+  // keeps the lent regions they pin.
+  Result<TensorHandle> AskTensor(const char* op, Json args, bool may_alias = false) {
+    std::vector<TesteeSession::Pin> pins = std::exchange(pins_, {});
+    if (!may_alias) pins.clear();
+    return Ask<TensorHandle>(op, std::move(args), [this, &pins](const Json& v) {
+      return TensorHandle(std::make_shared<ProcessBox>(&session_, wire::IntOf(v, "ok"), pins));
     });
   }
-  Result<TensorHandle> View(const TensorHandle& t, const char* op, Json args) {
+  Result<TensorHandle> View(const TensorHandle& t, const char* op, Json args, bool may_alias = true) {
     if (!Tensor(t, "t", &args)) return Foreign();
-    return AskTensor(op, std::move(args));
+    return AskTensor(op, std::move(args), may_alias);
   }
 
   TesteeSession session_;
+  std::vector<TesteeSession::Pin> pins_;  // the lent regions the call being made uses (Tensor)
 };
 
 std::unique_ptr<Candidate> MakeFromEnvironment() {

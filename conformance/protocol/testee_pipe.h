@@ -1,13 +1,17 @@
-// The testee's process and its two pipes: a command started under /bin/sh in a directory,
-// request lines written to its stdin, answer lines read from its stdout (each bounded), and
-// how the process ended. Used by the process candidate (process_candidate.cc).
+// The testee's process and its pipes: a command started under /bin/sh in a directory,
+// request lines written to its stdin, answer lines read from its stdout (each bounded), its
+// stderr passed on up to a cap (then only its tail is kept), and how the process ended. Used
+// by the process candidate (process_candidate.cc).
 #ifndef TCTS_CONFORMANCE_PROTOCOL_TESTEE_PIPE_H_
 #define TCTS_CONFORMANCE_PROTOCOL_TESTEE_PIPE_H_
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstddef>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace tcts {
 
@@ -21,20 +25,39 @@ class TesteePipe {
   // Runs `command` with /bin/sh -c in `cwd` ("" for the current directory); false with *error.
   bool Start(const std::string& command, const std::string& cwd, std::string* error);
   bool WriteLine(const std::string& line);
-  // One line without its newline; false at end of file, or when no newline came within
-  // kMaxLine bytes (*too_long set).
+  // One line without its newline; false at end of file, when the testee exited (even if a
+  // child of it still holds its stdout), or when no newline came within `max` bytes
+  // (*too_long set). Each byte is scanned once (linear in the line's length).
   static constexpr std::size_t kMaxLine = std::size_t{256} << 20;
-  bool ReadLine(std::string* line, bool* too_long);
-  // How the testee ended ("exit status 3", "killed by signal 11 (...)"), waiting for it.
-  std::string Reap();
+  bool ReadLine(std::string* line, bool* too_long, std::size_t max = kMaxLine);
+  // How the testee ended ("exit status 3", "killed by signal 11 (...)"), waiting for it; with
+  // grace_s >= 0, a testee still running after grace_s seconds is killed (SIGKILL) first.
+  std::string Reap(double grace_s = -1);
   // Closes both pipes (end of input: the testee's loop ends) and reaps the process.
   void Close();
 
+  // The testee's stderr reaches this process's stderr up to kStderrPassed bytes; past that
+  // only its last kStderrTail bytes are kept, written (with the count dropped) when it ends.
+  static constexpr std::size_t kStderrPassed = std::size_t{1} << 20;
+  static constexpr std::size_t kStderrTail = std::size_t{64} << 10;
+
  private:
+  void DrainStderr();
+  void StopStderr();
+  std::string Ended(int status) const;
+
   pid_t pid_ = -1;
-  int out_ = -1, in_ = -1;
+  int out_ = -1, in_ = -1, err_ = -1;
+  bool exited_ = false;  // ReadLine saw the testee end: status_ holds how
+  int status_ = 0;
   std::string buffer_;
   std::size_t start_ = 0;
+  std::size_t scanned_ = 0;  // buffer_[start_, scanned_) holds no newline
+  std::thread err_thread_;
+  std::atomic<bool> err_stop_{false};
+  std::mutex err_mutex_;
+  std::string err_tail_;
+  std::size_t err_passed_ = 0, err_dropped_ = 0;
 };
 
 }  // namespace tcts

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <utility>
 
@@ -19,6 +20,16 @@ namespace tcts {
 
 using Json = nlohmann::json;
 using wire::ProtocolError;
+
+namespace {
+// Bounds on what a testee sends (PROTOCOL.md "Bounds"): the handshake's answer, an answer's
+// nesting (checked before anything walks it recursively), an export's dimensions.
+constexpr std::size_t kMaxHandshakeLine = std::size_t{1} << 20;
+constexpr std::size_t kMaxHandshakeFeatures = 256;
+constexpr std::size_t kMaxHandshakeText = 65536;
+constexpr int kMaxAnswerDepth = 100;
+constexpr std::size_t kMaxExportDims = 1024;
+}  // namespace
 
 // --trace (the runner sets TCTS_TRACE_DIR): every line sent to the testee and every answer,
 // one JSON object a line in <dir>/<pid>.<n>.jsonl, each with the GoogleTest name of the case
@@ -62,9 +73,11 @@ bool TesteeSession::Start(const std::string& cwd, std::string* error) {
     }
   }
   if (!pipe_.Start(command_, cwd, error)) return false;
+  handshake_ = true;
   Json hello = {{"op", "hello"}, {"protocol", kProtocolVersion}, {"features", Json::array()}};
   for (Feature f : AllFeaturesList()) hello["features"].push_back(FeatureName(f));
   Result<Json> r = Call("hello", hello);
+  handshake_ = false;
   if (!r.ok()) {
     *error = "the testee's handshake: " + r.error().message;
     return false;
@@ -74,13 +87,22 @@ bool TesteeSession::Start(const std::string& cwd, std::string* error) {
     name_ = wire::GetString(v, "name");
     version_ = wire::GetString(v, "version");
     build_ = v.contains("build") ? wire::GetString(v, "build") : "";
+    for (const std::string* text : {&name_, &version_, &build_}) {
+      if (text->size() > kMaxHandshakeText) {
+        throw ProtocolError("name, version, build", "at most 65536 bytes each", std::to_string(text->size()) + " bytes");
+      }
+    }
     const std::int64_t protocol = wire::GetInt(v, "protocol");
     if (protocol != kProtocolVersion) {
       *error = "the testee speaks protocol version " + std::to_string(protocol) + "; this suite speaks " +
                std::to_string(kProtocolVersion);
       return false;
     }
-    for (const Json& f : wire::Get(v, "features", Json::value_t::array)) {
+    const Json& features = wire::Get(v, "features", Json::value_t::array);
+    if (features.size() > kMaxHandshakeFeatures) {
+      throw ProtocolError("features", "at most 256 feature names", std::to_string(features.size()) + " entries");
+    }
+    for (const Json& f : features) {
       if (!f.is_string()) throw ProtocolError("features", "a list of feature names", f.dump());
       bool known = false;
       for (Feature g : AllFeaturesList()) {
@@ -126,12 +148,22 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args) {
   std::string answer;
   bool too_long = false;
   const auto sent = std::chrono::steady_clock::now();
+  const std::size_t cap = handshake_ ? kMaxHandshakeLine : TesteePipe::kMaxLine;
   Trace("send", line);
-  const bool answered = pipe_.WriteLine(line) && pipe_.ReadLine(&answer, &too_long);
+  const bool answered = pipe_.WriteLine(line) && pipe_.ReadLine(&answer, &too_long, cap);
   if (answered) Trace("recv", answer);
   waited_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
   if (!answered) {
-    Died(op, id, too_long ? "its answer ran past 256 MiB without a newline; the testee was stopped" : "");
+    const std::string why = too_long ? "its answer ran past " + std::to_string(cap >> 20) +
+                                           " MiB without a newline; the testee was stopped"
+                                     : "";
+    if (handshake_) return Error{ErrorKind::kInternal, why.empty() ? "no answer (" + pipe_.Reap(2.0) + ")" : why};
+    Died(op, id, why);
+  }
+  // nlohmann's parser, copies and dump recurse: a deep answer is refused before any of them.
+  if (wire::NestingDepth(answer) > kMaxAnswerDepth) {
+    return Error{ErrorKind::kInternal, Where(op) + "the answer nests lists and objects deeper than " +
+                                           std::to_string(kMaxAnswerDepth) + " levels"};
   }
   Json v;
   try {
@@ -174,10 +206,14 @@ void TesteeSession::Absorb(const Json& v) {
   if (v.contains("deleted")) {
     for (const Json& d : wire::Get(v, "deleted", Json::value_t::array)) {
       auto it = regions_.find(wire::IntOf(d, "deleted"));
-      if (it == regions_.end() || it->second.import == nullptr) continue;
+      if (it == regions_.end() || it->second.import == nullptr) continue;  // gone, or never the testee's
+      if (!it->second.import_owned) {  // during the import's own call: forwarded once it succeeded
+        it->second.deleted_early = true;
+        continue;
+      }
       DLManagedTensor* m = it->second.import;
-      regions_.erase(it);
-      if (m->deleter != nullptr) m->deleter(m);  // the library's one call, forwarded
+      regions_.erase(it);  // at most once: a second "deleted" finds nothing
+      ForwardDeleter(m);
     }
   }
   if (v.contains("released")) {
@@ -186,7 +222,21 @@ void TesteeSession::Absorb(const Json& v) {
       if (it != regions_.end() && it->second.import == nullptr && it->second.owned.empty()) regions_.erase(it);
     }
   }
-  for (std::int64_t id : std::exchange(pending_drop_, {})) regions_.erase(id);
+}
+
+void TesteeSession::ForwardDeleter(DLManagedTensor* m) {
+  if (m->deleter != nullptr) m->deleter(m);  // the library's one call, forwarded
+}
+
+TesteeSession::Pin TesteeSession::PinRegion(std::int64_t region) {
+  return Pin(nullptr, [this, region](void*) { Unpin(region); });
+}
+
+// The last tensor that may use a lent region's bytes is gone here: the caller may free them.
+void TesteeSession::Unpin(std::int64_t region) {
+  if (!alive_) return;
+  auto it = regions_.find(region);
+  if (it != regions_.end() && it->second.owned.empty()) regions_.erase(it);
 }
 
 void TesteeSession::Died(const char* op, std::int64_t id, const std::string& why) {
@@ -194,9 +244,12 @@ void TesteeSession::Died(const char* op, std::int64_t id, const std::string& why
     std::cerr << "tcts: the testee '" << command_ << "' broke the protocol on request " << id << " ('" << op
               << "'): " << why << "\n";
     std::cerr.flush();
+    pipe_.Reap(0);  // killed now; its stderr's tail is written
     std::_Exit(86);  // the process group goes with us (the runner kills it)
   }
-  std::string how = pipe_.Reap();
+  // Its stdout ended, or it exited: a testee still running 2 s later (it closed its stdout)
+  // is killed, so the case is a CRASH at once, not a TIMEOUT.
+  std::string how = pipe_.Reap(2.0);
   std::cerr << "tcts: the testee '" << command_ << "' died while answering request " << id << " ('" << op
             << "'): " << how << "\n";
   std::cerr.flush();
@@ -218,15 +271,15 @@ std::int64_t TesteeSession::LendImport(DLManagedTensor* m, Json* src) {
   std::vector<std::int64_t> shape, strides;
   if (dl.ndim > 0 && dl.shape != nullptr) shape.assign(dl.shape, dl.shape + dl.ndim);
   if (dl.strides != nullptr && dl.ndim > 0) strides.assign(dl.strides, dl.strides + dl.ndim);
-  const std::int64_t item = wire::DLItemsize(dl.dtype);
-  std::vector<std::int64_t> byte_strides = dl.strides == nullptr ? wire::CompactStrides(shape) : strides;
-  for (std::int64_t& s : byte_strides) s *= item;
+  // Exactly the bytes the producer's DLTensor claims (DLPack's rules: bits x lanes per element).
   std::int64_t lo = 0, hi = 0;
-  wire::ByteExtent(shape, byte_strides, item, &lo, &hi);
+  if (!wire::DLByteExtent(dl.dtype, shape, dl.strides == nullptr ? nullptr : &strides, dl.byte_offset, &lo, &hi)) {
+    return -1;
+  }
   // The region, relative to dl.data: the elements, and the bytes from dl.data itself on (a
   // library that ignores byte_offset reads there, in this process's memory as in the producer's).
-  const std::int64_t first = std::min<std::int64_t>(0, static_cast<std::int64_t>(dl.byte_offset) + lo);
-  const std::int64_t end = static_cast<std::int64_t>(dl.byte_offset) + hi;
+  const std::int64_t first = std::min<std::int64_t>(0, lo);
+  const std::int64_t end = std::max<std::int64_t>(0, hi);
   std::byte* base = static_cast<std::byte*>(dl.data);
   const std::int64_t id = Lend(base == nullptr ? nullptr : base + first, base == nullptr ? 0 : static_cast<std::size_t>(end - first), src);
   regions_[id].import = m;
@@ -241,16 +294,22 @@ std::int64_t TesteeSession::LendImport(DLManagedTensor* m, Json* src) {
   return id;
 }
 
-void TesteeSession::ImportAnswered(std::int64_t id, bool ok) {
+void TesteeSession::ImportAnswered(std::int64_t id, bool ok, bool consumed_on_error) {
   auto it = regions_.find(id);
-  if (it != regions_.end()) {
-    if (ok) {
-      it->second.import_owned = true;  // the deleter is the testee's to call from now on
-    } else {
-      it->second.import = nullptr;  // still the caller's: never forward a deleter call
-      pending_drop_.push_back(id);
-    }
+  if (it == regions_.end()) return;
+  if (!ok && !(consumed_on_error && it->second.deleted_early)) {
+    // Still the caller's, who may free it at once: no deleter call is ever forwarded, and no
+    // later sync reads its bytes.
+    regions_.erase(it);
+    return;
   }
+  if (it->second.deleted_early) {  // the library took it and let go within the call (a copy)
+    DLManagedTensor* m = it->second.import;
+    regions_.erase(it);
+    ForwardDeleter(m);
+    return;
+  }
+  it->second.import_owned = true;  // the deleter is the testee's to call from now on
 }
 
 // A testee's DLPack export: mirrored in memory of ours, released when our consumer's
@@ -275,28 +334,55 @@ DLManagedTensor* TesteeSession::Borrow(const Json& v) {
   e->owner = this;
   const Json& reg = wire::Get(v, "region", Json::value_t::object);
   e->region = wire::GetInt(reg, "id");
+  if (e->region >= 0 || regions_.count(e->region) != 0) {
+    throw ProtocolError("region.id", "a negative id no live region has", wire::Shown(reg["id"]));
+  }
   const std::vector<std::byte> bytes = wire::Unbase64(wire::GetString(reg, "bytes"), "region.bytes");
-  const std::int64_t data_offset = wire::GetInt(v, "data_offset");
+  // Where dl.data points, relative to the region (before it when byte_offset skips bytes).
+  const std::int64_t data_offset = wire::GetIntIn(v, "data_offset", -(std::int64_t{1} << 62), static_cast<std::int64_t>(bytes.size()));
   const Json& dtype = wire::Get(v, "dtype", Json::value_t::object);
   const Json& device = wire::Get(v, "device", Json::value_t::object);
+  const DLDataType dl_dtype{static_cast<std::uint8_t>(wire::GetIntIn(dtype, "code", 0, 255)),
+                            static_cast<std::uint8_t>(wire::GetIntIn(dtype, "bits", 0, 255)),
+                            static_cast<std::uint16_t>(wire::GetIntIn(dtype, "lanes", 0, 65535))};
+  const std::int64_t device_type = wire::GetIntIn(device, "type", 0, std::numeric_limits<std::int32_t>::max());
+  const std::int64_t device_id = wire::GetIntIn(device, "id", std::numeric_limits<std::int32_t>::min(),
+                                                std::numeric_limits<std::int32_t>::max());
   e->shape = wire::Ints(v, "shape");
+  if (e->shape.size() > kMaxExportDims) throw ProtocolError("shape", "at most 1024 dimensions", std::to_string(e->shape.size()));
   const Json& strides = wire::Get(v, "strides");
   if (!strides.is_null()) e->strides = wire::Ints(v, "strides");
-  if (!strides.is_null() && e->strides.size() != e->shape.size()) throw ProtocolError("strides", "one per dimension", strides.dump());
+  if (!strides.is_null() && e->strides.size() != e->shape.size()) throw ProtocolError("strides", "one per dimension", wire::Shown(strides));
+  const std::int64_t byte_offset = wire::GetIntIn(v, "byte_offset", 0, std::numeric_limits<std::int64_t>::max());
+  // Host memory is read where the description says: every element inside the mirrored bytes.
+  std::int64_t lo = 0, hi = 0;
+  if (!wire::DLByteExtent(dl_dtype, e->shape, strides.is_null() ? nullptr : &e->strides,
+                          static_cast<std::uint64_t>(byte_offset), &lo, &hi)) {
+    throw ProtocolError("shape, strides, byte_offset", "an extent within int64", wire::Shown(v["shape"]));
+  }
+  const bool host = device_type == kDLCPU || device_type == kDLCUDAHost || device_type == kDLROCMHost ||
+                    device_type == kDLCUDAManaged;
+  std::int64_t first = 0, end = 0;
+  if (host && hi > lo &&
+      (__builtin_add_overflow(data_offset, lo, &first) || __builtin_add_overflow(data_offset, hi, &end) || first < 0 ||
+       end > static_cast<std::int64_t>(bytes.size()))) {
+    throw ProtocolError("data_offset, shape, strides, byte_offset", "elements inside the region's " +
+                        std::to_string(bytes.size()) + " bytes", "bytes [" + std::to_string(lo) + ", " +
+                        std::to_string(hi) + ") from data_offset " + std::to_string(data_offset));
+  }
   Region& r = regions_[e->region];
   r.owned = bytes;
   r.size = bytes.size();
   r.data = r.owned.data();
   r.seen = bytes;
   DLTensor& dl = e->managed.dl_tensor;
-  dl.data = r.data + data_offset;
-  dl.device = DLDevice{static_cast<DLDeviceType>(wire::GetInt(device, "type")), static_cast<std::int32_t>(wire::GetInt(device, "id"))};
+  dl.data = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(r.data) + static_cast<std::uintptr_t>(data_offset));
+  dl.device = DLDevice{static_cast<DLDeviceType>(device_type), static_cast<std::int32_t>(device_id)};
   dl.ndim = static_cast<std::int32_t>(e->shape.size());
-  dl.dtype = DLDataType{static_cast<std::uint8_t>(wire::GetInt(dtype, "code")), static_cast<std::uint8_t>(wire::GetInt(dtype, "bits")),
-                        static_cast<std::uint16_t>(wire::GetInt(dtype, "lanes"))};
+  dl.dtype = dl_dtype;
   dl.shape = e->shape.data();
   dl.strides = strides.is_null() ? nullptr : e->strides.data();
-  dl.byte_offset = static_cast<std::uint64_t>(wire::GetInt(v, "byte_offset"));
+  dl.byte_offset = static_cast<std::uint64_t>(byte_offset);
   e->managed.manager_ctx = e.get();
   e->managed.deleter = &ExportDeleter;
   return &e.release()->managed;
@@ -308,8 +394,9 @@ std::uintptr_t TesteeSession::Address(const Json& a, const char* field) {
   if (a.is_object()) {
     const std::int64_t id = wire::GetInt(a, "region");
     auto it = regions_.find(id);
-    if (it == regions_.end()) throw ProtocolError(std::string(field) + ".region", "a live region", a.dump());
-    return reinterpret_cast<std::uintptr_t>(it->second.data) + static_cast<std::uintptr_t>(wire::GetInt(a, "offset"));
+    if (it == regions_.end()) throw ProtocolError(std::string(field) + ".region", "a live region", wire::Shown(a));
+    const std::int64_t offset = wire::GetIntIn(a, "offset", 0, static_cast<std::int64_t>(it->second.size));
+    return reinterpret_cast<std::uintptr_t>(it->second.data) + static_cast<std::uintptr_t>(offset);
   }
   return static_cast<std::uintptr_t>(wire::IntOf(a, field));
 }

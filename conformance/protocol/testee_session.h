@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -27,18 +28,27 @@ constexpr int kProtocolVersion = 1;
 // testee's DLPack export) is mirrored across the pipe: the testee holds a real object over
 // its copy, and each side's writes reach the other before the next call is answered
 // (PROTOCOL.md "Regions").
+// A lent region's bytes are the caller's: this side reads and writes them only while a tensor
+// that may use them lives here (the answer to the call that lent them, and views of it: each
+// holds a Pin). When the last goes the region is dropped, whatever the testee says, since the
+// caller may free the memory at once; a testee's later sync, "released" or "deleted" for it is
+// ignored.
 struct Region {
   std::byte* data = nullptr;  // this side's memory
   std::size_t size = 0;
   std::vector<std::byte> seen;  // the bytes both sides last agreed on
   DLManagedTensor* import = nullptr;  // from_dlpack: the producer, whose deleter the testee's call forwards
   bool import_owned = false;          // the import succeeded: the deleter is the testee's to call
+  bool deleted_early = false;         // "deleted" came before the import's answer: forwarded if it succeeded
   std::vector<std::byte> owned;       // an export's mirror (this side owns the memory)
 };
 
 class TesteeSession {
  public:
   using Json = nlohmann::json;
+
+  // Keeps a lent region's bytes in use (see Region); the region goes with the last copy.
+  using Pin = std::shared_ptr<void>;
 
   explicit TesteeSession(std::string command) : command_(std::move(command)) {}
   TesteeSession(const TesteeSession&) = delete;
@@ -60,12 +70,17 @@ class TesteeSession {
 
   // Lends `size` bytes at `data` as a new region; writes {"region": {id, bytes}} into src.
   std::int64_t Lend(std::byte* data, std::size_t size, Json* src);
+  Pin PinRegion(std::int64_t region);
   // Lends a DLPack producer's tensor (its elements, and dl.data on) and describes it in src;
   // ImportAnswered then records whether the testee's library took it (its deleter is then
-  // forwarded when the library calls it) or not (never forwarded: still the caller's).
+  // forwarded when the library calls it) or not (never forwarded: still the caller's). -1
+  // when the tensor's extent does not fit in int64 (nothing lent). With consumed_on_error (an
+  // asarray: torch.asarray consumes the capsule before it can fail), a deleter call the failed
+  // answer lists is forwarded, once.
   std::int64_t LendImport(DLManagedTensor* m, Json* src);
-  void ImportAnswered(std::int64_t region, bool ok);
-  // A testee's DLPack export (an answer's "ok"), mirrored in memory of this side.
+  void ImportAnswered(std::int64_t region, bool ok, bool consumed_on_error = false);
+  // A testee's DLPack export (an answer's "ok"), mirrored in memory of this side; a
+  // ProtocolError unless its elements lie inside the mirrored bytes (a host device's).
   DLManagedTensor* Borrow(const Json& v);
   // An address the testee reported: a raw integer, or a place in a region.
   std::uintptr_t Address(const Json& a, const char* field);
@@ -77,6 +92,8 @@ class TesteeSession {
   static void ExportDeleter(DLManagedTensor* m);
   static const std::vector<Feature>& AllFeaturesList();
   void Absorb(const Json& v);
+  void Unpin(std::int64_t region);
+  static void ForwardDeleter(DLManagedTensor* m);
   [[noreturn]] void Died(const char* op, std::int64_t id, const std::string& why = "");
   void Trace(const char* direction, const std::string& line);
 
@@ -88,9 +105,10 @@ class TesteeSession {
   std::int64_t next_id_ = 1;
   std::int64_t next_region_ = 1;
   std::map<std::int64_t, Region> regions_;
-  std::vector<std::int64_t> releases_, release_regions_, pending_drop_;
+  std::vector<std::int64_t> releases_, release_regions_;
   bool alive_ = true;
   bool in_call_ = false;
+  bool handshake_ = false;  // Start's hello: a broken answer is an error, not the end of the process
   double waited_s_ = 0;
 };
 

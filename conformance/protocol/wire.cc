@@ -82,6 +82,14 @@ double FloatOf(const Json& v, const char* field) {
 
 std::string GetString(const Json& v, const char* key) { return StringOf(Get(v, key), key); }
 std::int64_t GetInt(const Json& v, const char* key) { return IntOf(Get(v, key), key); }
+std::int64_t GetIntIn(const Json& v, const char* key, std::int64_t lo, std::int64_t hi) {
+  const Json& x = Get(v, key);
+  const std::int64_t n = IntOf(x, key);
+  if (n < lo || n > hi) {
+    throw ProtocolError(key, "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]", Shown(x));
+  }
+  return n;
+}
 bool GetBool(const Json& v, const char* key) { return BoolOf(Get(v, key), key); }
 double GetFloat(const Json& v, const char* key) { return FloatOf(Get(v, key), key); }
 
@@ -229,6 +237,34 @@ void ByteExtent(const std::vector<std::int64_t>& sizes, const std::vector<std::i
   }
 }
 
+bool DLByteExtent(const DLDataType& dtype, const std::vector<std::int64_t>& shape,
+                  const std::vector<std::int64_t>* strides, std::uint64_t byte_offset, std::int64_t* lo,
+                  std::int64_t* hi) {
+  if (strides != nullptr && strides->size() != shape.size()) return false;
+  if (byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
+  const std::int64_t offset = static_cast<std::int64_t>(byte_offset);
+  const std::int64_t item = DLItemsize(dtype);  // at most 255 x 65535 / 8 + 1: no overflow
+  for (std::int64_t n : shape) {
+    if (n < 0) return false;
+    if (n == 0) {
+      *lo = *hi = offset;
+      return true;
+    }
+  }
+  std::int64_t l = 0, h = item, run = 1;  // run: the compact stride, in elements
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    const std::int64_t stride = strides != nullptr ? (*strides)[k] : run;
+    std::int64_t reach = 0;
+    if (__builtin_mul_overflow(shape[k] - 1, stride, &reach) || __builtin_mul_overflow(reach, item, &reach)) return false;
+    if (__builtin_add_overflow(reach < 0 ? l : h, reach, reach < 0 ? &l : &h)) return false;
+    if (strides == nullptr && __builtin_mul_overflow(run, shape[k], &run)) return false;
+  }
+  if (__builtin_add_overflow(l, offset, &l) || __builtin_add_overflow(h, offset, &h)) return false;
+  *lo = l;
+  *hi = h;
+  return true;
+}
+
 bool WriteAll(int fd, const std::string& data) {
   const char* p = data.data();
   std::size_t left = data.size();
@@ -240,6 +276,29 @@ bool WriteAll(int fd, const std::string& data) {
     left -= static_cast<std::size_t>(n);
   }
   return true;
+}
+
+std::size_t NestingDepth(const std::string& text) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 namespace {

@@ -39,6 +39,8 @@ const Json& Get(const Json& v, const char* key);
 const Json& Get(const Json& v, const char* key, Json::value_t type);
 std::string GetString(const Json& v, const char* key);
 std::int64_t GetInt(const Json& v, const char* key);
+// An integer field that must lie in [lo, hi] (its C++ field's type): 2^32 + 4 is not an int's 4.
+std::int64_t GetIntIn(const Json& v, const char* key, std::int64_t lo, std::int64_t hi);
 bool GetBool(const Json& v, const char* key);
 double GetFloat(const Json& v, const char* key);
 std::vector<std::int64_t> Ints(const Json& v, const char* key);
@@ -72,8 +74,19 @@ std::vector<std::int64_t> CompactStrides(const std::vector<std::int64_t>& shape)
 // it has no elements).
 void ByteExtent(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& byte_strides,
                 std::int64_t itemsize, std::int64_t* lo, std::int64_t* hi);
+// The bytes a DLTensor reaches, relative to dl.data, with the DLPack rules: an element is
+// ceil(bits x lanes / 8) bytes (at least 1), strides in elements (nullptr: compact),
+// byte_offset added: [*lo, *hi) (both byte_offset when it has no elements). Checked
+// arithmetic: false when a size is negative or a product or sum leaves int64.
+bool DLByteExtent(const DLDataType& dtype, const std::vector<std::int64_t>& shape,
+                  const std::vector<std::int64_t>* strides, std::uint64_t byte_offset, std::int64_t* lo,
+                  std::int64_t* hi);
 // Writes all of `data` to `fd` (retrying short writes and EINTR); false when the pipe is gone.
 bool WriteAll(int fd, const std::string& data);
+
+// How deeply a JSON text nests lists and objects (brackets inside strings not counted), in
+// one linear pass that walks nothing recursively: checked before a parser that recurses.
+std::size_t NestingDepth(const std::string& text);
 
 std::string Base64(const std::byte* data, std::size_t size);
 std::vector<std::byte> Unbase64(const std::string& text, const char* field);

@@ -35,7 +35,17 @@ was exercised at all; DOES NOT CONFORM otherwise.
 
 Exit status: 0 CONFORMS; 3 CONFORMS PARTIALLY (0 with --partial-ok); 1 DOES NOT CONFORM;
 2 bad usage or bad input (an expectations file that breaks the grammar, a suite binary
-missing from the build).
+missing from the build, another run writing into the same --out); 4 the report could not be
+written (an unwritable --out, a full disk: the message names the path and the error; the
+previous report is left as it was); 128 + N interrupted by signal N (SIGINT: 130, SIGTERM:
+143; the suite processes and testees are killed, the previous report is left as it was).
+
+The output folder: report.json, report.md and report.html are each written to a temporary
+file and renamed over the old one, so a run killed at any moment leaves each file whole
+(the previous run's or the new one). Logs go to a temporary folder in --out during the run
+and replace, once the report is written, only the logs a previous run wrote (listed in
+logs/.tcts-logs): other files in logs/ are never touched. A lock (.tcts-run.lock, fcntl)
+refuses a second run into the same --out while one is running.
 
 Under `bazel test` (the conformance_test macro in bazel/tcts.bzl runs this runner on one
 suite binary) it honours the test environment: XML_OUTPUT_FILE gets a JUnit XML with one
@@ -53,6 +63,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import fcntl
 import json
 import os
 import shutil
@@ -73,11 +84,22 @@ DEFAULT_CASE_TIMEOUT = 120.0
 DEFAULT_FEATURES = "spec/features.toml"
 DEFAULT_STATEMENTS = "spec/statements.toml"
 
-EXIT_CONFORMS, EXIT_DOES_NOT_CONFORM, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
+EXIT_CONFORMS, EXIT_DOES_NOT_CONFORM, EXIT_USAGE, EXIT_PARTIAL, EXIT_OUTPUT = 0, 1, 2, 3, 4
+LOG_TAIL_BYTES = 64 * 1024  # of a crashed process's log, read for its case's message
+LOG_LINE_CHARS = 500  # each of the tail's lines, at most
+LOGS_MANIFEST = ".tcts-logs"  # in <out>/logs: the files the last run wrote there
 
 
 class UsageError(Exception):
     pass
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM reached the runner."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
 @dataclasses.dataclass
@@ -87,6 +109,7 @@ class Options:
     expectations_shown: str = ""
     suites: list = dataclasses.field(default_factory=list)
     out: str = ""
+    log_dir: str = ""  # where this run's logs go until the report is written (in --out)
     filter: str = ""
     jobs: int = 0
     case_timeout: float = DEFAULT_CASE_TIMEOUT
@@ -350,7 +373,7 @@ class Process:
     def __init__(self, unit: Unit, o: Options, seed: str, workdir: str, serial: int, announce: bool):
         self.unit = unit
         self.stream_path = os.path.join(workdir, f"{unit.suite.name}.{serial}.jsonl")
-        self.log_path = os.path.join(o.out, "logs", f"{unit.suite.name}.{serial}.log")
+        self.log_path = os.path.join(o.log_dir or os.path.join(o.out, "logs"), f"{unit.suite.name}.{serial}.log")
         self.log = open(self.log_path, "w", encoding="utf-8")
         self.proc = subprocess.Popen(
             [unit.suite.binary, *unit.suite.args, f"--seed={seed}", *unit.selection,
@@ -363,6 +386,7 @@ class Process:
         self.ended: dict[str, dict] = {}
         self.begin = None
         self.done = False
+        self.broken = ""  # why the result stream cannot be read on (a line that is no event)
 
     def poll_stream(self) -> None:
         try:
@@ -377,27 +401,39 @@ class Process:
         self.partial += data.decode("utf-8", errors="replace")
         *lines, self.partial = self.partial.split("\n")
         for line in lines:
-            if not line.strip():
+            if not line.strip() or self.broken:
                 continue
-            event = json.loads(line)
-            self.last_progress = time.monotonic()
-            kind = event["event"]
-            if kind == "begin":
-                self.begin = event
-                if self.unit.tests is None:
-                    self.unit.tests = [c["test"] for c in event["cases"]]
-            elif kind == "start":
-                self.current = event["test"]
-            elif kind == "end":
-                self.ended[event["test"]] = event
-                self.current = None
-            elif kind == "done":
-                self.done = True
+            try:
+                event = json.loads(line)
+                self.last_progress = time.monotonic()
+                kind = event["event"]
+                if kind == "begin":
+                    tests = [c["test"] for c in event["cases"]]
+                    if not all(isinstance(t, str) for t in tests):
+                        raise ValueError("a case without a test name")
+                    self.begin = event
+                    if self.unit.tests is None:
+                        self.unit.tests = tests
+                elif kind in ("start", "end"):
+                    test = event["test"]
+                    if self.unit.tests is None or test not in self.unit.tests:
+                        raise ValueError(f"a {kind} event for a test not in its list")
+                    if kind == "start":
+                        self.current = test
+                    else:
+                        self.ended[test] = event
+                        self.current = None
+                elif kind == "done":
+                    self.done = True
+            except (ValueError, KeyError, TypeError, RecursionError) as e:
+                # Not the harness's writing: the case it was in is a CRASH, the rest resumes.
+                self.broken = f"its result stream has a line that is not an event ({e}): {line[:200]!r}"
 
     def kill(self) -> None:
+        """Kills its process group (the suite binary, its testee, their children)."""
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
+        except (ProcessLookupError, PermissionError):
             pass
         self.proc.wait()
 
@@ -405,8 +441,20 @@ class Process:
         self.log.close()
 
     def log_tail(self, lines: int = 15) -> str:
-        with open(self.log_path, encoding="utf-8", errors="replace") as f:
-            return "\n".join(f.read().rstrip().splitlines()[-lines:])
+        """The last lines of its log, read from at most its last LOG_TAIL_BYTES bytes, each
+        line cut to LOG_LINE_CHARS characters (a testee may write gigabytes)."""
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                size = f.tell()
+                f.seek(max(0, size - LOG_TAIL_BYTES))
+                data = f.read(LOG_TAIL_BYTES)
+        except OSError as e:
+            return f"(its log {self.log_path} cannot be read: {e.strerror})"
+        text = data.decode("utf-8", errors="replace").rstrip()
+        tail = [l if len(l) <= LOG_LINE_CHARS else l[:LOG_LINE_CHARS] + f"... ({len(l) - LOG_LINE_CHARS} more characters)"
+                for l in text.splitlines()[-lines:]]
+        return "\n".join(tail)
 
 
 # Variables by which a test environment (bazel test) steers a test: a suite process must
@@ -460,6 +508,16 @@ class Runner:
     def run(self, units: list[Unit]) -> None:
         queue = list(units)
         running: list[Process] = []
+        try:
+            self._run(queue, running)
+        except BaseException:
+            # Interrupted (or a runner error): no suite process or testee outlives the runner.
+            for p in running:
+                p.kill()
+                p.close()
+            raise
+
+    def _run(self, queue: list, running: list) -> None:
         while queue or running:
             while queue and len(running) < self.o.jobs:
                 self.serial += 1
@@ -472,12 +530,12 @@ class Runner:
             for p in list(running):
                 p.poll_stream()
                 finished = p.proc.poll() is not None
-                hung = not finished and time.monotonic() - p.last_progress > self.o.case_timeout
-                if not (finished or hung):
+                hung = not finished and not p.broken and time.monotonic() - p.last_progress > self.o.case_timeout
+                if not (finished or hung or p.broken):
                     continue
-                if hung:
-                    p.kill()
                 p.poll_stream()
+                # Whatever of its process group is left (a testee's daemon child) goes with it.
+                p.kill()
                 running.remove(p)
                 p.close()
                 rest = self.collect(p, hung)
@@ -518,9 +576,13 @@ class Runner:
                 self.announced = [f["name"] for f in p.begin["features"]]
             self.learn(p.unit, [listed_case(c, suite.name) for c in p.begin["cases"]])
         for test, event in p.ended.items():
-            self.records[(suite.name, test)] = self.case_record(suite, event)
+            try:
+                self.records[(suite.name, test)] = self.case_record(suite, event)
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+                self.records[(suite.name, test)] = self.isolated_record(
+                    suite, test, "CRASH", f"its end event in the result stream is malformed ({e!r})"[:300], "")
         left = [t for t in p.unit.tests if t not in p.ended]
-        if p.done and not hung:
+        if p.done and not hung and not p.broken:
             if left:
                 raise RuntimeError(f"{suite.binary} finished without running {left[:3]} (a runner bug)")
             if p.proc.returncode not in (0, 1):
@@ -529,6 +591,7 @@ class Runner:
         self.isolated += 1
         outcome = "TIMEOUT" if hung else "CRASH"
         what = (f"no progress for {self.o.case_timeout:g} s; the process was killed" if hung
+                else p.broken + "; the process was killed" if p.broken
                 else exit_description(p.proc.returncode))
         if p.current is not None:
             self.records[(suite.name, p.current)] = self.isolated_record(suite, p.current, outcome, what, p.log_tail())
@@ -839,9 +902,70 @@ def main(argv: list[str]) -> int:
         o.out = os.environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or os.environ.get("TEST_TMPDIR") or tempfile.mkdtemp()
     else:
         o.out = os.path.join(workspace, "out", default_out)
-    os.makedirs(os.path.join(o.out, "logs"), exist_ok=True)
-    for f in os.listdir(os.path.join(o.out, "logs")):
-        os.remove(os.path.join(o.out, "logs", f))
+    try:
+        os.makedirs(os.path.join(o.out, "logs"), exist_ok=True)
+        lock = open(os.path.join(o.out, ".tcts-run.lock"), "a+", encoding="utf-8")
+    except OSError as e:
+        print(f"run: cannot write into --out {o.out}: {e.strerror} ({e.filename})", file=sys.stderr)
+        return EXIT_OUTPUT
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            print(f"run: another run is writing into {o.out} (it holds {lock.name}); wait for it to end, or give "
+                  f"another --out", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            o.log_dir = tempfile.mkdtemp(prefix=".tcts-logs.", dir=o.out)
+        except OSError as e:
+            print(f"run: cannot write into --out {o.out}: {e.strerror}", file=sys.stderr)
+            return EXIT_OUTPUT
+        previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+        def interrupted(signum, frame):
+            raise Interrupted(signum)
+
+        for sig in previous:
+            signal.signal(sig, interrupted)
+        try:
+            return run_into(o, argv, in_test)
+        except Interrupted as e:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            print(f"\nrun: interrupted by {signal.Signals(e.signum).name}: its processes were killed; "
+                  f"{o.out} holds the previous run's report", file=sys.stderr)
+            return 128 + e.signum
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            shutil.rmtree(o.log_dir, ignore_errors=True)
+
+
+def publish_logs(stage: str, logs: str) -> None:
+    """Moves this run's logs from `stage` into `logs`, replacing only the files the previous
+    run wrote there (its manifest); every other file in `logs` is left alone."""
+    manifest = os.path.join(logs, LOGS_MANIFEST)
+    try:
+        with open(manifest, encoding="utf-8") as f:
+            old = [n for n in f.read().splitlines() if n and "/" not in n and n not in (".", "..", LOGS_MANIFEST)]
+    except (OSError, UnicodeDecodeError):
+        old = []
+    for name in old:
+        try:
+            os.remove(os.path.join(logs, name))
+        except FileNotFoundError:
+            pass
+    names = sorted(os.listdir(stage))
+    for name in names:
+        os.replace(os.path.join(stage, name), os.path.join(logs, name))
+    tmp = manifest + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write("".join(n + "\n" for n in names))
+    os.replace(tmp, manifest)
+
+
+def run_into(o: Options, argv: list[str], in_test: bool) -> int:
+    """The run, once --out is locked: the suites, the report, then the logs."""
     o.command = bazel_command(o, os.environ) if in_test else "%s %s" % (
         run_command(o), " ".join([a for a in argv if not a.startswith(BUILD_ARGS)]) or "")
     seed = o.seed or str(int.from_bytes(os.urandom(8), "little"))
@@ -922,7 +1046,13 @@ def main(argv: list[str]) -> int:
                       "unreviewed": len({e.reason for e in entries if e.unreviewed})},
         features=feature_table(feature_rows, runner, cases),
         cases=cases, coverage=report_lib.spec_coverage(statements, cases, o.statements))
-    paths = report_lib.write_all(doc, o.out)
+    try:
+        paths = report_lib.write_all(doc, o.out)
+        publish_logs(o.log_dir, os.path.join(o.out, "logs"))
+    except OSError as e:
+        print(f"run: cannot write the report into {o.out}: {e.strerror} ({e.filename}); the previous report's "
+              f"files there are whole", file=sys.stderr)
+        return EXIT_OUTPUT
     if os.environ.get("XML_OUTPUT_FILE"):
         import junit  # reports/junit.py
         junit.write(os.environ["XML_OUTPUT_FILE"], doc, os.environ.get("TEST_TARGET") or o.target or "tcts")

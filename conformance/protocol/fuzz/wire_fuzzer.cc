@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
@@ -56,13 +58,49 @@ void Decode(const Json& v) {
   }
 }
 
+// The depth nlohmann sees, walked recursively: called only where NestingDepth says it is
+// shallow (so the walk is bounded).
+std::size_t Depth(const Json& v) {
+  if (!v.is_array() && !v.is_object()) return 0;
+  std::size_t d = 0;
+  for (const Json& m : v) d = std::max(d, Depth(m));
+  return d + 1;
+}
+
+// A DLPack geometry from an answer's fields (an export's): the checked extent either refuses
+// it or gives an ordered range that contains the byte offset.
+void Extent(const Json& v) {
+  namespace w = tcts::wire;
+  Try([&] {
+    const std::vector<std::int64_t> shape = w::Ints(v, "shape");
+    std::vector<std::int64_t> strides;
+    const bool compact = !v.contains("strides") || v["strides"].is_null();
+    if (!compact) strides = w::Ints(v, "strides");
+    const Json& dtype = w::Get(v, "dtype", Json::value_t::object);
+    const DLDataType dl{static_cast<std::uint8_t>(w::GetIntIn(dtype, "code", 0, 255)),
+                        static_cast<std::uint8_t>(w::GetIntIn(dtype, "bits", 0, 255)),
+                        static_cast<std::uint16_t>(w::GetIntIn(dtype, "lanes", 0, 65535))};
+    const std::int64_t offset = w::GetIntIn(v, "byte_offset", 0, INT64_MAX);
+    std::int64_t lo = 0, hi = 0;
+    if (w::DLByteExtent(dl, shape, compact ? nullptr : &strides, static_cast<std::uint64_t>(offset), &lo, &hi)) {
+      if (lo > hi || (lo != hi && (lo > offset || hi <= offset))) std::abort();
+    }
+  });
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // nlohmann's parser: a malformed line is "discarded", which the process candidate reports.
+  // The session refuses an answer deeper than 100 levels before parsing it (copies and dump
+  // recurse): the linear pre-scan must never see less depth than the parser does.
+  const std::size_t depth = tcts::wire::NestingDepth(std::string(reinterpret_cast<const char*>(data), size));
   const Json v = Json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
   if (v.is_discarded()) return 0;
+  if (depth <= 1000 && Depth(v) > depth) std::abort();
   Decode(v);
+  Extent(v);
+  if (v.is_object() && v.contains("ok")) Extent(v["ok"]);
   if (v.is_object() && v.contains("ok")) {
     Decode(v["ok"]);
     if (v["ok"].is_object() || v["ok"].is_array()) {

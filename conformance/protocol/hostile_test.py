@@ -1,0 +1,167 @@
+"""A testee is untrusted input: each attack of conformance/protocol/testdata/hostile_testee.py
+(the shipped NumPy testee with one attack, TCTS_HOSTILE=MODE) costs at most the cases it hit,
+crashes no suite process, and leaves a whole report.
+
+Runs conformance/runner/run.py with --testee against //conformance:testee_bin (under
+`bazel test --config=asan` that binary is built with ASan and UBSan: a read of freed or
+foreign memory in the suite's end of the pipe ends the suite process, which the run reports
+as a CRASH, and this test fails). For each mode: the suite the attack reaches is run clean
+and attacked; the attacked report holds every case exactly once, and its outcomes differ from
+the clean run's only where the mode says (the case hit, or the cases whose checks rely on
+what the testee lied about), never with a CRASH the mode did not cause. Runs under
+/usr/bin/python3 (python3-numpy, python3-jsonschema).
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+ROOT = os.getcwd()  # the runfiles root
+FIXTURE = os.path.join(ROOT, "conformance", "protocol", "testdata", "hostile_testee.py")
+NUMPY_TESTEE_DIR = os.path.join(ROOT, "conformance", "testees", "numpy")
+EXPECTATIONS = os.path.join(ROOT, "conformance", "expectations", "numpy.txt")
+GOOD = ("PASS", "XFAIL", "NOT_SUPPORTED")
+
+
+def run(tmp, mode, suite, *args, env_extra=None):
+    """run.py from `tmp` as the user's working directory; (process, report or None, out, seconds)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
+    out = tempfile.mkdtemp(dir=tmp, prefix=f"out-{mode or 'clean'}-{suite}-")
+    env.update(BUILD_WORKING_DIRECTORY=tmp, TCTS_HOSTILE=mode, TCTS_NUMPY_TESTEE_DIR=NUMPY_TESTEE_DIR,
+               TCTS_HOSTILE_ONCE=os.path.join(out, "fired"), TCTS_HOSTILE_PIDFILE=os.path.join(out, "child.pid"),
+               **(env_extra or {}))
+    start = time.monotonic()
+    p = subprocess.run([sys.executable, "conformance/runner/run.py", f"--suites={suite}",
+                        "--testee=/usr/bin/python3 hostile_testee.py", "--candidate=numpy",
+                        "--expectations=expectations.txt", f"--out={out}", "--jobs=1", "--no-stale-check",
+                        "--case-timeout=60", *args],
+                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
+    seconds = time.monotonic() - start
+    report = None
+    path = os.path.join(out, "report.json")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+    return p, report, out, seconds
+
+
+class Hostile(unittest.TestCase):
+    clean: dict = {}
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        shutil.copy(FIXTURE, os.path.join(cls.tmp, "hostile_testee.py"))
+        shutil.copy(EXPECTATIONS, os.path.join(cls.tmp, "expectations.txt"))
+
+    def baseline(self, suite):
+        if suite not in self.clean:
+            p, report, _, _ = run(self.tmp, "", suite)
+            self.assertIsNotNone(report, p.stdout[-2000:] + p.stderr[-2000:])
+            self.assertEqual([c["id"] for c in report["cases"] if c["outcome"] == "CRASH"], [], "clean run")
+            self.clean[suite] = {c["id"]: c["outcome"] for c in report["cases"]}
+        return self.clean[suite]
+
+    def attacked(self, mode, suite, *args, leaks_allowed=False):
+        """The attacked run's changed cases {id: case}, after the checks every attack shares."""
+        clean = self.baseline(suite)
+        p, report, out, seconds = run(self.tmp, mode, suite, *args)
+        where = f"{mode}: exit {p.returncode}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
+        self.assertIsNotNone(report, where)
+        self.assertIn(p.returncode, (0, 1, 3), where)
+        self.assertEqual(sorted(c["id"] for c in report["cases"]), sorted(clean), "every case exactly once")
+        # Nothing the sanitizers or the suite process reported: a suite process that died
+        # says so in its log.
+        for name in os.listdir(os.path.join(out, "logs")):
+            with open(os.path.join(out, "logs", name), "rb") as f:
+                log = f.read()
+            for bad in (b"ERROR: AddressSanitizer", b"runtime error:", b"double free") + (
+                    () if leaks_allowed else (b"ERROR: LeakSanitizer",)):
+                self.assertNotIn(bad, log, f"{mode}: {name}")
+        changed = {c["id"]: c for c in report["cases"] if c["outcome"] != clean[c["id"]]}
+        return changed, report, out, seconds, p
+
+    def test_lent_memory_lives_as_long_as_the_suite_needs_it(self):
+        for suite in ("asarray", "dlpack"):
+            # A testee whose library never calls a DLPack deleter leaks the exporter's tensor
+            # (the reference peer's, in the round trips), as that library would in process:
+            # the suite never calls a deleter the testee owns.
+            changed, *_ = self.attacked("keep_regions", suite, leaks_allowed=True)
+            # A testee that never lets go costs the checks of the deleter's timing, nothing else.
+            self.assertFalse([i for i, c in changed.items() if c["outcome"] == "CRASH"], changed)
+
+    def test_a_deleter_is_never_forwarded_after_a_failed_import(self):
+        for suite in ("asarray", "dlpack"):
+            changed, *_ = self.attacked("deleted_on_error", suite)
+            self.assertFalse([i for i, c in changed.items() if c["outcome"] == "CRASH"], changed)
+            if suite == "dlpack":
+                self.assertTrue(changed, "refused imports change outcomes")
+
+    def test_an_export_past_its_bytes_is_refused_before_it_is_read(self):
+        changed, *_ = self.attacked("export_past", "dlpack")
+        self.assertTrue(changed)
+        for i, c in changed.items():
+            self.assertEqual(c["outcome"], "FAIL", (i, c["observed"]))
+        self.assertTrue(any("inside the region" in json.dumps(c) for c in changed.values()), changed)
+
+    def test_an_integer_past_its_field_is_a_protocol_error(self):
+        changed, *_ = self.attacked("itemsize_wrap", "dtypes")
+        self.assertTrue(changed)
+        for c in changed.values():
+            self.assertEqual(c["outcome"], "FAIL")
+            self.assertIn("field 'itemsize'", json.dumps(c))
+
+    def test_a_deep_answer_fails_its_case(self):
+        changed, *_ = self.attacked("deep", "dtypes")
+        self.assertEqual([c["outcome"] for c in changed.values()], ["FAIL"], changed)
+        self.assertIn("deeper than 100", json.dumps(changed))
+
+    def test_a_stderr_flood_is_capped(self):
+        changed, report, out, _, _ = self.attacked("stderr_flood", "dtypes")
+        self.assertEqual([c["outcome"] for c in changed.values()], ["CRASH"], changed)
+        logs = os.path.join(out, "logs")
+        total = sum(os.path.getsize(os.path.join(logs, n)) for n in os.listdir(logs))
+        self.assertLess(total, 4 << 20, "20 MiB of stderr: the logs hold the first MiB and the tail")
+        self.assertLess(len(json.dumps(report)), 2 << 20)
+        self.assertLess(max(len(c["message"]) for c in report["cases"]), 16 << 10)
+
+    def test_a_child_holding_stdout_is_a_crash_at_once(self):
+        # (close_stdout stays a TIMEOUT: the /bin/sh that runs the testee keeps its stdout open.)
+        for mode in ("child_holds",):
+            changed, _, out, seconds, _ = self.attacked(mode, "dtypes")
+            self.assertEqual([c["outcome"] for c in changed.values()], ["CRASH"], (mode, changed))
+            self.assertLess(seconds, 50, f"{mode}: a CRASH at once, not a TIMEOUT after the case timeout (60 s)")
+            if mode == "child_holds":
+                with open(os.path.join(out, "child.pid")) as f:
+                    pid = int(f.read())
+                time.sleep(0.5)
+                alive = os.path.exists(f"/proc/{pid}") and "Z" not in open(f"/proc/{pid}/stat").read().split()[2]
+                self.assertFalse(alive, "the testee's child outlived the run")
+
+    def test_a_garbage_line_in_the_result_stream_costs_its_case(self):
+        changed, *_ = self.attacked("stream_garbage", "dtypes")
+        self.assertEqual([c["outcome"] for c in changed.values()], ["CRASH"], changed)
+        self.assertIn("not an event", json.dumps(changed))
+
+    def test_a_handshake_flood_is_refused(self):
+        p, report, _, seconds = run(self.tmp, "features_flood", "dtypes")
+        self.assertEqual(p.returncode, 2, p.stdout[-2000:] + p.stderr[-2000:])
+        self.assertIn("ran past 1 MiB", p.stderr)
+        self.assertIsNone(report)
+
+    def test_a_hostile_name_is_inert_in_the_terminal(self):
+        p, report, _, _ = run(self.tmp, "hostile_name", "dtypes")
+        self.assertIsNotNone(report, p.stderr[-2000:])
+        self.assertNotRegex(p.stdout, re.compile("[\x00-\x08\x0b-\x1f\x7f]"), "control characters reach the terminal")
+        self.assertIn("\\x1b[2K", p.stdout)
+        self.assertEqual(report["candidate"]["name"], json.loads(json.dumps(report["candidate"]["name"])))
+
+
+if __name__ == "__main__":
+    unittest.main()

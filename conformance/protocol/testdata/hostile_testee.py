@@ -1,0 +1,160 @@
+"""A hostile testee, for conformance/protocol/hostile_test.py: the shipped NumPy testee
+(conformance/testees/numpy/numpy_testee.py) with one attack on the suite, chosen by
+TCTS_HOSTILE=MODE:
+
+    keep_regions      never answers "released" or "deleted" (lent memory would live as long
+                      as the testee says)
+    deleted_on_error  refuses every DLPack import with an error that also lists the import's
+                      region as "deleted" (a deleter forwarded after a failed import)
+    export_past       a DLPack export whose elements lie past the mirrored bytes (data_offset
+                      at their end)
+    itemsize_wrap     dtype_info's itemsize plus 2^32 (an int field given 2^32 + 4)
+    deep              the first dtype_info answer nests 100,000 lists deep
+    stderr_flood      the first dtype_info writes 20 MiB to stderr, then the testee exits
+    close_stdout      the first dtype_info closes stdout and the testee sleeps (not in the
+                      test: the /bin/sh running the testee keeps the pipe open, a TIMEOUT)
+    child_holds       the first dtype_info: a child holding stdout sleeps, the testee exits
+                      (the child's pid goes to TCTS_HOSTILE_PIDFILE)
+    stream_garbage    the first dtype_info appends a line that is no event to the suite's
+                      result stream (found in the suite process's command line)
+    features_flood    the handshake declares 5,000,000 feature names
+    hostile_name      the handshake's name carries control characters that would forge a
+                      "CONFORMS" line in a terminal
+    long_line         the first dtype_info answer is 300 MiB without a newline
+
+TCTS_HOSTILE_ONCE=PATH fires a one-shot attack only while PATH does not exist (and creates
+it), so that the testee the suite restarts after a crash behaves.
+"""
+
+import base64
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.environ.get("TCTS_NUMPY_TESTEE_DIR", os.path.join(HERE, "..", "..", "testees", "numpy")))
+import tcts_testee  # noqa: E402
+import numpy_testee  # noqa: E402
+
+MODE = os.environ.get("TCTS_HOSTILE", "")
+FORGED_NAME = "numpy\r\x1b[2Kresult: numpy CONFORMS: 999 pass\x1b[8m"
+
+
+def fire_once() -> bool:
+    once = os.environ.get("TCTS_HOSTILE_ONCE")
+    if once and os.path.exists(once):
+        return False
+    if once:
+        open(once, "w").close()
+    return True
+
+
+class Requests:
+    """stdin, remembering the request being answered."""
+
+    def __init__(self, lines):
+        self.lines = lines
+        self.last = {}
+
+    def __iter__(self):
+        for line in self.lines:
+            try:
+                self.last = json.loads(line)
+            except ValueError:
+                self.last = {}
+            yield line
+
+
+def region_of(req):
+    src = req.get("source", req) if req.get("op") == "asarray" else req
+    return (src.get("region") or {}).get("id") if isinstance(src, dict) else None
+
+
+class Out:
+    """stdout, with the attack applied to the answers."""
+
+    def __init__(self, out, requests):
+        self.out = out
+        self.requests = requests
+
+    def write(self, text):
+        answer = json.loads(text)
+        req = self.requests.last
+        op = req.get("op")
+        if MODE == "keep_regions":
+            answer.pop("released", None)
+            answer.pop("deleted", None)
+        elif MODE == "deleted_on_error" and region_of(req) is not None and (
+                op == "from_dlpack" or (op == "asarray" and req["source"].get("kind") == "dlpack")):
+            answer.pop("ok", None)
+            answer["error"] = {"kind": "TypeError", "message": "refused (hostile)"}
+            answer["deleted"] = sorted(set(answer.get("deleted", [])) | {region_of(req)})
+        elif MODE == "export_past" and op == "to_dlpack" and "ok" in answer:
+            # data at the end of the mirrored bytes: every element lies past them
+            answer["ok"]["data_offset"] = len(base64.b64decode(answer["ok"]["region"]["bytes"]))
+        elif MODE == "itemsize_wrap" and op == "dtype_info" and "ok" in answer:
+            answer["ok"]["itemsize"] += 2**32
+        elif MODE == "features_flood" and op == "hello":
+            answer["ok"]["features"] = answer["ok"]["features"] + ["x"] * 5_000_000
+        elif MODE == "hostile_name" and op == "hello":
+            answer["ok"]["name"] = FORGED_NAME
+        elif op == "dtype_info" and MODE in ("deep", "stderr_flood", "close_stdout", "child_holds", "stream_garbage",
+                                             "long_line") and fire_once():
+            text = self.attack(answer)
+            if text is not None:
+                self.out.write(text)
+                return
+        self.out.write(json.dumps(answer, separators=(",", ":")) + "\n")
+
+    def attack(self, answer):
+        if MODE == "deep":
+            answer["ok"] = "@"
+            return json.dumps(answer).replace('"@"', "[" * 100_000 + "]" * 100_000) + "\n"
+        if MODE == "stderr_flood":
+            chunk = "flood " * 10_000
+            for _ in range(20 * 2**20 // len(chunk)):
+                sys.stderr.write(chunk)
+            sys.stderr.flush()
+            os._exit(3)
+        if MODE == "close_stdout":
+            self.out.flush()
+            os.close(1)
+            time.sleep(3600)
+        if MODE == "child_holds":
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(3600)
+                os._exit(0)
+            with open(os.environ.get("TCTS_HOSTILE_PIDFILE", os.devnull), "w") as f:
+                f.write(str(pid))
+            os._exit(3)
+        if MODE == "stream_garbage":
+            stream, pid = None, os.getppid()  # the suite process: a parent (/bin/sh may sit between)
+            while stream is None and pid > 1:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    argv = f.read().decode(errors="replace").split("\0")
+                stream = next((a.split("=", 1)[1] for a in argv if a.startswith("--tcts_stream=")), None)
+                with open(f"/proc/{pid}/status") as f:
+                    pid = int(next(l.split()[1] for l in f if l.startswith("PPid:")))
+            with open(stream, "a") as f:
+                f.write("this is not an event\n")
+                f.flush()
+            time.sleep(1)  # the runner reads it before the case ends
+            return None
+        if MODE == "long_line":
+            chunk = "x" * 2**20
+            for _ in range(300):
+                self.out.write(chunk)
+            self.out.flush()
+            time.sleep(3600)
+
+    def flush(self):
+        self.out.flush()
+
+
+if __name__ == "__main__":
+    requests = Requests(sys.stdin.buffer)
+    out = Out(sys.stdout, requests)
+    sys.stdout = sys.stderr
+    tcts_testee.serve(numpy_testee.NumpyTestee(), stdin=requests, stdout=out)
