@@ -54,6 +54,8 @@ def main() -> None:
     os.makedirs(user)
     shutil.copy(os.path.join(repo, "conformance/testees/numpy/numpy_testee.py"), user)
     shutil.copy(os.path.join(repo, "conformance/expectations/numpy.txt"), os.path.join(user, "expectations.txt"))
+    # numpy.txt includes what both NumPy modes share (shared/numpy.txt, beside it).
+    shutil.copytree(os.path.join(repo, "conformance/expectations/shared"), os.path.join(user, "shared"))
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("BUILD_", "RUNFILES", "TEST_", "XML_OUTPUT", "TESTBRIDGE", "PYTHONPATH"))}
     # The system's tools, without bazel: a directory of links to /usr/bin and /bin less bazel*.
