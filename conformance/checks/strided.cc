@@ -126,8 +126,8 @@ void CheckAddressFormula(Case& c, const TensorHandle& t, const std::string& what
       return;
     }
     if ((*values)[k] != (*storage)[static_cast<std::size_t>(a)]) {
-      c.Mismatch(where + " == storage[offset + sum(stride*index)] (004)", (*storage)[static_cast<std::size_t>(a)].ToString(),
-                 (*values)[k].ToString());
+      MismatchValues(c, where + " == storage[offset + sum(stride*index)] (004)", (*storage)[static_cast<std::size_t>(a)],
+                     (*values)[k]);
       return;
     }
   }
@@ -180,7 +180,7 @@ void CheckAddress(const AddressRow& row) {
       } else if (auto after = ReadValues(c, *t, "t after the write")) {
         std::vector<Scalar> want;
         for (std::int64_t v : row.after.vec()) want.push_back(Scalar::Int(v));
-        if (*after != want) c.Mismatch(w + "; values(t)", Str(want), Str(*after));
+        if (*after != want) MismatchValues(c, w + "; values(t)", want, *after);
       }
     }
   }
@@ -244,7 +244,7 @@ void CheckView(const ViewRow& row) {
   }
   if (row.copies && row.check_values) {
     const auto before = ReadValues(c, *t, "input"), after = ReadValues(c, out, "result");
-    if (before && after && *before != *after) c.Mismatch(call + " values", Str(*before), Str(*after));
+    if (before && after && *before != *after) MismatchValues(c, call + " values", *before, *after);
   }
   if (storage && step.kind != ViewKind::kEmptyLike) CheckAddressFormula(c, out, "result");
   c.Finish();

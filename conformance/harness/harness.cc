@@ -191,6 +191,13 @@ std::string RerunCommand(const ::testing::TestInfo& info) {
     return "bazel run //conformance:replay -- " + Config().replay + " --candidate=" + Config().candidate +
            " --filter='" + (info.value_param() ? info.value_param() : filter) + "'";
   }
+  if (!Config().rerun.empty()) {
+    const RowMeta* prop = FindProperty(filter);
+    std::string id = prop ? prop->id : info.value_param() ? info.value_param() : filter;
+    std::string quoted = "'";
+    for (char ch : id) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return Config().rerun + " --filter=" + quoted + "'" + (property ? " --seed=" + Config().seed : "");
+  }
   if (!Config().target.empty()) {
     // A target may name the test of the case's own suite: "//conformance:{suite}_libtorch".
     std::string target = Config().target;

@@ -44,6 +44,9 @@ struct RowMeta {
 struct RunConfig {
   std::string candidate;     // --candidate=NAME
   std::string target;        // --target=LABEL (for rerun commands; "{suite}" stands for the case's suite)
+  // --rerun=COMMAND: a rerun command is COMMAND --filter='<case id>' (and --seed=N for a
+  // property): the runner's own command, where no suite target reruns the case (a testee's run).
+  std::string rerun;
   std::string seed;          // the RapidCheck seed of this run (decimal), for rerun commands
   std::string replay;        // --replay=FILE when running a replay file (conformance/replay.h)
   // --device=DEVICE: the suite runs with every tensor it makes on DEVICE ("cuda", "cuda:1"),

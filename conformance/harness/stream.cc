@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "conformance/candidate/fresh_process.h"
 #include "conformance/harness/harness.h"
 
 namespace tcts {
@@ -137,6 +139,14 @@ class StreamListener : public ::testing::EmptyTestEventListener {
                 {"ms", result.elapsed_time()}};
     if (record->draws >= 0) end["draws"] = record->draws;  // properties
     Write(end);
+    if (!FreshProcessRequested().empty()) {
+      // The candidate cannot be trusted past this case (fresh_process.h): the runner resumes
+      // with a new process from the next case.
+      std::fprintf(stderr, "tcts: ending this process after '%s': %s\n", FullName(info).c_str(),
+                   FreshProcessRequested().c_str());
+      std::fflush(stderr);
+      std::_Exit(kExitFreshProcess);
+    }
   }
   void OnTestProgramEnd(const ::testing::UnitTest&) override { Write({{"event", "done"}}); }
 

@@ -306,7 +306,7 @@ class ProcessCandidate : public Candidate {
     try {
       return session_.Borrow(r.value());
     } catch (const ProtocolError& e) {
-      return Error{ErrorKind::kInternal, session_.Where("to_dlpack") + e.what_for()};
+      return session_.Broken(session_.Where("to_dlpack") + e.what_for());
     }
   }
   Result<TensorHandle> from_dlpack(DLManagedTensor* m) override {
@@ -356,7 +356,7 @@ class ProcessCandidate : public Candidate {
     try {
       return T(decode(r.value()));
     } catch (const ProtocolError& e) {
-      return Error{ErrorKind::kInternal, session_.Where(op) + e.what_for()};
+      return session_.Broken(session_.Where(op) + e.what_for());
     }
   }
   template <class T>

@@ -7,7 +7,8 @@ against conformance/protocol/testdata/faulty_testee.py — PyTorch's Python test
 injected (TCTS_TESTEE_FAULT). Checks: every case is reported exactly once; a testee that dies
 makes the running case CRASH and a fresh testee runs the rest; one that stops answering is a
 TIMEOUT; an answer that is not JSON, has a field of the wrong type or the wrong id FAILs that
-case with a message naming the request and the field; a testee speaking another protocol
+case with a message naming the request and the field, and a stray line on the testee's stdout
+costs that one case (a fresh testee takes the next); a testee speaking another protocol
 version is refused before any case runs (exit 2). Runs under /usr/bin/python3 (python3-torch).
 """
 
@@ -94,6 +95,17 @@ class Protocol(unittest.TestCase):
             text = json.dumps(next(iter(bad.values())))
             for w in words:
                 self.assertIn(w, text, fault)
+
+    def test_a_stray_line_costs_one_case(self):
+        # One stray line puts every later answer one behind: the case that reads it FAILs
+        # naming it, and the next case gets a fresh testee (the process ends after the case).
+        p, report = run(self.tmp, "stray:finfo:2")
+        bad = self.outcomes(report)
+        self.assertEqual([c["outcome"] for c in bad.values()], ["FAIL"], p.stdout[-3000:])
+        text = json.dumps(next(iter(bad.values())))
+        for w in ("'finfo'", "is not JSON", "mylib says hi"):
+            self.assertIn(w, text)
+        self.assertEqual(report["run"]["isolated_processes"], 1)
 
     def test_another_protocol_version_is_refused(self):
         p, report = run(self.tmp, "", {"TCTS_TESTEE_PROTOCOL": "99"})

@@ -9,6 +9,7 @@
 #include <memory>
 #include <utility>
 
+#include "conformance/candidate/fresh_process.h"
 #include "conformance/protocol/wire.h"
 
 namespace tcts {
@@ -82,6 +83,10 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args) {
     explicit InCall(bool& f) : flag(f) { flag = true; }
     ~InCall() { flag = false; }
   } in_call(in_call_);
+  if (!broken_.empty()) {
+    return Error{ErrorKind::kInternal, "testee protocol: '" + std::string(op) + "' not asked: the testee is out of step since " +
+                                           broken_ + " (a fresh testee takes the next case)"};
+  }
   const std::int64_t id = next_id_++;
   args["id"] = id;
   args["op"] = op;
@@ -108,8 +113,8 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args) {
   try {
     v = Json::parse(answer);
   } catch (const Json::exception& e) {
-    return Error{ErrorKind::kInternal, "testee protocol: the answer to '" + std::string(op) + "' (request " +
-                                           std::to_string(id) + ") is not JSON (" + e.what() + "): " + answer.substr(0, 200)};
+    return Broken("testee protocol: the answer to '" + std::string(op) + "' (request " + std::to_string(id) +
+                  ") is not JSON (" + e.what() + "): " + answer.substr(0, 200));
   }
   try {
     if (!v.is_object()) throw ProtocolError("(message)", "a JSON object", answer.substr(0, 200));
@@ -125,8 +130,16 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args) {
     if (!v.contains("ok")) throw ProtocolError("ok", "\"ok\" or \"error\"", "neither");
     return v["ok"];
   } catch (const ProtocolError& e) {
-    return Error{ErrorKind::kInternal, Where(op) + e.what_for()};
+    return Broken(Where(op) + e.what_for());
   }
+}
+
+Error TesteeSession::Broken(const std::string& message) {
+  if (broken_.empty()) {
+    broken_ = message;
+    RequestFreshProcess(message);
+  }
+  return Error{ErrorKind::kInternal, message};
 }
 
 // What the testee reports besides the answer: region bytes it changed, DLPack deleters its

@@ -53,7 +53,14 @@ class TesteeSession {
 
   // One request and its answer: {"ok": value} or an Error (the testee's, or a protocol error
   // naming the request and the field). A testee that dies or floods ends this process.
+  // After a protocol error the testee is out of step (a stray line puts every later answer
+  // one behind): no further request is sent, each call answers an error saying so, and the
+  // suite process ends after the running case (fresh_process.h), so that a fresh testee
+  // takes the next case.
   Result<Json> Call(const char* op, Json args);
+  // A protocol error in an answer (`message` names the request and the field): the testee is
+  // out of step from now on, as above. Returns the error for the call to answer.
+  Error Broken(const std::string& message);
   // "testee protocol: the answer to 'op' (request N): ", for errors in decoding an answer.
   std::string Where(const std::string& op) const;
 
@@ -88,6 +95,7 @@ class TesteeSession {
   std::vector<std::int64_t> releases_, release_regions_, pending_drop_;
   bool alive_ = true;
   bool in_call_ = false;
+  std::string broken_;  // the first protocol error; "" while the testee is in step
   double waited_s_ = 0;
 };
 

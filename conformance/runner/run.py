@@ -100,6 +100,7 @@ class Options:
     partial_ok: bool = False
     test_filter: str = ""  # TESTBRIDGE_TEST_ONLY (bazel test --test_filter)
     shard: tuple = (0, 1)  # TEST_SHARD_INDEX, TEST_TOTAL_SHARDS
+    rerun: str = ""  # the command a case's rerun adds its id to (rerun_base), "" for the target's
 
 
 class _Parser(argparse.ArgumentParser):
@@ -272,10 +273,11 @@ def suites_for(o: Options) -> list[Suite]:
     if o.replay:
         return [Suite("replay", "conformance/replay/replay_runner", common + [f"--replay={o.replay}"],
                       os.path.basename(o.replay))]
-    # The rerun command names each case's own suite test: the harness fills in {suite}.
+    # The rerun command names each case's own suite test (the harness fills in {suite}), or,
+    # where no such test exists, this run's command (rerun_base) narrowed to the case.
+    rerun = f"--rerun={o.rerun}" if o.rerun else f"--target={o.target or '//conformance:{suite}_' + o.candidate}"
     return [Suite(o.candidate, o.binary or f"conformance/{'testee' if o.testee else o.candidate}_bin",
-                  common + [f"--tcts_suites={','.join(o.suites)}",
-                            f"--target={o.target or '//conformance:{suite}_' + o.candidate}"], "")]
+                  common + [f"--tcts_suites={','.join(o.suites)}", rerun], "")]
 
 
 def list_cases(suite: Suite, selection: list, tmp: str) -> list[ListedCase]:
@@ -512,8 +514,6 @@ class Runner:
             # A failure outside the case's checks (an exception, no verdict) is never the
             # listed deviation.
             outcome, reason = "FAIL", f"listed as FAIL ({entry.reason}), but it failed outside its checks"
-        if outcome == "XFAIL":
-            message = ""  # the binary's failure report of a listed deviation; mismatches hold it
         if outcome == "XPASS":
             message = (f"listed in {self.o.expectations}:{entry.line} ({entry.pattern} {entry.outcome}, reason: "
                        f"{entry.reason}) but the candidate now matches the spec; remove the entry.\n" + message).strip()
@@ -612,6 +612,30 @@ def feature_table(rows: list[dict], runner: "Runner", cases: list[dict]) -> list
              "not_supported": missing.get(r["name"], 0)} for r in rows]
 
 
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def rerun_base(o: Options, expectations_given: str) -> str:
+    """The command that reruns a case of this run, less the case's --filter (the binary adds it,
+    and the seed for a property: --rerun): `bazel run //conformance:run` with this run's
+    candidate, testee, expectations and device. Used where a suite's `bazel test` target does
+    not exist or would not run the case as this run did: a testee (its command and expectations
+    file are the user's, not a target's) and a run on a device. "" where the suite's target is
+    right: a suite's own test (--target), a replay, a plain candidate run."""
+    if o.target or o.replay or not (o.testee or o.device):
+        return ""
+    parts = ["bazel run //conformance:run --"]
+    if o.testee:
+        parts.append(f"--testee={_quoted(o.testee)}")
+    parts.append(f"--candidate={_quoted(o.candidate)}")
+    if expectations_given:
+        parts.append(f"--expectations={_quoted(expectations_given)}")
+    if o.device:
+        parts.append(f"--device={_quoted(o.device)}")
+    return " ".join(parts)
+
+
 def bazel_command(o: Options, environ) -> str:
     target = environ.get("TEST_TARGET") or o.target or "//conformance:<suite>_<candidate>"
     return f"bazel test {target}" + (f" --test_filter='{o.test_filter}'" if o.test_filter else "") + (
@@ -637,6 +661,7 @@ def main(argv: list[str]) -> int:
             print(f"run: replay file '{o.replay}' does not exist", file=sys.stderr)
             return EXIT_USAGE
     # As the user named it (or the candidate's file in this repository), for the report.
+    o.rerun = rerun_base(o, o.expectations)
     o.expectations_shown = o.expectations or f"conformance/expectations/{o.candidate}.txt"
     o.expectations = user_path(o.expectations) if o.expectations else f"conformance/expectations/{o.candidate}.txt"
     if o.testee:
