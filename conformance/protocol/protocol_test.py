@@ -14,6 +14,7 @@ version is refused before any case runs (exit 2). Runs under /usr/bin/python3 (p
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -106,6 +107,28 @@ class Protocol(unittest.TestCase):
         for w in ("'finfo'", "is not JSON", "mylib says hi"):
             self.assertIn(w, text)
         self.assertEqual(report["run"]["isolated_processes"], 1)
+
+    def test_the_printed_rerun_command_reruns_the_case(self):
+        # The rerun command of a failing testee case, as report.json (and so the terminal
+        # summary and JUnit) print it, run as the user would (run.py standing in for `bazel run
+        # //conformance:run`, whose target adds --suites): it runs that case alone, and it fails.
+        p, report = run(self.tmp, "garbage:finfo:2")
+        (case,) = self.outcomes(report).values()
+        prefix = "bazel run //conformance:run -- "
+        self.assertTrue(case["rerun"].startswith(prefix), case["rerun"])
+        self.assertIn(case["rerun"], p.stdout)  # the terminal summary prints it
+        args = shlex.split(case["rerun"][len(prefix):])
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
+        env.update(BUILD_WORKING_DIRECTORY=self.tmp, TCTS_TESTEE_FAULT="garbage:finfo:1",
+                   TCTS_TORCH_TESTEE_DIR=TORCH_TESTEE_DIR)
+        out = tempfile.mkdtemp(dir=self.tmp, prefix="out-rerun")
+        again = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=dtypes", *args, f"--out={out}"],
+                               capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+        self.assertEqual(again.returncode, 1, again.stdout + again.stderr)
+        with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+            rerun = json.load(f)
+        self.assertEqual([(c["id"], c["outcome"]) for c in rerun["cases"]], [(case["id"], "FAIL")])
+        self.assertEqual(rerun["cases"][0]["rerun"], case["rerun"])
 
     def test_another_protocol_version_is_refused(self):
         p, report = run(self.tmp, "", {"TCTS_TESTEE_PROTOCOL": "99"})
