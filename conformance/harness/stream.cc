@@ -90,6 +90,13 @@ class StreamListener : public ::testing::EmptyTestEventListener {
       for (Feature f : AllFeatures()) features.push_back({{"name", FeatureName(f)}, {"supported", c.supports(f)}});
       begin["features"] = features;
     }
+    // Every dtype, whether the doc lists it (the twelve are required) and the declaration:
+    // cheap, so always.
+    Json dtypes = Json::array();
+    for (DType d : AllDTypes()) {
+      dtypes.push_back({{"name", DTypeName(d)}, {"required", DTypeDocumented(d)}, {"supported", c.supports_dtype(d)}});
+    }
+    begin["dtypes"] = dtypes;
     begin["seed"] = Config().seed;
     begin["pid"] = getpid();
     begin["cases"] = CaseListJson(chosen_);
@@ -131,6 +138,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
                 {"outcome", record->outcome},
                 {"not_supported", record->not_supported},
                 {"feature", record->feature},
+                {"dtype", record->dtype},
                 {"features", record->features},
                 {"unclassified", unclassified},
                 {"mismatches", mismatches},

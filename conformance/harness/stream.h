@@ -8,6 +8,8 @@
 //    "features":[{"name":"promote_types","supported":true}, ...],   (every Feature and the
 //        candidate's declaration; only when asked, --tcts_announce_features: asking may be
 //        costly — the reference starts the CUDA runtime to answer cuda_tensors)
+//    "dtypes":[{"name":"bfloat16","required":true,"supported":false}, ...],   (every dtype,
+//        whether the doc lists it and the candidate's declaration)
 //    "seed":"..","pid":N,
 //    "cases":[{"test":..,"id":..,"kind":"case"|"property","clause":..,"basis":..,"statement":..,
 //              "rerun":..,"answer":..,"suite":..,"spec_row":..}, ...]}   (suite: the
@@ -16,6 +18,7 @@
 //   {"event":"start","test":"Spec/PromoteTypes.Case/promote_types_int8_uint8"}
 //   {"event":"end","test":..,"outcome":"PASS"|"FAIL"|"NOT_SUPPORTED",
 //    "not_supported":<the call>,"feature":<its FeatureName, for NOT_SUPPORTED>,
+//    "dtype":<the dtype the row needs and the candidate does not declare, for NOT_SUPPORTED>,
 //    "features":[<features the case's checks used>],"unclassified":<a failure outside the
 //    case's checks: an exception, an assertion, or a table case that never decided>,
 //    "mismatches":[{"check":..,"expected":..,"observed":..}],"skipped_checks":[..],"message":..,

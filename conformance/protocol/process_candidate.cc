@@ -45,6 +45,7 @@ class ProcessCandidate : public Candidate {
   std::string version() const override { return session_.version(); }
   std::string build() const override { return session_.build(); }
   bool supports(Feature feature) const override { return session_.supports(feature); }
+  bool supports_dtype(DType dtype) const override { return session_.supports_dtype(dtype); }
 
   // -- dtypes
   Result<DType> dtype_from_name(std::string_view name) override {

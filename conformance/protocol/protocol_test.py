@@ -12,6 +12,7 @@ costs that one case (a fresh testee takes the next); a testee speaking another p
 version is refused before any case runs (exit 2). Runs under /usr/bin/python3 (python3-torch).
 """
 
+import collections
 import json
 import os
 import shlex
@@ -25,6 +26,8 @@ ROOT = os.getcwd()  # the runfiles root
 FIXTURE = os.path.join(ROOT, "conformance", "protocol", "testdata", "faulty_testee.py")
 TORCH_TESTEE_DIR = os.path.join(ROOT, "conformance", "testees", "torch")
 EXPECTATIONS = os.path.join(ROOT, "conformance", "expectations", "torch_python.txt")
+RESTRICTED = os.path.join(ROOT, "conformance", "protocol", "testdata", "restricted_testee.py")
+NUMPY_TESTEE_DIR = os.path.join(ROOT, "conformance", "testees", "numpy")
 
 
 def run(tmp, fault="", extra_env=None, *args):
@@ -129,6 +132,30 @@ class Protocol(unittest.TestCase):
             rerun = json.load(f)
         self.assertEqual([(c["id"], c["outcome"]) for c in rerun["cases"]], [(case["id"], "FAIL")])
         self.assertEqual(rerun["cases"][0]["rerun"], case["rerun"])
+
+    def test_a_testee_with_four_dtypes_has_its_views_and_storage_exercised(self):
+        # A testee declaring float32, int32, bool and complex64 (and refusing int64 as such a
+        # library does): the strided suite's fixtures are in a dtype it has, so its view,
+        # memory-format and storage cases run; none fails on int64.
+        shutil.copy(RESTRICTED, os.path.join(self.tmp, "restricted_testee.py"))
+        open(os.path.join(self.tmp, "none.txt"), "w").close()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
+        env.update(BUILD_WORKING_DIRECTORY=self.tmp, TCTS_NUMPY_TESTEE_DIR=NUMPY_TESTEE_DIR)
+        out = tempfile.mkdtemp(dir=self.tmp, prefix="out-restricted")
+        p = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=strided",
+                            "--testee=/usr/bin/python3 restricted_testee.py", "--candidate=restricted",
+                            "--expectations=none.txt", f"--out={out}", "--jobs=2", "--no-stale-check"],
+                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
+        with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+            report = json.load(f)
+        self.assertEqual(report["candidate"]["name"], "numpy restricted to float32, int32, bool, complex64",
+                         p.stdout[-2000:] + p.stderr[-2000:])
+        self.assertEqual({d["name"] for d in report["dtypes"] if d["declared"]}, {"float32", "int32", "bool", "complex64"})
+        on_int64 = [c["id"] for c in report["cases"] if "int64" in json.dumps([c["observed"], c["mismatches"]])]
+        self.assertEqual(on_int64, [], "cases failed on the fixtures' int64")
+        passed = collections.Counter(c["id"].split(".")[0] for c in report["cases"] if c["outcome"] == "PASS")
+        for kind in ("transpose", "narrow", "slice", "clone", "contiguous"):  # views; memory-format copies
+            self.assertGreater(passed[kind], 20, (kind, passed))
 
     def test_another_protocol_version_is_refused(self):
         p, report = run(self.tmp, "", {"TCTS_TESTEE_PROTOCOL": "99"})

@@ -38,6 +38,8 @@ bool TesteeSession::Start(const std::string& cwd, std::string* error) {
   if (!pipe_.Start(command_, cwd, error)) return false;
   Json hello = {{"op", "hello"}, {"protocol", kProtocolVersion}, {"features", Json::array()}};
   for (Feature f : AllFeaturesList()) hello["features"].push_back(FeatureName(f));
+  hello["dtypes"] = Json::array();
+  for (DType d : AllDTypes()) hello["dtypes"].push_back(DTypeName(d));
   Result<Json> r = Call("hello", hello);
   if (!r.ok()) {
     *error = "the testee's handshake: " + r.error().message;
@@ -64,6 +66,10 @@ bool TesteeSession::Start(const std::string& cwd, std::string* error) {
         }
       }
       if (!known) throw ProtocolError("features", "feature names of PROTOCOL.md", f.dump());
+    }
+    if (v.contains("dtypes")) {
+      dtypes_declared_ = true;
+      for (const Json& d : wire::Get(v, "dtypes", Json::value_t::array)) dtypes_.insert(wire::DTypeOf(d, "dtypes"));
     }
   } catch (const ProtocolError& e) {
     *error = "the testee's handshake (answer to 'hello'): " + e.what_for();

@@ -50,6 +50,8 @@ class TesteeSession {
   const std::string& version() const { return version_; }
   const std::string& build() const { return build_; }
   bool supports(Feature feature) const { return supported_.count(feature) > 0; }
+  // The hello answer's "dtypes" (every dtype when it has none).
+  bool supports_dtype(DType dtype) const { return !dtypes_declared_ || dtypes_.count(dtype) > 0; }
 
   // One request and its answer: {"ok": value} or an Error (the testee's, or a protocol error
   // naming the request and the field). A testee that dies or floods ends this process.
@@ -89,6 +91,8 @@ class TesteeSession {
   TesteePipe pipe_;
   std::string name_, version_, build_;
   std::set<Feature> supported_;
+  bool dtypes_declared_ = false;
+  std::set<DType> dtypes_;
   std::int64_t next_id_ = 1;
   std::int64_t next_region_ = 1;
   std::map<std::int64_t, Region> regions_;

@@ -28,9 +28,11 @@ is a TIMEOUT. Either way a new process resumes after that case, so every other c
 still run and reported. Cases are spread over --jobs processes per suite, round-robin.
 
 Verdict (report.json summary.verdict): CONFORMS when nothing unexpected happened (no FAIL,
-XPASS, CRASH, TIMEOUT or stale expectation) and no required feature (spec/features.toml)
-answered NotSupported; CONFORMS PARTIALLY when nothing unexpected happened but a required
-feature answered NotSupported (the report lists them and the cases each cost), or no case
+XPASS, CRASH, TIMEOUT or stale expectation), no required feature (spec/features.toml)
+answered NotSupported and every required dtype (the doc's twelve, spec/dtypes.toml) is
+declared; CONFORMS PARTIALLY when nothing unexpected happened but a required feature answered
+NotSupported or a required dtype is not declared (the report lists them and the cases each
+cost: a case whose row needs an undeclared dtype is NOT_SUPPORTED and not run), or no case
 was exercised at all; DOES NOT CONFORM otherwise.
 
 Exit status: 0 CONFORMS; 3 CONFORMS PARTIALLY (0 with --partial-ok); 1 DOES NOT CONFORM;
@@ -51,6 +53,7 @@ one suite cannot tell whether an entry for another suite's cases is stale.
 from __future__ import annotations
 
 import argparse
+import collections
 import dataclasses
 import datetime
 import json
@@ -414,6 +417,7 @@ class Runner:
         self.candidate = None
         self.declared: dict[str, bool] | None = None  # feature -> supported, from the begin event
         self.announced: list[str] = []  # every feature of the interface, in order
+        self.dtypes: list[dict] | None = None  # every dtype: required, declared (the begin event)
         self.serial = 0
         self.processes = 0
         self.isolated = 0  # processes that crashed or hung
@@ -477,6 +481,8 @@ class Runner:
             if self.declared is None and "features" in p.begin:
                 self.declared = {f["name"]: bool(f["supported"]) for f in p.begin["features"]}
                 self.announced = [f["name"] for f in p.begin["features"]]
+            if self.dtypes is None and "dtypes" in p.begin:
+                self.dtypes = p.begin["dtypes"]
             self.learn(p.unit, [listed_case(c, suite.name) for c in p.begin["cases"]])
         for test, event in p.ended.items():
             self.records[(suite.name, test)] = self.case_record(suite, event)
@@ -533,6 +539,8 @@ class Runner:
             record["observed"] = f"NotSupported: {e.get('not_supported', '')}"
             if e.get("feature"):
                 record["feature"] = e["feature"]
+            if e.get("dtype"):
+                record["dtype"] = e["dtype"]
         if e.get("features"):
             self.used[(suite.name, c.test)] = e["features"]
         if e.get("skipped_checks"):
@@ -634,6 +642,16 @@ def rerun_base(o: Options, expectations_given: str) -> str:
     if o.device:
         parts.append(f"--device={_quoted(o.device)}")
     return " ".join(parts)
+
+
+def dtype_table(runner: "Runner", cases: list[dict]) -> list[dict] | None:
+    """Per dtype: whether the doc lists it (required), whether the candidate declared it, and
+    the cases NOT_SUPPORTED for lack of it; None when no process said (none started a case)."""
+    if runner.dtypes is None:
+        return None
+    missing = collections.Counter(c["dtype"] for c in cases if c["outcome"] == "NOT_SUPPORTED" and c.get("dtype"))
+    return [{"name": d["name"], "required": bool(d["required"]), "declared": bool(d["supported"]),
+             "not_supported": missing[d["name"]]} for d in runner.dtypes]
 
 
 def bazel_command(o: Options, environ) -> str:
@@ -749,7 +767,7 @@ def main(argv: list[str]) -> int:
         expectations={"file": o.expectations_shown,
                       "entries": len(entries), "stale": stale},
         features=feature_table(feature_rows, runner, cases),
-        cases=cases)
+        cases=cases, dtypes=dtype_table(runner, cases))
     paths = report_lib.write_all(doc, o.out)
     if os.environ.get("XML_OUTPUT_FILE"):
         import junit  # reports/junit.py

@@ -35,7 +35,8 @@ What the kit does for you:
     implemented (FEATURE_OPS). Features that are a property of an answer rather than an
     operation (sparse_layout, device_forms, device_repr, cuda_tensors) are declared by listing
     them in `also_supports`; `not_supported` withdraws any. Everything else answers
-    NotSupported, declared so. The dtypes the library has are `dtypes` (default: all);
+    NotSupported, declared so. The dtypes the library has are `dtypes` (default: all the
+    suite names), less `missing_dtypes`;
 
   * errors: raise the library's own exception; classify() maps it onto the protocol's error
     kinds (IndexError, TypeError, ValueError, NotImplementedError, RuntimeError; anything
@@ -262,9 +263,11 @@ class Testee:
     also_supports: set = set()
     not_supported: set = set()
     # The dtypes the library has, by canonical name ("float32"); None: every dtype the suite
-    # names. A case that needs a dtype left out is NOT_SUPPORTED, naming it; a declared dtype
-    # that answers NotSupported FAILs.
+    # names (hello's "dtypes"). `missing_dtypes` withdraws any. A case that needs a dtype left
+    # out is NOT_SUPPORTED, naming it, and is not run; a declared dtype that answers
+    # NotSupported FAILs.
     dtypes: set | None = None
+    missing_dtypes: set = set()
 
     def classify(self, exc: BaseException) -> str:
         """The protocol's error kind of an exception the library raised."""
@@ -480,11 +483,13 @@ class _Server:
                 raise ProtocolError(f"features: the suite does not know {sorted(unknown)}")
             answer = {"name": self.testee.name, "version": self.testee.version, "build": self.testee.build,
                       "protocol": PROTOCOL, "features": sorted(self.features)}
-            if self.testee.dtypes is not None:
-                unknown = set(self.testee.dtypes) - set(req.get("dtypes", self.testee.dtypes))
+            if self.testee.dtypes is not None or self.testee.missing_dtypes:
+                known = set(req.get("dtypes", ()))
+                declared = set(known if self.testee.dtypes is None else self.testee.dtypes)
+                unknown = (declared | set(self.testee.missing_dtypes)) - known
                 if unknown:
                     raise ProtocolError(f"dtypes: the suite does not know {sorted(unknown)}")
-                answer["dtypes"] = sorted(self.testee.dtypes)
+                answer["dtypes"] = sorted(declared - set(self.testee.missing_dtypes))
             return answer
         if not isinstance(op, str) or op not in _ALL_OPS:
             raise NotSupported(f"unknown request {op!r}")
