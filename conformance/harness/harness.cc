@@ -375,10 +375,7 @@ void FinishProperty() {
   ::testing::Test::RecordProperty("outcome", record.outcome);
   const std::string outcome = record.outcome;
   RecordSlot() = std::move(record);
-  if (outcome == "NOT_SUPPORTED" && !undeclared_dtype_.empty()) {
-    GTEST_SKIP() << "NOT_SUPPORTED: " << Config().candidate << " declares no dtype " << undeclared_dtype_ << " (row "
-                 << row_.id << ")";
-  } else if (outcome == "NOT_SUPPORTED") {
+  if (outcome == "NOT_SUPPORTED") {
     GTEST_SKIP() << "NOT_SUPPORTED: " << Config().candidate << " declares no support for " << tally.not_supported
                  << " (property " << (row ? row->id : test) << ", " << tally.checked << " draws checked before)";
   }
