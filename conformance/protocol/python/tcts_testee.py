@@ -483,8 +483,9 @@ class _Server:
                 raise ProtocolError(f"features: the suite does not know {sorted(unknown)}")
             answer = {"name": self.testee.name, "version": self.testee.version, "build": self.testee.build,
                       "protocol": PROTOCOL, "features": sorted(self.features)}
-            if self.testee.dtypes is not None or self.testee.missing_dtypes:
-                known = set(req.get("dtypes", ()))
+            # A suite that names no dtypes (before protocol dtypes) takes no declaration.
+            if (self.testee.dtypes is not None or self.testee.missing_dtypes) and "dtypes" in req:
+                known = set(req["dtypes"])
                 declared = set(known if self.testee.dtypes is None else self.testee.dtypes)
                 unknown = (declared | set(self.testee.missing_dtypes)) - known
                 if unknown:
