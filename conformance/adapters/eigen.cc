@@ -147,8 +147,6 @@ class EigenCandidate final : public Candidate {
            Eigen::SimdInstructionSetsInUse();
   }
 
-  // complex32 has no Eigen scalar type (the header comment): every other dtype is an Eigen type.
-  bool supports_dtype(DType d) const override { return d != DType::kComplex32; }
   bool supports(Feature f) const override {
     switch (f) {
       case Feature::kDTypeInfo:

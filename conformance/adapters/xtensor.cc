@@ -141,8 +141,6 @@ class XtensorCandidate final : public Candidate {
            __VERSION__ + "; defaults (no xsimd, no XTENSOR_ENABLE_ASSERT), row-major";
   }
 
-  // bfloat16 and complex32 have no type in xtensor or xtl (the header comment).
-  bool supports_dtype(DType d) const override { return d != DType::kBfloat16 && d != DType::kComplex32; }
   bool supports(Feature f) const override {
     switch (f) {
       case Feature::kDTypeInfo:
