@@ -1,10 +1,17 @@
 """Emits the whole spec as one JSON document (bazel run //spec:json prints it).
 
-Sections: dtypes, extended_dtypes, categories, promote_types, promotion_lattice,
-result_type, ops, can_cast, can_cast_rules, output_casting, layouts, address,
-memory_formats, is_contiguous, preserve_format, views, devices, asarray, dlpack. Names are
-canonical.
-Deterministic: keys keep spec order, output ends with a newline.
+  tables      every spec file (spec/<name>.toml as "<name>"), every row and field, copied by
+              walking the schema (spec_schema.FILES): what the schema admits is exported, so
+              nothing can be left out. TOML's non-finite floats, which JSON lacks, are the
+              strings "inf", "-inf" and "nan".
+  statements_of_row
+              each spec row's statements (spec/statements.toml): the rows -> statements
+              cross-reference; rows no statement claims are in tables.statements.silent.
+  the views   derived from the tables, with canonical names: dtypes, extended_dtypes,
+              categories, promote_types, promotion_lattice, result_type, ops, can_cast,
+              can_cast_rules, output_casting, layouts, address, memory_formats, is_contiguous,
+              preserve_format, views, devices, asarray, dlpack.
+Deterministic: keys keep spec order, output ends with a newline; strict JSON (no NaN).
 
 Usage: emit_json.py --out FILE spec/*.toml
 """
@@ -12,13 +19,44 @@ Usage: emit_json.py --out FILE spec/*.toml
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 import emit_common as ec
+import spec_schema
 import strided_model
-from spec_model import Spec, SpecError
+from spec_model import SPEC_FILES, Spec, SpecError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: tables and statements_of_row
+
+
+def table_value(value, t: spec_schema.Type):
+    """`value`, checked against `t`, as JSON: every key of a table, typed by the schema."""
+    if isinstance(t, spec_schema.OneOf):
+        t = next(x for x in t.types if spec_schema._accepts(x, value))
+    if isinstance(t, spec_schema.Table):
+        out = {}
+        for k, v in value.items():
+            fld = t.fields.get(k)
+            out[k] = table_value(v, fld.type if fld else t.extra)
+        return out
+    if isinstance(t, spec_schema.MapOf):
+        return {k: table_value(v, t.value) for k, v in value.items()}
+    if isinstance(t, spec_schema.List):
+        return [table_value(v, t.item) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def tables(spec: Spec) -> dict:
+    """Every spec file, as the schema describes it."""
+    out = {}
+    for name in SPEC_FILES:
+        _, doc = spec.files[name]
+        schema = spec_schema.FILES[name]
+        out[name.removesuffix(".toml")] = {k: table_value(v, schema[k].type) for k, v in doc.items()}
+    return out
 
 
 def dtype_obj(d) -> dict:
@@ -36,8 +74,9 @@ def export(spec: Spec) -> dict:
     names = [d.name for d in spec.documented]
     return {
         "schema_version": SCHEMA_VERSION,
-        "generated_from": ["spec/dtypes.toml", "spec/promotion.toml", "spec/casting.toml", "spec/strided.toml",
-                           "spec/devices.toml", "spec/asarray.toml", "spec/dlpack.toml"],
+        "generated_from": [f"spec/{name}" for name in SPEC_FILES],
+        "tables": tables(spec),
+        "statements_of_row": spec.statements_of,
         "dtypes": [dtype_obj(d) for d in spec.documented],
         "extended_dtypes": [dtype_obj(d) for d in spec.dtypes if not d.documented],
         "categories": list(spec.category_order),
@@ -116,7 +155,9 @@ def interop(spec: Spec) -> dict:
                         for k, v in m.sources.items()},
             "mismatch": rule(m.mismatch, "device_error", "dtype_error"),
             "inference": {**rule(m.inference), "order": ["bool", "int64", "default_float", "default_complex"],
-                          "ragged_error": m.ragged_error,
+                          "ragged_error": m.ragged_error, "not_sequence_error": m.not_sequence_error,
+                          "complex_to_real_error": m.complex_to_real_error,
+                          "complex_to_integer_error": m.complex_to_integer_error,
                           "examples": [{"id": e["id"], "value": e["literal"], "default": e["default"]}
                                        for e in m.inference_examples]},
             "buffer": rule(m.buffer, "length_error", "empty_error"),
@@ -157,4 +198,4 @@ def format_obj(spec: Spec, f: dict) -> dict:
 
 
 if __name__ == "__main__":
-    sys.exit(ec.main(sys.argv[1:], __doc__, lambda spec: json.dumps(export(spec), indent=2) + "\n"))
+    sys.exit(ec.main(sys.argv[1:], __doc__, lambda spec: json.dumps(export(spec), indent=2, allow_nan=False) + "\n"))

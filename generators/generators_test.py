@@ -257,6 +257,23 @@ MALFORMED = [
      ["asarray.toml", "asarray.infer.int_float", "is not a Python literal"]),
     ("dlpack.toml", 'int32 = "kDLInt"', 'int32 = "kDLFloat"',
      ["dlpack.toml", "dtype_codes", "two dtypes share a (code, bits)"]),
+    # --- the statement table: rows or a reason, rows that exist, every row claimed
+    ("statements.toml", 'untested = "a stability notice: no behaviour to observe"\n', "",
+     ["statements.toml", "002.layout.beta", "either rows", "it has neither"]),
+    ("statements.toml", 'rows = ["dtype.float32"', 'untested = "why not"\nrows = ["dtype.float32"',
+     ["statements.toml", "002.dtype.twelve", "either rows", "not both"]),
+    ("statements.toml", 'rows = ["dtype.float32"', 'rows = ["dtype.float33", "dtype.float32"',
+     ["statements.toml", "002.dtype.twelve", "'dtype.float33', which is no row of spec/", "did you mean 'dtype.float32'"]),
+    ("statements.toml", 'rows = ["dtype.float32", ', 'rows = [',
+     ["statements.toml", "dtype.float32", "(dtypes.toml, 002#torch.dtype) tests no statement"]),
+    ("statements.toml", 'rows = ["dtype.float32", "dtype.float64", "dtype.complex64", "dtype.complex128", "dtype.int32", '
+                        '"dtype.int64", "dtype.bool"]',
+     'untested = "moved"\n\n[[silent]]\nwhy = "none"\nrows = ["dtype.float32"]',
+     ["statements.toml", "silent[0]", "'dtype.float32' has basis 'doc'"]),
+    ("statements.toml", 'rows = ["dtype.complex32"]', 'rows = ["dtype.complex32", "dtype.float32"]',
+     ["statements.toml", "silent[1]", "'dtype.float32' is tested by 002.dtype.twelve"]),
+    ("statements.toml", 'clause = "002#torch.dtype"', 'clause = "002#torch.dtyp"',
+     ["statements.toml", "002.dtype.twelve", "cites section 'torch.dtyp'"]),
 ]
 
 # Which suite to run for an edit of each file (the others run emit_cxx and emit_json).
@@ -443,29 +460,7 @@ PROP = re.compile(r'^  _\(\w+, "(property\.[^"]*)", "([^"]*)", "([^"]*)", "([^"]
 def spec_row_ids(files: dict) -> set[str]:
     """The ids of the rows of spec/*.toml that state facts (row kinds that cite a clause, their
     own or their table's), and the id_prefix of a swept table: what a case's spec_row may name."""
-    ids = set()
-
-    def walk(value, t):
-        if isinstance(t, spec_schema.OneOf):
-            t = next((x for x in t.types if not rejects(x, value)), None)
-        if isinstance(t, spec_schema.Table) and isinstance(value, dict):
-            if t.cites and not t.cites.startswith("none: "):
-                ids.update(value[k] for k in ("id", "id_prefix") if isinstance(value.get(k), str))
-            for k, v in value.items():
-                if k in t.fields:
-                    walk(v, t.fields[k].type)
-        elif isinstance(t, spec_schema.MapOf) and isinstance(value, dict):
-            for v in value.values():
-                walk(v, t.value)
-        elif isinstance(t, spec_schema.List) and isinstance(value, list):
-            for v in value:
-                walk(v, t.item)
-
-    for fname, (_, doc) in files.items():
-        for key, fld in spec_schema.FILES[fname].items():
-            if key in doc:
-                walk(doc[key], fld.type)
-    return ids
+    return set(spec_schema.fact_rows(files))
 
 
 def own_citations(files: dict) -> dict[str, tuple[str, str]]:
@@ -719,11 +714,119 @@ class RealSpec(unittest.TestCase):
         incs = re.findall(r'^\s*"(\w+)",', block, re.M)
         self.assertEqual(sorted(incs), sorted(emit_cxx.SUITES), "spec/BUILD's INCS and emit_cxx.py's suites differ")
 
+    def test_json_export_is_the_whole_spec(self):
+        """emit_json's tables hold every file, row and field of spec/*.toml with its value,
+        compared field by field with the TOML (non-finite floats as "inf", "-inf", "nan"); its
+        statements_of_row is the statement table's rows, inverted."""
+        export = json.loads(self.out("emit_json"))
+        self.assertEqual(sorted(export["tables"]), sorted(f.removesuffix(".toml") for f in SPEC_FILES))
+        compared = 0
+
+        def same(got, want, where: str):
+            nonlocal compared
+            if isinstance(want, dict):
+                self.assertIsInstance(got, dict, where)
+                self.assertEqual(sorted(got), sorted(want), f"{where}: the export's fields differ from the TOML's")
+                for k in want:
+                    same(got[k], want[k], f"{where}.{k}")
+            elif isinstance(want, list):
+                self.assertIsInstance(got, list, where)
+                self.assertEqual(len(got), len(want), f"{where}: the export has {len(got)} entries, the TOML {len(want)}")
+                for i, (g, w) in enumerate(zip(got, want)):
+                    same(g, w, f"{where}[{i}]")
+            else:
+                if isinstance(want, float) and want != want:
+                    self.assertEqual(got, "nan", where)
+                elif isinstance(want, float) and want in (float("inf"), float("-inf")):
+                    self.assertEqual(got, "inf" if want > 0 else "-inf", where)
+                else:
+                    self.assertEqual((type(got), got), (type(want), want), where)
+                compared += 1
+
+        for fname, (_, doc) in self.files.items():
+            same(export["tables"][fname.removesuffix(".toml")], doc, fname)
+        self.assertGreater(compared, 3000)
+        inverted = {}
+        for st in self.files["statements.toml"][1]["statement"]:
+            for r in st.get("rows", []):
+                inverted.setdefault(r, []).append(st["id"])
+        self.assertEqual(export["statements_of_row"], inverted)
+
     def test_promote_types_is_the_lattice_join(self):
         self.assertEqual(len(self.spec.documented), 12)
         self.assertEqual(len(self.spec.matrix), 144)
         for (a, b), r in self.spec.matrix.items():
             self.assertEqual(self.spec.lattice_join(a, b), r, f"promote_types({a}, {b})")
+
+
+# ------------------------------------------------------------------ the statement table
+def spec_sources_dir() -> str | None:
+    """The documents (spec-sources/, outside the repository): $TCTS_SPEC_SOURCES, else
+    shared/spec-sources in an ancestor of this file's real path (the main checkout's
+    ../shared/spec-sources; under Bazel the runfile links back to the source tree)."""
+    if os.environ.get("TCTS_SPEC_SOURCES"):
+        return os.environ["TCTS_SPEC_SOURCES"]
+    for start in (HERE, os.path.dirname(os.path.realpath(__file__))):
+        d = start
+        while True:
+            if os.path.isdir(os.path.join(d, "shared", "spec-sources")):
+                return os.path.join(d, "shared", "spec-sources")
+            if os.path.dirname(d) == d:
+                break
+            d = os.path.dirname(d)
+    return None
+
+
+def normalise(text: str) -> str:
+    """Every run of whitespace as one space: a quote may join the document's line breaks."""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+class StatementTable(unittest.TestCase):
+    """spec/statements.toml against the documents: every quote is in the document its clause
+    names (after normalise()). That each statement has rows or a reason, that its rows exist
+    and that every row is claimed (or silent) is the loader's (Malformed has a case of each)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.files = load_files(SPEC)
+        cls.spec = Spec.load([os.path.join(SPEC, f) for f in SPEC_FILES])
+
+    def documents(self) -> dict[str, str]:
+        where = spec_sources_dir()
+        if where is None:
+            msg = ("SKIPPED: the quote check did not run: no spec-sources directory ($TCTS_SPEC_SOURCES, or "
+                   f"shared/spec-sources in an ancestor of {HERE} or of {os.path.realpath(__file__)})")
+            print(msg, file=sys.stderr)
+            self.skipTest(msg)
+        out = {}
+        for d in self.files["sources.toml"][1]["document"]:
+            path = os.path.join(where, d["file"])
+            self.assertTrue(os.path.isfile(path), f"document {d['id']}: {path} is missing")
+            out[d["id"]] = normalise(read(path))
+        return out
+
+    def test_every_quote_is_in_its_document(self):
+        docs = self.documents()
+        for st in self.spec.statements:
+            with self.subTest(statement=st["id"]):
+                doc = st["clause"].split("#")[0]
+                self.assertTrue(normalise(st["quote"]) in docs[doc],
+                                f"{st['id']}: the quote is not in document {doc}: {st['quote']!r}")
+                # the check can fail: the quote with one more character is not found
+                self.assertFalse(normalise(st["quote"]) + "\u2063" in docs[doc])
+
+    def test_the_documents_are_covered(self):
+        """Every document has statements, each under its own number; 001 only what the others lack."""
+        by_doc = {}
+        for st in self.spec.statements:
+            doc = st["clause"].split("#")[0]
+            self.assertTrue(st["id"].startswith(doc + "."), f"{st['id']}: the id does not start with {doc}.")
+            by_doc.setdefault(doc, []).append(st)
+        self.assertEqual(sorted(by_doc), ["000", "001", "002", "003", "004"])
+        for doc, sts in sorted(by_doc.items()):
+            tested = sum(1 for s in sts if s["rows"])
+            print(f"statements of {doc}: {len(sts)}, tested {tested}, untested {len(sts) - tested}", file=sys.stderr)
 
 
 def write_junit(result: unittest.TestResult, tests: list[str], path: str) -> None:

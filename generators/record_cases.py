@@ -3,7 +3,7 @@
 
     /usr/bin/python3 generators/record_cases.py PLAN.json OUT.json
 
-PLAN.json is a case file (conformance/REPLAY.md) whose cases may lack "expect"; each case's
+PLAN.json is a case file (conformance/replay/REPLAY.md) whose cases may lack "expect"; each case's
 inputs are built in torch exactly as the replay runner builds them on a candidate (values
 cast to the dtype, then the view chain), the operation runs, and what torch did — dtype,
 sizes, strides, storage offset and values, or the error's kind — becomes "expect". The

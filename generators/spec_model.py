@@ -8,12 +8,14 @@ Derived facts (all from the tables, never from a library under test):
   * promote_types from the literal matrix, and the lattice join to cross-check it;
   * result_type over operand kinds (promotion.toml [result_type] rules);
   * can_cast from the disallow rules (casting.toml);
-  * the outcome of add/sub/mul/div, functional, out= and in-place.
+  * the outcome of add/sub/mul/div, functional, out= and in-place;
+  * which statements of the documents each row tests (statements.toml).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import tomllib
 from typing import Iterable
@@ -38,7 +40,7 @@ OPERAND_KINDS = ("tensor", "zerodim", "scalar")
 ALLOCATING_FORMATS = ("contiguous_format", "channels_last", "channels_last_3d")
 OPS = ("add", "sub", "mul", "div")
 SPEC_FILES = ("sources.toml", "dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml",
-              "devices.toml", "asarray.toml", "dlpack.toml")
+              "devices.toml", "asarray.toml", "dlpack.toml", "statements.toml")
 VIEW_OPS = tuple(strided_model.VIEW_CAUSES)  # the view ops the strided model implements
 
 
@@ -162,6 +164,7 @@ class Spec:
         self._check_examples()
         self.interop = interop_model.Interop(
             self, {name: self.files[name] for name in ("devices.toml", "asarray.toml", "dlpack.toml")})
+        self._load_statements()
 
     # ----------------------------------------------------------------- loading
     @staticmethod
@@ -774,6 +777,56 @@ class Spec:
                                                  f"'{e.cause}' error")
                 return v["errors"][e.cause], v["source"], e.row
         raise SpecError(path, e.row, f"no spec row for rule error {e}")
+
+    def _load_statements(self) -> None:
+        """statements.toml: each statement names the rows that test it or says why none does;
+        every row that states a fact is claimed by a statement or listed as [[silent]] (the
+        documents say nothing of it: its basis is PyTorch's implementation)."""
+        path, doc = self._file("statements.toml")
+        facts = spec_schema.fact_rows({k: v for k, v in self.files.items() if k != "statements.toml"})
+        self.statements: list[dict] = []
+        self.statements_of: dict[str, list[str]] = {}  # row id -> the statements it tests, in file order
+
+        def known(rid: str, row: str, field: str) -> None:
+            if rid not in facts:
+                near = difflib.get_close_matches(rid, list(facts), n=1)
+                hint = f"; did you mean {near[0]!r}?" if near else ""
+                raise SpecError(path, row, f"{field} names {rid!r}, which is no row of spec/ that states a fact{hint}")
+
+        for s in doc["statement"]:
+            sid = s["id"]
+            self._claim_id(sid, path)
+            if ("rows" in s) == ("untested" in s):
+                raise SpecError(path, sid, "a statement has either rows (the spec rows that test it) or untested "
+                                           "(why none does)" + (", not both" if "rows" in s else ": it has neither"))
+            rows = s.get("rows", [])
+            if "rows" in s and not rows:
+                raise SpecError(path, sid, "rows is empty: name the rows that test it, or say why none does (untested)")
+            if len(set(rows)) != len(rows):
+                raise SpecError(path, sid, "rows names a row twice")
+            for rid in rows:
+                known(rid, sid, "rows")
+                self.statements_of.setdefault(rid, []).append(sid)
+            self.statements.append({"id": sid, "clause": s["clause"], "quote": s["quote"], "rows": list(rows),
+                                    "untested": s.get("untested")})
+        self.silent: dict[str, str] = {}  # row id -> why no statement claims it
+        for i, group in enumerate(doc.get("silent", [])):
+            for rid in group["rows"]:
+                known(rid, f"silent[{i}]", "silent")
+                if rid in self.statements_of:
+                    raise SpecError(path, f"silent[{i}]", f"{rid!r} is tested by {self.statements_of[rid][0]}: "
+                                                          "a claimed row is not silent")
+                if rid in self.silent:
+                    raise SpecError(path, f"silent[{i}]", f"{rid!r} is listed twice")
+                if facts[rid].basis != "pytorch":
+                    raise SpecError(path, f"silent[{i}]", f"{rid!r} has basis {facts[rid].basis!r}: a row the "
+                                                          "documents state is claimed by the statement it tests")
+                self.silent[rid] = group["why"]
+        for rid, fact in facts.items():
+            if rid not in self.statements_of and rid not in self.silent:
+                raise SpecError(path, rid, f"the row ({fact.file}, {fact.clause}) tests no statement: name it in "
+                                           "the rows of the statements it tests, or (basis pytorch, the documents "
+                                           "silent) in [[silent]]")
 
     def _check_examples(self) -> None:
         """The literal rows must agree with the rules: a table that contradicts itself fails."""

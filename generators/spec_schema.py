@@ -510,6 +510,16 @@ FILES: dict[str, dict[str, Field]] = {
                 device=opt(Str()), error=f(ERROR())))))),
         "round_trip": f(text_rule(peer=f(NAME), geometries=f(List(NAME)))),
     },
+    # The documents' statements and the rows that test them (spec_model.py _load_statements
+    # checks the rows; generators_test.py StatementTable checks each quote against its document).
+    "statements.toml": {
+        "statement": f(List(Table({
+            "id": f(ID), "clause": f(Clause()), "quote": f(Str(pattern=r"\S(.*\S)?")),
+            "rows": opt(List(ID)), "untested": opt(Str(pattern=r"\S.*"))},
+            cites=NONE("a statement of a document: the rows it names test it")), unique_key="id")),
+        "silent": opt(List(Table({"why": f(Str(pattern=r"\S.*")), "rows": f(List(ID))},
+                                 cites=NONE("spec rows no statement claims: the documents say nothing of them")))),
+    },
 }
 
 
@@ -533,4 +543,56 @@ def row_kinds() -> list[tuple[str, str, Table]]:
     for file, tables in FILES.items():
         for key, fld in tables.items():
             walk(file, key, fld.type)
+    return out
+
+
+def _accepts(t: Type, value) -> bool:
+    try:
+        t.check(_Checker("", None), value, "", "x")
+        return True
+    except _Invalid:
+        return False
+
+
+@dataclasses.dataclass(frozen=True)
+class FactRow:
+    file: str    # the spec file that holds it
+    clause: str  # its clause, its own or its table's
+    basis: str   # "doc" or "pytorch", its own or its table's
+
+
+def fact_rows(files: dict) -> dict[str, FactRow]:
+    """The rows of the spec that state facts (row kinds that cite a clause, their own or their
+    table's), by id (a swept table: its id_prefix): what a case's spec_row may name and what
+    a statement's rows name. `files` maps each spec file name to (path, parsed TOML); a file
+    the schema does not know is skipped."""
+    out: dict[str, FactRow] = {}
+
+    def walk(file: str, doc: dict, value, t: Type):
+        if isinstance(t, OneOf):
+            t = next((x for x in t.types if _accepts(x, value)), None)
+        if isinstance(t, Table) and isinstance(value, dict):
+            if t.cites and not t.cites.startswith("none: "):
+                cited = value if t.cites == OWN else doc.get(t.cites)
+                if isinstance(cited, list):  # inherited from rows ([[source]]): what they all say
+                    pairs = {(c.get("clause"), c.get("basis")) for c in cited if isinstance(c, dict)}
+                    cited = dict(zip(("clause", "basis"), pairs.pop())) if len(pairs) == 1 else {}
+                cited = cited if isinstance(cited, dict) else {}
+                for k in ("id", "id_prefix"):
+                    if isinstance(value.get(k), str):
+                        out[value[k]] = FactRow(file, str(cited.get("clause", "")), str(cited.get("basis", "")))
+            for k, v in value.items():
+                if k in t.fields:
+                    walk(file, doc, v, t.fields[k].type)
+        elif isinstance(t, MapOf) and isinstance(value, dict):
+            for v in value.values():
+                walk(file, doc, v, t.value)
+        elif isinstance(t, List) and isinstance(value, list):
+            for v in value:
+                walk(file, doc, v, t.item)
+
+    for fname, (_, doc) in files.items():
+        for key, fld in FILES.get(fname, {}).items():
+            if key in doc:
+                walk(fname, doc, doc[key], fld.type)
     return out

@@ -275,6 +275,7 @@ def markdown(columns: list[Column]) -> str:
     rows = [[f"**{spec}**" if clause is None else clause, *(count_text(n) for n in counts)]
             for spec, clause, counts in clause_rows(columns)]
     out += render._md_table(["spec file / clause", *(c.title() for c in columns)], rows) + [""]
+    out += coverage_markdown(columns)
     order, cells = promote_matrices(columns)
     out += ["## promote_types", ""]
     if not order:
@@ -489,6 +490,73 @@ def _promote_html(columns: list[Column]) -> str:
     return "".join(parts) + "</div>"
 
 
+def coverage_status(columns: list[Column]) -> tuple[list, list[dict], list[str]]:
+    """Per column its render.coverage (None for a report without it) and {statement id: (kind,
+    statement)}; and the ids of the statements some column breaks, in order."""
+    covs = [render.coverage(c.doc) for c in columns]
+    status = [{st["id"]: (kind, st) for kind, sts in cov["groups"].items() for st in sts} if cov else {}
+              for cov in covs]
+    ids = list(dict.fromkeys(sid for s in status for sid, (kind, _) in s.items() if kind == "broken"))
+    return covs, status, ids
+
+
+def coverage_markdown(columns: list[Column]) -> list[str]:
+    """Which of the documents' statements each candidate breaks (render.coverage): a row per
+    statement some candidate breaks, a cell per candidate. Empty where no report has it."""
+    covs, status, ids = coverage_status(columns)
+    if not any(covs):
+        return []
+    out = ["## Spec coverage: the statements each candidate breaks", "",
+           "A statement is broken where one of its cases FAILed, XFAILed (an expected deviation), crashed or hung; "
+           "counts of met / broken / not supported statements per candidate:", ""]
+    out += render._md_table(["", *(c.title() for c in columns)], [[kind, *(
+        "—" if cov is None else len(cov["groups"][kind]) for cov in covs)] for kind in ("met", "broken", "not supported")])
+    out += [""]
+    if not ids:
+        return out + ["No candidate breaks a statement.", ""]
+
+    def cell(s: dict, sid: str) -> str:
+        if sid not in s:
+            return "—"
+        kind, st = s[sid]
+        return f"**broken** ({render._outcomes_text(st)})" if kind == "broken" else kind
+
+    quote = {sid: st for s in status for sid, (_, st) in s.items()}
+    rows = [[f"`{sid}` {_md(quote[sid]['quote'][:80])}", *(cell(s, sid) for s in status)] for sid in ids]
+    return out + render._md_table(["statement", *(c.title() for c in columns)], rows) + [""]
+
+
+def _coverage_html(columns: list[Column]) -> str:
+    """coverage_markdown's table as HTML: a row per statement some candidate breaks."""
+    covs, status, ids = coverage_status(columns)
+    if not any(covs):
+        return ""
+    head = "".join(_head_html(c) for c in columns)
+    counts = "".join(f"<tr><th>{kind}</th>" + "".join(
+        f"<td class=n>{'—' if cov is None else len(cov['groups'][kind])}</td>" for cov in covs) + "</tr>"
+        for kind in ("met", "broken", "not supported"))
+    rows = []
+    for sid in ids:
+        st = next(s[sid][1] for s in status if sid in s)
+        tds = []
+        for s in status:
+            kind, mine = s.get(sid, ("—", None))
+            if kind == "broken":
+                bad = any(mine["outcomes"].get(o) for o in ("FAIL", "CRASH", "TIMEOUT"))
+                tds.append(f"<td style='background:{render.COLORS['FAIL' if bad else 'XFAIL']}'>broken: "
+                           f"{_e(render._outcomes_text(mine))}</td>")
+            else:
+                color = render.STATUS_COLOR.get(kind)
+                style = f" style='background:{color}'" if color else ""
+                tds.append(f"<td{style}>{_e(kind)}</td>")
+        rows.append(f"<tr><td><code>{_e(sid)}</code><br><q>{_e(st['quote'])}</q></td>{''.join(tds)}</tr>")
+    table = (f"<table><tr><th>statement</th>{head}</tr>{''.join(rows)}</table>" if rows else
+             "<p>No candidate breaks a statement.</p>")
+    return ("<h2 id=coverage>Spec coverage: the statements each candidate breaks</h2><p>A statement is broken where "
+            "one of its cases FAILed, XFAILed (an expected deviation), crashed or hung.</p>"
+            f"<table><tr><th></th>{head}</tr>{counts}</table>{table}")
+
+
 def html(columns: list[Column]) -> str:
     n = len(columns)
     parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>tensor-cts: {n} candidates compared</title>"
@@ -507,6 +575,7 @@ def html(columns: list[Column]) -> str:
              + " (XFAIL: an expected deviation; FAIL, XPASS, CRASH, TIMEOUT: unexpected), coloured by the worst; "
              "— no such case. Each count links to that clause in the candidate's report.</p>",
              _clauses_html(columns),
+             _coverage_html(columns),
              "<h2 id=promote_types>promote_types</h2>", _promote_html(columns),
              "</body></html>"]
     return "\n".join(parts) + "\n"

@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
 import compare  # noqa: E402
 import render  # noqa: E402
 import report  # noqa: E402
-from reports_test import case, feature, make  # noqa: E402
+from reports_test import STATEMENTS, case, feature, make  # noqa: E402
 
 
 def named(doc, name, version="1", build="g++ -O2"):
@@ -265,6 +265,30 @@ class Compare(unittest.TestCase):
         columns = [compare.Column(n, n, d) for n, d in docs.items()]
         with self.assertRaisesRegex(AssertionError, r"promote_types\(int8, uint8\) shows \('i64'"):
             check_promote_matrix(Tables(compare.html(columns)), "good", expected)
+
+    def test_spec_coverage_lists_the_statements_each_candidate_breaks(self):
+        def run(name, outcomes):
+            cases = [case(f"{name}.{i}", o, spec_row=row) for i, (row, o) in enumerate(outcomes)]
+            return named(make(cases, coverage=report.spec_coverage(copy.deepcopy(STATEMENTS), cases, "s.toml")), name)
+
+        good = run("good", [("row.b", "PASS"), ("row.c", "PASS")])
+        bad = run("bad", [("row.b", "FAIL"), ("row.c", "NOT_SUPPORTED")])
+        old = named(make([case("x", "PASS")]), "old")  # a report without spec coverage
+        cols = [compare.Column(d["candidate"]["name"], f"{d['candidate']['name']}/report.json", d)
+                for d in (good, bad, old)]
+        md = "\n".join(compare.coverage_markdown(cols))
+        self.assertIn("| broken | 0 | 2 | — |", md)
+        self.assertIn("| `002.a` rule a | met | **broken** (1 FAIL) | — |", md)
+        self.assertIn("| `002.b` rule b | met | **broken** (1 FAIL) | — |", md)
+        self.assertNotIn("`000.c`", md.split("| statement |")[1])  # not supported is not broken
+        self.assertIn("## Spec coverage: the statements each candidate breaks", compare.markdown(cols))
+        self.assertEqual(compare.coverage_markdown(cols[:1])[-2], "No candidate breaks a statement.")
+        self.assertEqual(compare.coverage_markdown(cols[2:]), [])
+        page = compare.html(cols)
+        self.assertIn("<h2 id=coverage>Spec coverage: the statements each candidate breaks</h2>", page)
+        self.assertIn(f"<tr><td><code>002.a</code><br><q>rule a</q></td><td style='background:{render.COLORS['PASS']}'>"
+                      f"met</td><td style='background:{render.COLORS['FAIL']}'>broken: 1 FAIL</td><td>—</td></tr>", page)
+        self.assertNotIn("id=coverage", compare.html(cols[2:]))
 
     def test_verdicts_and_features(self):
         grid = self.tables.grid(self.tables.table("Verdicts and features"))

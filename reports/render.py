@@ -187,6 +187,7 @@ def markdown(doc: dict) -> str:
                 row.append("" if c is None else label(c) + MARKS[c["outcome"]])
             rows.append(row)
         out += _md_table(["", *order], rows) + [""]
+    out += coverage_markdown(doc)
     deviations = by_clause(cases, ("XFAIL",))
     out += ["## Expected deviations, by clause", ""]
     if not deviations:
@@ -229,6 +230,108 @@ def markdown(doc: dict) -> str:
         out += _md_table(["line", "pattern", "outcome", "reason"],
                          [[x["line"], f"`{x['pattern']}`", x["outcome"], x["reason"]] for x in stale]) + [""]
     return "\n".join(out).rstrip() + "\n"
+
+
+BROKEN = ("FAIL", "XFAIL", "CRASH", "TIMEOUT")  # a statement whose case had one of these is not met
+
+
+def coverage(doc: dict) -> dict | None:
+    """The spec coverage of a report: its statements split into broken (a case FAILed, XFAILed,
+    crashed or hung), met (none broken, one passed), not supported (every case NOT_SUPPORTED),
+    not run (rows, but no case in this run) and untested (no rows: the reason), with the counts
+    per document. None for a report without it."""
+    cov = doc.get("spec_coverage")
+    if cov is None:
+        return None
+    groups = {"broken": [], "met": [], "not supported": [], "not run": [], "untested": []}
+    per_doc: dict = collections.defaultdict(collections.Counter)
+    for st in cov["statements"]:
+        if "untested" in st:
+            kind = "untested"
+        elif not st["cases"]:
+            kind = "not run"
+        elif any(st["outcomes"].get(o) for o in BROKEN):
+            kind = "broken"
+        elif st["outcomes"].get("PASS") or st["outcomes"].get("XPASS"):
+            kind = "met"
+        else:
+            kind = "not supported"  # every case NOT_SUPPORTED
+        groups[kind].append(st)
+        per_doc[st["clause"].split("#")[0]][kind] += 1
+    return {"file": cov["file"], "groups": groups, "per_doc": dict(sorted(per_doc.items()))}
+
+
+def _outcomes_text(st: dict) -> str:
+    return ", ".join(f"{n} {o}" for o, n in st["outcomes"].items())
+
+
+def coverage_markdown(doc: dict) -> list[str]:
+    cov = coverage(doc)
+    if cov is None:
+        return []
+    g = cov["groups"]
+    total = sum(len(v) for v in g.values())
+    out = ["## Spec coverage", "",
+           f"The documents' statements ({cov['file']}): {total - len(g['untested'])} of {total} are tested by "
+           f"spec rows; in this run {len(g['met'])} met, {len(g['broken'])} broken (a case FAIL, XFAIL, CRASH or "
+           f"TIMEOUT), {len(g['not supported'])} not supported, {len(g['not run'])} with no case run; "
+           f"{len(g['untested'])} untested, each with its reason.", ""]
+    out += _md_table(["document", "statements", *g], [[d, sum(c.values()), *(c[k] for k in g)]
+                                                       for d, c in cov["per_doc"].items()]) + [""]
+    out += ["### Statements broken", ""]
+    out += [f"- `{st['id']}` ({st['clause']}): {_outcomes_text(st)} — “{_md(st['quote'])}”" for st in g["broken"]] \
+        or ["None."]
+    out += ["", "### Statements untested", ""]
+    out += [f"- `{st['id']}` ({st['clause']}): {_md(st['untested'])} — “{_md(st['quote'])}”" for st in g["untested"]] \
+        or ["None."]
+    if g["not supported"]:
+        out += ["", "### Statements not supported (every case NOT_SUPPORTED)", ""]
+        out += [f"- `{st['id']}` ({st['clause']}): {st['cases']} cases" for st in g["not supported"]]
+    if g["not run"]:
+        out += ["", "### Statements with no case in this run", ""]
+        out += [f"- `{st['id']}` ({st['clause']}): rows " + ", ".join(f"`{r}`" for r in st["rows"])
+                for st in g["not run"]]
+    out += ["", "### Statements met", ""]
+    out += _md_table(["statement", "clause", "cases", "outcomes"],
+                     [[f"`{st['id']}`", st["clause"], st["cases"], _outcomes_text(st)] for st in g["met"]]) \
+        if g["met"] else ["None."]
+    return out + [""]
+
+
+STATUS_COLOR = {"broken": COLORS["FAIL"], "met": COLORS["PASS"], "not supported": COLORS["NOT_SUPPORTED"]}
+
+
+def coverage_html(doc: dict) -> str:
+    """The Spec coverage section of report.html (coverage_markdown's content); "" without it."""
+    cov = coverage(doc)
+    if cov is None:
+        return ""
+    g = cov["groups"]
+    total = sum(len(v) for v in g.values())
+    parts = [f"<h2 id='{_e(anchor('coverage', 'statements'))}'>Spec coverage</h2>",
+             f"<p>The documents' statements ({_e(cov['file'])}): {total - len(g['untested'])} of {total} are tested by "
+             f"spec rows; in this run {len(g['met'])} met, {len(g['broken'])} broken (a case FAIL, XFAIL, CRASH or "
+             f"TIMEOUT), {len(g['not supported'])} not supported, {len(g['not run'])} with no case run; "
+             f"{len(g['untested'])} untested, each with its reason. Hover over a statement for its rows.</p>",
+             _html_table(["document", "statements", *g], [[d, sum(c.values()), *(c[k] for k in g)]
+                                                          for d, c in cov["per_doc"].items()])]
+    for kind in ("broken", "not supported", "untested", "not run", "met"):
+        if not g[kind]:
+            continue
+        items = []
+        for st in g[kind]:
+            why = st.get("untested") or _outcomes_text(st) or "no case ran"
+            color = STATUS_COLOR.get(kind)
+            if kind == "broken" and not any(st["outcomes"].get(o) for o in ("FAIL", "CRASH", "TIMEOUT")):
+                color = COLORS["XFAIL"]  # broken only by expected deviations
+            style = f" style='background:{color}'" if color else ""
+            items.append(f"<li{style} title='{_e('rows: ' + (', '.join(st['rows']) or 'none'))}'>"
+                         f"<code>{_e(st['id'])}</code> ({_e(st['clause'])}): {_e(why)}<br><q>{_e(st['quote'])}</q></li>")
+        body = f"<ul>{''.join(items)}</ul>"
+        title = f"Statements {kind} ({len(g[kind])})"
+        parts.append(f"<details><summary>{_e(title)}</summary>{body}</details>" if kind == "met" else
+                     f"<h3>{_e(title)}</h3>{body}")
+    return "\n".join(parts)
 
 
 def _group_by_reason(group: list[dict]):
@@ -332,6 +435,7 @@ def html(doc: dict) -> str:
             rows.append(f"<tr><th>{_e(r)}</th>{''.join(tds)}</tr>")
         head = "".join(f"<th>{_e(d)}</th>" for d in order)
         parts.append(f"<h3 id='{_e(anchor('matrix', key))}'>{_e(title)}</h3><table class=matrix><tr><th></th>{head}</tr>{''.join(rows)}</table>")
+    parts.append(coverage_html(doc))
     parts.append("<h2>Expected deviations, by clause</h2>")
     deviations = by_clause(cases, ("XFAIL",))
     if not deviations:

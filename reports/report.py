@@ -181,8 +181,50 @@ def summary(cases: list[dict], stale, features: list[dict], dtypes: list[dict] |
             "why": why, "required_not_supported": required_ns, "missing_dtypes": missing_dtypes}
 
 
+# ---------------------------------------------------------------- spec coverage
+def load_statements(path: str) -> list[dict]:
+    """The statement table (spec/statements.toml; the generators validate it): each statement's
+    id, clause, quote, and the spec rows that test it or why none does."""
+    import tomllib
+
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except OSError as e:
+        raise ReportError(f"statement table '{path}': cannot read: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ReportError(f"statement table '{path}': not valid TOML: {e}") from None
+    out = []
+    for i, s in enumerate(doc.get("statement", [])):
+        if not isinstance(s, dict) or not all(isinstance(s.get(k), str) for k in ("id", "clause", "quote")):
+            raise ReportError(f"statement table '{path}': statement[{i}] needs id, clause and quote (strings)")
+        out.append({"id": s["id"], "clause": s["clause"], "quote": s["quote"], "rows": list(s.get("rows", [])),
+                    **({"untested": s["untested"]} if "untested" in s else {})})
+    return out
+
+
+def spec_coverage(statements: list[dict], cases: list[dict], source: str) -> dict:
+    """Names in each case the statements its spec row tests (case["statements"]) and returns
+    the report's spec_coverage: per statement, its rows or why none, and the outcomes of its
+    cases in this run."""
+    of_row: dict[str, list[str]] = {}
+    for s in statements:
+        for r in s["rows"]:
+            of_row.setdefault(r, []).append(s["id"])
+    outcomes: dict[str, collections.Counter] = {s["id"]: collections.Counter() for s in statements}
+    for c in cases:
+        ids = of_row.get(c.get("spec_row", ""))
+        if ids:
+            c["statements"] = ids
+            for sid in ids:
+                outcomes[sid][c["outcome"]] += 1
+    return {"file": source, "statements": [
+        {**s, "cases": sum(outcomes[s["id"]].values()),
+         "outcomes": {o: outcomes[s["id"]][o] for o in OUTCOMES if outcomes[s["id"]][o]}} for s in statements]}
+
+
 def build(candidate: dict, run: dict, expectations: dict, features: list[dict], cases: list[dict],
-          dtypes: list[dict] | None = None) -> dict:
+          coverage: dict | None = None, dtypes: list[dict] | None = None) -> dict:
     doc = {
         "schema": "tensor-cts/report",
         "schema_version": SCHEMA_VERSION,
@@ -195,6 +237,7 @@ def build(candidate: dict, run: dict, expectations: dict, features: list[dict], 
         "features": features,
         "summary": summary(cases, expectations["stale"], features, dtypes),
         "cases": cases,
+        **({"spec_coverage": coverage} if coverage is not None else {}),
     }
     if dtypes is not None:
         doc["dtypes"] = dtypes

@@ -40,13 +40,20 @@ def feature(name, level, declared=True, cases=0, not_supported=0):
 FEATURES = [feature("promote_types", "required", cases=2), feature("sparse_layout", "optional", False)]
 
 
-def make(cases, stale=(), features=FEATURES):
+def make(cases, stale=(), features=FEATURES, coverage=None):
     return report.build(
         candidate={"name": "cand", "version": "1", "build": ""},
         run={"command": "test", "suites": ["promotion"], "filter": "", "device": "cpu", "seed": "1", "jobs": 1, "case_timeout_s": 1.0,
              "processes": 1, "isolated_processes": 0, "started": "now", "wall_s": 0.1, "replay_file": None},
         expectations={"file": "e.txt", "entries": len(stale), "stale": list(stale)}, features=list(features),
-        cases=cases)
+        cases=cases, coverage=coverage)
+
+
+STATEMENTS = [{"id": "002.a", "clause": "002#type-promotion", "quote": "rule a", "rows": ["promote_types", "row.b"]},
+              {"id": "002.b", "clause": "002#type-promotion", "quote": "rule b", "rows": ["row.b"]},
+              {"id": "000.c", "clause": "000#torch.device", "quote": "rule c", "rows": ["row.c"]},
+              {"id": "003.d", "clause": "003#torch.asarray", "quote": "rule d", "rows": [], "untested": "needs two GPUs"},
+              {"id": "004.e", "clause": "004#3-stride", "quote": "rule e", "rows": ["row.e"]}]
 
 
 def verdict(doc):
@@ -54,6 +61,56 @@ def verdict(doc):
 
 
 class Reports(unittest.TestCase):
+    def test_spec_coverage_names_each_cases_statements_and_counts_outcomes(self):
+        cases = [case("promote_types.int8.uint8", "PASS", spec_row="promote_types"),
+                 case("b1", "XFAIL", spec_row="row.b"), case("b2", "PASS", spec_row="row.b"),
+                 case("c1", "NOT_SUPPORTED", spec_row="row.c", feature="sparse_layout"), case("r", "PASS")]
+        cov = report.spec_coverage(copy.deepcopy(STATEMENTS), cases, "spec/statements.toml")
+        doc = make(cases, coverage=cov)  # valid against the schema
+        self.assertEqual([c.get("statements") for c in doc["cases"]],
+                         [["002.a"], ["002.a", "002.b"], ["002.a", "002.b"], ["000.c"], None])
+        got = {s["id"]: (s["cases"], s["outcomes"]) for s in doc["spec_coverage"]["statements"]}
+        self.assertEqual(got, {"002.a": (3, {"PASS": 2, "XFAIL": 1}), "002.b": (2, {"PASS": 1, "XFAIL": 1}),
+                               "000.c": (1, {"NOT_SUPPORTED": 1}), "003.d": (0, {}), "004.e": (0, {})})
+        groups = {k: [s["id"] for s in v] for k, v in render.coverage(doc)["groups"].items()}
+        self.assertEqual(groups, {"broken": ["002.a", "002.b"], "met": [], "not supported": ["000.c"],
+                                  "not run": ["004.e"], "untested": ["003.d"]})
+        md = render.markdown(doc)
+        self.assertIn("## Spec coverage", md)
+        self.assertIn("4 of 5 are tested by spec rows; in this run 0 met, 2 broken", md)
+        self.assertIn("- `002.a` (002#type-promotion): 2 PASS, 1 XFAIL — “rule a”", md)
+        self.assertIn("- `003.d` (003#torch.asarray): needs two GPUs — “rule d”", md)
+        self.assertIn("| 002 | 2 | 2 | 0 | 0 | 0 | 0 |", md)
+        page = render.html(doc)
+        self.assertIn("<h2 id='coverage-statements'>Spec coverage</h2>", page)
+        self.assertIn(f"<li style='background:{render.COLORS['XFAIL']}' title='rows: promote_types, row.b'>"
+                      "<code>002.a</code> (002#type-promotion): 2 PASS, 1 XFAIL<br><q>rule a</q></li>", page)
+        self.assertIn("<code>003.d</code> (003#torch.asarray): needs two GPUs", page)
+        self.assertNotIn("## Spec coverage", render.markdown(make(cases)))  # optional: older reports lack it
+        self.assertNotIn("Spec coverage", render.html(make(cases)))
+        with self.assertRaisesRegex(report.ReportError, "statements"):
+            bad = make(cases, coverage=cov)
+            bad["cases"][0]["statements"] = []
+            report.validate(bad)
+
+    def test_statement_table_errors_name_the_file(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "statements.toml")
+            with self.assertRaisesRegex(report.ReportError, "cannot read"):
+                report.load_statements(path)
+            with open(path, "w") as f:
+                f.write("[[statement]]\nid = 'x'\n")
+            with self.assertRaisesRegex(report.ReportError, r"statement\[0\] needs id, clause and quote"):
+                report.load_statements(path)
+            with open(path, "w") as f:
+                f.write("[[statement]\n")
+            with self.assertRaisesRegex(report.ReportError, "not valid TOML"):
+                report.load_statements(path)
+            with open(path, "w") as f:
+                f.write("[[statement]]\nid = 'x'\nclause = '002#a'\nquote = 'q'\nuntested = 'why'\n")
+            self.assertEqual(report.load_statements(path),
+                             [{"id": "x", "clause": "002#a", "quote": "q", "rows": [], "untested": "why"}])
+
     def test_verdict(self):
         optional_ns = [feature("promote_types", "required", cases=2), feature("sparse_layout", "optional", False, 0, 1)]
         doc = make([case("a", "PASS"), case("b", "XFAIL"), case("c", "NOT_SUPPORTED", feature="sparse_layout")],

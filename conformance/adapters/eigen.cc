@@ -1,6 +1,8 @@
 // Adapter: Eigen's Tensor module (Eigen 3.4, unsupported/Eigen/CXX11/Tensor; Debian
 // libeigen3-dev) as a candidate. Translation only: every answer is what an Eigen expression
-// gives, written as a user of Eigen writes it.
+// gives, written as a user of Eigen writes it — or, where that expression is ill-formed C++
+// (mixed scalar types, eigen_binary.cc), the TypeError its compile error stands for, naming
+// Eigen's own static assertion (eigen_internal.h IllFormed).
 //
 // How the suite's calls map onto Eigen:
 //  * A tensor is an Eigen::Tensor<T, N, Eigen::RowMajor> (dense, owning its memory; RowMajor

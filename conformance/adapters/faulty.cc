@@ -1,5 +1,5 @@
 // Test-only candidate "faulty": the reference, with faults injected on chosen cases, to
-// prove that the runner (conformance/run.py) isolates a candidate that crashes or hangs.
+// prove that the runner (conformance/runner/run.py) isolates a candidate that crashes or hangs.
 //
 // TCTS_FAULTS (environment) lists MODE=GLOB pairs separated by ';', e.g.
 //   TCTS_FAULTS='abort=promote_types.int8.uint8;hang=can_cast.*.bool'

@@ -53,7 +53,7 @@ struct RunConfig {
   // property): the runner's own command, where no suite target reruns the case (a testee's run).
   std::string rerun;
   std::string seed;          // the RapidCheck seed of this run (decimal), for rerun commands
-  std::string replay;        // --replay=FILE when running a replay file (conformance/replay.h)
+  std::string replay;        // --replay=FILE when running a replay file (conformance/replay/replay.h)
   // --device=DEVICE: the suite runs with every tensor it makes on DEVICE ("cuda", "cuda:1"),
   // through the candidate's default device (torch.set_default_device). Empty: the cpu.
   std::string device;
@@ -75,7 +75,7 @@ bool UseDeviceForTensors(Candidate& candidate, RunConfig* config, std::string* w
 // Every feature of the candidate interface (Feature, in declaration order).
 std::vector<Feature> AllFeatures();
 
-// A suite that takes its cases from a file (the replay suite, conformance/replay.h)
+// A suite that takes its cases from a file (the replay suite, conformance/replay/replay.h)
 // registers a loader; the runner calls it with --replay=FILE before it lists or runs tests.
 using CaseFileLoader = bool (*)(const std::string& path, std::string* error);
 bool RegisterCaseFileLoader(CaseFileLoader loader);

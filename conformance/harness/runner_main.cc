@@ -1,7 +1,7 @@
 // The conformance runner: a GoogleTest main that runs the linked suite against one
 // candidate.
 //
-//   <suite>_<candidate>_bin [--candidate=NAME] [--target=LABEL | --rerun=CMD] [--seed=N] [--device=DEVICE]
+//   <candidate>_bin [--candidate=NAME] [--target=LABEL | --rerun=CMD] [--seed=N] [--device=DEVICE]
 //                           [--tcts_suites=A,B] [--tcts_list=FILE]
 //                           [--tcts_stream=FILE [--tcts_cases=FILE | --tcts_shard=I/K]
 //                           [--tcts_announce_features]] [gtest flags]
@@ -19,7 +19,7 @@
 // --device       run the suite with its tensors on DEVICE ("cuda", "cuda:1") via the
 //                candidate's default device; when the candidate cannot (no GPU, no backend),
 //                every test is skipped with the reason
-// The runner protocol (conformance/stream.h): --tcts_suites narrows a binary that holds
+// The runner protocol (conformance/harness/stream.h): --tcts_suites narrows a binary that holds
 // several suites to the named ones (before any other selection); --tcts_list writes the case list and exits;
 // --tcts_stream streams each case's record; --tcts_cases runs only the listed tests, else
 // --tcts_shard (round-robin share I of K) chooses them; --tcts_announce_features adds every

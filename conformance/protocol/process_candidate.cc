@@ -266,7 +266,6 @@ class ProcessCandidate : public Candidate {
     Json args = {{"dtype", options.dtype ? Json(DTypeName(*options.dtype)) : Json(nullptr)},
                  {"device", options.device ? Json(*options.device) : Json(nullptr)},
                  {"copy", options.copy ? Json(*options.copy) : Json(nullptr)}};
-    std::int64_t region = -1;
     switch (source.kind) {
       case AsarraySource::Kind::kTensor:
         if (!Tensor(source.tensor, "tensor", &src)) return Foreign();
@@ -276,7 +275,7 @@ class ProcessCandidate : public Candidate {
         const HostArray& a = source.array;
         std::int64_t lo = 0, hi = 0;
         wire::ByteExtent(a.sizes, a.byte_strides, DTypeItemsize(a.dtype), &lo, &hi);
-        region = session_.Lend(a.data + lo, static_cast<std::size_t>(hi - lo), &src);
+        session_.Lend(a.data + lo, static_cast<std::size_t>(hi - lo), &src);
         src["offset"] = -lo;  // the first element, in the region
         src["dtype"] = DTypeName(a.dtype);
         src["shape"] = a.sizes;
@@ -284,7 +283,7 @@ class ProcessCandidate : public Candidate {
         break;
       }
       case AsarraySource::Kind::kBuffer:
-        region = session_.Lend(source.buffer, source.buffer_bytes, &src);
+        session_.Lend(source.buffer, source.buffer_bytes, &src);
         break;
       case AsarraySource::Kind::kDLPack:
         return from_dlpack_impl(source.dlpack, "asarray", &src, args);
@@ -293,9 +292,7 @@ class ProcessCandidate : public Candidate {
         break;
     }
     args["source"] = src;
-    Result<TensorHandle> r = AskTensor("asarray", args);
-    (void)region;
-    return r;
+    return AskTensor("asarray", args);
   }
 
   // -- DLPack

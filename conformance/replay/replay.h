@@ -1,4 +1,4 @@
-// The replay suite: cases read from a JSON case file (format: conformance/REPLAY.md) and run
+// The replay suite: cases read from a JSON case file (format: conformance/replay/REPLAY.md) and run
 // against any candidate like a generated suite, one GoogleTest test per case, named
 // "Replay.<case id>" with the case id as its parameter.
 //

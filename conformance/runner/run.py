@@ -72,6 +72,7 @@ import features as features_file  # noqa: E402
 
 DEFAULT_CASE_TIMEOUT = 120.0
 DEFAULT_FEATURES = "spec/features.toml"
+DEFAULT_STATEMENTS = "spec/statements.toml"
 
 EXIT_CONFORMS, EXIT_DOES_NOT_CONFORM, EXIT_USAGE, EXIT_PARTIAL = 0, 1, 2, 3
 
@@ -97,8 +98,11 @@ class Options:
     device: str = ""
     device_suites: list = dataclasses.field(default_factory=list)
     binary: str = ""
+    in_process: list = dataclasses.field(default_factory=list)  # --in-process: the in-tree candidates
+    known_testees: dict = dataclasses.field(default_factory=dict)  # --known-testee NAME=CMD
     target: str = ""
     features: str = DEFAULT_FEATURES
+    statements: str = DEFAULT_STATEMENTS
     stale_check: bool | None = None
     partial_ok: bool = False
     test_filter: str = ""  # TESTBRIDGE_TEST_ONLY (bazel test --test_filter)
@@ -168,6 +172,9 @@ def make_parser() -> argparse.ArgumentParser:
                    help="report expectations entries that match no case run (default: on for an unfiltered, "
                         "unsharded run of the suites, off for --filter, --device, replay and test filters)")
     p.add_argument("--features", default=DEFAULT_FEATURES, metavar="FILE", help="feature levels (default %(default)s)")
+    p.add_argument("--statements", default=DEFAULT_STATEMENTS, metavar="FILE",
+                   help="the documents' statements and the spec rows that test them, for the report's spec coverage "
+                        "(default %(default)s)")
     # From the BUILD targets.
     p.add_argument("--suites", type=_names, default=[], metavar="A,B", help="the suites (the BUILD target passes them)")
     p.add_argument("--device-suites", type=_names, default=[], metavar="A,B",
@@ -175,6 +182,12 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--replay", default="", metavar="FILE", help="the replay file (as the positional FILE)")
     p.add_argument("--binary", default="", metavar="PATH",
                    help="the candidate's binary holding the suites (default conformance/<candidate>_bin)")
+    p.add_argument("--in-process", type=_names, default=[], metavar="A,B",
+                   help="the in-tree candidates with a binary //conformance:<name>_bin (the BUILD target passes "
+                        "them); one whose binary is not in this run's data is built on demand")
+    p.add_argument("--known-testee", action="append", default=[], metavar="NAME=CMD",
+                   help="a testee kept in this repository (the BUILD target passes them): --candidate=NAME "
+                        "runs it with CMD, as --testee=CMD would")
     p.add_argument("--target", default="", metavar="LABEL",
                    help="the Bazel test that reruns a case (one suite; default //conformance:<suite>_<candidate>)")
     return p
@@ -186,7 +199,15 @@ def parse_args(argv: list[str], environ=None) -> Options:
     o = Options(candidate=a.candidate, testee=a.testee, suites=a.suites, out=a.out, filter=a.filter, jobs=a.jobs,
                 case_timeout=a.case_timeout, seed=a.seed or "", expectations=a.expectations, replay=a.replay,
                 device="" if a.device == "cpu" else a.device, device_suites=a.device_suites, binary=a.binary,
-                target=a.target, features=a.features, stale_check=a.stale_check, partial_ok=a.partial_ok)
+                target=a.target, features=a.features, statements=a.statements, stale_check=a.stale_check,
+                partial_ok=a.partial_ok, in_process=a.in_process)
+    for spec in a.known_testee:
+        name, sep, command = spec.partition("=")
+        if not (name and sep and command):
+            raise UsageError(f"--known-testee={spec!r}: expected NAME=CMD")
+        o.known_testees[name] = command
+    if not o.testee and o.candidate in o.known_testees:
+        o.testee = o.known_testees[o.candidate]
     if o.candidate is None:
         o.candidate = "testee" if o.testee else "reference"
     if a.replay_file:
@@ -633,8 +654,8 @@ def rerun_base(o: Options, expectations_given: str) -> str:
     right: a suite's own test (--target), a replay, a plain candidate run."""
     if o.target or o.replay or not (o.testee or o.device):
         return ""
-    parts = ["bazel run //conformance:run --"]
-    if o.testee:
+    parts = [run_command(o)]
+    if o.testee and o.known_testees.get(o.candidate) != o.testee:  # a testee kept here goes by its name
         parts.append(f"--testee={_quoted(o.testee)}")
     parts.append(f"--candidate={_quoted(o.candidate)}")
     if expectations_given:
@@ -652,6 +673,46 @@ def dtype_table(runner: "Runner", cases: list[dict]) -> list[dict] | None:
     missing = collections.Counter(c["dtype"] for c in cases if c["outcome"] == "NOT_SUPPORTED" and c.get("dtype"))
     return [{"name": d["name"], "required": bool(d["required"]), "declared": bool(d["supported"]),
              "not_supported": missing[d["name"]]} for d in runner.dtypes]
+
+
+def build_on_demand(o: Options, binary: str) -> str:
+    """The binary of an in-tree candidate that this run's data does not hold.
+
+    `bazel run //conformance:run` carries only the reference's binary (and the testee's), so a
+    newcomer's first run builds nothing else; `--candidate=libtorch` (eigen, xtensor, ...) then
+    builds that candidate's binary, and only it, with `bazel build` in the workspace (the
+    workspace's .bazelrc applies; `--config` given to `bazel run` does not). TCTS_BAZEL names
+    the bazel command (default: bazel on PATH)."""
+    label = f"//conformance:{o.candidate}_bin"
+    if o.candidate not in o.in_process:
+        testees = "".join(f"\n  --candidate={n}  (the testee {c!r})" for n, c in sorted(o.known_testees.items()))
+        raise UsageError(f"no binary for the candidate '{o.candidate}': in-process candidates are "
+                         f"{', '.join(o.in_process) or 'none'}; a library judged through a testee program runs "
+                         f"with --testee='CMD'" + (f"; the testees kept here:{testees}" if testees else ""))
+    workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY")
+    if not workspace:
+        raise UsageError(f"{binary} is missing: build {label} and pass --binary=PATH, or use bazel run")
+    bazel = os.environ.get("TCTS_BAZEL", "bazel")
+    print(f"run: building {label} (the '{o.candidate}' candidate's suites; the main job's own data holds "
+          f"the reference's only)", file=sys.stderr, flush=True)
+    try:
+        built = subprocess.run([bazel, "build", label], cwd=workspace)
+        info = subprocess.run([bazel, "info", "bazel-bin"], cwd=workspace, capture_output=True, text=True)
+    except OSError as e:
+        raise UsageError(f"cannot run {bazel!r} to build {label}: {e}") from None
+    if built.returncode != 0 or info.returncode != 0:
+        raise UsageError(f"'{bazel} build {label}' failed (exit {built.returncode or info.returncode})")
+    return os.path.join(info.stdout.strip(), "conformance", f"{o.candidate}_bin")
+
+
+# What the BUILD target (or the bundle's launcher) passes: left out of the command a report shows.
+BUILD_ARGS = ("--suites=", "--device-suites=", "--in-process=", "--known-testee=", "--binary=")
+
+
+def run_command(o: Options) -> str:
+    """How the user started this run: `bazel run //conformance:run --`, or the suite bundle's
+    launcher (conformance/bundle/tcts.in sets TCTS_RUN_COMMAND)."""
+    return os.environ.get("TCTS_RUN_COMMAND") or "bazel run //conformance:%s --" % ("replay" if o.replay else "run")
 
 
 def bazel_command(o: Options, environ) -> str:
@@ -678,8 +739,8 @@ def main(argv: list[str]) -> int:
         if not os.path.isfile(o.replay):
             print(f"run: replay file '{o.replay}' does not exist", file=sys.stderr)
             return EXIT_USAGE
-    # As the user named it (or the candidate's file in this repository), for the report.
     o.rerun = rerun_base(o, o.expectations)
+    # As the user named it (or the candidate's file in this repository), for the report.
     o.expectations_shown = o.expectations or f"conformance/expectations/{o.candidate}.txt"
     o.expectations = user_path(o.expectations) if o.expectations else f"conformance/expectations/{o.candidate}.txt"
     if o.testee:
@@ -704,9 +765,8 @@ def main(argv: list[str]) -> int:
     os.makedirs(os.path.join(o.out, "logs"), exist_ok=True)
     for f in os.listdir(os.path.join(o.out, "logs")):
         os.remove(os.path.join(o.out, "logs", f))
-    o.command = bazel_command(o, os.environ) if in_test else "bazel run //conformance:%s -- %s" % (
-        "replay" if o.replay else "run",
-        " ".join([a for a in argv if not a.startswith(("--suites=", "--device-suites="))]) or "")
+    o.command = bazel_command(o, os.environ) if in_test else "%s %s" % (
+        run_command(o), " ".join([a for a in argv if not a.startswith(BUILD_ARGS)]) or "")
     seed = o.seed or str(int.from_bytes(os.urandom(8), "little"))
     try:
         entries = expectations_file.load(o.expectations)
@@ -716,13 +776,25 @@ def main(argv: list[str]) -> int:
         return EXIT_USAGE
     import report as report_lib  # reports/report.py: needs python3-jsonschema (/usr/bin/python3)
 
-    start = time.monotonic()
-    started_at = datetime.datetime.now(datetime.timezone.utc)
+    try:
+        statements = report_lib.load_statements(o.statements)
+    except report_lib.ReportError as e:
+        print(f"run: {e}", file=sys.stderr)
+        return EXIT_USAGE
+
     suites = suites_for(o)
     for s in suites:
+        if not os.access(s.binary, os.X_OK) and not (o.binary or o.testee or o.replay):
+            try:
+                s.binary = build_on_demand(o, s.binary)
+            except UsageError as e:
+                print(f"run: {e}", file=sys.stderr)
+                return EXIT_USAGE
         if not os.access(s.binary, os.X_OK):
             print(f"run: {s.binary} is missing from this build", file=sys.stderr)
             return EXIT_USAGE
+    start = time.monotonic()
+    started_at = datetime.datetime.now(datetime.timezone.utc)
     with tempfile.TemporaryDirectory(prefix="tcts-run-") as workdir:
         runner = Runner(o, seed, entries, workdir)
         try:
@@ -763,11 +835,12 @@ def main(argv: list[str]) -> int:
              "device": o.device or "cpu", "seed": seed,
              "jobs": o.jobs, "case_timeout_s": o.case_timeout, "processes": runner.processes,
              "isolated_processes": runner.isolated, "started": started_at.isoformat(timespec="seconds"),
-             "wall_s": round(wall, 3), "replay_file": o.replay or None},
+             "wall_s": round(wall, 3), "replay_file": o.replay or None,
+             **({"suite_version": os.environ["TCTS_SUITE_VERSION"]} if os.environ.get("TCTS_SUITE_VERSION") else {})},
         expectations={"file": o.expectations_shown,
                       "entries": len(entries), "stale": stale},
         features=feature_table(feature_rows, runner, cases),
-        cases=cases, dtypes=dtype_table(runner, cases))
+        cases=cases, coverage=report_lib.spec_coverage(statements, cases, o.statements), dtypes=dtype_table(runner, cases))
     paths = report_lib.write_all(doc, o.out)
     if os.environ.get("XML_OUTPUT_FILE"):
         import junit  # reports/junit.py

@@ -4,7 +4,7 @@
 set -euo pipefail
 name="${1:-}"
 message="${2:-}"
-if [[ -z "$name" || "$name" == --* ]]; then  # run directly (e.g. by conformance/run.sh), not by bazel test
+if [[ -z "$name" || "$name" == --* ]]; then  # run directly (e.g. by conformance/runner/run.sh), not by bazel test
   name="$(basename "$0")"
   message="this candidate's library was not found when Bazel configured the build (bazel/libtorch.bzl); install it with: sudo bash .ci/setup"
 fi

@@ -1,0 +1,99 @@
+"""The suite bundle works where a library's CI runs it: unpacked into a directory outside the
+repository, with no bazel on PATH, it runs the NumPy testee and its report equals the
+in-repository run's case by case (reports/diff: 0 changed), and it carries its version.
+
+    system_python.sh conformance/bundle/bundle_test.py BUNDLE.tar.gz
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+# Two suites keep the test short; they hold every kind of case a testee answers (values,
+# handles, errors, NotSupported).
+SUITES = "dtypes,promotion"
+FILTER = "*"
+
+
+def fail(message: str) -> None:
+    print(f"FAIL: {message}")
+    sys.exit(1)
+
+
+def run(cmd, cwd, env, what):
+    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    if p.returncode not in (0, 3):
+        fail(f"{what} exited {p.returncode}:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+    return p
+
+
+def main() -> None:
+    bundle = os.path.abspath(sys.argv[1])
+    repo = os.getcwd()  # the test's runfiles tree: the in-repository runner and testee
+    tmp = tempfile.mkdtemp(prefix="tcts-bundle-", dir=os.environ.get("TEST_TMPDIR"))
+    with tarfile.open(bundle) as t:
+        t.extractall(tmp)
+    root = os.path.join(tmp, "tensor-cts-suite")
+    if not os.access(os.path.join(root, "tcts"), os.X_OK):
+        fail("the bundle has no executable tensor-cts-suite/tcts")
+    # What the bundle needs is only the system's: every binary's libraries are Debian's.
+    ldd = subprocess.run(["ldd", os.path.join(root, "conformance", "testee_bin")], capture_output=True, text=True)
+    for line in ldd.stdout.splitlines():
+        path = line.split("=>")[-1].strip().split(" ")[0]
+        if path.startswith("/") and not path.startswith(("/lib", "/usr/lib")):
+            fail(f"testee_bin links a library outside the system's: {line.strip()}")
+        if "not found" in line:
+            fail(f"testee_bin needs a library the system lacks: {line.strip()}")
+
+    # A user's own directory, outside the repository, holding their testee and expectations.
+    user = os.path.join(tmp, "mylib")
+    os.makedirs(user)
+    shutil.copy(os.path.join(repo, "conformance/testees/numpy/numpy_testee.py"), user)
+    shutil.copy(os.path.join(repo, "conformance/expectations/numpy.txt"), os.path.join(user, "expectations.txt"))
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("BUILD_", "RUNFILES", "TEST_", "XML_OUTPUT", "TESTBRIDGE", "PYTHONPATH"))}
+    # The system's tools, without bazel: a directory of links to /usr/bin and /bin less bazel*.
+    tools = os.path.join(tmp, "bin")
+    os.makedirs(tools)
+    for d in ("/usr/bin", "/bin"):
+        for name in os.listdir(d):
+            if not name.startswith("bazel") and not os.path.lexists(os.path.join(tools, name)):
+                os.symlink(os.path.join(d, name), os.path.join(tools, name))
+    env["PATH"] = tools
+    if shutil.which("bazel", path=env["PATH"]):
+        fail("bazel is still on the test's PATH")
+    testee = "/usr/bin/python3 numpy_testee.py"
+    p = run([os.path.join(root, "tcts"), f"--testee={testee}", "--expectations=expectations.txt",
+             "--candidate=numpy", f"--suites={SUITES}", "--jobs=1", "--no-stale-check"],
+            user, env, "the bundle's run")
+    bundled = os.path.join(user, "out", "numpy", "report.json")
+    if not os.path.isfile(bundled):
+        fail(f"the bundle's run wrote no {bundled}:\n{p.stdout[-2000:]}")
+    doc = json.load(open(bundled, encoding="utf-8"))
+    version = doc["run"].get("suite_version", "")
+    if not version.startswith("tensor-cts "):
+        fail(f"the report does not carry the bundle's version: run.suite_version = {version!r}")
+    if f"{root}/tcts" not in doc["run"]["command"]:
+        fail(f"the report's command is not the bundle's: {doc['run']['command']!r}")
+
+    # The same run in the repository, through the suite binary of this build.
+    ref_out = os.path.join(tmp, "in-repo")
+    run(["/usr/bin/python3", "conformance/runner/run.py", f"--testee={testee}",
+         "--expectations=" + os.path.join(repo, "conformance/expectations/numpy.txt"), "--candidate=numpy", f"--suites={SUITES}",
+         "--binary=conformance/testee_bin", "--jobs=1", "--no-stale-check", f"--out={ref_out}"],
+        repo, dict(os.environ, BUILD_WORKING_DIRECTORY=os.path.join(repo, "conformance/testees/numpy")),
+        "the in-repository run")
+    d = subprocess.run(["/usr/bin/python3", "reports/diff.py", os.path.join(ref_out, "report.json"), bundled],
+                       capture_output=True, text=True)
+    print(d.stdout.strip())
+    if d.returncode != 0:
+        fail(f"the bundle's report differs from the in-repository run's:\n{d.stdout}\n{d.stderr}")
+    print(f"PASS: the bundle ({version}) reports {len(doc['cases'])} cases as the repository's runner does")
+
+
+if __name__ == "__main__":
+    main()
