@@ -129,7 +129,7 @@ def candidate_binary(candidate, suites, name = "", deps = []):
         ] + deps,
     )
 
-def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", name = "", binary = "", testee = "", data = []):
+def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", name = "", binary = "", testee = "", data = [], launcher = "", launcher_args = []):
     """Binds suite `suite` to candidate `candidate`: the test `<suite>_<candidate>`.
 
     The test is an sh_test running conformance/runner/run.py on the candidate's binary
@@ -155,6 +155,10 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
       testee: a testee command line (conformance/protocol/PROTOCOL.md): the suite runs against
         it through `:testee_bin`; `candidate` then only names it and its expectations.
       data: what the testee needs at run time (its program, the kit).
+      launcher: a script that runs instead of system_python.sh, with launcher_args before the
+        runner's arguments (a testee whose runtime may be absent: it skips, saying why, or
+        execs system_python.sh's interpreter on the rest).
+      launcher_args: the launcher's own arguments.
     """
     name = name or "%s_%s" % (suite, candidate) + ("_" + device.replace(":", "_") if device else "")
     binary = binary or (":testee_bin" if testee else ":%s_bin" % candidate)
@@ -170,8 +174,8 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
         return
     native.sh_test(
         name = name,
-        srcs = ["//conformance/runner:system_python.sh"],
-        args = [
+        srcs = [launcher or "//conformance/runner:system_python.sh"],
+        args = launcher_args + [
             "conformance/runner/run.py",
             "--suites=" + suite,
             "--candidate=" + candidate,
@@ -184,6 +188,7 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
         data = [
             binary,
             expectations,
+            "//conformance/expectations:all",  # the files it includes
             "//conformance/runner:runner_py",
         ] + data,
         shard_count = shard_count,

@@ -7,6 +7,12 @@ Writes DIR/compare.html and DIR/compare.md (default DIR: out/ in the workspace; 
 relative to where `bazel run` was started) and prints the summary table as Markdown, for the
 README. The candidates are the columns, in the order given. Both files show:
 
+- first, the scores: per candidate (a row each, the most conformant first) its headline, its
+  conformance — of the cases of required features, the share that behaves as the spec says —
+  in all and per spec file (coloured from red, below 50 %, to green, 100 %), and the required
+  features it exercised (report.json `conformance`, schema version 3; computed from the cases
+  for older reports);
+
 - the summary: per candidate its verdict, its PASS, XFAIL, unexpected (FAIL, XPASS, CRASH,
   TIMEOUT) and NOT_SUPPORTED counts and its three top deviations (top_deviations says which);
 - the verdicts with their reasons, and every feature of the candidate interface with its
@@ -26,7 +32,7 @@ error.
 Exit status: 0 when both files were written; 1 when they could not be; 2 on bad usage or input
 — a file that cannot be read, is not UTF-8 or JSON, or is not a tensor-cts report (the message
 names the file and the problem), or two reports that cannot be told apart. Reads reports of
-schema version 1 and 2. Needs python3-jsonschema (/usr/bin/python3).
+schema version 1, 2 and 3. Needs python3-jsonschema (/usr/bin/python3).
 """
 
 from __future__ import annotations
@@ -39,16 +45,17 @@ import sys
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pages  # noqa: E402
 import render  # noqa: E402
 import report as report_lib  # noqa: E402
 
 OUTCOMES = report_lib.OUTCOMES
 UNEXPECTED = report_lib.UNEXPECTED
-COLORS = render.COLORS
-_e = render._e
-_md = render._md
-# The marks of a count: render.MARKS, and ✓ for PASS (a count needs one).
-MARKS = {o: (m.strip() or "✓") for o, m in render.MARKS.items()}
+COLORS = pages.COLORS
+_e = pages.e
+_md = pages.md
+# The marks of a count: pages.MARKS, and ✓ for PASS (a count needs one).
+MARKS = {o: (m.strip() or "✓") for o, m in pages.MARKS.items()}
 # Short dtype names for the promote_types matrices (a name not listed is shown whole).
 SHORT = {"bool": "b", "uint8": "u8", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
          "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64", "complex32": "c32",
@@ -170,10 +177,10 @@ def summary_markdown(columns: list[Column]) -> str:
     rows = []
     for c in columns:
         s = c.doc["summary"]
-        top = "<br>".join(f"{what} ({n})" for what, n, _ in top_deviations(c.cases)) or "—"
+        top = pages.MdRaw("<br>".join(_md(f"{what} ({n})") for what, n, _ in top_deviations(c.cases)) or "—")
         rows.append([c.title(), render.verdict(c.doc), s["total"], s["outcomes"]["PASS"], s["outcomes"]["XFAIL"],
                      unexpected_count(c.doc), s["outcomes"]["NOT_SUPPORTED"], top])
-    return "\n".join(render._md_table(SUMMARY_HEADER, rows)) + "\n"
+    return "\n".join(pages.md_table(SUMMARY_HEADER, rows)) + "\n"
 
 
 def clause_rows(columns: list[Column]) -> list[tuple[str, str | None, list[collections.Counter | None]]]:
@@ -262,19 +269,20 @@ def promote_stats(cells: dict) -> str:
 
 # ---------------------------------------------------------------- Markdown
 def markdown(columns: list[Column]) -> str:
-    out = [f"# tensor-cts: {len(columns)} candidate{'s' if len(columns) != 1 else ''} compared", "",
-           "## Summary", "",
+    out = [f"# tensor-cts: {len(columns)} candidate{'s' if len(columns) != 1 else ''} compared", ""]
+    out += score_markdown(columns)
+    out += ["## Summary", "",
            TOP_NOTE, "", summary_markdown(columns)]
     out += ["## Verdicts and features", "", FEATURES_NOTE, ""]
     header = ["", "level", *(c.title() for c in columns)]
     rows = [["**verdict**", "", *(f"**{render.verdict(c.doc)}**" for c in columns)],
             ["why", "", *("; ".join(render.why(c.doc)) or "—" for c in columns)]]
     rows += [[name, level, *(_feature_text(f) for f in per_col)] for name, level, per_col in feature_rows(columns)]
-    out += render._md_table(header, rows) + [""]
+    out += pages.md_table(header, rows) + [""]
     out += ["## Per spec file and clause", "", COUNT_NOTE, ""]
     rows = [[f"**{spec}**" if clause is None else clause, *(count_text(n) for n in counts)]
             for spec, clause, counts in clause_rows(columns)]
-    out += render._md_table(["spec file / clause", *(c.title() for c in columns)], rows) + [""]
+    out += pages.md_table(["spec file / clause", *(c.title() for c in columns)], rows) + [""]
     out += coverage_markdown(columns)
     order, cells = promote_matrices(columns)
     out += ["## promote_types", ""]
@@ -291,7 +299,7 @@ def markdown(columns: list[Column]) -> str:
             other = [f"**{c.label}: {_promote_md(case)}**" for c, case in here if deviates(case)]
             row.append("" if answer is None else " ".join([short(answer), *other]))
         rows.append(row)
-    out += render._md_table(["", *(short(d) for d in order)], rows) + [""]
+    out += pages.md_table(["", *(short(d) for d in order)], rows) + [""]
     for c, m in zip(columns, cells):
         out += [f"- **{c.title()}**: " + (promote_stats(m) if m else "no promote_types cases")]
         out += [f"  - promote_types({r}, {col}): {_md(promote_answer(case) or case['observed'])}, spec {case.get('answer')} "
@@ -329,12 +337,13 @@ def _feature_text(f: dict | None) -> str:
     """What a candidate declared for a feature, the cases that used it, and those it cost."""
     if f is None:
         return "—"
-    text = render._declared(f["declared"]) + (f", {_cases(f['cases'])}" if f["cases"] or f["declared"] else "")
+    text = render.declared(f["declared"]) + (f", {_cases(f['cases'])}" if f["cases"] or f["declared"] else "")
     return text + (f", {_cases(f['not_supported'])} not exercised" if f["not_supported"] else "")
 
 
 # ---------------------------------------------------------------- HTML
-CSS = render.CSS + """
+CSS = pages.CSS + """
+td.score { white-space: nowrap; }
 table.cmp td.n { white-space: nowrap; }
 table.cmp tr.clause th { font-weight: normal; padding-left: 20px; }
 table.cmp tr.spec th, table.cmp tr.spec td { border-top: 2px solid #999; }
@@ -350,59 +359,44 @@ ol.top { margin: 0; padding-left: 18px; } ol.top li.unexpected { color: #b71c1c;
 """
 
 
-def _head_html(c: Column) -> str:
+def _head(c: Column) -> dict:
     c_ = c.candidate
     under = c_["version"] if c.label == c_["name"] else f"{c_['name']} {c_['version']}"
     device = c.doc["run"].get("device", "cpu")
     under += f", on {device}" if device != "cpu" else ""
-    return (f"<th class=cand title='{_e(c.tooltip())}'><a href='{_e(c.href)}'>{_e(c.label)}</a>"
-            f"<br><small>{_e(under)}</small></th>")
+    return {"tooltip": c.tooltip(), "href": c.href, "label": c.label, "under": under}
 
 
-def _verdict_html(doc: dict) -> str:
-    v = render.verdict(doc)
-    return f"<span class='verdict {render.VERDICT_CLASS[v]}'>{_e(v)}</span>"
-
-
-def _summary_html(columns: list[Column]) -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in SUMMARY_HEADER)
+def _summary_rows(columns: list[Column]) -> list[dict]:
     rows = []
     for c in columns:
         s = c.doc["summary"]["outcomes"]
         counts = [("PASS", s["PASS"]), ("XFAIL", s["XFAIL"]), ("FAIL", unexpected_count(c.doc)),
                   ("NOT_SUPPORTED", s["NOT_SUPPORTED"])]
-        tds = "".join(f"<td class=n" + (f" style='background:{COLORS[o]}'" if n else "") + f">{n}</td>" for o, n in counts)
-        top = "".join(f"<li{' class=unexpected' if bad else ''}>{_e(what)} <small>({n})</small></li>"
-                      for what, n, bad in top_deviations(c.cases))
-        rows.append(f"<tr><th title='{_e(c.tooltip())}'><a href='{_e(c.href)}'>{_e(c.title())}</a></th>"
-                    f"<td>{_verdict_html(c.doc)}</td><td class=n>{c.doc['summary']['total']}</td>{tds}"
-                    f"<td class=top>{f'<ol class=top>{top}</ol>' if top else '—'}</td></tr>")
-    return f"<table class=cmp><tr>{head}</tr>{''.join(rows)}</table>"
+        rows.append({"tooltip": c.tooltip(), "href": c.href, "title": c.title(), "verdict": render.verdict(c.doc),
+                     "total": c.doc["summary"]["total"], "counts": [(n, COLORS[o]) for o, n in counts],
+                     "top": top_deviations(c.cases)})
+    return rows
 
 
-def _features_html(columns: list[Column]) -> str:
-    heads = "".join(_head_html(c) for c in columns)
-    rows = ["<tr><th>verdict</th><td></td>" + "".join(f"<td>{_verdict_html(c.doc)}</td>" for c in columns) + "</tr>",
-            "<tr><th>why</th><td></td>" + "".join(
-                "<td>" + ("<ul>" + "".join(f"<li>{_e(w)}</li>" for w in render.why(c.doc)) + "</ul>" if render.why(c.doc)
-                          else "—") + "</td>" for c in columns) + "</tr>"]
+def _feature_cells(columns: list[Column]) -> list[dict]:
+    out = []
     for name, level, here in feature_rows(columns):
-        tds = []
+        cells = []
         for f in here:
             if f is None:
-                tds.append("<td class=none>—</td>")
+                cells.append(None)
                 continue
             color = (COLORS["FAIL"] if f["level"] == "required" else COLORS["NOT_SUPPORTED"]) if f["not_supported"] else (
                 COLORS["NOT_SUPPORTED"] if f["declared"] is False else "")
-            style = f" style='background:{color}'" if color else ""
-            tds.append(f"<td{style} title='{_e(f['clause'] + ': ' + f['reason'])}'>{_e(_feature_text(f))}</td>")
-        rows.append(f"<tr><th>{_e(name)}</th><td>{_e(level)}</td>{''.join(tds)}</tr>")
-    return f"<table class=cmp><tr><th>feature</th><th>level</th>{heads}</tr>{''.join(rows)}</table>"
+            cells.append({"color": color, "title": f["clause"] + ": " + f["reason"], "text": _feature_text(f)})
+        out.append({"name": name, "level": level, "cells": cells})
+    return out
 
 
-def _count_html(c: Column, spec: str, clause: str | None, cnt: collections.Counter | None) -> str:
+def _count_cell(c: Column, spec: str, clause: str | None, cnt: collections.Counter | None) -> dict | None:
     if cnt is None:
-        return "<td class=none title='no such case in this report'>—</td>"
+        return None
     parts = []
     for o, n in count_parts(cnt):
         if clause is None:
@@ -410,38 +404,34 @@ def _count_html(c: Column, spec: str, clause: str | None, cnt: collections.Count
         else:
             kind = "deviations" if o == "XFAIL" else "unexpected" if o in UNEXPECTED else "clause"
             where = render.fragment(kind, clause)
-        parts.append(f"<a href='{_e(c.href + where)}'>{n}&nbsp;{_e(MARKS[o])}</a>")
+        parts.append((c.href + where, n, MARKS[o]))
     tip = f"{c.label}, {clause or spec}: {sum(cnt.values())} cases: " + ", ".join(f"{n} {o}" for o, n in count_parts(cnt))
-    return f"<td class=n style='background:{COLORS[worst(cnt)]}' title='{_e(tip)}'>{' '.join(parts)}</td>"
+    return {"color": COLORS[worst(cnt)], "title": tip, "parts": parts}
 
 
-def _clauses_html(columns: list[Column]) -> str:
-    rows = []
-    for spec, clause, counts in clause_rows(columns):
-        cls = "spec" if clause is None else "clause"
-        rows.append(f"<tr class={cls}><th>{_e(spec if clause is None else clause)}</th>"
-                    + "".join(_count_html(c, spec, clause, n) for c, n in zip(columns, counts)) + "</tr>")
-    heads = "".join(_head_html(c) for c in columns)
-    return f"<table class=cmp><tr><th>spec file / clause</th>{heads}</tr>{''.join(rows)}</table>"
+def _clause_rows(columns: list[Column]) -> list[dict]:
+    return [{"cls": "spec" if clause is None else "clause", "name": spec if clause is None else clause,
+             "cells": [_count_cell(c, spec, clause, n) for c, n in zip(columns, counts)]}
+            for spec, clause, counts in clause_rows(columns)]
 
 
-def _promote_cell(c: Column, r: str, col: str, case: dict | None) -> str:
+def _promote_cell(c: Column, r: str, col: str, case: dict | None) -> dict | None:
     if case is None:
-        return "<td></td>"
+        return None
     answer, spec = promote_answer(case), case.get("answer", "?")
     tip = f"promote_types({r}, {col})\nspec: {spec}\n{c.label}: " + (
         answer if answer is not None else case["observed"] or case["outcome"]) + f"\n{_outcome_note(case)}"
     if answer is None:
         text, cls = MARKS[case["outcome"]], ""
     else:
-        text, cls = answer_text(answer), " class=differs" if differs(case) else ""
-    return f"<td{cls} style='background:{COLORS[case['outcome']]}' title='{_e(tip)}'>{_e(text)}</td>"
+        text, cls = answer_text(answer), "differs" if differs(case) else ""
+    return {"cls": cls, "color": COLORS[case["outcome"]], "title": tip, "text": text}
 
 
-def _spec_cell(columns: list[Column], cells: list[dict], r: str, col: str) -> str:
+def _spec_cell(columns: list[Column], cells: list[dict], r: str, col: str) -> dict | None:
     here = [(c, m[(r, col)]) for c, m in zip(columns, cells) if (r, col) in m]
     if not here:
-        return "<td></td>"
+        return None
     answers = sorted({case.get("answer", "?") for _, case in here})
     other = [(c, case) for c, case in here if deviates(case)]
     ns = [c.label for c, case in here if case["outcome"] == "NOT_SUPPORTED"]
@@ -450,11 +440,11 @@ def _spec_cell(columns: list[Column], cells: list[dict], r: str, col: str) -> st
     tip += [f"not supported: {', '.join(ns)}"] if ns else []
     if other:
         bad = any(case["outcome"] in UNEXPECTED for _, case in other)
-        color, cls, text = COLORS["FAIL" if bad else "XFAIL"], " class=differs", f"{short(answers[0])} ≠{len(other)}"
+        color, cls, text = COLORS["FAIL" if bad else "XFAIL"], "differs", f"{short(answers[0])} ≠{len(other)}"
     else:
         color = COLORS["NOT_SUPPORTED"] if len(ns) == len(here) else COLORS["PASS"]
         cls, text = "", short(answers[0])
-    return f"<td{cls} style='background:{color}' title='{_e(chr(10).join(tip))}'>{_e(text)}</td>"
+    return {"cls": cls, "color": color, "title": "\n".join(tip), "text": text}
 
 
 def _differing(order: list[str], cells: list[dict]) -> str:
@@ -462,32 +452,34 @@ def _differing(order: list[str], cells: list[dict]) -> str:
     return f"{n} of {sum(1 for r in order for col in order if any((r, col) in m for m in cells))} cells"
 
 
-def _matrix_html(order: list[str], cell) -> str:
-    head = "".join(f"<th title='{_e(d)}'>{_e(short(d))}</th>" for d in order)
-    rows = "".join(f"<tr><th title='{_e(r)}'>{_e(short(r))}</th>" + "".join(cell(r, col) for col in order) + "</tr>"
-                   for r in order)
-    return f"<table class='matrix pt'><tr><th></th>{head}</tr>{rows}</table>"
-
-
-def _promote_html(columns: list[Column]) -> str:
+def _promote(columns: list[Column]) -> dict:
     order, cells = promote_matrices(columns)
-    if not order:
-        return "<p>No report has promote_types cases.</p>"
-    legend = ", ".join(f"{short(d)} = {d}" for d in order if short(d) != d)
-    parts = [f"<p>promote_types(row, column). Dtypes: {_e(legend)}. Hover over a cell for the spec's answer, each "
-             "candidate's and why.</p>",
-             "<div class=matrices><div><h3>The spec, and where candidates differ</h3>",
-             "<p>The spec's answer; a highlighted cell is one some candidates answer otherwise (≠ how many; amber: "
-             f"all listed as expected deviations, red: some unexpected): {_e(_differing(order, cells))}.</p>",
-             _matrix_html(order, lambda r, col: _spec_cell(columns, cells, r, col)), "</div>"]
-    for c, m in zip(columns, cells):
-        parts.append(f"<div><h3><a href='{_e(c.href + render.fragment('matrix', 'promote_types'))}'>{_e(c.title())}</a></h3>")
-        if not m:
-            parts.append("<p>No promote_types cases.</p></div>")
-            continue
-        parts.append(f"<p>{_e(promote_stats(m))}</p>")
-        parts.append(_matrix_html(order, lambda r, col, c=c, m=m: _promote_cell(c, r, col, m.get((r, col)))) + "</div>")
-    return "".join(parts) + "</div>"
+    grid = lambda cell: [((r, short(r)), [cell(r, col) for col in order]) for r in order]  # noqa: E731
+    return {
+        "order": [(d, short(d)) for d in order],
+        "legend": ", ".join(f"{short(d)} = {d}" for d in order if short(d) != d),
+        "differing": _differing(order, cells) if order else "",
+        "spec": grid(lambda r, col: _spec_cell(columns, cells, r, col)) if order else [],
+        "candidates": [{"href": c.href + render.fragment("matrix", "promote_types"), "title": c.title(),
+                        "stats": promote_stats(m) if m else "",
+                        "rows": grid(lambda r, col, c=c, m=m: _promote_cell(c, r, col, m.get((r, col)))) if m else None}
+                       for c, m in zip(columns, cells)],
+    }
+
+
+def _score_rows(columns: list[Column]) -> tuple[list, list[dict]]:
+    files, rows = score_table(columns)
+
+    def cell(r: dict | None, text: str, under: str = "") -> dict:
+        title = (f"{r['conformant']} of {r['cases']} cases" if r is not None and r["cases"]
+                 else "no case of a required feature here")
+        return {"color": pages.score_color(None if r is None else r["percent"]), "title": title, "text": text,
+                "under": under}
+    out = [{"tooltip": c.tooltip(), "href": c.href, "title": c.title(), "headline": headline_of(c.doc),
+            "overall": cell(score, _pct(score), f"{score['conformant']} of {score['cases']}"),
+            "exercised": f"{score['required_features']['exercised']} of {score['required_features']['total']}",
+            "files": [cell(per.get(f), _pct(per.get(f))) for f in files]} for c, score, per in rows]
+    return [(f, os.path.basename(f).removesuffix(".toml")) for f in files], out
 
 
 def coverage_status(columns: list[Column]) -> tuple[list, list[dict], list[str]]:
@@ -509,7 +501,7 @@ def coverage_markdown(columns: list[Column]) -> list[str]:
     out = ["## Spec coverage: the statements each candidate breaks", "",
            "A statement is broken where one of its cases FAILed, XFAILed (an expected deviation), crashed or hung; "
            "counts of met / broken / not supported statements per candidate:", ""]
-    out += render._md_table(["", *(c.title() for c in columns)], [[kind, *(
+    out += pages.md_table(["", *(c.title() for c in columns)], [[kind, *(
         "—" if cov is None else len(cov["groups"][kind]) for cov in covs)] for kind in ("met", "broken", "not supported")])
     out += [""]
     if not ids:
@@ -522,87 +514,99 @@ def coverage_markdown(columns: list[Column]) -> list[str]:
         return f"**broken** ({render._outcomes_text(st)})" if kind == "broken" else kind
 
     quote = {sid: st for s in status for sid, (_, st) in s.items()}
-    rows = [[f"`{sid}` {_md(quote[sid]['quote'][:80])}", *(cell(s, sid) for s in status)] for sid in ids]
-    return out + render._md_table(["statement", *(c.title() for c in columns)], rows) + [""]
+    rows = [[pages.MdRaw(f"{pages.md_code(sid)} {pages.md(quote[sid]['quote'][:80])}"), *(cell(s, sid) for s in status)]
+            for sid in ids]
+    return out + pages.md_table(["statement", *(c.title() for c in columns)], rows) + [""]
 
 
-def _coverage_html(columns: list[Column]) -> str:
-    """coverage_markdown's table as HTML: a row per statement some candidate breaks."""
+def _coverage_context(columns: list[Column]) -> dict | None:
+    """coverage_markdown's tables for compare.html.j2: met / broken / not supported counts per
+    candidate, and a row per statement some candidate breaks. None where no report has them."""
     covs, status, ids = coverage_status(columns)
     if not any(covs):
-        return ""
-    head = "".join(_head_html(c) for c in columns)
-    counts = "".join(f"<tr><th>{kind}</th>" + "".join(
-        f"<td class=n>{'—' if cov is None else len(cov['groups'][kind])}</td>" for cov in covs) + "</tr>"
-        for kind in ("met", "broken", "not supported"))
+        return None
+    counts = [(kind, ["—" if cov is None else len(cov["groups"][kind]) for cov in covs])
+              for kind in ("met", "broken", "not supported")]
     rows = []
     for sid in ids:
         st = next(s[sid][1] for s in status if sid in s)
-        tds = []
+        cells = []
         for s in status:
             kind, mine = s.get(sid, ("—", None))
             if kind == "broken":
                 bad = any(mine["outcomes"].get(o) for o in ("FAIL", "CRASH", "TIMEOUT"))
-                tds.append(f"<td style='background:{render.COLORS['FAIL' if bad else 'XFAIL']}'>broken: "
-                           f"{_e(render._outcomes_text(mine))}</td>")
+                cells.append({"color": COLORS["FAIL" if bad else "XFAIL"],
+                              "text": "broken: " + render._outcomes_text(mine)})
             else:
-                color = render.STATUS_COLOR.get(kind)
-                style = f" style='background:{color}'" if color else ""
-                tds.append(f"<td{style}>{_e(kind)}</td>")
-        rows.append(f"<tr><td><code>{_e(sid)}</code><br><q>{_e(st['quote'])}</q></td>{''.join(tds)}</tr>")
-    table = (f"<table><tr><th>statement</th>{head}</tr>{''.join(rows)}</table>" if rows else
-             "<p>No candidate breaks a statement.</p>")
-    return ("<h2 id=coverage>Spec coverage: the statements each candidate breaks</h2><p>A statement is broken where "
-            "one of its cases FAILed, XFAILed (an expected deviation), crashed or hung.</p>"
-            f"<table><tr><th></th>{head}</tr>{counts}</table>{table}")
+                cells.append({"color": render.STATUS_COLOR.get(kind, ""), "text": kind})
+        rows.append({"id": sid, "quote": st["quote"], "cells": cells})
+    return {"counts": counts, "rows": rows}
 
 
 def html(columns: list[Column]) -> str:
-    n = len(columns)
-    parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>tensor-cts: {n} candidates compared</title>"
-             f"<style>{CSS}</style></head><body>",
-             f"<h1>tensor-cts: {n} candidate{'s' if n != 1 else ''} compared</h1>",
-             "<p>Each candidate's name links to its report; hover over a name for its build.</p>",
-             "<h2 id=summary>Summary</h2>",
-             f"<p>{_e(TOP_NOTE)}</p>",
-             _summary_html(columns),
-             f"<h2 id=features>Verdicts and features</h2><p>{_e(FEATURES_NOTE)} Hover over a cell for the level's "
-             "clause and reason.</p>",
-             _features_html(columns),
-             "<h2 id=clauses>Per spec file and clause</h2><p>Each cell: " + ", ".join(
-                 f"<span style='background:{COLORS[o]}'>&nbsp;{_e(MARKS[o])} {o}&nbsp;</span>"
-                 for o in COUNT_ORDER)
-             + " (XFAIL: an expected deviation; FAIL, XPASS, CRASH, TIMEOUT: unexpected), coloured by the worst; "
-             "— no such case. Each count links to that clause in the candidate's report.</p>",
-             _clauses_html(columns),
-             _coverage_html(columns),
-             "<h2 id=promote_types>promote_types</h2>", _promote_html(columns),
-             "</body></html>"]
-    return "\n".join(parts) + "\n"
+    """compare.html, from reports/templates/compare.html.j2 (autoescaped)."""
+    score_files, scores = _score_rows(columns)
+    context = {
+        "n": len(columns), "css": CSS, "score_note": SCORE_NOTE, "score_files": score_files, "scores": scores,
+        "top_note": TOP_NOTE, "summary_header": SUMMARY_HEADER, "summary": _summary_rows(columns),
+        "features_note": FEATURES_NOTE, "heads": [_head(c) for c in columns],
+        "verdicts": [render.verdict(c.doc) for c in columns], "whys": [render.why(c.doc) for c in columns],
+        "features": _feature_cells(columns), "count_order": COUNT_ORDER, "marks": MARKS,
+        "clauses": _clause_rows(columns), "coverage": _coverage_context(columns), "promote": _promote(columns),
+    }
+    return pages.templates().get_template("compare.html.j2").render(context)
+
+
+# ---------------------------------------------------------------- the scores
+def score_of(doc: dict) -> dict:
+    """report.json's `conformance`, or, for a report before version 3, the same from its cases."""
+    return doc.get("conformance") or report_lib.conformance(doc["cases"], doc.get("features", []))
+
+
+def headline_of(doc: dict) -> str:
+    return doc["summary"].get("headline") or report_lib.headline(render.verdict(doc), score_of(doc))
+
+
+def score_table(columns: list[Column]) -> tuple[list[str], list[tuple[Column, dict, dict]]]:
+    """The spec files, and per candidate (the highest score first) its score and its score per spec file."""
+    rows = []
+    for c in columns:
+        score = score_of(c.doc)
+        rows.append((c, score, {r["name"]: r for r in score["by_spec_file"]}))
+    rows.sort(key=lambda r: (r[1]["percent"] is None, -(r[1]["percent"] or 0), r[0].label))
+    files = sorted({f for _, _, per in rows for f in per})
+    return files, rows
+
+
+def _pct(r: dict | None) -> str:
+    return "—" if r is None or r["percent"] is None else f"{r['percent']:.1f} %"
+
+
+SCORE_NOTE = ("Conformance, beside the verdict: of the cases of required features, the share that behaves as the "
+              "spec says (an expected deviation counts against it). The most conformant candidate first.")
+
+
+def score_markdown(columns: list[Column]) -> list[str]:
+    files, rows = score_table(columns)
+    header = ["candidate", "headline", "conformance", "required features", *(os.path.basename(f) for f in files)]
+    body = [[c.title(), headline_of(c.doc), f"{_pct(score)} ({score['conformant']} of {score['cases']})",
+             f"{score['required_features']['exercised']} of {score['required_features']['total']}",
+             *(_pct(per.get(f)) for f in files)] for c, score, per in rows]
+    return ["## Scores", "", SCORE_NOTE, ""] + pages.md_table(header, body) + [""]
 
 
 # ---------------------------------------------------------------- main
 def main(argv: list[str]) -> int:
-    paths, out = [], None
-    args = iter(argv)
-    for a in args:
-        if a in ("-h", "--help"):
-            print(__doc__)
-            return 0
-        if a == "--out":
-            out = next(args, None)
-            if out is None:
-                print("compare: --out needs a directory", file=sys.stderr)
-                return 2
-        elif a.startswith("--out="):
-            out = a.split("=", 1)[1]
-        elif a.startswith("-"):
-            print(f"compare: unknown option '{a}'\n{__doc__}", file=sys.stderr)
-            return 2
-        else:
-            paths.append(a)
+    import cli  # reports/cli.py, beside this file
+    p = cli.parser("compare.py", __doc__)
+    p.add_argument("reports", nargs="*", metavar="report.json")
+    p.add_argument("--out", default=None, metavar="DIR", help="where compare.html and compare.md go (default: out/)")
+    args = cli.parse(p, argv, sys.stderr)
+    if isinstance(args, int):
+        return args
+    paths, out = args.reports, args.out
     if not paths:
-        print(f"compare: no reports given\n{__doc__}", file=sys.stderr)
+        print(f"compare: no reports given\n{p.format_usage()}", file=sys.stderr, end="")
         return 2
     where = os.environ.get("BUILD_WORKING_DIRECTORY", os.getcwd())
     try:

@@ -188,6 +188,22 @@ class Compare(unittest.TestCase):
     def tearDown(self):
         self.dir.cleanup()
 
+    def test_the_page_leads_with_the_scores_sorted_and_coloured(self):
+        self.assertLess(self.page.index("id=scores"), self.page.index("id=summary"))
+        table = self.tables.table("Scores")
+        rows = [[c[2].strip() for c in r] for r in table["rows"]]
+        self.assertEqual(rows[0][:4], ["candidate", "headline", "conformance", "required features exercised"])
+        self.assertEqual([r[0] for r in rows[1:]], ["good 1", "bad 1", "partial 2.0"])  # by score, not as given
+        self.assertEqual(rows[1][1], "CONFORMS")
+        self.assertTrue(rows[3][1].startswith("CONFORMS PARTIALLY — "), rows[3])
+        self.assertEqual(rows[1][2], "100.0 %\n10 of 10")
+        grid = self.tables.grid(table)
+        self.assertEqual(grid[("good 1", "conformance")][1]["style"], f"background:{compare.pages.score_color(100.0)}")
+        self.assertNotEqual(compare.pages.score_color(100.0), compare.pages.score_color(40.0))
+        self.assertEqual(grid[("partial 2.0", "asarray")][2].strip(), "0.0 %")
+        self.assertLess(self.md.index("## Scores"), self.md.index("## Summary"))
+        self.assertIn("| good 1 | CONFORMS | 100.0 % (10 of 10) |", self.md)
+
     def test_summary_counts_and_top_deviations(self):
         # Unexpected groups first, then the most cases, ties by their text; three at most.
         self.assertEqual(compare.top_deviations(self.docs["partial"]["cases"]),
@@ -341,8 +357,8 @@ class Compare(unittest.TestCase):
         status, out, err = run([self.paths[0], os.path.join(self.d, "missing.json")])
         self.assertEqual(status, 2)
         self.assertIn(f"cannot read report '{os.path.join(self.d, 'missing.json')}'", err)
-        for argv, said in (([], "no reports given"), (["--frobnicate", self.paths[0]], "unknown option '--frobnicate'"),
-                           ([self.paths[0], "--out"], "--out needs a directory")):
+        for argv, said in (([], "no reports given"), (["--frobnicate", self.paths[0]], "unrecognized arguments: --frobnicate"),
+                           ([self.paths[0], "--out"], "argument --out: expected one argument")):
             status, out, err = run(argv)
             self.assertEqual(status, 2, argv)
             self.assertIn(said, err)
@@ -366,6 +382,7 @@ class Compare(unittest.TestCase):
         v1 = copy.deepcopy(self.docs["good"])
         v1["schema_version"] = 1
         del v1["features"]
+        del v1["conformance"]
         for c in v1["cases"]:
             c.pop("answer", None)  # version 1 had no answers: the matrix shows outcomes
         v1["summary"] = {"total": v1["summary"]["total"], "outcomes": v1["summary"]["outcomes"], "conforms": True}

@@ -5,7 +5,7 @@
 
 Prints one line per case whose outcome differs (A -> B), grouped by the kind of change,
 then cases only in A and only in B, the verdicts when they differ, and a count line. --all
-also prints unchanged counts per outcome. Reads reports of schema version 1 and 2.
+also prints unchanged counts per outcome. Reads reports of schema version 1, 2 and 3.
 
 Exit status: 0 when nothing changed, 1 when something did, 2 on bad input — a file that
 cannot be read, is not UTF-8, is not JSON, is nested too deeply, or is not a tensor-cts
@@ -20,6 +20,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli  # noqa: E402
 import report as report_lib  # noqa: E402
 
 
@@ -48,11 +49,14 @@ def label(doc: dict, path: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    show_all = "--all" in argv
-    paths = [a for a in argv if a != "--all"]
-    if len(paths) != 2 or any(p.startswith("--") for p in paths):
-        print(__doc__, file=sys.stderr)
-        return 2
+    p = cli.parser("diff.py", __doc__)
+    p.add_argument("a", metavar="A.json")
+    p.add_argument("b", metavar="B.json")
+    p.add_argument("--all", action="store_true", help="also print unchanged counts per outcome")
+    args = cli.parse(p, argv, sys.stderr)
+    if isinstance(args, int):
+        return args
+    show_all, paths = args.all, [args.a, args.b]
     where = os.environ.get("BUILD_WORKING_DIRECTORY", os.getcwd())
     docs = []
     for p in paths:

@@ -15,19 +15,20 @@ python3-jsonschema: run it with /usr/bin/python3).
 from __future__ import annotations
 
 import collections
-import html as html_lib
 import os
 import re
 import sys
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pages  # noqa: E402
 import report as report_lib  # noqa: E402
+from pages import COLORS, MARKS, MdRaw  # noqa: E402
+
+_e, _md, _md_code, _md_table = pages.e, pages.md, pages.md_code, pages.md_table
 
 OUTCOMES = report_lib.OUTCOMES
-COLORS = {"PASS": "#c8e6c9", "XFAIL": "#ffe082", "FAIL": "#ef9a9a", "XPASS": "#ce93d8",
-          "NOT_SUPPORTED": "#e0e0e0", "CRASH": "#e57373", "TIMEOUT": "#ffab91"}
-MARKS = {"PASS": "", "XFAIL": " ⚠", "FAIL": " ✗", "XPASS": " ✚", "NOT_SUPPORTED": " –", "CRASH": " ☠", "TIMEOUT": " ⌛"}
+
 
 
 def _answer(case: dict) -> str:
@@ -108,13 +109,13 @@ def why(doc: dict) -> list[str]:
     return doc["summary"].get("why", [])
 
 
-def _declared(value) -> str:
+def declared(value) -> str:
     return "unknown" if value is None else "supported" if value else "not supported"
 
 
 def feature_rows(doc: dict) -> list[list]:
     """feature, level, declared, cases using it, NOT_SUPPORTED because of it, clause, reason."""
-    return [[f["name"], f["level"], _declared(f["declared"]), f["cases"], f["not_supported"] or "", f["clause"],
+    return [[f["name"], f["level"], declared(f["declared"]), f["cases"], f["not_supported"] or "", f["clause"],
              f["reason"]] for f in doc.get("features", [])]
 
 
@@ -135,6 +136,8 @@ def facts(doc: dict) -> list[tuple[str, str]]:
         ("wall time", f"{run['wall_s']} s, {run['jobs']} jobs, {run['processes']} processes, "
                       f"{run['isolated_processes']} isolated after a crash or hang"),
         ("expectations", f"{doc['expectations']['file']} ({doc['expectations']['entries']} entries, "
+                         + (f"{doc['expectations']['unreviewed']} unreviewed reasons, "
+                            if doc["expectations"].get("unreviewed") else "")
                          + ("stale check skipped: a filtered, device or replay run" if stale is None else f"{len(stale)} stale") + ")"),
         ("suite commit", doc["tool"]["commit"] or "(unknown)"),
         ("generated", doc["generated"]),
@@ -142,26 +145,41 @@ def facts(doc: dict) -> list[tuple[str, str]]:
 
 
 # ---------------------------------------------------------------- Markdown
-def _md(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _md_table(header: list[str], rows: list[list]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(_md(x) for x in r) + " |" for r in rows]
-    return lines
-
-
 def _count_rows(table: dict) -> list[list]:
     return [[k, sum(cnt.values())] + [cnt[o] or "" for o in OUTCOMES] for k, cnt in table.items()]
+
+
+def score_rows(rows: list[dict]) -> list[list]:
+    return [[r["name"], "" if r["percent"] is None else f"{r['percent']:.1f} %", r["conformant"], r["cases"]]
+            for r in sorted(rows, key=lambda r: (r["percent"] is None, r["percent"] or 0, r["name"]))]
+
+
+def score_markdown(doc: dict) -> list[str]:
+    """The conformance score beside the gate (report.json `conformance`; none before version 3)."""
+    score = doc.get("conformance")
+    if not score or score["percent"] is None:
+        return []
+    rf = score["required_features"]
+    out = [f"**{_md(doc['summary']['headline'])}** — conformance beside the gate: **{score['percent']:.1f} %** "
+           f"({score['conformant']} of {score['cases']} cases of required features behave as the spec says); "
+           f"required features exercised: {rf['exercised']} of {rf['total']}"
+           + (f"; {score['optional_excluded']} cases of optional features not counted" if score["optional_excluded"]
+              else "") + ".", "", "## Conformance per spec file", ""]
+    out += _md_table(["spec file", "conformance", "conformant", "cases"], score_rows(score["by_spec_file"])) + [""]
+    out += ["## Conformance per required feature", ""]
+    out += _md_table(["feature", "conformance", "conformant", "cases"], score_rows(score["by_feature"])) + [""]
+    out += ["## Conformance per clause", ""]
+    out += _md_table(["clause", "conformance", "conformant", "cases"], score_rows(score["by_clause"])) + [""]
+    return out
 
 
 def markdown(doc: dict) -> str:
     cases = doc["cases"]
     s = doc["summary"]
-    out = [f"# tensor-cts conformance report: {doc['candidate']['name']} {doc['candidate']['version']}".rstrip(), "",
-           f"**{verdict(doc)}** — {s['total']} cases: "
+    out = [_md(f"# tensor-cts conformance report: {doc['candidate']['name']} {doc['candidate']['version']}".rstrip()),
+           "", f"**{verdict(doc)}** — {s['total']} cases: "
            + ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]), ""]
+    out += score_markdown(doc)
     if why(doc):
         out += [f"- {_md(w)}" for w in why(doc)] + [""]
     out += _md_table(["", ""], [[k, v] for k, v in facts(doc)]) + [""]
@@ -195,10 +213,10 @@ def markdown(doc: dict) -> str:
     for clause, group in deviations.items():
         out += [f"### {clause} ({len(group)})", ""]
         for reason, members in _group_by_reason(group):
-            out += [f"- **{reason}** ({len(members)}): " + ", ".join(f"`{c['id']}`" for c in members[:12])
+            out += [f"- **{_md(reason)}** ({len(members)}): " + ", ".join(_md_code(c['id']) for c in members[:12])
                     + (f" … and {len(members) - 12} more" if len(members) > 12 else "")]
             first = members[0]
-            out += [f"  - e.g. `{first['id']}`: expected {first['expected']}; observed {first['observed']}"]
+            out += [f"  - e.g. {_md_code(first['id'])}: expected {_md(first['expected'])}; observed {_md(first['observed'])}"]
         out += [""]
     unexpected = by_clause(cases, report_lib.UNEXPECTED)
     out += ["## Unexpected outcomes, by clause", ""]
@@ -207,18 +225,21 @@ def markdown(doc: dict) -> str:
     for clause, group in unexpected.items():
         out += [f"### {clause} ({len(group)})", ""]
         for c in group:
-            out += [f"- **{c['outcome']}** `{c['id']}` — {c['statement']}"]
+            out += [f"- **{c['outcome']}** {_md_code(c['id'])} — {_md(c['statement'])}"]
             if c.get("spec_row"):
-                out += [f"  - spec row: `{c['spec_row']}`"]
+                out += [f"  - spec row: {_md_code(c['spec_row'])}"]
             out += [f"  - expected: {_md(c['expected'])}", f"  - observed: {_md(c['observed'])}"]
             if c["reason"]:
                 out += [f"  - note: {_md(c['reason'])}"]
             if c.get("seed"):
                 out += [f"  - seed: {c['seed']}" + (f" ({c['draws']} checked draws)" if "draws" in c else "")]
             if c.get("counterexample"):
-                out += ["  - counterexample:", "", "    ```", *("    " + l for l in c["counterexample"].splitlines()[:30]),
+                out += ["  - counterexample:", "", "    ```", *("    " + _md_code(l)[1:-1] for l in c["counterexample"].splitlines()[:30]),
                         "    ```", ""]
-            out += [f"  - rerun: `{c['rerun']}`"]
+            out += [f"  - rerun: {_md_code(c['rerun'])}"]
+            if c.get("trace"):
+                out += [f"  - trace: [{_md(c['trace'])}]({urllib.parse.quote(c['trace'])}); replay without Bazel: "
+                        f"{_md_code(c['repro'])}"]
         out += [""]
     calls = not_supported_calls(cases)
     if calls:
@@ -228,7 +249,7 @@ def markdown(doc: dict) -> str:
     if stale:
         out += ["## Stale expectations", "", f"Entries of {doc['expectations']['file']} that match no case:", ""]
         out += _md_table(["line", "pattern", "outcome", "reason"],
-                         [[x["line"], f"`{x['pattern']}`", x["outcome"], x["reason"]] for x in stale]) + [""]
+                         [[x["line"], MdRaw(_md_code(x["pattern"])), x["outcome"], x["reason"]] for x in stale]) + [""]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -301,37 +322,30 @@ def coverage_markdown(doc: dict) -> list[str]:
 STATUS_COLOR = {"broken": COLORS["FAIL"], "met": COLORS["PASS"], "not supported": COLORS["NOT_SUPPORTED"]}
 
 
-def coverage_html(doc: dict) -> str:
-    """The Spec coverage section of report.html (coverage_markdown's content); "" without it."""
+def coverage_context(doc: dict) -> dict | None:
+    """The Spec coverage section of report.html (coverage_markdown's content, for the template
+    reports/templates/report.html.j2); None without spec coverage in the report."""
     cov = coverage(doc)
     if cov is None:
-        return ""
+        return None
     g = cov["groups"]
     total = sum(len(v) for v in g.values())
-    parts = [f"<h2 id='{_e(anchor('coverage', 'statements'))}'>Spec coverage</h2>",
-             f"<p>The documents' statements ({_e(cov['file'])}): {total - len(g['untested'])} of {total} are tested by "
-             f"spec rows; in this run {len(g['met'])} met, {len(g['broken'])} broken (a case FAIL, XFAIL, CRASH or "
-             f"TIMEOUT), {len(g['not supported'])} not supported, {len(g['not run'])} with no case run; "
-             f"{len(g['untested'])} untested, each with its reason. Hover over a statement for its rows.</p>",
-             _html_table(["document", "statements", *g], [[d, sum(c.values()), *(c[k] for k in g)]
-                                                          for d, c in cov["per_doc"].items()])]
+    sections = []
     for kind in ("broken", "not supported", "untested", "not run", "met"):
-        if not g[kind]:
-            continue
         items = []
         for st in g[kind]:
-            why = st.get("untested") or _outcomes_text(st) or "no case ran"
-            color = STATUS_COLOR.get(kind)
+            color = STATUS_COLOR.get(kind, "")
             if kind == "broken" and not any(st["outcomes"].get(o) for o in ("FAIL", "CRASH", "TIMEOUT")):
                 color = COLORS["XFAIL"]  # broken only by expected deviations
-            style = f" style='background:{color}'" if color else ""
-            items.append(f"<li{style} title='{_e('rows: ' + (', '.join(st['rows']) or 'none'))}'>"
-                         f"<code>{_e(st['id'])}</code> ({_e(st['clause'])}): {_e(why)}<br><q>{_e(st['quote'])}</q></li>")
-        body = f"<ul>{''.join(items)}</ul>"
-        title = f"Statements {kind} ({len(g[kind])})"
-        parts.append(f"<details><summary>{_e(title)}</summary>{body}</details>" if kind == "met" else
-                     f"<h3>{_e(title)}</h3>{body}")
-    return "\n".join(parts)
+            items.append({"id": st["id"], "clause": st["clause"], "quote": st["quote"], "color": color,
+                          "why": st.get("untested") or _outcomes_text(st) or "no case ran",
+                          "rows": "rows: " + (", ".join(st["rows"]) or "none")})
+        if items:
+            sections.append({"kind": kind, "title": f"Statements {kind} ({len(items)})", "statements": items})
+    return {"file": cov["file"], "total": total, "tested": total - len(g["untested"]),
+            "counts": {k: len(v) for k, v in g.items()}, "kinds": list(g),
+            "per_doc": [[d, sum(c.values()), *(c[k] for k in g)] for d, c in cov["per_doc"].items()],
+            "sections": sections}
 
 
 def _group_by_reason(group: list[dict]):
@@ -342,148 +356,62 @@ def _group_by_reason(group: list[dict]):
 
 
 # ---------------------------------------------------------------- HTML
-CSS = """
-body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; max-width: 1400px; }
-h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ccc; }
-h3 { font-size: 15px; }
-table { border-collapse: collapse; margin: 8px 0; }
-th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-table.matrix td { text-align: center; font-size: 12px; min-width: 56px; }
-.verdict { font-size: 18px; font-weight: bold; padding: 6px 10px; display: inline-block; border-radius: 4px; }
-.ok { background: #c8e6c9; } .bad { background: #ef9a9a; } .partial { background: #ffe082; }
-code, pre { font-family: ui-monospace, monospace; font-size: 12px; }
-pre { background: #f5f5f5; padding: 6px; overflow-x: auto; }
-.legend span { display: inline-block; padding: 1px 8px; margin-right: 6px; border: 1px solid #bbb; }
-"""
-
-
-def _e(text) -> str:
-    return html_lib.escape(str(text))
-
-
-def _html_table(header: list[str], rows: list[list], numeric_from: int = 1, ids: list[str] | None = None) -> str:
-    """A table; ids, when given, are the rows' HTML ids."""
-    h = "".join(f"<th>{_e(x)}</th>" for x in header)
-    body = []
-    for n, r in enumerate(rows):
-        cells = []
-        for i, x in enumerate(r):
-            color = f' style="background:{COLORS[header[i]]}"' if header[i] in COLORS and x else ""
-            cls = ' class="n"' if i >= numeric_from else ""
-            cells.append(f"<td{cls}{color}>{_e(x)}</td>")
-        body.append((f"<tr id='{_e(ids[n])}'>" if ids else "<tr>") + "".join(cells) + "</tr>")
-    return f"<table><tr>{h}</tr>{''.join(body)}</table>"
-
-
-def _summary_html(title: str, kind: str, table: dict) -> str:
-    """A summary table per spec file (kind "spec") or per clause ("clause"), each row with its anchor."""
-    return _html_table([title, "cases", *OUTCOMES], _count_rows(table), ids=[anchor(kind, k) for k in table])
-
-
-VERDICT_CLASS = {"CONFORMS": "ok", "CONFORMS PARTIALLY": "partial", "DOES NOT CONFORM": "bad"}
-
-
-def _features_html(doc: dict) -> str:
-    if not doc.get("features"):
-        return ""
-    rows = []
-    for f, r in zip(doc["features"], feature_rows(doc)):
-        color = (COLORS["FAIL"] if f["level"] == "required" else COLORS["NOT_SUPPORTED"]) if f["not_supported"] else ""
-        style = f" style='background:{color}'" if color else ""
-        rows.append(f"<tr{style}>" + "".join(f"<td{' class=n' if i in (3, 4) else ''}>{_e(x)}</td>"
-                                             for i, x in enumerate(r)) + "</tr>")
-    head = "".join(f"<th>{_e(h)}</th>" for h in FEATURE_HEADER)
-    return ("<h2>Features and conformance levels</h2><p>A required feature answered NotSupported makes the verdict "
-            "CONFORMS PARTIALLY at best; an optional one costs nothing (levels: spec/features.toml).</p>"
-            f"<table><tr>{head}</tr>{''.join(rows)}</table>")
-
-
 def html(doc: dict) -> str:
+    """report.html, from reports/templates/report.html.j2 (autoescaped)."""
     cases = doc["cases"]
     s = doc["summary"]
-    name = f"{doc['candidate']['name']} {doc['candidate']['version']}".strip()
-    parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>tensor-cts: {_e(name)}</title>"
-             f"<style>{CSS}</style></head><body>",
-             f"<h1>tensor-cts conformance report: {_e(name)}</h1>",
-             f"<p><span class='verdict {VERDICT_CLASS[verdict(doc)]}'>{verdict(doc)}</span> "
-             f"{s['total']} cases: " + ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]) + "</p>",
-             ("<ul>" + "".join(f"<li>{_e(w)}</li>" for w in why(doc)) + "</ul>") if why(doc) else "",
-             "<table>" + "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in facts(doc)) + "</table>",
-             _features_html(doc),
-             "<p class=legend>" + "".join(f"<span style='background:{COLORS[o]}'>{o}</span>" for o in OUTCOMES) + "</p>",
-             "<h2>Summary per spec file</h2>",
-             _summary_html("spec file", "spec", report_lib.per_key(cases, "spec_file")),
-             "<h2>Summary per clause</h2>",
-             _summary_html("clause", "clause", report_lib.per_key(cases, "clause")),
-             "<h2>dtype matrices</h2><p>Each cell is the spec's answer, coloured by the candidate's outcome; "
-             "hover for the row, what was observed and why.</p>"]
+    matrices_ = []
     for key, title, order, cells, label in matrices(cases):
         rows = []
         for r in order:
-            tds = []
+            row = []
             for col in order:
                 c = cells.get((r, col))
                 if c is None:
-                    tds.append("<td></td>")
+                    row.append(None)
                     continue
                 tip = f"{c['id']}: {c['statement']}\n{c['outcome']}" + (
                     f": observed {c['observed']}" if c["outcome"] != "PASS" else "") + (
                     f"\n{c['reason']}" if c["reason"] else "")
-                tds.append(f"<td style='background:{COLORS[c['outcome']]}' title='{_e(tip)}'>"
-                           f"{_e(label(c))}{_e(MARKS[c['outcome']])}</td>")
-            rows.append(f"<tr><th>{_e(r)}</th>{''.join(tds)}</tr>")
-        head = "".join(f"<th>{_e(d)}</th>" for d in order)
-        parts.append(f"<h3 id='{_e(anchor('matrix', key))}'>{_e(title)}</h3><table class=matrix><tr><th></th>{head}</tr>{''.join(rows)}</table>")
-    parts.append(coverage_html(doc))
-    parts.append("<h2>Expected deviations, by clause</h2>")
-    deviations = by_clause(cases, ("XFAIL",))
-    if not deviations:
-        parts.append("<p>None.</p>")
-    for clause, group in deviations.items():
-        parts.append(f"<h3 id='{_e(anchor('deviations', clause))}'>{_e(clause)} ({len(group)})</h3><ul>")
-        for reason, members in _group_by_reason(group):
-            ids = ", ".join(f"<code>{_e(c['id'])}</code>" for c in members[:12])
-            more = f" … and {len(members) - 12} more" if len(members) > 12 else ""
-            first = members[0]
-            parts.append(f"<li><b>{_e(reason)}</b> ({len(members)}): {ids}{more}<br>e.g. <code>{_e(first['id'])}</code>: "
-                         f"expected {_e(first['expected'])}; observed {_e(first['observed'])}</li>")
-        parts.append("</ul>")
-    parts.append("<h2>Unexpected outcomes, by clause</h2>")
-    unexpected = by_clause(cases, report_lib.UNEXPECTED)
-    if not unexpected:
-        parts.append("<p>None.</p>")
-    for clause, group in unexpected.items():
-        parts.append(f"<h3 id='{_e(anchor('unexpected', clause))}'>{_e(clause)} ({len(group)})</h3><ul>")
-        for c in group:
-            row = f"<br>spec row: <code>{_e(c['spec_row'])}</code>" if c.get("spec_row") else ""
-            extra = f"<br>note: {_e(c['reason'])}" if c["reason"] else ""
-            extra += f"<br>seed: <code>{_e(c['seed'])}</code>" if c.get("seed") else ""
-            extra += f" ({c['draws']} checked draws)" if c.get("seed") and "draws" in c else ""
-            extra += f"<pre>{_e(c['counterexample'])}</pre>" if c.get("counterexample") else ""
-            parts.append(f"<li style='background:{COLORS[c['outcome']]}'><b>{c['outcome']}</b> <code>{_e(c['id'])}</code> — "
-                         f"{_e(c['statement'])}{row}<br>expected: {_e(c['expected'])}<br>observed: {_e(c['observed'])}"
-                         f"{extra}<br>rerun: <code>{_e(c['rerun'])}</code></li>")
-        parts.append("</ul>")
-    calls = not_supported_calls(cases)
-    if calls:
-        parts.append("<h2>Not supported (declared by the candidate)</h2>")
-        parts.append(_html_table(["call", "cases"], [[k, n] for k, n in calls.most_common()]))
-    stale = doc["expectations"]["stale"]
-    if stale:
-        parts.append(f"<h2>Stale expectations</h2><p>Entries of {_e(doc['expectations']['file'])} that match no case:</p>")
-        parts.append(_html_table(["line", "pattern", "outcome", "reason"],
-                                 [[x["line"], x["pattern"], x["outcome"], x["reason"]] for x in stale], numeric_from=9))
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"
+                row.append({"outcome": c["outcome"], "tip": tip, "label": label(c)})
+            rows.append((r, row))
+        matrices_.append({"key": key, "title": title, "order": order, "rows": rows})
+    deviations = []
+    for clause, group in by_clause(cases, ("XFAIL",)).items():
+        reasons = [(reason, members[:12], max(0, len(members) - 12)) for reason, members in _group_by_reason(group)]
+        deviations.append((clause, {"count": len(group), "reasons": reasons}))
+    score = doc.get("conformance") if doc.get("conformance") and doc["conformance"]["percent"] is not None else None
+    order = lambda rows: sorted(rows, key=lambda r: (r["percent"] is None, r["percent"] or 0, r["name"]))  # noqa: E731
+    per = lambda key: [(k, {"total": sum(cnt.values()), "counts": cnt})  # noqa: E731
+                       for k, cnt in report_lib.per_key(cases, key).items()]
+    features = []
+    for f, r in zip(doc.get("features") or [], feature_rows(doc)):
+        color = (COLORS["FAIL"] if f["level"] == "required" else COLORS["NOT_SUPPORTED"]) if f["not_supported"] else ""
+        features.append((color, r))
+    context = {
+        "name": f"{doc['candidate']['name']} {doc['candidate']['version']}".strip(),
+        "verdict": verdict(doc), "summary": s, "why": why(doc), "outcomes": OUTCOMES,
+        "counts": ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]),
+        "score": score, "score_by": {k: order(score["by_" + k]) for k in ("spec_file", "feature", "clause")} if score
+        else {}, "facts": facts(doc), "features": features, "feature_header": FEATURE_HEADER,
+        "per_spec": per("spec_file"), "per_clause": per("clause"), "anchor": anchor, "matrices": matrices_,
+        "deviations": deviations, "unexpected": list(by_clause(cases, report_lib.UNEXPECTED).items()),
+        "calls": not_supported_calls(cases).most_common(), "stale": doc["expectations"]["stale"],
+        "expectations_file": doc["expectations"]["file"],
+        "coverage": coverage_context(doc),
+    }
+    return pages.templates().get_template("report.html.j2").render(context)
 
 
 def main(argv: list[str]) -> int:
-    paths = [a for a in argv if not a.startswith("--out=")]
-    outs = [a.split("=", 1)[1] for a in argv if a.startswith("--out=")]
-    if len(paths) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
+    import cli  # reports/cli.py, beside this file
+    p = cli.parser("render.py", __doc__)
+    p.add_argument("report", metavar="report.json")
+    p.add_argument("--out", default="", metavar="DIR", help="where report.md and report.html go (default: beside it)")
+    args = cli.parse(p, argv, sys.stderr)
+    if isinstance(args, int):
+        return args
+    paths, outs = [args.report], [args.out] if args.out else []
     try:
         doc = report_lib.load(paths[0])
     except report_lib.ReportError as e:

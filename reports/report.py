@@ -9,7 +9,9 @@ report.md and report.html are rendered from it by reports/render.py.
 Validation is by a real JSON-schema implementation: Debian's python3-jsonschema, with the
 draft the schema declares ($schema: 2020-12). It imports only under Debian's interpreter
 (/usr/bin/python3), which the runner, its tests and these tools use. Reports of schema
-version 1 (report.schema.v1.json) are still read, for diffs against older runs.
+versions 1 and 2 (report.schema.v1.json, report.schema.v2.json) are still read, for diffs
+against older runs. Version 3 adds the conformance score beside the gate (`conformance`,
+`summary.headline`, each case's `features`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA_PATH = os.path.join(HERE, "report.schema.json")
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 OUTCOMES = ("PASS", "XFAIL", "FAIL", "XPASS", "NOT_SUPPORTED", "CRASH", "TIMEOUT")
 UNEXPECTED = ("FAIL", "XPASS", "CRASH", "TIMEOUT")
 
@@ -40,7 +42,8 @@ try:
 except ImportError:  # not Debian's interpreter, or python3-jsonschema missing
     jsonschema = None
 
-SCHEMA_PATHS = {1: os.path.join(HERE, "report.schema.v1.json"), SCHEMA_VERSION: SCHEMA_PATH}
+SCHEMA_PATHS = {1: os.path.join(HERE, "report.schema.v1.json"), 2: os.path.join(HERE, "report.schema.v2.json"),
+                SCHEMA_VERSION: SCHEMA_PATH}
 
 
 def schema(version: int = SCHEMA_VERSION) -> dict:
@@ -223,6 +226,56 @@ def spec_coverage(statements: list[dict], cases: list[dict], source: str) -> dic
          "outcomes": {o: outcomes[s["id"]][o] for o in OUTCOMES if outcomes[s["id"]][o]}} for s in statements]}
 
 
+
+# ---------------------------------------------------------------- the score beside the gate
+def _percent(n: int, d: int):
+    return round(100.0 * n / d, 1) if d else None
+
+
+def conformance(cases: list[dict], features: list[dict]) -> dict:
+    """Of the cases of required features, how many behave as the spec says (raw PASS), in
+    all, per spec file, per clause and per required feature; and the required features some
+    case exercised. A case is left out when it answered NotSupported for an optional feature
+    or its checks used one (a feature spec/features.toml does not name counts as required)."""
+    level = {f["name"]: f["level"] for f in features}
+    tally = {k: collections.defaultdict(lambda: [0, 0]) for k in ("spec_file", "clause", "feature")}
+    total, good, excluded = 0, 0, 0
+    for c in cases:
+        used = set(c.get("features", [])) | ({c["feature"]} if c.get("feature") else set())
+        if any(level.get(f, "required") != "required" for f in used):
+            excluded += 1
+            continue
+        ok = c["outcome"] in ("PASS", "XPASS")
+        total += 1
+        good += ok
+        keys = {"spec_file": [c["spec_file"]], "clause": [c["clause"]], "feature": sorted(used)}
+        for kind, names in keys.items():
+            for name in names:
+                tally[kind][name][0] += ok
+                tally[kind][name][1] += 1
+
+    def rows(kind):
+        return [{"name": k, "conformant": n, "cases": d, "percent": _percent(n, d)}
+                for k, (n, d) in sorted(tally[kind].items())]
+
+    required = [f for f in features if f["level"] == "required"]
+    return {"conformant": good, "cases": total, "percent": _percent(good, total), "optional_excluded": excluded,
+            "required_features": {"exercised": sum(1 for f in required if f["cases"] > 0), "total": len(required)},
+            "by_spec_file": rows("spec_file"), "by_clause": rows("clause"), "by_feature": rows("feature")}
+
+
+def headline(verdict_text: str, score: dict) -> str:
+    """The gate's verdict, told apart from a candidate without deviations: CONFORMS only when
+    every counted case behaves as the spec says; a candidate that conforms to its own list of
+    deviations PASSES ITS EXPECTATIONS, with its score."""
+    pct = score["percent"]
+    if pct is None:
+        return verdict_text
+    if verdict_text == "CONFORMS":
+        return "CONFORMS" if score["conformant"] == score["cases"] else f"PASSES ITS EXPECTATIONS — {pct:.1f} % conformant"
+    return f"{verdict_text} — {pct:.1f} % conformant"
+
+
 def build(candidate: dict, run: dict, expectations: dict, features: list[dict], cases: list[dict],
           coverage: dict | None = None, dtypes: list[dict] | None = None) -> dict:
     doc = {
@@ -236,9 +289,13 @@ def build(candidate: dict, run: dict, expectations: dict, features: list[dict], 
         "expectations": expectations,
         "features": features,
         "summary": summary(cases, expectations["stale"], features, dtypes),
+        "conformance": conformance(cases, features),
         "cases": cases,
         **({"spec_coverage": coverage} if coverage is not None else {}),
     }
+    doc["summary"] = {"total": doc["summary"]["total"], "outcomes": doc["summary"]["outcomes"],
+                      "headline": headline(doc["summary"]["verdict"], doc["conformance"]),
+                      **{k: v for k, v in doc["summary"].items() if k not in ("total", "outcomes")}}
     if dtypes is not None:
         doc["dtypes"] = dtypes
     validate(doc)
@@ -284,6 +341,9 @@ def text_summary(doc: dict, limit: int = 30) -> str:
     if reasons:
         lines.append("\nexpected deviations (from the candidate's expectations file):")
         lines += [f"  {n:>5}  {reason}" for reason, n in reasons.most_common()]
+    if doc["expectations"].get("unreviewed"):
+        lines.append(f"\n{doc['expectations']['unreviewed']} reason(s) in {doc['expectations']['file']} start with "
+                     f"UNREVIEWED: replace each with the library's rule and its source")
     stale = doc["expectations"]["stale"]
     if stale:
         lines.append(f"\nstale expectations ({doc['expectations']['file']}): entries that match no case")
@@ -298,11 +358,14 @@ def text_summary(doc: dict, limit: int = 30) -> str:
             if c.get("seed"):
                 lines.append(f"          seed:     {c['seed']}" + (f" ({c['draws']} checked draws)" if "draws" in c else ""))
             lines.append(f"          rerun:    {c['rerun']}")
+            if c.get("repro"):
+                lines.append(f"          repro:    {c['repro']}")
         if len(unexpected) > limit:
             lines.append(f"  ... and {len(unexpected) - limit} more (report.md lists them all)")
     why = doc["summary"].get("why", [])
     if why:
         lines.append(f"\n{verdict(doc).lower()}: " + "; ".join(why))
+    lines += score_lines(doc)
     lines.append(f"\nresult: {cand['name']} {verdict(doc)}: {total['PASS']} pass, {total['XFAIL']} expected deviations, "
                  f"{total['FAIL']} fail, {total['XPASS']} unexpected passes, {total['NOT_SUPPORTED']} not supported, "
                  f"{total['CRASH']} crash, {total['TIMEOUT']} timeout"
@@ -310,17 +373,38 @@ def text_summary(doc: dict, limit: int = 30) -> str:
     return "\n".join(lines)
 
 
+def score_lines(doc: dict) -> list[str]:
+    """The conformance score beside the gate, for the terminal (none for reports before version 3)."""
+    score = doc.get("conformance")
+    if not score or score["percent"] is None:
+        return []
+    rf = score["required_features"]
+    lines = [f"\nconformance (beside the verdict): {score['percent']:.1f} % — {score['conformant']} of {score['cases']} "
+             f"cases of required features behave as the spec says; required features exercised: {rf['exercised']} "
+             f"of {rf['total']}" + (f"; {score['optional_excluded']} cases of optional features not counted"
+                                    if score["optional_excluded"] else "")]
+    width = max(len(r["name"]) for r in score["by_spec_file"])
+    lines += [f"  {r['name']:<{width}}  {r['percent']:>5.1f} %  ({r['conformant']} of {r['cases']})"
+              for r in score["by_spec_file"]]
+    lines.append(f"headline: {doc['summary']['headline']}")
+    return lines
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] not in ("validate", "summary"):
-        print(__doc__, file=sys.stderr)
-        return 2
+    import cli  # reports/cli.py, beside this file
+    p = cli.parser("report.py", __doc__)
+    p.add_argument("command", choices=("validate", "summary"))
+    p.add_argument("report", metavar="report.json")
+    args = cli.parse(p, argv, sys.stderr)
+    if isinstance(args, int):
+        return args
     try:
-        doc = load(argv[1])
+        doc = load(args.report)
     except ReportError as e:
         print(f"report: {e}", file=sys.stderr)
         return 1
-    if argv[0] == "validate":
-        print(f"{argv[1]}: valid tensor-cts report (schema_version {doc['schema_version']}, {len(doc['cases'])} cases)")
+    if args.command == "validate":
+        print(f"{args.report}: valid tensor-cts report (schema_version {doc['schema_version']}, {len(doc['cases'])} cases)")
     else:
         print(text_summary(doc))
     return 0

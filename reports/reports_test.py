@@ -60,6 +60,45 @@ def verdict(doc):
     return doc["summary"]["verdict"]
 
 
+class Score(unittest.TestCase):
+    """The conformance score beside the gate (schema version 3): the reference (no deviation)
+    and a candidate that only passes its own list of deviations read differently."""
+
+    def test_headline_tells_no_deviation_from_listed_ones(self):
+        clean = make([case("a", "PASS"), case("b", "PASS")])
+        listed = make([case("a", "PASS"), case("b", "XFAIL")])
+        self.assertEqual((verdict(clean), verdict(listed)), ("CONFORMS", "CONFORMS"))  # the gate, as before
+        self.assertEqual(clean["summary"]["headline"], "CONFORMS")
+        self.assertEqual(listed["summary"]["headline"], "PASSES ITS EXPECTATIONS — 50.0 % conformant")
+        self.assertEqual((listed["conformance"]["conformant"], listed["conformance"]["cases"]), (1, 2))
+        for text in (render.markdown(listed), render.html(listed), report.text_summary(listed)):
+            self.assertIn("PASSES ITS EXPECTATIONS", text)
+            self.assertIn("50.0 %", text)
+        self.assertNotIn("PASSES ITS EXPECTATIONS", render.markdown(clean))
+
+    def test_optional_features_are_not_counted_and_required_not_supported_is(self):
+        features = [feature("promote_types", "required", cases=1), feature("sparse_layout", "optional", False, 0, 1),
+                    feature("devices", "required", False, 0, 1)]
+        doc = make([case("a", "PASS", features=["promote_types"]), case("o", "PASS", features=["sparse_layout"]),
+                    case("n", "NOT_SUPPORTED", feature="sparse_layout"), case("d", "NOT_SUPPORTED", feature="devices"),
+                    case("x", "XPASS", clause="002#other")], features=features)
+        score = doc["conformance"]
+        self.assertEqual((score["conformant"], score["cases"], score["optional_excluded"]), (2, 3, 2))
+        self.assertEqual(score["required_features"], {"exercised": 1, "total": 2})
+        self.assertEqual({r["name"]: (r["conformant"], r["cases"]) for r in score["by_feature"]},
+                         {"promote_types": (1, 1), "devices": (0, 1)})
+        self.assertEqual({r["name"]: r["percent"] for r in score["by_clause"]},
+                         {"002#type-promotion": 50.0, "002#other": 100.0})
+        self.assertTrue(doc["summary"]["headline"].startswith("DOES NOT CONFORM — 66.7 %"))
+
+    def test_markdown_escapes_testee_text(self):
+        doc = make([case("a", "FAIL", observed="x|y<script>\n# not a heading\x1b[31m")])
+        md = render.markdown(doc)
+        self.assertIn("x\\|y&lt;script> # not a heading\\x1b[31m", md)
+        self.assertNotIn("<script>", md)
+        self.assertNotIn("\x1b", md)
+
+
 class Reports(unittest.TestCase):
     def test_spec_coverage_names_each_cases_statements_and_counts_outcomes(self):
         cases = [case("promote_types.int8.uint8", "PASS", spec_row="promote_types"),
@@ -260,6 +299,7 @@ class Reports(unittest.TestCase):
         a = copy.deepcopy(b)  # as the runner wrote it before schema version 2
         a["schema_version"] = 1
         del a["features"]
+        del a["conformance"]
         a["summary"] = {"total": 2, "outcomes": a["summary"]["outcomes"], "conforms": True}
         del a["cases"][1]["feature"]
         report.validate(a, 1)

@@ -1,6 +1,7 @@
 #include "conformance/protocol/testee_session.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -9,17 +10,34 @@
 #include <memory>
 #include <utility>
 
+#include <unistd.h>
+
 #include "conformance/candidate/fresh_process.h"
 #include "conformance/protocol/wire.h"
+#include "gtest/gtest.h"
 
 namespace tcts {
 
 using Json = nlohmann::json;
 using wire::ProtocolError;
 
+// --trace (the runner sets TCTS_TRACE_DIR): every line sent to the testee and every answer,
+// one JSON object a line in <dir>/<pid>.<n>.jsonl, each with the GoogleTest name of the case
+// running ("" outside a case: the handshake). The runner cuts it into one file per case.
+void TesteeSession::Trace(const char* direction, const std::string& line) {
+  if (trace_ == nullptr) return;
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string test = info ? std::string(info->test_suite_name()) + "." + info->name() : "";
+  const Json record = {{"test", test}, {direction, line}};
+  const std::string text = record.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+  std::fwrite(text.data(), 1, text.size(), trace_);
+  std::fflush(trace_);  // a crash loses no line
+}
+
 TesteeSession::~TesteeSession() {
   alive_ = false;
   pipe_.Close();
+  if (trace_ != nullptr) std::fclose(trace_);
   // For the run's log: what the protocol cost this process.
   std::fprintf(stderr, "tcts: testee '%s': %lld requests, %.3f s waiting for answers\n", command_.c_str(),
                static_cast<long long>(next_id_ - 1), waited_s_);
@@ -35,6 +53,15 @@ const std::vector<Feature>& TesteeSession::AllFeaturesList() {
 }
 
 bool TesteeSession::Start(const std::string& cwd, std::string* error) {
+  if (const char* dir = std::getenv("TCTS_TRACE_DIR"); dir != nullptr && *dir != '\0') {
+    static int sessions = 0;
+    const std::string path = std::string(dir) + "/" + std::to_string(getpid()) + "." + std::to_string(sessions++) + ".jsonl";
+    trace_ = std::fopen(path.c_str(), "w");
+    if (trace_ == nullptr) {
+      *error = "cannot write the trace " + path + ": " + std::strerror(errno);
+      return false;
+    }
+  }
   if (!pipe_.Start(command_, cwd, error)) return false;
   Json hello = {{"op", "hello"}, {"protocol", kProtocolVersion}, {"features", Json::array()}};
   for (Feature f : AllFeaturesList()) hello["features"].push_back(FeatureName(f));
@@ -110,7 +137,9 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args) {
   std::string answer;
   bool too_long = false;
   const auto sent = std::chrono::steady_clock::now();
+  Trace("send", line);
   const bool answered = pipe_.WriteLine(line) && pipe_.ReadLine(&answer, &too_long);
+  if (answered) Trace("recv", answer);
   waited_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - sent).count();
   if (!answered) {
     Died(op, id, too_long ? "its answer ran past 256 MiB without a newline; the testee was stopped" : "");

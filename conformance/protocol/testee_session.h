@@ -6,6 +6,7 @@
 #define TCTS_CONFORMANCE_PROTOCOL_TESTEE_SESSION_H_
 
 #include <cstddef>
+#include <cstdio>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -86,8 +87,10 @@ class TesteeSession {
   static const std::vector<Feature>& AllFeaturesList();
   void Absorb(const Json& v);
   [[noreturn]] void Died(const char* op, std::int64_t id, const std::string& why = "");
+  void Trace(const char* direction, const std::string& line);
 
   std::string command_;
+  std::FILE* trace_ = nullptr;  // --trace: TCTS_TRACE_DIR's file of this session
   TesteePipe pipe_;
   std::string name_, version_, build_;
   std::set<Feature> supported_;

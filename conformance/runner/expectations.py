@@ -6,6 +6,10 @@ against the spec's case ids. The grammar is written down in
 conformance/expectations/FORMAT.md; in short:
 
     <case-id glob> <OUTCOME> <reason...>      # a comment
+    <OUTCOME>: <reason...>                    # a block: one reason for the indented
+        <case-id glob> <case-id glob>...      # patterns below it
+        <case-id glob>
+    include <file>                            # another file's entries, spliced in here
 
 UTF-8 only; lines end in LF or CR LF; fields are separated by ASCII spaces and tabs; '#'
 starts a comment at the start of a line or after a space or tab; OUTCOME is FAIL, CRASH or
@@ -19,6 +23,7 @@ backtracking. Standard library only.
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Callable
 
 OUTCOMES = ("FAIL", "CRASH", "TIMEOUT")
@@ -129,21 +134,40 @@ def literal_prefix(pattern: str) -> str:
 
 
 # ---------------------------------------------------------------- entries
+UNREVIEWED = "UNREVIEWED:"  # starts a reason nobody has checked yet (what the runner writes)
+INCLUDE = "include"
+MAX_INCLUDE_DEPTH = 32
+
+
+def is_unreviewed(reason: str) -> bool:
+    return reason.startswith(UNREVIEWED)
+
+
 @dataclasses.dataclass(frozen=True)
 class Entry:
     pattern: str
     outcome: str
     reason: str
     line: int
+    path: str = ""  # the file the entry is in (an included file's path, for entries from an include)
+    col: int = 1  # where its pattern starts
     _matcher: Callable[[str], bool] = dataclasses.field(repr=False, compare=False, default=None)
     _prefix: str = dataclasses.field(repr=False, compare=False, default="")
 
     @staticmethod
-    def make(pattern: str, outcome: str, reason: str, line: int) -> "Entry":
-        return Entry(pattern, outcome, reason, line, compile_glob(pattern), literal_prefix(pattern))
+    def make(pattern: str, outcome: str, reason: str, line: int, path: str = "", col: int = 1) -> "Entry":
+        return Entry(pattern, outcome, reason, line, path, col, compile_glob(pattern), literal_prefix(pattern))
 
     def matches(self, case_id: str) -> bool:
         return case_id.startswith(self._prefix) and self._matcher(case_id)
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}" if self.path else str(self.line)
+
+    @property
+    def unreviewed(self) -> bool:
+        return is_unreviewed(self.reason)
 
 
 def _split_lines(path: str, text: str) -> list[str]:
@@ -175,6 +199,21 @@ def _strip_comment(line: str) -> str:
     return line
 
 
+def _words(line: str) -> list[tuple[int, str]]:
+    """(column, text) of every blank-separated word of `line`."""
+    out, i, n = [], 0, len(line)
+    while i < n:
+        while i < n and line[i] in FIELD_SEPARATORS:
+            i += 1
+        j = i
+        while j < n and line[j] not in FIELD_SEPARATORS:
+            j += 1
+        if j > i:
+            out.append((i + 1, line[i:j]))
+        i = j
+    return out
+
+
 def _fields(line: str) -> list[tuple[int, str]]:
     """(column, text) of the pattern, the outcome and the reason (the rest, verbatim)."""
     fields = []
@@ -197,27 +236,96 @@ def _fields(line: str) -> list[tuple[int, str]]:
     return fields
 
 
-def parse(path: str, text: str) -> list[Entry]:
-    """The entries of `text` (read from `path`); ExpectationsError naming the line on bad input."""
+_HEADERS = {o + ":": o for o in OUTCOMES}  # a block's first field: "FAIL:" and so on
+
+
+def _inside(path: str, root: str) -> bool:
+    return os.path.commonpath([path, root]) == root
+
+
+def _include_path(path: str, n: int, col: int, name: str, root: tuple, stack: tuple) -> str:
+    """The file `include NAME` (line n of `path`) names: relative to `path`'s directory, inside
+    the top file's directory tree (`root`: that directory as written and with its symbolic links
+    resolved — a Bazel runfiles tree is symbolic links — the file must lie under both),
+    existing, not already being read."""
+    target = os.path.normpath(os.path.join(os.path.dirname(path), name))
+    real = os.path.realpath(target)
+    if not (_inside(os.path.abspath(target), root[0]) and _inside(real, root[1])):
+        raise ExpectationsError(f"{path}:{n}:{col}: include '{name}' is outside {root[0]}: an include names a file "
+                                f"in the top file's directory or below")
+    if not os.path.isfile(real):
+        raise ExpectationsError(f"{path}:{n}:{col}: include '{name}': no such file ({target})")
+    chain = [os.path.realpath(p) for p in stack]
+    if real in chain:
+        cycle = " -> ".join(os.path.basename(p) for p in stack[chain.index(real):]) + " -> " + os.path.basename(real)
+        raise ExpectationsError(f"{path}:{n}:{col}: include '{name}' makes a cycle ({cycle})")
+    if len(stack) >= MAX_INCLUDE_DEPTH:
+        raise ExpectationsError(f"{path}:{n}:{col}: include '{name}': includes nest deeper than {MAX_INCLUDE_DEPTH}")
+    return target
+
+
+def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = ()) -> list[Entry]:
+    """The entries of `text` (read from `path`), its includes spliced in where they stand;
+    ExpectationsError naming the file, the line (and the column) on bad input. `root`: the
+    directory tree includes must stay in (default: `path`'s directory)."""
+    if root is None:
+        root = (os.path.dirname(os.path.abspath(path)), os.path.dirname(os.path.realpath(path)))
+    stack = _stack + (path,)
     entries = []
     expected = " or ".join(OUTCOMES)
+    block = None  # (outcome, reason, header line, patterns so far) of the open block
     for n, raw in enumerate(_split_lines(path, text), 1):
-        fields = _fields(_strip_comment(raw))
+        line = _strip_comment(raw)
+        fields = _fields(line)
         if not fields:
             continue
-        (_, pattern), rest = fields[0], fields[1:]
+        indented = line[0] in FIELD_SEPARATORS
+        (col0, first), rest = fields[0], fields[1:]
+        if block is not None and indented:
+            for col, pattern in _words(line):
+                if pattern in OUTCOMES or pattern in _HEADERS:
+                    raise ExpectationsError(f"{path}:{n}:{col}: '{pattern}' in the patterns of the block at line "
+                                            f"{block[2]}: a block's indented lines hold only patterns (a one-line "
+                                            f"entry or a new block starts unindented)")
+                entries.append(Entry.make(pattern, block[0], block[1], n, path, col))
+                block[3].append(pattern)
+            continue
+        if block is not None:
+            if not block[3]:
+                raise ExpectationsError(f"{path}:{block[2]}: the block '{block[0]}: {block[1]}' lists no pattern "
+                                        f"(indent its patterns below it)")
+            block = None
+        if first in _HEADERS and not indented:
+            if not rest:
+                raise ExpectationsError(f"{path}:{n}:{col0}: block '{first}' needs a reason after it")
+            reason = line[rest[0][0] - 1:].rstrip(FIELD_SEPARATORS)
+            block = (_HEADERS[first], reason, n, [])
+            continue
+        if first == INCLUDE and len(rest) == 1 and not indented:
+            col, name = rest[0]
+            if any(c in FIELD_SEPARATORS for c in name):
+                raise ExpectationsError(f"{path}:{n}:{col}: include names one file, got '{name}'")
+            target = _include_path(path, n, col, name, root, stack)
+            entries += _load(target, root, stack)
+            continue
         if not rest:
-            raise ExpectationsError(f"{path}:{n}: '{pattern}' has no outcome (expected {expected})")
+            if indented:
+                raise ExpectationsError(f"{path}:{n}:{col0}: pattern '{first}' stands alone outside a block "
+                                        f"(a block starts with an unindented line '{'/'.join(_HEADERS)} reason')")
+            raise ExpectationsError(f"{path}:{n}: '{first}' has no outcome (expected {expected})")
         col, outcome = rest[0]
         if outcome not in OUTCOMES:
             raise ExpectationsError(f"{path}:{n}:{col}: unknown outcome '{outcome}' (expected {expected})")
         if len(rest) < 2:
-            raise ExpectationsError(f"{path}:{n}: '{pattern}' needs a reason")
-        entries.append(Entry.make(pattern, outcome, rest[1][1], n))
+            raise ExpectationsError(f"{path}:{n}: '{first}' needs a reason")
+        entries.append(Entry.make(first, outcome, rest[1][1], n, path, col0))
+    if block is not None and not block[3]:
+        raise ExpectationsError(f"{path}:{block[2]}: the block '{block[0]}: {block[1]}' lists no pattern "
+                                f"(indent its patterns below it)")
     return entries
 
 
-def parse_bytes(path: str, data: bytes) -> list[Entry]:
+def parse_bytes(path: str, data: bytes, root: tuple | None = None, _stack: tuple = ()) -> list[Entry]:
     """Like parse(), from the file's bytes: UTF-8 is required (an error names the line)."""
     try:
         text = data.decode("utf-8")
@@ -226,16 +334,21 @@ def parse_bytes(path: str, data: bytes) -> list[Entry]:
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise ExpectationsError(f"{path}:{line}: not UTF-8: byte 0x{data[e.start]:02X} at byte {col} of the line "
                                 f"({e.reason})") from None
-    return parse(path, text)
+    return parse(path, text, root, _stack)
 
 
-def load(path: str) -> list[Entry]:
+def _load(path: str, root: tuple | None, stack: tuple) -> list[Entry]:
     try:
         with open(path, "rb") as f:
             data = f.read()
     except OSError as e:
         raise ExpectationsError(f"cannot read expectations file '{path}': {e.strerror}") from None
-    return parse_bytes(path, data)
+    return parse_bytes(path, data, root, stack)
+
+
+def load(path: str) -> list[Entry]:
+    """The entries of the file at `path` and of the files it includes (in its directory tree)."""
+    return _load(path, None, ())
 
 
 def match(entries: list[Entry], case_id: str) -> Entry | None:

@@ -9,6 +9,7 @@ import os
 import random
 import re
 import sys
+import tempfile
 import time
 import unittest
 
@@ -97,6 +98,149 @@ class Grammar(unittest.TestCase):
         for name in sorted(os.listdir(d)):
             if name.endswith(".txt"):
                 ex.load(os.path.join(d, name))
+
+
+class BlocksAndIncludes(unittest.TestCase):
+    def write(self, d, name, text):
+        path = os.path.join(d, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def error(self, path):
+        with self.assertRaises(ex.ExpectationsError) as cm:
+            ex.load(path)
+        return str(cm.exception)
+
+    def test_a_block_gives_its_reason_to_every_pattern(self):
+        text = "FAIL:  the  reason # c\n    a.* b.?   # c\n\n  # comment\n\tc\nd CRASH own\n"
+        self.assertEqual(entries(text), [("a.*", "FAIL", "the  reason", 2), ("b.?", "FAIL", "the  reason", 2),
+                                         ("c", "FAIL", "the  reason", 5), ("d", "CRASH", "own", 6)])
+        self.assertEqual([e.col for e in ex.parse("x.txt", text)][:3], [5, 9, 2])
+
+    def test_block_errors_name_line_and_column(self):
+        def error(text):
+            with self.assertRaises(ex.ExpectationsError) as cm:
+                ex.parse("x.txt", text)
+            return str(cm.exception)
+        self.assertIn("x.txt:1: the block 'FAIL: r' lists no pattern", error("FAIL: r\nb FAIL s\n"))
+        self.assertIn("x.txt:1: the block 'FAIL: r' lists no pattern", error("FAIL: r\n"))
+        self.assertIn("x.txt:1:1: block 'CRASH:' needs a reason", error("CRASH:\n  a\n"))
+        self.assertIn("x.txt:2:5: 'FAIL' in the patterns of the block at line 1", error("FAIL: r\n  a FAIL why\n"))
+        self.assertIn("x.txt:1:3: pattern 'a' stands alone outside a block", error("  a\n"))
+        self.assertIn("x.txt:2:4: U+00A0", error("FAIL: r\n  a\u00a0b\n"))
+
+    def test_include_splices_entries_in_place(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.write(d, "shared/common.txt", "FAIL: shared\n  s.*\n")
+            top = self.write(d, "top.txt", "a FAIL first\ninclude shared/common.txt\nz FAIL last\n")
+            got = [(e.pattern, os.path.basename(e.path), e.line) for e in ex.load(top)]
+            self.assertEqual(got, [("a", "top.txt", 1), ("s.*", "common.txt", 2), ("z", "top.txt", 3)])
+            self.assertTrue(ex.load(top)[1].where.endswith("shared/common.txt:2"))
+
+    def test_include_through_a_tree_of_symbolic_links(self):
+        # Bazel's runfiles: every file a link into the source tree.
+        with tempfile.TemporaryDirectory() as d:
+            src = self.write(d, "src/top.txt", "include shared/s.txt\n")
+            self.write(d, "src/shared/s.txt", "a FAIL r\n")
+            os.makedirs(os.path.join(d, "run", "shared"))
+            os.symlink(src, os.path.join(d, "run", "top.txt"))
+            os.symlink(os.path.join(d, "src", "shared", "s.txt"), os.path.join(d, "run", "shared", "s.txt"))
+            self.assertEqual([e.pattern for e in ex.load(os.path.join(d, "run", "top.txt"))], ["a"])
+
+    def test_include_errors_name_file_line_and_column(self):
+        with tempfile.TemporaryDirectory() as d:
+            a = self.write(d, "t/a.txt", "# a\ninclude b.txt\n")
+            self.write(d, "t/b.txt", "x FAIL r\ninclude  a.txt\n")
+            msg = self.error(a)
+            self.assertIn("b.txt:2:10: include 'a.txt' makes a cycle (a.txt -> b.txt -> a.txt)", msg)
+            self.assertIn("t/a.txt:1:9: include 'a.txt' makes a cycle",
+                          self.error(self.write(d, "t/a.txt", "include a.txt\n")))
+            missing = self.write(d, "t/m.txt", "\n\ninclude   no/such.txt\n")
+            self.assertIn("m.txt:3:11: include 'no/such.txt': no such file", self.error(missing))
+            self.write(d, "outside.txt", "x FAIL r\n")
+            up = self.write(d, "t/up.txt", "include ../outside.txt\n")
+            self.assertIn("up.txt:1:9: include '../outside.txt' is outside", self.error(up))
+            self.assertIn("is outside", self.error(self.write(d, "t/abs.txt", "include /etc/hostname\n")))
+            os.symlink(os.path.join(d, "outside.txt"), os.path.join(d, "t", "link.txt"))
+            self.assertIn("is outside", self.error(self.write(d, "t/l.txt", "include link.txt\n")))
+            self.assertIn("bad.txt:1:2: U+200B", self.error(self.write(d, "t/i.txt", "include bad.txt\n"))
+                          if self.write(d, "t/bad.txt", "a\u200b FAIL r\n") else "")
+
+
+class Lint2(unittest.TestCase):
+    def test_repeated_and_unreviewed(self):
+        with tempfile.TemporaryDirectory() as d:
+            manifest = os.path.join(d, "m.txt")
+            with open(manifest, "w") as f:
+                f.write("S\ta.1\nS\ta.2\n")
+            shared = os.path.join(d, "shared.txt")
+            with open(shared, "w") as f:
+                f.write("a.1 FAIL reviewed reason\n")
+            top = os.path.join(d, "top.txt")
+            with open(top, "w") as f:
+                f.write("include shared.txt\nFAIL: UNREVIEWED: observed x; spec: y\n  a.2 a.1\n")
+            self.assertEqual(lint_expectations.main([manifest, top]), 1)  # a.1 repeats
+            self.assertIn("repeats the entry at", "\n".join(lint_expectations.lint(lint_expectations.case_ids(manifest), top)))
+            with open(top, "w") as f:
+                f.write("include shared.txt\nFAIL: UNREVIEWED: observed x; spec: y\n  a.2\n")
+            self.assertEqual(lint_expectations.main([manifest, top]), 0)
+            self.assertEqual(lint_expectations.main(["--reviewed", manifest, top]), 1)
+            problems = lint_expectations.lint(lint_expectations.case_ids(manifest), top, reviewed=True)
+            self.assertTrue(any("unreviewed reason" in p and "top.txt:3" in p for p in problems), problems)
+
+
+class Writer(unittest.TestCase):
+    def test_cover_matches_exactly_the_targets(self):
+        import write_expectations as wx
+        ids = [f"binary.{op}.t_{a}.t_{b}" for op in ("add", "sub", "mul", "div") for a in ("int8", "int16", "float32")
+               for b in ("int8", "int16", "float32")] + ["binary.addcmul.x", "other.add.t_int8.t_int8"]
+        u = wx.Universe(ids)
+        rng = random.Random(3)
+        for _ in range(200):
+            targets = set(rng.sample(ids, rng.randint(1, 12)))
+            globs = wx.cover(targets, u)
+            got = {i for i in ids if any(ex.glob_match(g, i) for g in globs)}
+            self.assertEqual(got, targets, globs)
+        every_div = {i for i in ids if i.startswith("binary.div.")}
+        self.assertEqual(wx.cover(every_div, u), ["binary.div.*"])
+        int8_left = {i for i in ids if i.startswith("binary.") and ".t_int8.t_" in i}
+        self.assertEqual(len(wx.cover(int8_left, u)), 1, wx.cover(int8_left, u))
+
+    def test_update_keeps_narrows_drops_and_adds(self):
+        import write_expectations as wx
+        def c(i, outcome, **kw):
+            return {"id": i, "outcome": outcome, "spec_file": "spec/x.toml", "clause": "001#x", "spec_row": "x",
+                    "observed": "o", "expected": "e", "statement": "s", **kw}
+        cases = [c("a.1", "XFAIL"), c("a.2", "XPASS"), c("a.3", "XFAIL"),  # a.* FAIL: narrowed
+                 c("b.1", "XPASS"),  # b.1: dropped
+                 c("k.1", "XFAIL"), c("k.2", "XFAIL"),  # a block, kept as written
+                 c("s.1", "XPASS"),  # in the included file: reported, not rewritten
+                 c("n.1", "FAIL"), c("n.2", "FAIL"), c("p.1", "PASS")]  # new
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "inc.txt"), "w") as f:
+                f.write("s.*  FAIL  shared\n")
+            path = os.path.join(d, "top.txt")
+            with open(path, "w") as f:
+                f.write("# head\ninclude inc.txt\na.*  FAIL  reviewed a  # why\nb.1  FAIL  reviewed b\n"
+                        "FAIL: reviewed k\n    k.1 k.2\n")
+            notes = wx.run(cases, {"name": "x"}, [x["id"] for x in cases], update_path=path)
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            self.assertIn("# head\ninclude inc.txt\na.1  FAIL  reviewed a\na.3  FAIL  reviewed a\nFAIL: reviewed k\n"
+                          "    k.1 k.2\n", text)
+            self.assertNotIn("b.1", text)
+            self.assertIn("n.*  FAIL  UNREVIEWED: n.1: observed o; spec: e (s) (and 1 more case(s) like it)", text)
+            self.assertTrue(any("inc.txt:1: 's.*'" in n and "edit it by hand" in n for n in notes), notes)
+            got = {e.pattern: e.reason for e in ex.load(path)}
+            self.assertEqual(got["k.2"], "reviewed k")
+
+    def test_reasons_are_one_clean_line(self):
+        import write_expectations as wx
+        r = wx.reason_for([{"id": "a.b", "outcome": "FAIL", "observed": "x\n# y\u2028z", "expected": "int #8"}])
+        self.assertTrue(r.startswith("UNREVIEWED: a.b: observed x no. y z; spec: int no.8"), r)
+        self.assertEqual(entries(f"a.b FAIL {r}\n")[0][2], r)
 
 
 def reference_glob(pattern, text):

@@ -58,11 +58,13 @@ import dataclasses
 import datetime
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -105,6 +107,9 @@ class Options:
     statements: str = DEFAULT_STATEMENTS
     stale_check: bool | None = None
     partial_ok: bool = False
+    trace: bool = False  # --trace: record a testee's exchange per case (out/<candidate>/trace/)
+    write_expectations: str = ""  # --write-expectations=FILE: a fresh file listing this run's deviations
+    update_expectations: str = ""  # --update-expectations=FILE
     test_filter: str = ""  # TESTBRIDGE_TEST_ONLY (bazel test --test_filter)
     shard: tuple = (0, 1)  # TEST_SHARD_INDEX, TEST_TOTAL_SHARDS
     rerun: str = ""  # the command a case's rerun adds its id to (rerun_base), "" for the target's
@@ -171,6 +176,17 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--stale-check", action=argparse.BooleanOptionalAction, default=None,
                    help="report expectations entries that match no case run (default: on for an unfiltered, "
                         "unsharded run of the suites, off for --filter, --device, replay and test filters)")
+    p.add_argument("--trace", action="store_true",
+                   help="with --testee: record the lines sent to the testee and its answers, per case; each case that "
+                        "does not pass gets OUT/trace/<case id>.jsonl (its handshake and its requests), linked from the "
+                        "report with a repro command that needs no Bazel (conformance/runner/repro.py)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--write-expectations", default="", metavar="FILE",
+                       help="after the run, write FILE listing every deviation of the run (UNREVIEWED reasons to "
+                            "replace; conformance/runner/write_expectations.py)")
+    which.add_argument("--update-expectations", default="", metavar="FILE",
+                       help="after the run, update FILE: keep the entries whose cases still deviate, narrow or drop "
+                            "the others (XPASS, stale), add the new deviations")
     p.add_argument("--features", default=DEFAULT_FEATURES, metavar="FILE", help="feature levels (default %(default)s)")
     p.add_argument("--statements", default=DEFAULT_STATEMENTS, metavar="FILE",
                    help="the documents' statements and the spec rows that test them, for the report's spec coverage "
@@ -200,7 +216,8 @@ def parse_args(argv: list[str], environ=None) -> Options:
                 case_timeout=a.case_timeout, seed=a.seed or "", expectations=a.expectations, replay=a.replay,
                 device="" if a.device == "cpu" else a.device, device_suites=a.device_suites, binary=a.binary,
                 target=a.target, features=a.features, statements=a.statements, stale_check=a.stale_check,
-                partial_ok=a.partial_ok, in_process=a.in_process)
+                partial_ok=a.partial_ok, in_process=a.in_process, write_expectations=a.write_expectations,
+                update_expectations=a.update_expectations, trace=a.trace)
     for spec in a.known_testee:
         name, sep, command = spec.partition("=")
         if not (name and sep and command):
@@ -221,6 +238,9 @@ def parse_args(argv: list[str], environ=None) -> Options:
             o.suites = o.device_suites
     if not o.suites and not o.replay:
         raise UsageError("no --suites given (the BUILD target passes them)")
+    if o.trace and not o.testee:
+        raise UsageError("--trace records a testee's exchange: give --testee (in-process candidates have the rerun "
+                         "command)")
     if o.target and (o.replay or len(o.suites) != 1):
         raise UsageError("--target names one suite's test: give exactly one --suites")
     if o.binary and o.replay:
@@ -542,7 +562,7 @@ class Runner:
             # listed deviation.
             outcome, reason = "FAIL", f"listed as FAIL ({entry.reason}), but it failed outside its checks"
         if outcome == "XPASS":
-            message = (f"listed in {self.o.expectations}:{entry.line} ({entry.pattern} {entry.outcome}, reason: "
+            message = (f"listed in {entry.path or self.o.expectations}:{entry.line} ({entry.pattern} {entry.outcome}, reason: "
                        f"{entry.reason}) but the candidate now matches the spec; remove the entry.\n" + message).strip()
         passed = raw == "PASS"
         record = {
@@ -564,6 +584,7 @@ class Runner:
                 record["dtype"] = e["dtype"]
         if e.get("features"):
             self.used[(suite.name, c.test)] = e["features"]
+            record["features"] = list(e["features"])
         if e.get("skipped_checks"):
             record["skipped_checks"] = e["skipped_checks"]
         if c.kind == "property":
@@ -721,6 +742,105 @@ def bazel_command(o: Options, environ) -> str:
         f" (shard {o.shard[0] + 1} of {o.shard[1]})" if o.shard[1] > 1 else "")
 
 
+# ---------------------------------------------------------------- --trace
+TRACED = ("FAIL", "XFAIL", "XPASS", "CRASH", "TIMEOUT")
+
+
+def trace_file_name(case_id: str) -> str:
+    return urllib.parse.quote(case_id, safe=".-_") + ".jsonl"
+
+
+def start_traces(o: Options) -> str:
+    """--trace: an empty OUT/trace/ and the folder the testee sessions write their raw traces
+    into (TCTS_TRACE_DIR, read by conformance/protocol/testee_session.cc); "" without --trace."""
+    if not o.trace:
+        return ""
+    folder = os.path.join(o.out, "trace")
+    shutil.rmtree(folder, ignore_errors=True)
+    raw = os.path.join(folder, ".raw")
+    os.makedirs(raw)
+    TESTEE_ENV["TCTS_TRACE_DIR"] = raw
+    return raw
+
+
+def attach_traces(o: Options, runner: "Runner", cases: list[dict], raw: str) -> None:
+    """Cuts the sessions' raw traces into OUT/trace/<case id>.jsonl for each case that did not
+    pass: a header (the case, the testee command, its directory and environment), the session's
+    handshake, then the case's requests and answers. The case record gets `trace` (relative to
+    the report) and `repro` (the command that replays it without Bazel: repro.py)."""
+    test_to_id = {test: c.id for (_, test), c in runner.listed.items()}
+    wanted = {c["id"]: c for c in cases if c["outcome"] in TRACED}
+    env = {k: TESTEE_ENV[k] for k in ("PYTHONPATH",) if k in TESTEE_ENV}
+    for name in sorted(os.listdir(raw)):
+        handshake, per_case, started = [], {}, False
+        with open(os.path.join(raw, name), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                try:
+                    r = json.loads(line)
+                except ValueError:
+                    continue  # a line cut short by a crash
+                test = r.pop("test", "")
+                if not test:
+                    if not started:
+                        handshake.append(r)
+                    continue
+                started = True
+                case_id = test_to_id.get(test)
+                if case_id in wanted:
+                    per_case.setdefault(case_id, []).append(r)
+        for case_id, records in per_case.items():
+            c = wanted[case_id]
+            header = {"case": case_id, "outcome": c["outcome"], "expected": c["expected"], "observed": c["observed"],
+                      "command": o.testee,
+                      "cwd": TESTEE_ENV.get("TCTS_TESTEE_CWD", ""), "env": env}
+            rel = os.path.join("trace", trace_file_name(case_id))
+            with open(os.path.join(o.out, rel), "w", encoding="utf-8") as f:
+                for r in [header] + handshake + records:
+                    f.write(json.dumps(r, ensure_ascii=False) + "\n")
+            c["trace"] = rel
+            c["repro"] = f"/usr/bin/python3 conformance/runner/repro.py {os.path.join(o.out, rel)}"
+    shutil.rmtree(raw, ignore_errors=True)
+    TESTEE_ENV.pop("TCTS_TRACE_DIR", None)
+
+
+# ---------------------------------------------------------------- writing expectations
+def expectations_after_run(o: Options, doc: dict, suites: list) -> int | None:
+    """--write-expectations / --update-expectations: the file from this run's outcomes (None
+    when neither was given: then, when anything was unexpected, the command that would list it
+    is printed). Returns None to go on (the run's verdict decides the exit status), or
+    EXIT_USAGE when the file could not be written."""
+    import write_expectations  # conformance/runner/write_expectations.py
+    target = o.write_expectations or o.update_expectations
+    unexpected = sum(doc["summary"]["outcomes"].get(k, 0) for k in ("FAIL", "XPASS", "CRASH", "TIMEOUT"))
+    if not target:
+        if unexpected or (doc["expectations"].get("stale") or []):
+            workspace = os.environ.get("BUILD_WORKSPACE_DIRECTORY", os.getcwd())
+            exp = o.expectations if os.path.isabs(o.expectations) else os.path.join(workspace, o.expectations)
+            report = os.path.join(o.out, "report.json")
+            if o.stale_check:
+                print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED):\n"
+                      f"  cd {workspace} && /usr/bin/python3 conformance/runner/write_expectations.py "
+                      f"--from-report={report} --update={exp}")
+            else:
+                print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED): rerun with "
+                      f"--update-expectations={exp}")
+        return None
+    ids = [c["id"] for c in doc["cases"]]
+    if not o.stale_check and not o.replay:
+        with tempfile.TemporaryDirectory(prefix="tcts-list-") as tmp:
+            for s in suites:
+                ids += [c.id for c in list_cases(s, [], tmp)]
+    try:
+        for line in write_expectations.run(doc["cases"], doc["candidate"], ids, user_path(o.write_expectations)
+                                           if o.write_expectations else "", user_path(o.update_expectations)
+                                           if o.update_expectations else "", source=o.command):
+            print(f"expectations: {line}")
+    except (write_expectations.WriteError, expectations_file.ExpectationsError) as e:
+        print(f"run: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    return None
+
+
 def main(argv: list[str]) -> int:
     try:
         o = parse_args(argv)
@@ -795,6 +915,7 @@ def main(argv: list[str]) -> int:
             return EXIT_USAGE
     start = time.monotonic()
     started_at = datetime.datetime.now(datetime.timezone.utc)
+    raw_traces = start_traces(o)
     with tempfile.TemporaryDirectory(prefix="tcts-run-") as workdir:
         runner = Runner(o, seed, entries, workdir)
         try:
@@ -826,6 +947,8 @@ def main(argv: list[str]) -> int:
     names = ["replay"] if o.replay else o.suites
     keys = sorted(runner.listed, key=lambda k: runner.order[k])
     cases = [runner.records[k] for k in keys]
+    if raw_traces:
+        attach_traces(o, runner, cases, raw_traces)
     # Stale: entries matching no case run. Only meaningful when every case of the suites ran.
     stale = [{"pattern": e.pattern, "outcome": e.outcome, "reason": e.reason, "line": e.line}
              for e in entries if not any(e.matches(c.id) for c in runner.listed.values())] if o.stale_check else None
@@ -838,7 +961,8 @@ def main(argv: list[str]) -> int:
              "wall_s": round(wall, 3), "replay_file": o.replay or None,
              **({"suite_version": os.environ["TCTS_SUITE_VERSION"]} if os.environ.get("TCTS_SUITE_VERSION") else {})},
         expectations={"file": o.expectations_shown,
-                      "entries": len(entries), "stale": stale},
+                      "entries": len(entries), "stale": stale,
+                      "unreviewed": len({e.reason for e in entries if e.unreviewed})},
         features=feature_table(feature_rows, runner, cases),
         cases=cases, coverage=report_lib.spec_coverage(statements, cases, o.statements), dtypes=dtype_table(runner, cases))
     paths = report_lib.write_all(doc, o.out)
@@ -849,6 +973,9 @@ def main(argv: list[str]) -> int:
     print(f"wall time: {wall:.3f} s for {len(names)} suite(s), {runner.processes} process(es), "
           f"{runner.isolated} isolated after a crash or hang")
     print("report: " + ", ".join(paths))
+    written = expectations_after_run(o, doc, suites)
+    if written is not None:
+        return written
     verdict = doc["summary"]["verdict"]
     if verdict == "CONFORMS":
         return EXIT_CONFORMS

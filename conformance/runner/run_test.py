@@ -288,6 +288,116 @@ class CommandLine(unittest.TestCase):
         self.assertIn("unknown argument '--expectations=", p.stderr)
 
 
+class WritesExpectations(unittest.TestCase):
+    """--write-expectations lists a faulty run's deviations so that a rerun with the file
+    conforms; with a fault removed the rerun sees the XPASS; --update-expectations drops it."""
+
+    WRITE_FAULTS = {
+        "promote_types.int8.int16": "wrong",
+        "promote_types.int8.int32": "wrong",
+        "promote_types.int8.uint8": "abort",
+        "property.promote_types.commutative": "wrong",
+    }
+
+    def faulty(self, d, faults, *extra):
+        env = child_env({"TCTS_FAULTS": ";".join(f"{m}={c}" for c, m in faults.items())})
+        return run(["--suites=" + ",".join(SUITES), "--candidate=faulty", f"--out={d}/out", "--jobs=2",
+                    f"--seed={SEED}", *extra], env=env)
+
+    def entries(self, path):
+        import expectations
+        return expectations.load(path)
+
+    def test_write_rerun_xpass_update(self):
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as d:
+            path = os.path.join(d, "faulty.txt")
+            p = self.faulty(d, self.WRITE_FAULTS, "--expectations=conformance/expectations/reference.txt",
+                            f"--write-expectations={path}")
+            self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr)  # the run itself did not conform
+            # The two wrong promote_types answers share a spec row and clause: one reason for both.
+            self.assertIn("4 patterns, 3 reasons, 3 of them unreviewed", p.stdout)
+            written = self.entries(path)
+            patterns = sorted(e.pattern for e in written)
+            # Exactly the deviating cases: nothing that passed is matched.
+            ids = all_case_ids()
+            matched = {i for i in ids if any(e.matches(i) for e in written)}
+            self.assertEqual(matched, set(self.WRITE_FAULTS), patterns)
+            self.assertTrue(all(e.reason.startswith("UNREVIEWED:") for e in written))
+            crash = next(e for e in written if e.matches("promote_types.int8.uint8"))
+            self.assertEqual(crash.outcome, "CRASH")
+            wrong = next(e for e in written if e.matches("promote_types.int8.int16"))
+            self.assertIn("observed", wrong.reason)
+            self.assertIn("spec:", wrong.reason)
+
+            again = self.faulty(d, self.WRITE_FAULTS, f"--expectations={path}")
+            self.assertEqual(again.returncode, 0, again.stdout[-3000:] + again.stderr)
+            doc = report_lib.load(os.path.join(d, "out", "report.json"))
+            self.assertEqual(doc["summary"]["outcomes"]["XFAIL"], 4)
+            self.assertEqual(doc["expectations"]["unreviewed"], 3)
+            self.assertIn("3 reason(s) in", again.stdout)
+
+            fewer = dict(self.WRITE_FAULTS)
+            del fewer["promote_types.int8.int16"]
+            xpass = self.faulty(d, fewer, f"--expectations={path}")
+            self.assertEqual(xpass.returncode, 1)
+            doc = report_lib.load(os.path.join(d, "out", "report.json"))
+            self.assertEqual([c["id"] for c in doc["cases"] if c["outcome"] == "XPASS"], ["promote_types.int8.int16"])
+            self.assertIn("write_expectations.py --from-report=", xpass.stdout)  # the command that lists it
+
+            update = self.faulty(d, fewer, f"--expectations={path}", f"--update-expectations={path}")
+            self.assertIn("expectations:", update.stdout, update.stdout[-3000:] + update.stderr)
+            now = self.entries(path)
+            self.assertFalse(any(e.matches("promote_types.int8.int16") for e in now), [e.pattern for e in now])
+            self.assertEqual({i for i in ids if any(e.matches(i) for e in now)}, set(fewer))
+            final = self.faulty(d, fewer, f"--expectations={path}")
+            self.assertEqual(final.returncode, 0, final.stdout[-3000:] + final.stderr)
+
+
+class TraceAndRepro(unittest.TestCase):
+    """--trace records a testee's exchange per case; repro.py replays a failing case's trace
+    against the testee, without Bazel or a suite binary, and shows the failing answer again."""
+
+    CASE = "dtype.float32.name.float"  # NumPy: np.dtype('float') is float64 (spec: float32)
+
+    def test_trace_and_repro(self):
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as d:
+            out = os.path.join(d, "out")
+            p = run(["--suites=dtypes", "--candidate=numpy", "--binary=conformance/testee_bin",
+                     "--testee=/usr/bin/python3 conformance/testees/numpy/numpy_testee.py",
+                     "--expectations=conformance/expectations/reference.txt", f"--filter={self.CASE}", "--trace",
+                     f"--out={out}", "--jobs=1"])
+            self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr)  # an unexpected FAIL
+            doc = report_lib.load(os.path.join(out, "report.json"))
+            [case] = doc["cases"]
+            self.assertEqual((case["outcome"], case["observed"]), ("FAIL", "float64"))
+            trace = os.path.join(out, case["trace"])
+            self.assertIn("repro.py", case["repro"])
+            self.assertIn("repro:", p.stdout)
+            with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
+                self.assertIn(case["trace"], f.read())
+            repro = [sys.executable, "conformance/runner/repro.py", trace]
+            again = subprocess.run(repro, capture_output=True, text=True, timeout=120, env=child_env())
+            self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
+            self.assertIn('"name": "float", "op": "dtype_from_name"', again.stdout)
+            self.assertIn('< now:      {"id":', again.stdout)
+            self.assertIn('"ok":"float64"}', again.stdout.split("< now:")[-1])  # the failing answer, again
+            self.assertIn("every answer as recorded", again.stdout)
+            # A recorded answer that the testee no longer gives is shown as the first difference.
+            with open(trace, encoding="utf-8") as f:
+                text = f.read()
+            with open(trace, "w", encoding="utf-8") as f:
+                f.write(text.replace('\\"ok\\":\\"float64\\"', '\\"ok\\":\\"float32\\"'))
+            changed = subprocess.run(repro, capture_output=True, text=True, timeout=120, env=child_env())
+            self.assertEqual(changed.returncode, 1, changed.stdout + changed.stderr)
+            self.assertIn('first difference (dtype_from_name): answer.ok: "float32" recorded, "float64" now',
+                          changed.stdout)
+
+    def test_trace_needs_a_testee(self):
+        p = run(["--suites=dtypes", "--trace"])
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--trace records a testee's exchange", p.stderr)
+
+
 class BazelTestProtocol(unittest.TestCase):
     """What `bazel test //conformance:<suite>_<candidate>` gives run.py: shards, a test filter, an
     XML file, an outputs directory."""

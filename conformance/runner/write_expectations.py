@@ -1,0 +1,453 @@
+"""Writes or updates a candidate's expectations file from a run's outcomes.
+
+    write_expectations.py --from-report=REPORT (--write=FILE | --update=FILE) [--manifest=FILE]
+    bazel run //conformance:run -- ... --write-expectations=FILE | --update-expectations=FILE
+
+--write: a fresh file listing every deviation of the run (FAIL, CRASH, TIMEOUT, and the
+expected deviations XFAIL). --update: the existing FILE with every entry whose cases still
+deviate kept as written (its reason too); an entry some of whose cases now pass (XPASS) or
+deviate otherwise is narrowed to the cases that still deviate as it says, keeping its reason;
+an entry none of whose cases deviates so (XPASS only, or stale) is dropped; the deviations no
+entry lists are added at the end. Only FILE itself is edited: entries it takes from an
+`include` are reported when they need a change, never rewritten (other files include them too).
+
+New entries are grouped by the spec row, the clause and the outcome of their cases; each
+group gets the fewest globs this tool finds that match exactly its cases among every case id
+(the run's cases, and --manifest's when the run did not cover every case): none matches a case
+that passed, was not run, or belongs to another group. The globs use the dotted structure of
+case ids: whole subtrees first (`binary.add.t_int8.*`), then siblings that differ in one
+segment merged (`binary.*.t_int8.t_int8`, `binary.div.z_complex*.t_float16`,
+`binary.???.s_float.s_float`). Each group's reason says what was observed against what the
+spec says, for its first case, and starts with 'UNREVIEWED:' (expectations.UNREVIEWED): a
+person replaces it with the library's rule and its source; the lint (--reviewed) and the
+report count such reasons.
+
+The grammar is conformance/expectations/FORMAT.md; the file written is read back by the one
+parser (expectations.py) and checked to give every case the outcome it should before it is
+written. Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import collections
+import datetime
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import expectations as ex  # noqa: E402
+
+DEVIATIONS = ("FAIL", "CRASH", "TIMEOUT")
+REASON_LIMIT = 240
+
+
+class WriteError(Exception):
+    """Bad input: the message names it."""
+
+
+# ---------------------------------------------------------------- raw outcomes
+def raw_outcome(case: dict) -> str:
+    """What the case did before the expectations were applied: PASS, FAIL, CRASH, TIMEOUT or
+    NOT_SUPPORTED (report.json's outcome is after them)."""
+    o = case["outcome"]
+    if o == "XFAIL":
+        return case.get("isolated") or "FAIL"
+    if o == "XPASS":
+        return "PASS"
+    return o
+
+
+# ---------------------------------------------------------------- globs
+class Universe:
+    """Every case id a glob could match, sorted, with the dotted tree of their segments, for
+    checking candidate globs quickly."""
+
+    def __init__(self, ids):
+        self.ids = sorted(set(ids))
+        self.children: dict[tuple, set] = collections.defaultdict(set)  # prefix -> next segments
+        self.under: collections.Counter = collections.Counter()  # prefix -> ids equal to it or below it
+        self.is_id: set = set()
+        for i in self.ids:
+            segs = tuple(i.split("."))
+            self.is_id.add(segs)
+            for k in range(len(segs) + 1):
+                self.under[segs[:k]] += 1
+                if k < len(segs):
+                    self.children[segs[:k]].add(segs[k])
+
+    def matches(self, pattern: str, allowed: set | None) -> set | None:
+        """The ids `pattern` matches, or None as soon as it matches one outside `allowed`
+        (None: any id is allowed)."""
+        match = ex.compile_glob(pattern)
+        prefix = ex.literal_prefix(pattern)
+        lo = bisect.bisect_left(self.ids, prefix)
+        hi = bisect.bisect_left(self.ids, prefix + "\U0010ffff") if prefix else len(self.ids)
+        found = set()
+        for i in range(lo, hi):
+            text = self.ids[i]
+            if match(text):
+                if allowed is not None and text not in allowed:
+                    return None
+                found.add(text)
+        return found
+
+
+def _join(segments) -> str:
+    return ".".join(segments)
+
+
+def _prefix_cover(targets: set, allowed: set, universe: Universe) -> list[tuple]:
+    """Patterns (as segment tuples) of whole subtrees of the dotted case-id tree whose every
+    id is allowed and one at least a target, and the remaining targets as literals."""
+    def counts(ids):
+        c = collections.Counter()
+        for i in ids:
+            segs = tuple(i.split("."))
+            for k in range(len(segs) + 1):
+                c[segs[:k]] += 1
+        return c
+
+    hit, ok = counts(targets), counts(allowed)
+    out: list[tuple] = []
+    stack = [()]
+    while stack:
+        path = stack.pop()
+        kids = universe.children.get(path, ())
+        whole = ok[path] == universe.under[path]
+        if path and kids and whole and len(kids) + (path in universe.is_id) > 1:
+            if path in universe.is_id and ".".join(path) in targets:
+                out.append(path)
+            out.append(path + ("*",))
+            continue
+        if path in universe.is_id and ".".join(path) in targets:
+            out.append(path)
+        stack += [path + (k,) for k in sorted(kids, reverse=True) if hit[path + (k,)]]
+    return out
+
+
+def _common_prefix(values) -> str:
+    return os.path.commonprefix(list(values))
+
+
+def _merge_candidates(values: list[str]) -> list[str]:
+    """Ways to write one segment for several values, the widest first."""
+    out = ["*"]
+    prefix = _common_prefix(values)
+    suffix = _common_prefix([v[::-1] for v in values])[::-1]
+    if prefix and prefix + "*" not in out:
+        out.append(prefix + "*")
+    if suffix and len(suffix) < min(len(v) for v in values):
+        out.append("*" + suffix)
+    if len({len(v) for v in values}) == 1 and "*" not in "".join(values):
+        n = len(values[0])
+        q = "".join(values[0][k] if all(v[k] == values[0][k] for v in values) else "?" for k in range(n))
+        out.append(q)
+    return out
+
+
+def cover(targets: set, universe: Universe, dont_care: set = frozenset()) -> list[str]:
+    """Few globs that together match every id of `targets` and, among the universe's other
+    ids, only ids of `dont_care` (those an earlier entry decides)."""
+    if not targets:
+        return []
+    allowed = targets | dont_care if dont_care else targets
+    patterns = _prefix_cover(targets, allowed, universe)
+    matched = {p: universe.matches(_join(p), allowed) for p in patterns}
+    assert all(m is not None for m in matched.values())
+    changed = True
+    while changed and len(patterns) > 1:
+        changed = False
+        for pos in range(max(len(p) for p in patterns)):
+            groups = collections.defaultdict(list)
+            for p in patterns:
+                if pos < len(p):
+                    groups[(len(p), p[:pos], p[pos + 1:])].append(p)
+            for (_, head, tail), members in groups.items():
+                if len(members) < 2 or any(m not in matched for m in members):
+                    continue
+                values = sorted({m[pos] for m in members})
+                for seg in _merge_candidates(values):
+                    cand = head + (seg,) + tail
+                    if cand in matched:
+                        continue
+                    got = universe.matches(_join(cand), allowed)
+                    if got is not None:
+                        for m in members:
+                            del matched[m]
+                        matched[cand] = got
+                        changed = True
+                        break
+            patterns = list(matched)
+    # Drop globs whose ids the others already match (the widest kept first).
+    keep, covered = [], set()
+    for p in sorted(patterns, key=lambda p: (-len(matched[p] & targets), _join(p))):
+        if not (matched[p] & targets) <= covered:
+            keep.append(p)
+            covered |= matched[p] & targets
+    assert covered == targets, (sorted(targets - covered)[:3])
+    return sorted(_join(p) for p in keep)
+
+
+# ---------------------------------------------------------------- reasons
+_HASH_AFTER_BLANK = re.compile(r"(?<=[ \t])#")
+
+
+def clean(text: str) -> str:
+    """`text` as one line a reason can hold: no line breaks, no characters the grammar
+    refuses, no '#' that would start a comment."""
+    text = "".join(" " if ex._forbidden(ord(ch)) or ch in "\t\n" else ch for ch in str(text))
+    text = " ".join(text.split())
+    return _HASH_AFTER_BLANK.sub("no.", text)
+
+
+def reason_for(cases: list[dict]) -> str:
+    c = cases[0]
+    observed, expected = clean(c.get("observed") or c["outcome"]), clean(c.get("expected") or c.get("statement", ""))
+    statement = clean(c.get("statement", ""))
+    where = f" ({statement})" if statement and statement != expected else ""
+    more = f" (and {len(cases) - 1} more case(s) like it)" if len(cases) > 1 else ""
+    text = f"{ex.UNREVIEWED} {c['id']}: observed {observed}; spec: {expected}{where}{more}"
+    return text if len(text) <= REASON_LIMIT else text[:REASON_LIMIT - 1] + "…"
+
+
+# ---------------------------------------------------------------- writing
+WIDTH = 100
+
+
+def pack(globs: list[str], indent: str = "    ", width: int = WIDTH) -> list[str]:
+    """A block's pattern lines: the globs in order, several to a line up to `width` columns."""
+    lines, line = [], ""
+    for g in globs:
+        if line and len(indent) + len(line) + 1 + len(g) > width:
+            lines.append(indent + line)
+            line = ""
+        line = f"{line} {g}" if line else g
+    if line:
+        lines.append(indent + line)
+    return lines
+
+
+def group_key(case: dict) -> tuple:
+    return (case.get("spec_file", ""), case.get("clause", ""), case.get("spec_row", ""), raw_outcome(case))
+
+
+def new_blocks(cases: list[dict], universe: Universe) -> list[str]:
+    """Lines listing `cases` (deviations): per spec row, clause and outcome, a comment, then
+    one entry or a block."""
+    groups = collections.defaultdict(list)
+    for c in cases:
+        groups[group_key(c)].append(c)
+    lines = []
+    for key in sorted(groups):
+        spec_file, clause, row, outcome = key
+        members = sorted(groups[key], key=lambda c: c["id"])
+        globs = cover({c["id"] for c in members}, universe)
+        where = ", ".join(x for x in (spec_file, clause, f"spec row {row}" if row else "") if x)
+        lines.append("")
+        lines.append(f"# {clean(where)}: {len(members)} case(s) {outcome}")
+        reason = reason_for(members)
+        if len(globs) == 1:
+            lines.append(f"{globs[0]}  {outcome}  {reason}")
+        else:
+            lines.append(f"{outcome}: {reason}")
+            lines += pack(globs)
+    return lines
+
+
+def write(cases: list[dict], universe: Universe, header: list[str]) -> str:
+    deviating = [c for c in cases if raw_outcome(c) in DEVIATIONS]
+    return "\n".join(header + new_blocks(deviating, universe)) + "\n"
+
+
+def deciders(entries: list, universe: Universe) -> dict[str, int]:
+    """Case id -> the index of the entry that decides it (the first matching one)."""
+    decider: dict[str, int] = {}
+    for k in range(len(entries) - 1, -1, -1):
+        for i in universe.matches(entries[k].pattern, None):
+            decider[i] = k
+    return decider
+
+
+def _decided(entries: list, cases: list[dict], universe: Universe) -> dict:
+    """Entry index -> the cases it decides."""
+    decider = deciders(entries, universe)
+    out = collections.defaultdict(list)
+    for c in cases:
+        if c["id"] in decider:
+            out[decider[c["id"]]].append(c)
+    return out
+
+
+def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tuple[str, list[str]]:
+    """FILE's new text, and what changed (one line each, for the terminal)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    entries = ex.parse_bytes(path, data)
+    lines = data.decode("utf-8").split("\n")
+    own = os.path.realpath(path)
+    decided = _decided(entries, cases, universe)
+    replace: dict[int, list[str]] = {}  # 0-based line -> new lines (one-line entries)
+    tokens: dict[int, dict[int, list[str]]] = collections.defaultdict(dict)  # block lines: col -> new globs
+    notes = []
+    for k, e in enumerate(entries):
+        mine = decided.get(k, [])
+        keep = [c for c in mine if raw_outcome(c) == e.outcome]
+        bad = [c for c in mine if raw_outcome(c) not in (e.outcome, "NOT_SUPPORTED")]
+        if not bad and keep:
+            continue
+        what = ("stale (no case of the run)" if not mine else
+                f"{len(bad)} case(s) no longer {e.outcome} ({dict(collections.Counter(raw_outcome(c) for c in bad))})")
+        if os.path.realpath(e.path) != own:
+            notes.append(f"{e.where}: '{e.pattern}' {what}: in an included file, not rewritten; edit it by hand")
+            continue
+        old = lines[e.line - 1]
+        indent = old[:len(old) - len(old.lstrip(" \t"))]
+        f = ex._fields(ex._strip_comment(old))
+        is_block = not (len(f) >= 2 and f[1][1] in ex.OUTCOMES)  # a pattern line of a block
+        globs = cover({c["id"] for c in keep}, universe) if keep else []
+        if is_block:
+            tokens[e.line - 1][e.col] = globs
+        else:
+            replace[e.line - 1] = [f"{indent}{g}  {e.outcome}  {e.reason}" for g in globs]
+        notes.append(f"{e.where}: '{e.pattern}' " + (f"narrowed to {', '.join(globs)}" if globs else "dropped") +
+                     f": {what}")
+    for i, cols in tokens.items():
+        line = ex._strip_comment(lines[i])
+        indent = line[:len(line) - len(line.lstrip(" \t"))]
+        words = []
+        for col, word in ex._words(line):
+            words += cols.get(col, [word])
+        replace[i] = pack(words, indent) if words else []
+    out = []
+    for i, line in enumerate(lines):
+        out += replace.get(i, [line])
+    text = "\n".join(out)
+    # Blocks left without patterns lose their header.
+    text = _drop_empty_blocks(path, text)
+    kept = ex.parse(path, text)
+    listed = set(deciders(kept, universe))
+    new = [c for c in cases if raw_outcome(c) in DEVIATIONS and c["id"] not in listed]
+    if new:
+        text = text.rstrip("\n") + "\n\n# " + stamp + "\n" + "\n".join(new_blocks(new, universe)[1:]) + "\n"
+        notes.append(f"{len(new)} new deviation(s) added")
+    return text, notes
+
+
+def _drop_empty_blocks(path: str, text: str) -> str:
+    lines = text.split("\n")
+    out = []
+    for i, line in enumerate(lines):
+        fields = ex._fields(ex._strip_comment(line))
+        if fields and fields[0][1] in ex._HEADERS and line[:1] not in ex.FIELD_SEPARATORS:
+            # A header: keep it only if an indented pattern follows before the next unindented line.
+            for nxt in lines[i + 1:]:
+                f = ex._fields(ex._strip_comment(nxt))
+                if not f:
+                    continue
+                if nxt[:1] in ex.FIELD_SEPARATORS:
+                    out.append(line)
+                break
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
+def check(path: str, text: str, cases: list[dict], universe: Universe) -> None:
+    """The file written must make every deviation of the run expected and leave every other
+    case as it was (a bug here would be a silent wrong list); the cases an included file's
+    entry decides are that file's (reported, never rewritten)."""
+    entries = ex.parse(path, text)
+    decider = deciders(entries, universe)
+    own = os.path.realpath(path)
+    for c in cases:
+        raw = raw_outcome(c)
+        k = decider.get(c["id"])
+        if k is not None and os.path.realpath(entries[k].path) != own:
+            continue
+        got = ex.apply([entries[k]] if k is not None else [], c["id"], raw)[0]
+        want = "XFAIL" if raw in DEVIATIONS else raw
+        if got != want and not (raw in DEVIATIONS and c.get("reason", "").endswith("failed outside its checks")):
+            raise WriteError(f"internal error: the written file makes {c['id']} ({raw}) {got}, not {want}")
+
+
+def run(cases: list[dict], candidate: dict, universe_ids, write_path: str = "", update_path: str = "",
+        source: str = "") -> list[str]:
+    """Writes or updates the file; returns the lines to print."""
+    universe = Universe(universe_ids)
+    unknown = {c["id"] for c in cases} - set(universe.ids)
+    if unknown:
+        raise WriteError(f"{len(unknown)} case id(s) of the run are not in the manifest, e.g. {sorted(unknown)[0]}")
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    name = clean(f"{candidate.get('name', '')} {candidate.get('version', '')}".strip())
+    stamp = f"added from {source or 'a run'} on {now}; every UNREVIEWED reason awaits the library's rule and source"
+    if write_path:
+        header = [f"# Expectations for {name}, written from {source or 'a run'} on {now}.",
+                  "# Grammar: conformance/expectations/FORMAT.md. Every reason below starts with "
+                  f"{ex.UNREVIEWED} replace it",
+                  "# with the library's rule and its source (the lint's --reviewed refuses unreviewed reasons)."]
+        text, notes, path = write(cases, universe, header), [], write_path
+    else:
+        if not os.path.isfile(update_path):
+            raise WriteError(f"--update: no file '{update_path}' (use --write for a new one)")
+        text, notes = update(update_path, cases, universe, stamp)
+        path = update_path
+    check(path, text, cases, universe)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+    entries = ex.parse(path, text)
+    notes.append(f"{path}: {len(entries)} patterns, {len({e.reason for e in entries})} reasons, "
+                 f"{len({e.reason for e in entries if e.unreviewed})} of them unreviewed")
+    return notes
+
+
+def manifest_ids(path: str) -> list[str]:
+    with open(path, encoding="utf-8") as f:
+        return [line.split("\t")[1] for line in f.read().splitlines() if line and not line.startswith("#")]
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="write_expectations.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
+    p.add_argument("--from-report", required=True, metavar="REPORT", help="a report.json of the run")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--write", default="", metavar="FILE", help="write a fresh expectations file")
+    which.add_argument("--update", default="", metavar="FILE", help="update this expectations file")
+    p.add_argument("--manifest", default="", metavar="FILE",
+                   help="every case id (//conformance:case_manifest.txt); needed when the run did not run every case")
+    a = p.parse_args(argv)
+    try:
+        with open(a.from_report, encoding="utf-8") as f:
+            doc = json.load(f)
+        cases = doc["cases"]
+        run_info = doc.get("run", {})
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        print(f"write_expectations: cannot read report '{a.from_report}': {e}", file=sys.stderr)
+        return 2
+    ids = [c["id"] for c in cases]
+    if a.manifest:
+        try:
+            ids += manifest_ids(a.manifest)
+        except (OSError, IndexError) as e:
+            print(f"write_expectations: cannot read manifest '{a.manifest}': {e}", file=sys.stderr)
+            return 2
+    elif run_info.get("filter") or run_info.get("replay_file") or (doc.get("expectations", {}).get("stale") is None):
+        print(f"write_expectations: {a.from_report} is not a run of every case (filtered, sharded or replayed): "
+              f"give --manifest=FILE so that no glob matches a case that was not run", file=sys.stderr)
+        return 2
+    try:
+        for line in run(cases, doc.get("candidate", {}), ids, a.write, a.update, a.from_report):
+            print(line)
+    except (WriteError, ex.ExpectationsError) as e:
+        print(f"write_expectations: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

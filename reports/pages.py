@@ -1,0 +1,97 @@
+"""What the report pages share (render.py's report.md/report.html, compare.py's compare.md and
+compare.html): the outcome colours and marks, the style sheet, escaping for Markdown and HTML,
+the Markdown table, the colour of a conformance percentage, and the Jinja environment of the
+HTML templates (reports/templates/, autoescaping on). Jinja is Debian's python3-jinja2."""
+
+from __future__ import annotations
+
+import html as html_lib
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+COLORS = {"PASS": "#c8e6c9", "XFAIL": "#ffe082", "FAIL": "#ef9a9a", "XPASS": "#ce93d8",
+          "NOT_SUPPORTED": "#e0e0e0", "CRASH": "#e57373", "TIMEOUT": "#ffab91"}
+MARKS = {"PASS": "", "XFAIL": " ⚠", "FAIL": " ✗", "XPASS": " ✚", "NOT_SUPPORTED": " –", "CRASH": " ☠", "TIMEOUT": " ⌛"}
+
+
+# ---------------------------------------------------------------- Markdown
+def md_char(ch: str) -> str:
+    cp = ord(ch)
+    if ch in "\r\n\t":
+        return " "
+    if cp < 0x20 or 0x7F <= cp <= 0x9F or cp in (0x2028, 0x2029):
+        return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
+    return {"|": "\\|", "<": "&lt;", "&": "&amp;", "`": "\\`"}.get(ch, ch)
+
+
+class MdRaw(str):
+    """Markdown already escaped (a cell joined from escaped parts): _md leaves it as it is."""
+
+
+def md(text: str) -> str:
+    """`text` (a name, message or observed value the testee controls) as inline Markdown that
+    stays on its line and in its table cell: '|', '<', '&' and '`' escaped, line breaks as
+    spaces, other control characters as \\xNN."""
+    if isinstance(text, MdRaw):
+        return text
+    return "".join(md_char(ch) for ch in str(text))
+
+
+def md_code(text: str) -> str:
+    """`text` inside a code span: backticks and control characters cannot end it or the line."""
+    return "`" + "".join(" " if ch in "\r\n\t" else ("'" if ch == "`" else ch) if ch >= " " and not
+                         0x7F <= ord(ch) <= 0x9F else f"\\x{ord(ch):02x}" for ch in str(text)) + "`"
+
+
+def md_table(header: list[str], rows: list[list]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(md(x) for x in r) + " |" for r in rows]
+    return lines
+
+
+# ---------------------------------------------------------------- HTML
+CSS = """
+body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; max-width: 1400px; }
+h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ccc; }
+h3 { font-size: 15px; }
+table { border-collapse: collapse; margin: 8px 0; }
+th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+table.matrix td { text-align: center; font-size: 12px; min-width: 56px; }
+.verdict { font-size: 18px; font-weight: bold; padding: 6px 10px; display: inline-block; border-radius: 4px; }
+.ok { background: #c8e6c9; } .bad { background: #ef9a9a; } .partial { background: #ffe082; }
+code, pre { font-family: ui-monospace, monospace; font-size: 12px; }
+pre { background: #f5f5f5; padding: 6px; overflow-x: auto; }
+.legend span { display: inline-block; padding: 1px 8px; margin-right: 6px; border: 1px solid #bbb; }
+"""
+
+
+def e(text) -> str:
+    return html_lib.escape(str(text))
+
+
+VERDICT_CLASS = {"CONFORMS": "ok", "CONFORMS PARTIALLY": "partial", "DOES NOT CONFORM": "bad"}
+
+
+def score_color(percent) -> str:
+    """A cell colour for a conformance percentage: red below 50, through amber, to green at 100."""
+    if percent is None:
+        return "#eeeeee"
+    hue = max(0.0, min(1.0, (percent - 50.0) / 50.0)) * 120
+    return f"hsl({hue:.0f}, 65%, 80%)"
+
+
+_ENV = None
+
+
+def templates():
+    """The Jinja environment of reports/templates/ (autoescape on, undefined names are errors)."""
+    global _ENV
+    if _ENV is None:
+        import jinja2  # Debian: python3-jinja2
+        _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(os.path.join(HERE, "templates")),
+                                  autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True,
+                                  lstrip_blocks=True, keep_trailing_newline=True)
+        _ENV.globals.update(COLORS=COLORS, MARKS=MARKS, CSS=CSS, VERDICT_CLASS=VERDICT_CLASS, score_color=score_color)
+    return _ENV
