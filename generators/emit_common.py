@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import traceback
 from typing import Callable
@@ -38,9 +39,25 @@ def dims(values) -> str:
     return "{" + str(len(values)) + ", {" + ", ".join(str(v) for v in values) + "}}"
 
 
+# C++ DType enumerator -> canonical name, of every enumerator dt() wrote (row_dtypes reads it).
+_DTYPE_NAMES: dict[str, str] = {}
+# Fields that name a dtype only to fill a slot the check does not read: a scalar operand's
+# (OperandKind::kScalar, DType::kBool, ...) and an unused arithmetic storage ({false, DType::kBool, ...}).
+_FILLERS = re.compile(r"OperandKind::kScalar, DType::k\w+|\{false, DType::k\w+")
+
+
 def dt(spec, name: str) -> str:
     """The C++ DType enumerator of a dtype name: float32 -> DType::kFloat32."""
-    return "DType::" + spec.by_name[name].cxx
+    enumerator = "DType::" + spec.by_name[name].cxx
+    _DTYPE_NAMES[enumerator] = name
+    return enumerator
+
+
+def row_dtypes(fields: list[str]) -> str:
+    """The dtypes a row's C++ fields name (RowMeta::dtypes: canonical names, space-separated,
+    sorted), fillers left out: what a candidate must declare for the case to run."""
+    text = _FILLERS.sub("", ", ".join(fields))
+    return " ".join(sorted({_DTYPE_NAMES[e] for e in re.findall(r"DType::k\w+", text)}))
 
 
 def ident(row_id: str) -> str:

@@ -452,7 +452,7 @@ class Schema(unittest.TestCase):
 
 # ------------------------------------------------------------------ the real spec
 ROW = re.compile(r'^  \{\{"((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", '
-                 r'"((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)"\}')  # id, clause, basis, statement, answer, spec_row
+                 r'"((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "([a-z0-9 ]*)"\}')  # ..., answer, spec_row, dtypes
 # id, clause, statement, spec_row
 PROP = re.compile(r'^  _\(\w+, "(property\.[^"]*)", "([^"]*)", "([^"]*)", "([^"]*)"\)')
 
@@ -591,6 +591,24 @@ class RealSpec(unittest.TestCase):
                 props = map(PROP.match, self.out(name).splitlines())
                 cases += [(suite, m.group(1), m.group(2), m.group(4), None) for m in props if m]
         return cases
+
+    def test_every_case_lists_the_dtypes_it_needs(self):
+        """RowMeta::dtypes: a promote_types row needs its two dtypes and its answer; a result_type
+        row with a scalar operand does not need the scalar slot's filler dtype (bool)."""
+        seen = 0
+        for name, _, suite in outputs():
+            if name != "emit_gtest.promotion":
+                continue
+            for m in map(ROW.match, self.out(name).splitlines()):
+                if m and m.group(1).startswith("promote_types."):
+                    a, b = m.group(1).split(".")[1:3]
+                    self.assertEqual(m.group(7).split(), sorted({a, b, m.group(5)}), m.group(1))
+                    seen += 1
+                if m and m.group(1) == "result_type.t_int8.s_int":
+                    # int8 and the default dtype the row runs under; not the scalar slot's bool.
+                    self.assertEqual(m.group(7), "float32 int8")
+                    seen += 1
+        self.assertGreater(seen, 100)
 
     def test_every_case_names_the_spec_row_it_comes_from(self):
         """Every table case and property carries spec_row, an id of spec/*.toml (a swept

@@ -164,13 +164,16 @@ def tool_commit() -> str | None:
     return p.stdout.strip() or None if p.returncode == 0 else None
 
 
-def summary(cases: list[dict], stale, features: list[dict]) -> dict:
+def summary(cases: list[dict], stale, features: list[dict], dtypes: list[dict] | None = None) -> dict:
     """The verdict (see report.schema.json summary.verdict) and the reasons for it."""
     counts = collections.Counter(c["outcome"] for c in cases)
     outcomes = {o: counts[o] for o in OUTCOMES}
     required_ns = [{"feature": f["name"], "cases": f["not_supported"]}
                    for f in features if f["level"] == "required" and f["not_supported"]]
-    unnamed = sum(1 for c in cases if c["outcome"] == "NOT_SUPPORTED" and not c.get("feature"))
+    # A required dtype the candidate does not declare costs the verdict once, with its cases.
+    missing_dtypes = [{"dtype": d["name"], "cases": d["not_supported"]}
+                      for d in dtypes or [] if d["required"] and d["declared"] is False]
+    unnamed = sum(1 for c in cases if c["outcome"] == "NOT_SUPPORTED" and not c.get("feature") and not c.get("dtype"))
     why = []
     if not cases:
         verdict = "DOES NOT CONFORM"
@@ -183,13 +186,15 @@ def summary(cases: list[dict], stale, features: list[dict]) -> dict:
     else:
         why += [f"required feature {r['feature']} answered NotSupported: {r['cases']} case{'s' if r['cases'] != 1 else ''} "
                 "not exercised" for r in required_ns]
+        why += [f"required dtype {m['dtype']} not declared: {m['cases']} case{'s' if m['cases'] != 1 else ''} "
+                "not exercised" for m in missing_dtypes]
         if unnamed:
             why.append(f"{unnamed} case{'s' if unnamed != 1 else ''} NOT_SUPPORTED without naming a feature")
         if not outcomes["PASS"] and not outcomes["XFAIL"]:
             why.append(f"no case was exercised: all {len(cases)} NOT_SUPPORTED")
         verdict = "CONFORMS PARTIALLY" if why else "CONFORMS"
     return {"total": len(cases), "outcomes": outcomes, "verdict": verdict, "conforms": verdict == "CONFORMS",
-            "why": why, "required_not_supported": required_ns}
+            "why": why, "required_not_supported": required_ns, "missing_dtypes": missing_dtypes}
 
 
 # ---------------------------------------------------------------- spec coverage
@@ -285,7 +290,7 @@ def headline(verdict_text: str, score: dict) -> str:
 
 
 def build(candidate: dict, run: dict, expectations: dict, features: list[dict], cases: list[dict],
-          coverage: dict | None = None) -> dict:
+          coverage: dict | None = None, dtypes: list[dict] | None = None) -> dict:
     doc = {
         "schema": "tensor-cts/report",
         "schema_version": SCHEMA_VERSION,
@@ -296,7 +301,7 @@ def build(candidate: dict, run: dict, expectations: dict, features: list[dict], 
         "run": run,
         "expectations": expectations,
         "features": features,
-        "summary": summary(cases, expectations["stale"], features),
+        "summary": summary(cases, expectations["stale"], features, dtypes),
         "conformance": conformance(cases, features),
         "cases": cases,
         **({"spec_coverage": coverage} if coverage is not None else {}),
@@ -304,6 +309,8 @@ def build(candidate: dict, run: dict, expectations: dict, features: list[dict], 
     doc["summary"] = {"total": doc["summary"]["total"], "outcomes": doc["summary"]["outcomes"],
                       "headline": headline(doc["summary"]["verdict"], doc["conformance"]),
                       **{k: v for k, v in doc["summary"].items() if k not in ("total", "outcomes")}}
+    if dtypes is not None:
+        doc["dtypes"] = dtypes
     validate(doc)
     return doc
 

@@ -52,6 +52,8 @@
 // TCTS_FAULTY_SUPPORTS=none makes it a candidate that declares every feature unsupported and
 // answers NotSupported to every call (honestly: the declaration matches), for the runner's
 // verdict test: such a candidate must not CONFORM.
+// TCTS_FAULTY_MISSING_DTYPES=bfloat16,int8 declares those dtypes missing (supports_dtype): the
+// cases whose rows need them are NOT_SUPPORTED, naming the dtype, and the verdict says so.
 #include <unistd.h>
 
 #include <algorithm>
@@ -85,12 +87,17 @@ class FaultyCandidate final : public Candidate {
   FaultyCandidate() : base_(MakeCandidate("reference")), faults_(faulty::FaultsFromEnvironment()) {
     const char* supports = std::getenv("TCTS_FAULTY_SUPPORTS");
     none_ = supports && std::string(supports) == "none";
+    const char* missing = std::getenv("TCTS_FAULTY_MISSING_DTYPES");
+    missing_dtypes_ = "," + std::string(missing ? missing : "") + ",";
   }
 
   std::string name() const override { return "faulty"; }
   std::string version() const override { return "reference with TCTS_FAULTS"; }
   std::string build() const override { return base_->build(); }
   bool supports(Feature f) const override { return !none_ && Mode() != "undeclared" && base_->supports(f); }
+  bool supports_dtype(DType d) const override {
+    return missing_dtypes_.find("," + std::string(DTypeName(d)) + ",") == std::string::npos && base_->supports_dtype(d);
+  }
 
   Result<DType> promote_types(DType a, DType b) override {
     const std::string mode = Inject();
@@ -419,6 +426,7 @@ class FaultyCandidate final : public Candidate {
   std::unique_ptr<Candidate> base_;
   std::vector<Fault> faults_;
   bool none_ = false;  // TCTS_FAULTY_SUPPORTS=none
+  std::string missing_dtypes_;  // TCTS_FAULTY_MISSING_DTYPES, between commas
 };
 
 TCTS_REGISTER_CANDIDATE("faulty", [] { return std::unique_ptr<Candidate>(std::make_unique<FaultyCandidate>()); });

@@ -301,6 +301,10 @@ class Candidate {
   virtual std::string build() const { return ""; }
   // The declared capabilities. Must not depend on what a call returned.
   virtual bool supports(Feature feature) const = 0;
+  // The dtypes the library has (default: every one). A case whose row needs a dtype not
+  // declared is NOT_SUPPORTED, naming it, and is not run; a declared one that answers
+  // NotSupported FAILs. The documented twelve are required: each one missing costs the verdict.
+  virtual bool supports_dtype(DType dtype) const { return true; }
 
   // -- dtypes (tensor_attributes#torch.dtype)
   // "float32", "float", "bool", ... -> the dtype; unknown names are an error.

@@ -155,7 +155,7 @@ void CheckArith(const ArithRow& row) {
         ExpectGeometry(c, call + ": destination after the error", after->meta, before->meta.sizes,
                        before->meta.strides, before->meta.storage_offset);
         if (after->values != before->values)
-          c.Mismatch(call + ": destination values after the error", Str(before->values), Str(after->values));
+          MismatchValues(c, call + ": destination values after the error", before->values, after->values);
       }
     }
     return c.Finish();
@@ -185,7 +185,7 @@ void CheckArith(const ArithRow& row) {
     for (std::size_t k = 0; ok && k < want.size(); ++k) ok = WithinTolerance(want[k], (*got)[k], row.atol, row.rtol);
     if (!ok) {
       const std::string how = row.atol || row.rtol ? " (atol " + Str(row.atol) + ", rtol " + Str(row.rtol) + ")" : " (exact)";
-      c.Mismatch(call + " values" + how, Str(want), Str(*got));
+      MismatchValues(c, call + " values" + how, want, *got);
     }
   }
   c.Finish();

@@ -155,7 +155,7 @@ void CheckAsarray(const AsarrayRow& row) {
         const std::vector<Scalar> want =
             row.source == SourceKind::kBuffer ? CastAll(row.result_dtype, std::vector<Scalar>(before ? before->size() : 0, Scalar::Int(0)))
                                               : CastAll(row.result_dtype, source_values);
-        if (before && *before != want) c.Mismatch(call + " values", Str(want), Str(*before));
+        if (before && *before != want) MismatchValues(c, call + " values", want, *before);
         // Sharing: the data pointers (the doc's data_ptr() equalities), then a write to the
         // source's first element, which the result sees exactly when it shares.
         const auto ptr = storage ? Get(c, Feature::kStorage, cand.data_ptr(out), "data_ptr(result)") : std::nullopt;

@@ -147,7 +147,7 @@ void CheckBinary(const BinaryRow& row) {
     }
     if (row.form != BinaryForm::kFunctional) {  // a rejected op leaves its destination as it was
       auto after = ReadValues(c, dest, "destination after the error");
-      if (after && *after != dest_before) c.Mismatch(call + ": destination after the error", Str(dest_before), Str(*after));
+      if (after && *after != dest_before) MismatchValues(c, call + ": destination after the error", dest_before, *after);
     }
     return c.Finish();
   }
@@ -167,7 +167,7 @@ void CheckBinary(const BinaryRow& row) {
   const Scalar expected = ToScalar(row.expected);
   const std::vector<Scalar> want(shape.empty() ? 1 : static_cast<std::size_t>(shape[0]), expected);
   if (auto got = ReadValues(c, dest, "result")) {
-    if (*got != want) c.Mismatch(call + " values", Str(want), Str(*got));
+    if (*got != want) MismatchValues(c, call + " values", want, *got);
   }
   c.Finish();
 }

@@ -28,6 +28,35 @@ std::string Str(const std::vector<Scalar>& v) {
   return s + "]";
 }
 
+namespace {
+std::string Kinded(const Scalar& s) { return std::string(ScalarKindName(s.kind)) + " " + s.ToString(); }
+std::string Kinded(const std::vector<Scalar>& v) {
+  std::string s = "[";
+  for (std::size_t k = 0; k < v.size(); ++k) s += (k ? ", " : "") + Kinded(v[k]);
+  return s + "]";
+}
+}  // namespace
+
+std::pair<std::string, std::string> Shown(const Scalar& expected, const Scalar& observed) {
+  std::string e = expected.ToString(), o = observed.ToString();
+  if (e == o) return {Kinded(expected), Kinded(observed)};
+  return {e, o};
+}
+std::pair<std::string, std::string> Shown(const std::vector<Scalar>& expected, const std::vector<Scalar>& observed) {
+  std::string e = Str(expected), o = Str(observed);
+  if (e == o) return {Kinded(expected), Kinded(observed)};
+  return {e, o};
+}
+void MismatchValues(Case& c, const std::string& check, const Scalar& expected, const Scalar& observed) {
+  const auto [e, o] = Shown(expected, observed);
+  c.Mismatch(check, e, o);
+}
+void MismatchValues(Case& c, const std::string& check, const std::vector<Scalar>& expected,
+                    const std::vector<Scalar>& observed) {
+  const auto [e, o] = Shown(expected, observed);
+  c.Mismatch(check, e, o);
+}
+
 Scalar ToScalar(const Value& v) {
   switch (v.kind) {
     case Scalar::Kind::kBool: return Scalar::Bool(v.i != 0);

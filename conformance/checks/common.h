@@ -66,10 +66,22 @@ std::string Str(std::int64_t v);
 std::string Str(double v);
 std::string Str(const std::vector<std::int64_t>& v);
 std::string Str(const std::vector<Scalar>& v);
+// The texts of two scalars (lists of scalars) that differ, for a mismatch: as Str prints them,
+// or, where they print alike, with each value's kind ("int 16777216" vs "float 16777216").
+std::pair<std::string, std::string> Shown(const Scalar& expected, const Scalar& observed);
+std::pair<std::string, std::string> Shown(const std::vector<Scalar>& expected, const std::vector<Scalar>& observed);
+// Records a mismatch of two scalars (lists of scalars), as Shown prints them.
+void MismatchValues(Case& c, const std::string& check, const Scalar& expected, const Scalar& observed);
+void MismatchValues(Case& c, const std::string& check, const std::vector<Scalar>& expected,
+                    const std::vector<Scalar>& observed);
 // Compares one field; records a mismatch when it differs.
 template <class T>
 void ExpectEq(Case& c, const std::string& check, const T& expected, const T& observed) {
   if (!(expected == observed)) c.Mismatch(check, Str(expected), Str(observed));
+}
+inline void ExpectEq(Case& c, const std::string& check, const std::vector<Scalar>& expected,
+                     const std::vector<Scalar>& observed) {
+  if (expected != observed) MismatchValues(c, check, expected, observed);
 }
 // The number of elements of a tensor of `sizes` (1 for a zero-dim tensor), or nullopt when a
 // size is negative or the product does not fit int64.

@@ -99,4 +99,18 @@ TEST(CheckedNumel, ExactOrNulloptAndZeroAnywhereIsZero) {
   EXPECT_EQ(CheckedNumel({-1, 0}), std::nullopt);                          // a negative size
 }
 
+// A mismatch whose values print alike shows their kinds: a float read back as the integer
+// 16777216 would otherwise read "expected [16777216], observed [16777216]".
+TEST(Shown, ValuesThatPrintAlikeShowTheirKinds) {
+  const auto [e, o] = Shown(std::vector<Scalar>{Scalar::Int(16777216)}, std::vector<Scalar>{Scalar::Float(16777216)});
+  EXPECT_EQ(e, "[int 16777216]");
+  EXPECT_EQ(o, "[float 16777216]");
+  const auto [e1, o1] = Shown(Scalar::Bool(true), Scalar::Int(1));
+  EXPECT_EQ(e1, "True");  // prints differently: as Str prints it
+  EXPECT_EQ(o1, "1");
+  const auto [e2, o2] = Shown(Scalar::Float(2), Scalar::Int(2));
+  EXPECT_EQ(e2, "float 2");
+  EXPECT_EQ(o2, "int 2");
+}
+
 }  // namespace tcts

@@ -51,7 +51,7 @@ void CheckDLPackExport(const DLPackExportRow& row) {
         for (int k = 0; k < dl.ndim; ++k) byte_strides.push_back(dl.strides[k] * DTypeItemsize(row.dtype));
         const auto seen = ReadStrided(row.dtype, static_cast<const std::byte*>(dl.data) + dl.byte_offset,
                                       row.shape.vec(), byte_strides);
-        if (seen != *values) c.Mismatch("the memory the DLTensor describes", Str(*values), Str(seen));
+        if (seen != *values) MismatchValues(c, "the memory the DLTensor describes", *values, seen);
       }
     }
     m->deleter(m);  // the consumer's one call; t stays valid
@@ -60,7 +60,7 @@ void CheckDLPackExport(const DLPackExportRow& row) {
       const auto scratch = cand.make_tensor(row.base.vec(), row.dtype, std::vector<Scalar>(Numel(row.base.vec()), Scalar::Int(1)));
       const auto after = ReadValues(c, *t, "t after the DLManagedTensor's deleter ran");
       if (values && after && *after != *values) {
-        c.Mismatch("t after the consumer's deleter ran (the exporter still owns the memory)", Str(*values), Str(*after));
+        MismatchValues(c, "t after the consumer's deleter ran (the exporter still owns the memory)", *values, *after);
       }
     }
   }
@@ -97,7 +97,7 @@ void CheckDLPackImport(const DLPackImportRow& row) {
         c.Mismatch("t.data_ptr() == data + byte_offset", "the DLTensor's first element", "another address");
       }
       if (auto v = ReadValues(c, t, "t")) {
-        if (*v != CastAll(row.dtype, values)) c.Mismatch(call + " values", Str(CastAll(row.dtype, values)), Str(*v));
+        if (*v != CastAll(row.dtype, values)) MismatchValues(c, call + " values", CastAll(row.dtype, values), *v);
       }
       // A write through the tensor lands in the producer's memory.
       if (!sizes.empty() && Numel(sizes) > 0 && !c.failed() && cand.supports(Feature::kStorage)) {
@@ -168,7 +168,7 @@ void CheckDLPackRoundTrip(const DLPackRoundTripRow& row) {
   if (pa && pb && *pa != *pb) c.Mismatch("t.data_ptr() == u.data_ptr()", "one memory", "two addresses");
   const auto va = get(from, Feature::kTensors, from.values(*src), a + ".values(t)");
   const auto vb = get(to, Feature::kTensors, to.values(u), b + ".values(u)");
-  if (va && vb && *va != *vb) c.Mismatch("values(u) == values(t)", Str(*va), Str(*vb));
+  if (va && vb && *va != *vb) MismatchValues(c, "values(u) == values(t)", *va, *vb);
   // A write through the importer's tensor is seen by the exporter's.
   if (va && !va->empty() && !c.failed()) {
     const std::vector<std::int64_t> zero(row.sizes.n, 0);
@@ -178,8 +178,7 @@ void CheckDLPackRoundTrip(const DLPackRoundTripRow& row) {
     if (st.ok()) {
       const auto again = get(from, Feature::kTensors, from.values(*src), a + ".values(t) after the write");
       if (again && (*again)[0] != CastTo(row.dtype, flip.AsComplex())) {
-        c.Mismatch("writing u[0...], then reading t[0...]", CastTo(row.dtype, flip.AsComplex()).ToString(),
-                   (*again)[0].ToString());
+        MismatchValues(c, "writing u[0...], then reading t[0...]", CastTo(row.dtype, flip.AsComplex()), (*again)[0]);
       }
     }
   }

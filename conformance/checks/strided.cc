@@ -96,6 +96,31 @@ std::vector<std::vector<std::int64_t>> Indices(const std::vector<std::int64_t>& 
   return out;
 }
 
+// The dtype of the fixtures here: these clauses (views, memory formats, storage, the address
+// formula) do not depend on the dtype, so a candidate is judged on them in a dtype it has.
+// int64 where the candidate declares it (what these rows always used: such a candidate makes
+// exactly the calls it made before), else float32 (a dtype every tensor library has), else the
+// first of int32, float64, int16 it declares. The calls' text names it ("make_tensor([2, 3],
+// float32, 0..n-1)"), so a mismatch says which dtype the case used.
+DType FixtureDType() {
+  const Candidate& cand = CurrentCandidate();
+  for (DType d : {DType::kInt64, DType::kFloat32, DType::kInt32, DType::kFloat64, DType::kInt16}) {
+    if (cand.supports_dtype(d)) return d;
+  }
+  return DType::kInt64;
+}
+
+// The small integer v as a fixture of `dtype` holds it and values() reads it back (an int for
+// integral dtypes, a float for floating, a complex for complex ones).
+Scalar FixtureValue(DType dtype, std::int64_t v) {
+  switch (DTypeCategory(dtype)) {
+    case Category::kFloating: return Scalar::Float(static_cast<double>(v));
+    case Category::kComplex: return Scalar::Complex({static_cast<double>(v), 0.0});
+    case Category::kBool: return Scalar::Bool(v != 0);
+    default: return Scalar::Int(v);
+  }
+}
+
 std::vector<Scalar> IotaValues(std::int64_t n) {
   std::vector<Scalar> values;
   for (std::int64_t k = 0; k < n; ++k) values.push_back(Scalar::Int(k));
@@ -103,8 +128,9 @@ std::vector<Scalar> IotaValues(std::int64_t n) {
 }
 
 std::optional<TensorHandle> MakeIota(Case& c, const std::vector<std::int64_t>& sizes) {
-  return Get(c, Feature::kTensors, CurrentCandidate().make_tensor(sizes, DType::kInt64, IotaValues(Numel(sizes))),
-             "make_tensor(" + Str(sizes) + ", int64, 0..n-1)");
+  const DType d = FixtureDType();
+  return Get(c, Feature::kTensors, CurrentCandidate().make_tensor(sizes, d, IotaValues(Numel(sizes))),
+             "make_tensor(" + Str(sizes) + ", " + DTypeName(d) + ", 0..n-1)");
 }
 
 void CheckAddressFormula(Case& c, const TensorHandle& t, const std::string& what) {
@@ -126,8 +152,8 @@ void CheckAddressFormula(Case& c, const TensorHandle& t, const std::string& what
       return;
     }
     if ((*values)[k] != (*storage)[static_cast<std::size_t>(a)]) {
-      c.Mismatch(where + " == storage[offset + sum(stride*index)] (004)", (*storage)[static_cast<std::size_t>(a)].ToString(),
-                 (*values)[k].ToString());
+      MismatchValues(c, where + " == storage[offset + sum(stride*index)] (004)", (*storage)[static_cast<std::size_t>(a)],
+                     (*values)[k]);
       return;
     }
   }
@@ -167,7 +193,9 @@ void CheckAddress(const AddressRow& row) {
   std::vector<Scalar> values;
   for (std::int64_t v : row.values.vec()) values.push_back(Scalar::Int(v));
   const std::string call = "tensor(" + Str(row.values.vec()) + ").view(" + Str(row.sizes.vec()) + ")";
-  const auto t = Get(c, Feature::kTensors, cand.make_tensor(row.sizes.vec(), DType::kInt64, values), call);
+  const DType fixture = FixtureDType();
+  const auto t = Get(c, Feature::kTensors, cand.make_tensor(row.sizes.vec(), fixture, values),
+                     call + (fixture == DType::kInt64 ? "" : std::string(" as ") + DTypeName(fixture)));
   if (!t) return c.Finish();
   if (auto m = Meta(c, *t, "t")) ExpectGeometry(c, call, *m, row.sizes.vec(), row.strides.vec(), row.offset);
   CheckAddressFormula(c, *t, "t");
@@ -179,8 +207,8 @@ void CheckAddress(const AddressRow& row) {
         c.Mismatch(w, "ok", Describe(s.error()));
       } else if (auto after = ReadValues(c, *t, "t after the write")) {
         std::vector<Scalar> want;
-        for (std::int64_t v : row.after.vec()) want.push_back(Scalar::Int(v));
-        if (*after != want) c.Mismatch(w + "; values(t)", Str(want), Str(*after));
+        for (std::int64_t v : row.after.vec()) want.push_back(FixtureValue(fixture, v));
+        if (*after != want) MismatchValues(c, w + "; values(t)", want, *after);
       }
     }
   }
@@ -244,7 +272,7 @@ void CheckView(const ViewRow& row) {
   }
   if (row.copies && row.check_values) {
     const auto before = ReadValues(c, *t, "input"), after = ReadValues(c, out, "result");
-    if (before && after && *before != *after) c.Mismatch(call + " values", Str(*before), Str(*after));
+    if (before && after && *before != *after) MismatchValues(c, call + " values", *before, *after);
   }
   if (storage && step.kind != ViewKind::kEmptyLike) CheckAddressFormula(c, out, "result");
   c.Finish();

@@ -191,6 +191,13 @@ std::string RerunCommand(const ::testing::TestInfo& info) {
     return "bazel run //conformance:replay -- " + Config().replay + " --candidate=" + Config().candidate +
            " --filter='" + (info.value_param() ? info.value_param() : filter) + "'";
   }
+  if (!Config().rerun.empty()) {
+    const RowMeta* prop = FindProperty(filter);
+    std::string id = prop ? prop->id : info.value_param() ? info.value_param() : filter;
+    std::string quoted = "'";
+    for (char ch : id) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return Config().rerun + " --filter=" + quoted + "'" + (property ? " --seed=" + Config().seed : "");
+  }
   if (!Config().target.empty()) {
     // A target may name the test of the case's own suite: "//conformance:{suite}_libtorch".
     std::string target = Config().target;
@@ -243,6 +250,27 @@ bool Case::Usable(Feature feature, const Error* error, const std::string& call) 
   return true;
 }
 
+void Case::UndeclaredDType(DType dtype) { undeclared_dtype_ = DTypeName(dtype); }
+
+bool DTypesDeclared(const RowMeta& row) {
+  std::istringstream names(row.dtypes ? row.dtypes : "");
+  std::string name;
+  while (names >> name) {
+    const std::optional<DType> d = DTypeFromName(name);
+    if (!d) {  // a generator bug, never the candidate's
+      ADD_FAILURE() << "[tcts] row " << row.id << " names an unknown dtype '" << name << "' (RowMeta::dtypes)";
+      return false;
+    }
+    if (!CurrentCandidate().supports_dtype(*d)) {
+      Case c(row);
+      c.UndeclaredDType(*d);
+      c.Finish();
+      return false;
+    }
+  }
+  return true;
+}
+
 void Case::Finish() {
   if (finished_) return;
   finished_ = true;
@@ -273,7 +301,12 @@ void Case::Finish() {
     ::testing::Test::RecordProperty("observed", mismatches_.front().observed);
   }
 
-  if (not_supported_ && mismatches_.empty()) {
+  if (!undeclared_dtype_.empty()) {
+    record.outcome = "NOT_SUPPORTED";
+    record.not_supported = "dtype " + undeclared_dtype_ + " (not declared)";
+    record.dtype = undeclared_dtype_;
+    record.mismatches.clear();
+  } else if (not_supported_ && mismatches_.empty()) {
     record.outcome = "NOT_SUPPORTED";
     record.not_supported = not_supported_call_;
     record.feature = FeatureName(not_supported_feature_);
@@ -285,7 +318,10 @@ void Case::Finish() {
   const std::string outcome = record.outcome;
   RecordSlot() = std::move(record);
 
-  if (outcome == "NOT_SUPPORTED") {
+  if (outcome == "NOT_SUPPORTED" && !undeclared_dtype_.empty()) {
+    GTEST_SKIP() << "NOT_SUPPORTED: " << Config().candidate << " declares no dtype " << undeclared_dtype_ << " (row "
+                 << row_.id << ")";
+  } else if (outcome == "NOT_SUPPORTED") {
     GTEST_SKIP() << "NOT_SUPPORTED: " << Config().candidate << " declares no support for " << not_supported_call_
                  << " (feature " << FeatureName(not_supported_feature_) << ", row " << row_.id << ")";
   } else if (outcome == "FAIL") {

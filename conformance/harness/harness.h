@@ -38,12 +38,20 @@ struct RowMeta {
   // ("output_casting.doc.float_mul_int"), the rule a sweep derives it from ("result_type.rules",
   // a swept table's id_prefix "promote_types"); "" for a case that is no spec row (replayed).
   const char* spec_row;
+  // The dtypes the row needs, by canonical name, space-separated ("int8 uint8 int16"): its
+  // operands', its fixtures' and its expected answer's (the generators list every dtype of the
+  // row's fields). A candidate that does not declare one of them (Candidate::supports_dtype)
+  // does not run the case: NOT_SUPPORTED, naming the dtype (DTypesDeclared).
+  const char* dtypes = "";
 };
 
 // ---------------------------------------------------------------- run configuration
 struct RunConfig {
   std::string candidate;     // --candidate=NAME
   std::string target;        // --target=LABEL (for rerun commands; "{suite}" stands for the case's suite)
+  // --rerun=COMMAND: a rerun command is COMMAND --filter='<case id>' (and --seed=N for a
+  // property): the runner's own command, where no suite target reruns the case (a testee's run).
+  std::string rerun;
   std::string seed;          // the RapidCheck seed of this run (decimal), for rerun commands
   std::string replay;        // --replay=FILE when running a replay file (conformance/replay/replay.h)
   // --device=DEVICE: the suite runs with every tensor it makes on DEVICE ("cuda", "cuda:1"),
@@ -93,6 +101,7 @@ struct CaseRecord {
   std::string outcome;        // PASS, FAIL, NOT_SUPPORTED
   std::string not_supported;  // the call the candidate declared unsupported
   std::string feature;        // its Feature (FeatureName), for NOT_SUPPORTED
+  std::string dtype;          // or the dtype the row needs and the candidate does not declare
   std::vector<std::string> features;  // the features the case's checks went on to use
   std::vector<Diff> mismatches;
   // Sub-checks not made because they need a feature the candidate declares unsupported
@@ -185,6 +194,10 @@ class Case {
   const std::vector<Feature>& used_features() const { return used_; }
   const RowMeta& row() const { return row_; }
 
+  // The case needs `dtype`, which the candidate does not declare: it is NOT_SUPPORTED, naming
+  // the dtype (Finish), whatever else it recorded.
+  void UndeclaredDType(DType dtype);
+
   // Decides and reports the outcome. Call once, at the end of the test body.
   void Finish();
 
@@ -197,8 +210,14 @@ class Case {
   std::string not_supported_call_;
   std::vector<std::string> skipped_checks_;
   std::vector<Feature> used_;
+  std::string undeclared_dtype_;
   bool finished_ = false;
 };
+
+// Whether the candidate declares every dtype `row` needs (RowMeta::dtypes). When it does not,
+// reports the case NOT_SUPPORTED, naming the first dtype missing, and returns false: the
+// generated test body runs the check only when this returns true.
+bool DTypesDeclared(const RowMeta& row);
 
 // "RuntimeError: message" / "ok".
 std::string Describe(const Error& e);

@@ -6,6 +6,8 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <optional>
+
 namespace tcts {
 namespace {
 
@@ -15,6 +17,7 @@ class FakeCandidate final : public Candidate {
   std::string name() const override { return "fake"; }
   std::string version() const override { return "0"; }
   bool supports(Feature f) const override { return f == Feature::kPromoteTypes; }
+  bool supports_dtype(DType d) const override { return d != DType::kBfloat16; }  // as NumPy
 };
 
 class HarnessTest : public ::testing::Test {
@@ -156,6 +159,37 @@ TEST_F(HarnessTest, OtherErrorsOfASupportedFeatureGoOnToTheCheck) {
   EXPECT_FALSE(c.failed());
 }
 
+
+// A row that needs a dtype the candidate does not declare is NOT_SUPPORTED, naming the dtype,
+// and its check is not run; a row of declared dtypes runs.
+TEST_F(HarnessTest, ARowNeedingAnUndeclaredDTypeIsNotSupportedNamingIt) {
+  RowMeta needs = kRowA;
+  needs.dtypes = "bfloat16 uint8";
+  EXPECT_FALSE(DTypesDeclared(needs));
+  std::optional<CaseRecord> r = TakeCaseRecord();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->outcome, "NOT_SUPPORTED");
+  EXPECT_EQ(r->dtype, "bfloat16");
+  EXPECT_EQ(r->feature, "");
+  EXPECT_EQ(r->not_supported, "dtype bfloat16 (not declared)");
+  needs.dtypes = "bool uint8";
+  EXPECT_TRUE(DTypesDeclared(needs));
+  EXPECT_FALSE(TakeCaseRecord());  // nothing decided: the check runs
+}
+
+// --rerun: a testee has no suite target; the rerun command is the runner's, narrowed to the case.
+TEST_F(HarnessTest, RerunWithTheRunnersCommandNamesTheCaseId) {
+  RunConfig config = Config();
+  config.rerun = "bazel run //conformance:run -- --testee='./t' --candidate='t'";
+  SetConfig(config);
+  EXPECT_NONFATAL_FAILURE(
+      {
+        Case c(kRowA);
+        c.Mismatch("promote_types(uint8, bool)", "uint8", "int16");
+        c.Finish();
+      },
+      "rerun:    bazel run //conformance:run -- --testee='./t' --candidate='t' --filter='HarnessTest.");
+}
 
 }  // namespace
 }  // namespace tcts

@@ -1,7 +1,7 @@
 // The conformance runner: a GoogleTest main that runs the linked suite against one
 // candidate.
 //
-//   <candidate>_bin [--candidate=NAME] [--target=LABEL] [--seed=N] [--device=DEVICE]
+//   <candidate>_bin [--candidate=NAME] [--target=LABEL | --rerun=CMD] [--seed=N] [--device=DEVICE]
 //                           [--tcts_suites=A,B] [--tcts_list=FILE]
 //                           [--tcts_stream=FILE [--tcts_cases=FILE | --tcts_shard=I/K]
 //                           [--tcts_announce_features]] [gtest flags]
@@ -12,6 +12,8 @@
 //
 // --candidate    which registered candidate to run (default: the only one linked in)
 // --target       the Bazel label of this suite's test, used in the rerun command of a failure
+// --rerun        instead, a command that reruns a case given --filter='<case id>' (the runner's
+//                `bazel run //conformance:run -- --testee=...`: a testee has no suite target)
 // --seed         the RapidCheck seed (default: RC_PARAMS's, else a random one, printed and
 //                recorded so that a property failure can be rerun)
 // --device       run the suite with its tensors on DEVICE ("cuda", "cuda:1") via the
@@ -103,6 +105,7 @@ int main(int argc, char** argv) {
       continue;
     }
     if (TakeFlag(argv[i], "--candidate", &config.candidate) || TakeFlag(argv[i], "--target", &config.target) ||
+        TakeFlag(argv[i], "--rerun", &config.rerun) ||
         TakeFlag(argv[i], "--seed", &seed) || TakeFlag(argv[i], "--replay", &config.replay) ||
         TakeFlag(argv[i], "--device", &config.device) || TakeFlag(argv[i], "--tcts_list", &list) ||
         TakeFlag(argv[i], "--tcts_cases", &selection.cases_file) || TakeFlag(argv[i], "--tcts_stream", &stream) ||
@@ -110,7 +113,7 @@ int main(int argc, char** argv) {
       continue;
     }
     std::cerr << "tcts: unknown argument '" << argv[i]
-              << "' (expected --candidate=, --target=, --seed=, --replay=, --device=, --tcts_list=, "
+              << "' (expected --candidate=, --target=, --rerun=, --seed=, --replay=, --device=, --tcts_list=, "
                  "--tcts_stream=, --tcts_cases=, --tcts_shard=, --tcts_suites=, --tcts_announce_features or gtest flags; expectations are applied by "
                  "conformance/runner/run.py)\n";
     return 2;

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -11,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "conformance/candidate/fresh_process.h"
 #include "conformance/harness/harness.h"
 
 namespace tcts {
@@ -88,6 +90,13 @@ class StreamListener : public ::testing::EmptyTestEventListener {
       for (Feature f : AllFeatures()) features.push_back({{"name", FeatureName(f)}, {"supported", c.supports(f)}});
       begin["features"] = features;
     }
+    // Every dtype, whether the doc lists it (the twelve are required) and the declaration:
+    // cheap, so always.
+    Json dtypes = Json::array();
+    for (DType d : AllDTypes()) {
+      dtypes.push_back({{"name", DTypeName(d)}, {"required", DTypeDocumented(d)}, {"supported", c.supports_dtype(d)}});
+    }
+    begin["dtypes"] = dtypes;
     begin["seed"] = Config().seed;
     begin["pid"] = getpid();
     begin["cases"] = CaseListJson(chosen_);
@@ -129,6 +138,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
                 {"outcome", record->outcome},
                 {"not_supported", record->not_supported},
                 {"feature", record->feature},
+                {"dtype", record->dtype},
                 {"features", record->features},
                 {"unclassified", unclassified},
                 {"mismatches", mismatches},
@@ -137,6 +147,14 @@ class StreamListener : public ::testing::EmptyTestEventListener {
                 {"ms", result.elapsed_time()}};
     if (record->draws >= 0) end["draws"] = record->draws;  // properties
     Write(end);
+    if (!FreshProcessRequested().empty()) {
+      // The candidate cannot be trusted past this case (fresh_process.h): the runner resumes
+      // with a new process from the next case.
+      std::fprintf(stderr, "tcts: ending this process after '%s': %s\n", FullName(info).c_str(),
+                   FreshProcessRequested().c_str());
+      std::fflush(stderr);
+      std::_Exit(kExitFreshProcess);
+    }
   }
   void OnTestProgramEnd(const ::testing::UnitTest&) override { Write({{"event", "done"}}); }
 

@@ -8,6 +8,8 @@
 //    "features":[{"name":"promote_types","supported":true}, ...],   (every Feature and the
 //        candidate's declaration; only when asked, --tcts_announce_features: asking may be
 //        costly — the reference starts the CUDA runtime to answer cuda_tensors)
+//    "dtypes":[{"name":"bfloat16","required":true,"supported":false}, ...],   (every dtype,
+//        whether the doc lists it and the candidate's declaration)
 //    "seed":"..","pid":N,
 //    "cases":[{"test":..,"id":..,"kind":"case"|"property","clause":..,"basis":..,"statement":..,
 //              "rerun":..,"answer":..,"suite":..,"spec_row":..}, ...]}   (suite: the
@@ -16,6 +18,7 @@
 //   {"event":"start","test":"Spec/PromoteTypes.Case/promote_types_int8_uint8"}
 //   {"event":"end","test":..,"outcome":"PASS"|"FAIL"|"NOT_SUPPORTED",
 //    "not_supported":<the call>,"feature":<its FeatureName, for NOT_SUPPORTED>,
+//    "dtype":<the dtype the row needs and the candidate does not declare, for NOT_SUPPORTED>,
 //    "features":[<features the case's checks used>],"unclassified":<a failure outside the
 //    case's checks: an exception, an assertion, or a table case that never decided>,
 //    "mismatches":[{"check":..,"expected":..,"observed":..}],"skipped_checks":[..],"message":..,
@@ -41,6 +44,10 @@
 #include "conformance/candidate/candidate.h"
 
 namespace tcts {
+
+// The exit status of a process that ended after a case because its candidate asked for a fresh
+// process (conformance/candidate/fresh_process.h): the runner resumes with the next case.
+constexpr int kExitFreshProcess = 87;
 
 // The case id of a test: its row id (the parameter, which prints as the row id) for table
 // cases, its registered id for properties, else "Suite.Name".

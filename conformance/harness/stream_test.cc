@@ -148,6 +148,13 @@ TEST(Stream, RawOutcomesFeaturesAndNoVerdict) {
   for (const Json& f : begin["features"]) {
     EXPECT_EQ(f["supported"].get<bool>(), f["name"] == "promote_types") << f.dump();
   }
+  // Every dtype, whether the doc lists it, and the declaration (this candidate: every dtype).
+  ASSERT_TRUE(begin.contains("dtypes"));
+  EXPECT_EQ(begin["dtypes"].size(), AllDTypes().size());
+  for (const Json& d : begin["dtypes"]) {
+    EXPECT_TRUE(d["supported"].get<bool>()) << d.dump();
+    EXPECT_EQ(d["required"].get<bool>(), d["name"] != "complex32") << d.dump();
+  }
 
   ASSERT_EQ(end.size(), kSamples.size());
   EXPECT_EQ(end["Sample.Passes"]["outcome"], "PASS");

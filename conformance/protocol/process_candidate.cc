@@ -50,6 +50,7 @@ class ProcessCandidate : public Candidate {
   std::string version() const override { return session_.version(); }
   std::string build() const override { return session_.build(); }
   bool supports(Feature feature) const override { return session_.supports(feature); }
+  bool supports_dtype(DType dtype) const override { return session_.supports_dtype(dtype); }
 
   // -- dtypes
   Result<DType> dtype_from_name(std::string_view name) override {
@@ -310,7 +311,7 @@ class ProcessCandidate : public Candidate {
     try {
       return session_.Borrow(r.value());
     } catch (const ProtocolError& e) {
-      return Error{ErrorKind::kInternal, session_.Where("to_dlpack") + e.what_for()};
+      return session_.Broken(session_.Where("to_dlpack") + e.what_for());
     }
   }
   Result<TensorHandle> from_dlpack(DLManagedTensor* m) override {
@@ -371,7 +372,7 @@ class ProcessCandidate : public Candidate {
     try {
       return T(decode(r.value()));
     } catch (const ProtocolError& e) {
-      return Error{ErrorKind::kInternal, session_.Where(op) + e.what_for()};
+      return session_.Broken(session_.Where(op) + e.what_for());
     }
   }
   template <class T>

@@ -10,7 +10,10 @@
 // reports the running case as CRASH and resumes after it with a fresh testee); one that stops
 // answering blocks the process until the runner's case timeout kills both (TIMEOUT). A
 // response that breaks the protocol answers the call with ErrorKind::kInternal and a message
-// naming the request and the field.
+// naming the request and the field; the testee is then out of step (a stray line on its stdout
+// puts every later answer one behind), so no further request goes to it and the process ends
+// after the running case, which FAILs with that message: the runner resumes with a fresh
+// testee from the next case (TesteeSession::Broken).
 #ifndef TCTS_CONFORMANCE_PROTOCOL_PROCESS_CANDIDATE_H_
 #define TCTS_CONFORMANCE_PROTOCOL_PROCESS_CANDIDATE_H_
 

@@ -7,12 +7,15 @@ against conformance/protocol/testdata/faulty_testee.py — PyTorch's Python test
 injected (TCTS_TESTEE_FAULT). Checks: every case is reported exactly once; a testee that dies
 makes the running case CRASH and a fresh testee runs the rest; one that stops answering is a
 TIMEOUT; an answer that is not JSON, has a field of the wrong type or the wrong id FAILs that
-case with a message naming the request and the field; a testee speaking another protocol
+case with a message naming the request and the field, and a stray line on the testee's stdout
+costs that one case (a fresh testee takes the next); a testee speaking another protocol
 version is refused before any case runs (exit 2). Runs under /usr/bin/python3 (python3-torch).
 """
 
+import collections
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -23,6 +26,8 @@ ROOT = os.getcwd()  # the runfiles root
 FIXTURE = os.path.join(ROOT, "conformance", "protocol", "testdata", "faulty_testee.py")
 TORCH_TESTEE_DIR = os.path.join(ROOT, "conformance", "testees", "torch")
 EXPECTATIONS = os.path.join(ROOT, "conformance", "expectations", "torch_python.txt")
+RESTRICTED = os.path.join(ROOT, "conformance", "protocol", "testdata", "restricted_testee.py")
+NUMPY_TESTEE_DIR = os.path.join(ROOT, "conformance", "testees", "numpy")
 
 
 def run(tmp, fault="", extra_env=None, *args):
@@ -96,6 +101,63 @@ class Protocol(unittest.TestCase):
             text = json.dumps(next(iter(bad.values())))
             for w in words:
                 self.assertIn(w, text, fault)
+
+    def test_a_stray_line_costs_one_case(self):
+        # One stray line puts every later answer one behind: the case that reads it FAILs
+        # naming it, and the next case gets a fresh testee (the process ends after the case).
+        p, report = run(self.tmp, "stray:finfo:2")
+        bad = self.outcomes(report)
+        self.assertEqual([c["outcome"] for c in bad.values()], ["FAIL"], p.stdout[-3000:])
+        text = json.dumps(next(iter(bad.values())))
+        for w in ("'finfo'", "is not JSON", "mylib says hi"):
+            self.assertIn(w, text)
+        self.assertEqual(report["run"]["isolated_processes"], 1)
+
+    def test_the_printed_rerun_command_reruns_the_case(self):
+        # The rerun command of a failing testee case, as report.json (and so the terminal
+        # summary and JUnit) print it, run as the user would (run.py standing in for `bazel run
+        # //conformance:run`, whose target adds --suites): it runs that case alone, and it fails.
+        p, report = run(self.tmp, "garbage:finfo:2")
+        (case,) = self.outcomes(report).values()
+        prefix = "bazel run //conformance:run -- "
+        self.assertTrue(case["rerun"].startswith(prefix), case["rerun"])
+        self.assertIn(case["rerun"], p.stdout)  # the terminal summary prints it
+        args = shlex.split(case["rerun"][len(prefix):])
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
+        env.update(BUILD_WORKING_DIRECTORY=self.tmp, TCTS_TESTEE_FAULT="garbage:finfo:1",
+                   TCTS_TORCH_TESTEE_DIR=TORCH_TESTEE_DIR)
+        out = tempfile.mkdtemp(dir=self.tmp, prefix="out-rerun")
+        again = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=dtypes", *args, f"--out={out}"],
+                               capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+        self.assertEqual(again.returncode, 1, again.stdout + again.stderr)
+        with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+            rerun = json.load(f)
+        self.assertEqual([(c["id"], c["outcome"]) for c in rerun["cases"]], [(case["id"], "FAIL")])
+        self.assertEqual(rerun["cases"][0]["rerun"], case["rerun"])
+
+    def test_a_testee_with_four_dtypes_has_its_views_and_storage_exercised(self):
+        # A testee declaring float32, int32, bool and complex64 (and refusing int64 as such a
+        # library does): the strided suite's fixtures are in a dtype it has, so its view,
+        # memory-format and storage cases run; none fails on int64.
+        shutil.copy(RESTRICTED, os.path.join(self.tmp, "restricted_testee.py"))
+        open(os.path.join(self.tmp, "none.txt"), "w").close()
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
+        env.update(BUILD_WORKING_DIRECTORY=self.tmp, TCTS_NUMPY_TESTEE_DIR=NUMPY_TESTEE_DIR)
+        out = tempfile.mkdtemp(dir=self.tmp, prefix="out-restricted")
+        p = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=strided",
+                            "--testee=/usr/bin/python3 restricted_testee.py", "--candidate=restricted",
+                            "--expectations=none.txt", f"--out={out}", "--jobs=2", "--no-stale-check"],
+                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
+        with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+            report = json.load(f)
+        self.assertEqual(report["candidate"]["name"], "numpy restricted to float32, int32, bool, complex64",
+                         p.stdout[-2000:] + p.stderr[-2000:])
+        self.assertEqual({d["name"] for d in report["dtypes"] if d["declared"]}, {"float32", "int32", "bool", "complex64"})
+        on_int64 = [c["id"] for c in report["cases"] if "int64" in json.dumps([c["observed"], c["mismatches"]])]
+        self.assertEqual(on_int64, [], "cases failed on the fixtures' int64")
+        passed = collections.Counter(c["id"].split(".")[0] for c in report["cases"] if c["outcome"] == "PASS")
+        for kind in ("transpose", "narrow", "slice", "clone", "contiguous"):  # views; memory-format copies
+            self.assertGreater(passed[kind], 20, (kind, passed))
 
     def test_another_protocol_version_is_refused(self):
         p, report = run(self.tmp, "", {"TCTS_TESTEE_PROTOCOL": "99"})

@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include "conformance/candidate/fresh_process.h"
 #include "conformance/protocol/wire.h"
 #include "gtest/gtest.h"
 
@@ -76,6 +77,8 @@ bool TesteeSession::Start(const std::string& cwd, std::string* error) {
   handshake_ = true;
   Json hello = {{"op", "hello"}, {"protocol", kProtocolVersion}, {"features", Json::array()}};
   for (Feature f : AllFeaturesList()) hello["features"].push_back(FeatureName(f));
+  hello["dtypes"] = Json::array();
+  for (DType d : AllDTypes()) hello["dtypes"].push_back(DTypeName(d));
   Result<Json> r = Call("hello", hello);
   handshake_ = false;
   if (!r.ok()) {
@@ -113,6 +116,10 @@ bool TesteeSession::Start(const std::string& cwd, std::string* error) {
       }
       if (!known) throw ProtocolError("features", "feature names of PROTOCOL.md", f.dump());
     }
+    if (v.contains("dtypes")) {
+      dtypes_declared_ = true;
+      for (const Json& d : wire::Get(v, "dtypes", Json::value_t::array)) dtypes_.insert(wire::DTypeOf(d, "dtypes"));
+    }
   } catch (const ProtocolError& e) {
     *error = "the testee's handshake (answer to 'hello'): " + e.what_for();
     return false;
@@ -131,6 +138,10 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args) {
     explicit InCall(bool& f) : flag(f) { flag = true; }
     ~InCall() { flag = false; }
   } in_call(in_call_);
+  if (!broken_.empty()) {
+    return Error{ErrorKind::kInternal, "testee protocol: '" + std::string(op) + "' not asked: the testee is out of step since " +
+                                           broken_ + " (a fresh testee takes the next case)"};
+  }
   const std::int64_t id = next_id_++;
   args["id"] = id;
   args["op"] = op;
@@ -169,8 +180,8 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args) {
   try {
     v = Json::parse(answer);
   } catch (const Json::exception& e) {
-    return Error{ErrorKind::kInternal, "testee protocol: the answer to '" + std::string(op) + "' (request " +
-                                           std::to_string(id) + ") is not JSON (" + e.what() + "): " + answer.substr(0, 200)};
+    return Broken("testee protocol: the answer to '" + std::string(op) + "' (request " + std::to_string(id) +
+                  ") is not JSON (" + e.what() + "): " + answer.substr(0, 200));
   }
   try {
     if (!v.is_object()) throw ProtocolError("(message)", "a JSON object", answer.substr(0, 200));
@@ -186,8 +197,16 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args) {
     if (!v.contains("ok")) throw ProtocolError("ok", "\"ok\" or \"error\"", "neither");
     return v["ok"];
   } catch (const ProtocolError& e) {
-    return Error{ErrorKind::kInternal, Where(op) + e.what_for()};
+    return Broken(Where(op) + e.what_for());
   }
+}
+
+Error TesteeSession::Broken(const std::string& message) {
+  if (broken_.empty()) {
+    broken_ = message;
+    RequestFreshProcess(message);
+  }
+  return Error{ErrorKind::kInternal, message};
 }
 
 // What the testee reports besides the answer: region bytes it changed, DLPack deleters its

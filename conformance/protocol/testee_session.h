@@ -61,10 +61,19 @@ class TesteeSession {
   const std::string& version() const { return version_; }
   const std::string& build() const { return build_; }
   bool supports(Feature feature) const { return supported_.count(feature) > 0; }
+  // The hello answer's "dtypes" (every dtype when it has none).
+  bool supports_dtype(DType dtype) const { return !dtypes_declared_ || dtypes_.count(dtype) > 0; }
 
   // One request and its answer: {"ok": value} or an Error (the testee's, or a protocol error
   // naming the request and the field). A testee that dies or floods ends this process.
+  // After a protocol error the testee is out of step (a stray line puts every later answer
+  // one behind): no further request is sent, each call answers an error saying so, and the
+  // suite process ends after the running case (fresh_process.h), so that a fresh testee
+  // takes the next case.
   Result<Json> Call(const char* op, Json args);
+  // A protocol error in an answer (`message` names the request and the field): the testee is
+  // out of step from now on, as above. Returns the error for the call to answer.
+  Error Broken(const std::string& message);
   // "testee protocol: the answer to 'op' (request N): ", for errors in decoding an answer.
   std::string Where(const std::string& op) const;
 
@@ -102,6 +111,8 @@ class TesteeSession {
   TesteePipe pipe_;
   std::string name_, version_, build_;
   std::set<Feature> supported_;
+  bool dtypes_declared_ = false;
+  std::set<DType> dtypes_;
   std::int64_t next_id_ = 1;
   std::int64_t next_region_ = 1;
   std::map<std::int64_t, Region> regions_;
@@ -109,6 +120,7 @@ class TesteeSession {
   bool alive_ = true;
   bool in_call_ = false;
   bool handshake_ = false;  // Start's hello: a broken answer is an error, not the end of the process
+  std::string broken_;  // the first protocol error; "" while the testee is in step
   double waited_s_ = 0;
 };
 

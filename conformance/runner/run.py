@@ -28,9 +28,11 @@ is a TIMEOUT. Either way a new process resumes after that case, so every other c
 still run and reported. Cases are spread over --jobs processes per suite, round-robin.
 
 Verdict (report.json summary.verdict): CONFORMS when nothing unexpected happened (no FAIL,
-XPASS, CRASH, TIMEOUT or stale expectation) and no required feature (spec/features.toml)
-answered NotSupported; CONFORMS PARTIALLY when nothing unexpected happened but a required
-feature answered NotSupported (the report lists them and the cases each cost), or no case
+XPASS, CRASH, TIMEOUT or stale expectation), no required feature (spec/features.toml)
+answered NotSupported and every required dtype (the doc's twelve, spec/dtypes.toml) is
+declared; CONFORMS PARTIALLY when nothing unexpected happened but a required feature answered
+NotSupported or a required dtype is not declared (the report lists them and the cases each
+cost: a case whose row needs an undeclared dtype is NOT_SUPPORTED and not run), or no case
 was exercised at all; DOES NOT CONFORM otherwise.
 
 Exit status: 0 CONFORMS; 3 CONFORMS PARTIALLY (0 with --partial-ok); 1 DOES NOT CONFORM;
@@ -61,6 +63,7 @@ one suite cannot tell whether an entry for another suite's cases is stale.
 from __future__ import annotations
 
 import argparse
+import collections
 import dataclasses
 import datetime
 import fcntl
@@ -132,6 +135,7 @@ class Options:
     update_expectations: str = ""  # --update-expectations=FILE
     test_filter: str = ""  # TESTBRIDGE_TEST_ONLY (bazel test --test_filter)
     shard: tuple = (0, 1)  # TEST_SHARD_INDEX, TEST_TOTAL_SHARDS
+    rerun: str = ""  # the command a case's rerun adds its id to (rerun_base), "" for the target's
 
 
 class _Parser(argparse.ArgumentParser):
@@ -336,10 +340,11 @@ def suites_for(o: Options) -> list[Suite]:
     if o.replay:
         return [Suite("replay", "conformance/replay/replay_runner", common + [f"--replay={o.replay}"],
                       os.path.basename(o.replay))]
-    # The rerun command names each case's own suite test: the harness fills in {suite}.
+    # The rerun command names each case's own suite test (the harness fills in {suite}), or,
+    # where no such test exists, this run's command (rerun_base) narrowed to the case.
+    rerun = f"--rerun={o.rerun}" if o.rerun else f"--target={o.target or '//conformance:{suite}_' + o.candidate}"
     return [Suite(o.candidate, o.binary or f"conformance/{'testee' if o.testee else o.candidate}_bin",
-                  common + [f"--tcts_suites={','.join(o.suites)}",
-                            f"--target={o.target or '//conformance:{suite}_' + o.candidate}"], "")]
+                  common + [f"--tcts_suites={','.join(o.suites)}", rerun], "")]
 
 
 def list_cases(suite: Suite, selection: list, tmp: str) -> list[ListedCase]:
@@ -501,6 +506,7 @@ class Runner:
         self.candidate = None
         self.declared: dict[str, bool] | None = None  # feature -> supported, from the begin event
         self.announced: list[str] = []  # every feature of the interface, in order
+        self.dtypes: list[dict] | None = None  # every dtype: required, declared (the begin event)
         self.serial = 0
         self.processes = 0
         self.isolated = 0  # processes that crashed or hung
@@ -574,6 +580,8 @@ class Runner:
             if self.declared is None and "features" in p.begin:
                 self.declared = {f["name"]: bool(f["supported"]) for f in p.begin["features"]}
                 self.announced = [f["name"] for f in p.begin["features"]]
+            if self.dtypes is None and "dtypes" in p.begin:
+                self.dtypes = p.begin["dtypes"]
             self.learn(p.unit, [listed_case(c, suite.name) for c in p.begin["cases"]])
         for test, event in p.ended.items():
             try:
@@ -616,8 +624,6 @@ class Runner:
             # A failure outside the case's checks (an exception, no verdict) is never the
             # listed deviation.
             outcome, reason = "FAIL", f"listed as FAIL ({entry.reason}), but it failed outside its checks"
-        if outcome == "XFAIL":
-            message = ""  # the binary's failure report of a listed deviation; mismatches hold it
         if outcome == "XPASS":
             message = (f"listed in {entry.path or self.o.expectations}:{entry.line} ({entry.pattern} {entry.outcome}, reason: "
                        f"{entry.reason}) but the candidate now matches the spec; remove the entry.\n" + message).strip()
@@ -637,6 +643,8 @@ class Runner:
             record["observed"] = f"NotSupported: {e.get('not_supported', '')}"
             if e.get("feature"):
                 record["feature"] = e["feature"]
+            if e.get("dtype"):
+                record["dtype"] = e["dtype"]
         if e.get("features"):
             self.used[(suite.name, c.test)] = e["features"]
             record["features"] = list(e["features"])
@@ -715,6 +723,40 @@ def feature_table(rows: list[dict], runner: "Runner", cases: list[dict]) -> list
     return [{"name": r["name"], "level": r["level"], "clause": r["clause"], "basis": r["basis"], "reason": r["reason"],
              "declared": declared.get(r["name"]), "cases": used.get(r["name"], 0),
              "not_supported": missing.get(r["name"], 0)} for r in rows]
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def rerun_base(o: Options, expectations_given: str) -> str:
+    """The command that reruns a case of this run, less the case's --filter (the binary adds it,
+    and the seed for a property: --rerun): `bazel run //conformance:run` with this run's
+    candidate, testee, expectations and device. Used where a suite's `bazel test` target does
+    not exist or would not run the case as this run did: a testee (its command and expectations
+    file are the user's, not a target's) and a run on a device. "" where the suite's target is
+    right: a suite's own test (--target), a replay, a plain candidate run."""
+    if o.target or o.replay or not (o.testee or o.device):
+        return ""
+    parts = [run_command(o)]
+    if o.testee and o.known_testees.get(o.candidate) != o.testee:  # a testee kept here goes by its name
+        parts.append(f"--testee={_quoted(o.testee)}")
+    parts.append(f"--candidate={_quoted(o.candidate)}")
+    if expectations_given:
+        parts.append(f"--expectations={_quoted(expectations_given)}")
+    if o.device:
+        parts.append(f"--device={_quoted(o.device)}")
+    return " ".join(parts)
+
+
+def dtype_table(runner: "Runner", cases: list[dict]) -> list[dict] | None:
+    """Per dtype: whether the doc lists it (required), whether the candidate declared it, and
+    the cases NOT_SUPPORTED for lack of it; None when no process said (none started a case)."""
+    if runner.dtypes is None:
+        return None
+    missing = collections.Counter(c["dtype"] for c in cases if c["outcome"] == "NOT_SUPPORTED" and c.get("dtype"))
+    return [{"name": d["name"], "required": bool(d["required"]), "declared": bool(d["supported"]),
+             "not_supported": missing[d["name"]]} for d in runner.dtypes]
 
 
 def build_on_demand(o: Options, binary: str) -> str:
@@ -880,6 +922,7 @@ def main(argv: list[str]) -> int:
         if not os.path.isfile(o.replay):
             print(f"run: replay file '{o.replay}' does not exist", file=sys.stderr)
             return EXIT_USAGE
+    o.rerun = rerun_base(o, o.expectations)
     # As the user named it (or the candidate's file in this repository), for the report.
     o.expectations_shown = o.expectations or f"conformance/expectations/{o.candidate}.txt"
     o.expectations = user_path(o.expectations) if o.expectations else f"conformance/expectations/{o.candidate}.txt"
@@ -1045,7 +1088,8 @@ def run_into(o: Options, argv: list[str], in_test: bool) -> int:
                       "entries": len(entries), "stale": stale,
                       "unreviewed": len({e.reason for e in entries if e.unreviewed})},
         features=feature_table(feature_rows, runner, cases),
-        cases=cases, coverage=report_lib.spec_coverage(statements, cases, o.statements))
+        cases=cases, coverage=report_lib.spec_coverage(statements, cases, o.statements),
+        dtypes=dtype_table(runner, cases))
     try:
         paths = report_lib.write_all(doc, o.out)
         publish_logs(o.log_dir, os.path.join(o.out, "logs"))

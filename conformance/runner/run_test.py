@@ -94,6 +94,10 @@ class RunnerIsolation(unittest.TestCase):
         self.assertEqual(self.by_id[LISTED_BUT_PASSING][0]["outcome"], "XPASS")
         self.assertIn("now matches the spec", self.by_id[LISTED_BUT_PASSING][0]["message"])
         self.assertIn("answers wrongly by design", self.by_id["promote_types.int8.int16"][0]["reason"])
+        # An XFAIL keeps what was observed (the report can regenerate the expectations file).
+        xfail = self.by_id["promote_types.int8.int16"][0]
+        self.assertIn(xfail["observed"], xfail["message"])
+        self.assertTrue(xfail["mismatches"], xfail)
         self.assertIn("SIGABRT", self.by_id["promote_types.int8.uint8"][0]["observed"])
         self.assertIn("SIGSEGV", self.by_id["dtype.float32.name.float"][0]["observed"])
         self.assertIn("listed as FAIL", self.by_id["dtype.float32.name.float"][0]["reason"])
@@ -205,6 +209,41 @@ class NothingSupported(unittest.TestCase):
                  f"--out={out}", "--jobs=1", "--partial-ok"], env=child_env({"TCTS_FAULTY_SUPPORTS": "none"}))
         self.assertEqual(p.returncode, 0, p.stdout[-2000:] + p.stderr)
         self.assertIn("CONFORMS PARTIALLY", p.stdout)
+
+
+class MissingDType(unittest.TestCase):
+    """A candidate that declares every dtype but bfloat16 (TCTS_FAULTY_MISSING_DTYPES): the cases
+    whose rows need bfloat16 are NOT_SUPPORTED naming it, not run; the missing required dtype
+    costs the verdict once, with the cases it cost."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.out = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        cls.proc = run(["--suites=" + ",".join(SUITES), "--candidate=faulty",
+                        "--expectations=conformance/expectations/reference.txt", f"--out={cls.out}", "--jobs=2",
+                        f"--seed={SEED}", "--no-stale-check"], env=child_env({"TCTS_FAULTY_MISSING_DTYPES": "bfloat16"}))
+        print(cls.proc.stdout[-2000:], cls.proc.stderr[-2000:])
+        cls.report = report_lib.load(os.path.join(cls.out, "report.json"))
+
+    def test_it_conforms_partially_naming_the_dtype_and_its_cost(self):
+        s = self.report["summary"]
+        self.assertEqual(s["verdict"], "CONFORMS PARTIALLY", s)
+        self.assertEqual(self.proc.returncode, 3)
+        skipped = [c for c in self.report["cases"] if c.get("dtype")]
+        self.assertEqual({c["dtype"] for c in skipped}, {"bfloat16"})
+        self.assertTrue(all(c["outcome"] == "NOT_SUPPORTED" for c in skipped))
+        self.assertGreater(len(skipped), 100)
+        self.assertEqual(s["missing_dtypes"], [{"dtype": "bfloat16", "cases": len(skipped)}])
+        self.assertIn(f"required dtype bfloat16 not declared: {len(skipped)} cases not exercised", self.proc.stdout)
+        table = {d["name"]: d for d in self.report["dtypes"]}
+        self.assertEqual(table["bfloat16"], {"name": "bfloat16", "required": True, "declared": False,
+                                             "not_supported": len(skipped)})
+        self.assertFalse(table["complex32"]["required"])
+        # Every table case that names bfloat16 was skipped; the others ran as for the reference.
+        named = [c for c in self.report["cases"] if "bfloat16" in c["id"] and c["kind"] == "case"]
+        self.assertTrue(named and all(c.get("dtype") == "bfloat16" for c in named))
+        others = [c for c in self.report["cases"] if not c.get("dtype")]
+        self.assertEqual({c["outcome"] for c in others}, {"PASS"})
 
 
 class CommandLine(unittest.TestCase):

@@ -35,7 +35,9 @@ What the kit does for you:
     implemented (FEATURE_OPS). Features that are a property of an answer rather than an
     operation (sparse_layout, device_forms, device_repr, cuda_tensors) are declared by listing
     them in `also_supports`; `not_supported` withdraws any. Everything else answers
-    NotSupported, declared so;
+    NotSupported, declared so. The dtypes the library has are `dtypes` (default: all the
+    suite names), less `missing_dtypes`;
+
   * errors: raise the library's own exception; classify() maps it onto the protocol's error
     kinds (IndexError, TypeError, ValueError, NotImplementedError, RuntimeError; anything
     else is Internal). Raise NotSupported for a call the library has no equivalent of.
@@ -260,6 +262,12 @@ class Testee:
     build = ""
     also_supports: set = set()
     not_supported: set = set()
+    # The dtypes the library has, by canonical name ("float32"); None: every dtype the suite
+    # names (hello's "dtypes"). `missing_dtypes` withdraws any. A case that needs a dtype left
+    # out is NOT_SUPPORTED, naming it, and is not run; a declared dtype that answers
+    # NotSupported FAILs.
+    dtypes: set | None = None
+    missing_dtypes: set = set()
 
     def classify(self, exc: BaseException) -> str:
         """The protocol's error kind of an exception the library raised."""
@@ -473,8 +481,17 @@ class _Server:
             unknown = self.features - set(req.get("features", FEATURE_OPS))
             if unknown:
                 raise ProtocolError(f"features: the suite does not know {sorted(unknown)}")
-            return {"name": self.testee.name, "version": self.testee.version, "build": self.testee.build,
-                    "protocol": PROTOCOL, "features": sorted(self.features)}
+            answer = {"name": self.testee.name, "version": self.testee.version, "build": self.testee.build,
+                      "protocol": PROTOCOL, "features": sorted(self.features)}
+            # A suite that names no dtypes (before protocol dtypes) takes no declaration.
+            if (self.testee.dtypes is not None or self.testee.missing_dtypes) and "dtypes" in req:
+                known = set(req["dtypes"])
+                declared = set(known if self.testee.dtypes is None else self.testee.dtypes)
+                unknown = (declared | set(self.testee.missing_dtypes)) - known
+                if unknown:
+                    raise ProtocolError(f"dtypes: the suite does not know {sorted(unknown)}")
+                answer["dtypes"] = sorted(declared - set(self.testee.missing_dtypes))
+            return answer
         if not isinstance(op, str) or op not in _ALL_OPS:
             raise NotSupported(f"unknown request {op!r}")
         method = getattr(self.testee, op)

@@ -8,6 +8,8 @@ by TCTS_TESTEE_FAULT=KIND:OP:N — on the N-th request `OP`:
     garbage  the answer is not JSON
     field    the answer's "ok" value has a field of the wrong type
     wrong_id the answer carries another request's id
+    stray    one stray line ("mylib says hi") is printed before the answer, so that every later
+             answer is one behind
 TCTS_TESTEE_FAULT_ONCE=PATH fires the fault only while PATH does not exist (and creates it),
 so that the testee the suite restarts after a crash behaves.
 TCTS_TESTEE_PROTOCOL=N makes the handshake claim protocol version N.
@@ -43,6 +45,8 @@ class Out:
         elif self.pending == "field":
             answer["ok"] = {**answer.get("ok", {}), "bits": "sixteen"}
             text = json.dumps(answer) + "\n"
+        elif self.pending == "stray":
+            text = "mylib says hi\n" + text
         elif self.pending == "wrong_id":
             answer["id"] = -5
             text = json.dumps(answer) + "\n"
