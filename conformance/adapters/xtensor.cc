@@ -141,6 +141,10 @@ class XtensorCandidate final : public Candidate {
            __VERSION__ + "; defaults (no xsimd, no XTENSOR_ENABLE_ASSERT), row-major";
   }
 
+  // bfloat16 and complex32 have no type in xtensor or xtl (above): declared missing, so their
+  // cases are NOT_SUPPORTED naming the dtype rather than each answering NotImplementedError.
+  bool supports_dtype(DType d) const override { return d != DType::kBfloat16 && d != DType::kComplex32; }
+
   bool supports(Feature f) const override {
     switch (f) {
       case Feature::kDTypeInfo:
