@@ -290,6 +290,10 @@ class Testee {
     this.build = '';
     this.alsoSupports = new Set();
     this.notSupported = new Set();
+    // The dtypes the library has, by canonical name ('float32'); null: every dtype the suite
+    // names (hello's "dtypes"). A case that needs a dtype left out is NOT_SUPPORTED, naming it;
+    // a declared dtype that answers NotSupported FAILs (as the Python kit's `dtypes`).
+    this.dtypes = null;
   }
 
   /** The protocol's error kind of something the library threw. */
@@ -397,8 +401,16 @@ class Server {
       const known = new Set(req.features || Object.keys(FEATURE_OPS));
       const unknown = [...this.features].filter((f) => !known.has(f));
       if (unknown.length) throw new ProtocolError(`features: the suite does not know ${unknown.sort()}`);
-      return {name: this.testee.name, version: this.testee.version, build: this.testee.build, protocol: PROTOCOL,
-        features: [...this.features].sort()};
+      const answer = {name: this.testee.name, version: this.testee.version, build: this.testee.build,
+        protocol: PROTOCOL, features: [...this.features].sort()};
+      // A suite that names no dtypes (before declared dtypes) takes no declaration.
+      if (this.testee.dtypes !== null && Array.isArray(req.dtypes)) {
+        const knownDtypes = new Set(req.dtypes);
+        const unknownDtypes = [...this.testee.dtypes].filter((d) => !knownDtypes.has(d));
+        if (unknownDtypes.length) throw new ProtocolError(`dtypes: the suite does not know ${unknownDtypes.sort()}`);
+        answer.dtypes = [...new Set(this.testee.dtypes)].sort();
+      }
+      return answer;
     }
     if (typeof op !== 'string' || !ALL_OPS.has(op) || typeof this.testee[op] !== 'function') {
       throw new NotSupported(`unknown request ${safeText(op)}`);

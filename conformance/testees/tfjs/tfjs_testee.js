@@ -83,6 +83,9 @@ class TfjsTestee extends tcts.Testee {
   constructor() {
     super();
     this.name = `tfjs (${backend} backend)`;
+    // tfjs's DataType (tfjs-core/dist/types.d.ts): 'float32' | 'int32' | 'bool' | 'complex64' |
+    // 'string'; the suite's other dtypes have no tfjs equivalent.
+    this.dtypes = ['float32', 'int32', 'bool', 'complex64'];
     this.version = tf.version_core;
     this.build = `Node.js ${process.version}, @tensorflow/tfjs-core ${tf.version_core}, ${BACKENDS[backend]} ` +
       `${require(`${BACKENDS[backend]}/package.json`).version}, tf.getBackend() = '${tf.getBackend()}'`;
