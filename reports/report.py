@@ -156,6 +156,10 @@ def machine() -> dict:
 
 
 def tool_commit() -> str | None:
+    """The tensor-cts commit that ran: the suite bundle's stamp (conformance/bundle/tcts.in sets
+    TCTS_SUITE_COMMIT), else the checkout's HEAD."""
+    if os.environ.get("TCTS_SUITE_COMMIT"):
+        return os.environ["TCTS_SUITE_COMMIT"]
     where = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or HERE
     try:
         p = subprocess.run(["git", "-C", where, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)

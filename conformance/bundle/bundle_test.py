@@ -6,6 +6,7 @@ in-repository run's case by case (reports/diff: 0 changed), and it carries its v
 """
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -76,9 +77,9 @@ def main() -> None:
     if not os.path.isfile(bundled):
         fail(f"the bundle's run wrote no {bundled}:\n{p.stdout[-2000:]}")
     doc = json.load(open(bundled, encoding="utf-8"))
-    version = doc["run"].get("suite_version", "")
-    if not version.startswith("tensor-cts "):
-        fail(f"the report does not carry the bundle's version: run.suite_version = {version!r}")
+    version = doc["tool"]["commit"] or ""
+    if not re.fullmatch(r"[0-9a-f]{40}(-dirty)?", version):
+        fail(f"the report does not carry the bundle's commit: tool.commit = {version!r}")
     if f"{root}/tcts" not in doc["run"]["command"]:
         fail(f"the report's command is not the bundle's: {doc['run']['command']!r}")
 

@@ -22,7 +22,7 @@ done
 [[ -n "$launcher" ]] || { echo "make_bundle.sh: no tcts.in among the inputs" >&2; exit 1; }
 commit=$(sed -n 's/^STABLE_TCTS_COMMIT //p' bazel-out/stable-status.txt 2>/dev/null || true)
 sed -e "s|@SUITES@|$suites|" -e "s|@DEVICE_SUITES@|$device_suites|" \
-    -e "s|@VERSION@|tensor-cts ${commit:-unstamped}|" "$launcher" > "$root/tcts"
+    -e "s|@COMMIT@|${commit}|" "$launcher" > "$root/tcts"
 chmod 755 "$root/tcts" "$root/conformance/testee_bin"
 tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - tensor-cts-suite |
   gzip -n > "$out"
