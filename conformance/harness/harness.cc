@@ -222,8 +222,16 @@ std::string Case::MismatchText() const {
   return text;
 }
 
+// Records a feature a case's checks used, once (the report's feature table and score).
+static void Use(std::vector<Feature>* used, Feature feature) {
+  if (std::find(used->begin(), used->end(), feature) == used->end()) used->push_back(feature);
+}
+
 bool Case::Supports(Feature feature, const std::string& check) {
-  if (CurrentCandidate().supports(feature)) return true;
+  if (CurrentCandidate().supports(feature)) {
+    Use(&used_, feature);  // the sub-check runs: the case uses the feature (feature table, score)
+    return true;
+  }
   skipped_checks_.push_back(check + " (needs " + FeatureName(feature) + ")");
   return false;
 }
@@ -246,7 +254,7 @@ bool Case::Usable(Feature feature, const Error* error, const std::string& call) 
              error ? Describe(*error) : "a value: the operation works");
     return false;
   }
-  if (std::find(used_.begin(), used_.end(), feature) == used_.end()) used_.push_back(feature);
+  Use(&used_, feature);
   return true;
 }
 
