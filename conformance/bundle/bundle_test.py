@@ -57,8 +57,10 @@ def main() -> None:
     shutil.copy(os.path.join(repo, "conformance/expectations/numpy.txt"), os.path.join(user, "expectations.txt"))
     # numpy.txt includes what both NumPy modes share (shared/numpy.txt, beside it).
     shutil.copytree(os.path.join(repo, "conformance/expectations/shared"), os.path.join(user, "shared"))
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("BUILD_", "RUNFILES", "TEST_", "XML_OUTPUT", "TESTBRIDGE", "PYTHONPATH"))}
+    # Neither run is this test: Bazel's test variables (the JUnit file above all) stay out.
+    clean_env = {k: v for k, v in os.environ.items()
+                 if not k.startswith(("BUILD_", "RUNFILES", "TEST_", "XML_OUTPUT", "TESTBRIDGE", "PYTHONPATH"))}
+    env = dict(clean_env)
     # The system's tools, without bazel: a directory of links to /usr/bin and /bin less bazel*.
     tools = os.path.join(tmp, "bin")
     os.makedirs(tools)
@@ -88,7 +90,8 @@ def main() -> None:
     run(["/usr/bin/python3", "conformance/runner/run.py", f"--testee={testee}",
          "--expectations=" + os.path.join(repo, "conformance/expectations/numpy.txt"), "--candidate=numpy", f"--suites={SUITES}",
          "--binary=conformance/testee_bin", "--jobs=1", "--no-stale-check", f"--out={ref_out}"],
-        repo, dict(os.environ, BUILD_WORKING_DIRECTORY=os.path.join(repo, "conformance/testees/numpy")),
+        repo, dict(clean_env, PATH=os.environ["PATH"],
+                   BUILD_WORKING_DIRECTORY=os.path.join(repo, "conformance/testees/numpy")),
         "the in-repository run")
     d = subprocess.run(["/usr/bin/python3", "reports/diff.py", os.path.join(ref_out, "report.json"), bundled],
                        capture_output=True, text=True)

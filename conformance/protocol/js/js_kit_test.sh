@@ -20,7 +20,9 @@ mkdir -p "$out"
 run() {  # run NAME TESTEE_ARGS...: the dtypes suite against the fixture; prints its summary
   local name="$1"; shift
   set +e
-  /usr/bin/python3 "$run_py" --binary="$testee_bin" --suites=dtypes --testee="node $fixture $*" \
+  # The inner runs are not this test: Bazel's test variables (the JUnit file above all) stay out.
+  env -u XML_OUTPUT_FILE -u TEST_TARGET -u TESTBRIDGE_TEST_ONLY -u TEST_TOTAL_SHARDS -u TEST_SHARD_INDEX \
+    -u TEST_SHARD_STATUS_FILE -u TEST_UNDECLARED_OUTPUTS_DIR /usr/bin/python3 "$run_py" --binary="$testee_bin" --suites=dtypes --testee="node $fixture $*" \
     --expectations="$out/empty.txt" --jobs=1 --out="$out/$name" --partial-ok --no-stale-check > "$out/$name.log" 2>&1
   local rc=$?
   set -e
