@@ -369,6 +369,72 @@ class Interop:
                 raise self.SpecError(path, rid, f"the rules give {got}, the row says shares = {e['shares']}")
             self.doc_examples.append(e)
 
+        self.autograd, self.autograd_examples = None, []
+        if "autograd" in doc:
+            self._load_autograd(path, doc["autograd"])
+
+    def _load_autograd(self, path: str, ag: dict) -> None:
+        req = self._require
+        self.autograd = self._rule(ag, path, "autograd")
+        self.autograd.update({k: req(ag, k, str, path, "autograd") for k in ("history_grad_fn", "clone_grad_fn",
+                                                                              "to_grad_fn")},
+                             integer_error=self._error(ag, "integer_error", path, "autograd"))
+        for i, ex in enumerate(ag.get("example", [])):
+            e = self._rule(ex, path, f"autograd.example[{i}]")
+            kind = req(ex, "obj", str, path, e["id"])
+            history = ex.get("history", "none")
+            if history != "none" and kind != "tensor":
+                raise self.SpecError(path, e["id"], "only a tensor source has autograd history")
+            if kind in ("sequence", "scalar"):
+                if "value" not in ex or "dtype" in ex:
+                    raise self.SpecError(path, e["id"], f"a {kind} source gives value (its dtype is inferred)")
+                value = self.py_value(ex["value"], path, e["id"])
+                src_dtype, sizes = None, self.sizes_of(value)
+            elif kind == "buffer":
+                if "value" in ex or "dtype" in ex:
+                    raise self.SpecError(path, e["id"], "a buffer source has no value or dtype (8 zero bytes)")
+                value, src_dtype, sizes = None, None, ()
+            else:
+                if "value" in ex or "dtype" not in ex:
+                    raise self.SpecError(path, e["id"], f"a {kind} source gives dtype (its values are 1, 2, ...)")
+                value, src_dtype = None, self._dtype(ex["dtype"], path, e["id"])
+                sizes = () if kind == "array_scalar" else (3,)
+            e.update(kind=kind, history=history, src_dtype=src_dtype, value=value, literal=ex.get("value"),
+                     sizes=sizes, requires_grad=ex.get("requires_grad"), copy=ex.get("copy"),
+                     as_dtype=self._dtype(ex["as_dtype"], path, e["id"]) if "as_dtype" in ex else None)
+            if history != "none" and self.spec.by_name[src_dtype].category not in ("floating", "complex"):
+                raise self.SpecError(path, e["id"], "a source that requires grad has a floating or complex dtype")
+            self.autograd_examples.append(e)
+
+    def autograd_outcome(self, natural: str, history: str, as_dtype: str | None, shares: bool,
+                         requires_grad: bool | None) -> tuple:
+        """What asarray gives for autograd, for a source of dtype `natural` (a tensor's
+        `history`: none, leaf, add) whose result shares its memory or not (asarray_outcome):
+        ("error", error) or ("ok", requires_grad, is_leaf, grad_fn or None, the source's
+        requires_grad afterwards or None when not decided). requires_grad not given is False
+        (003's signature); the rest is [autograd]'s rule (spec/asarray.toml)."""
+        ag = self.autograd
+        rg = bool(requires_grad)
+        result_dtype = as_dtype or natural
+        if rg and self.spec.by_name[result_dtype].category not in ("floating", "complex"):
+            return ("error", ag["integer_error"])
+        tracked = history != "none"  # the source requires grad
+        # The source afterwards: a copy leaves it as it was; an aliasing result from a leaf is
+        # the source object, its flag set to requires_grad (not given on a leaf that requires
+        # grad: 1.13 clears the flag, current PyTorch keeps it, so it is not checked); a
+        # non-leaf keeps its history (a detached alias is another tensor).
+        if shares and history == "add":
+            got, source_after = ((True, False, ag["history_grad_fn"]) if rg else (False, True, None)), True
+        elif shares:
+            got = (rg, True, None)
+            source_after = None if history == "leaf" and requires_grad is None else rg
+        elif tracked and rg:  # a recorded copy: clone, or Tensor.to for another dtype
+            got, source_after = (True, False, ag["to_grad_fn"] if as_dtype and as_dtype != natural
+                                 else ag["clone_grad_fn"]), True
+        else:
+            got, source_after = (rg, True, None), tracked
+        return ("ok",) + got + (source_after,)
+
     def py_value(self, literal: str, path: str, row: str):
         """A Python literal (numbers, True/False, complex, nested lists) as Python values."""
         try:

@@ -158,9 +158,9 @@ def asarray_tables(spec, Table) -> list:
     default_float = spec.initial_default
 
     def row(row_id, source, text, kind, src_dtype, sizes, byte_strides, values, nbytes, dtype, device, copy, default,
-            err=None, outcome=None):
+            err=None, outcome=None, grad=()):
         """One AsarrayRow: `err` ({kind, message}) or `outcome` (dtype, sizes, device, shares).
-        values: literal(...), or None (a buffer)."""
+        values: literal(...), or None (a buffer). grad: the autograd fields (a row of [autograd])."""
         if err:
             res, expect = f"{err['kind']}: {err['message']}", error_cxx(err)
             dt_out, sizes_out, dev_out, shares = src_dtype or default, (), "", False
@@ -175,7 +175,7 @@ def asarray_tables(spec, Table) -> list:
                str(nbytes),
                ec.cbool(dtype is not None), dt(spec, dtype or default),
                ec.cstr(device or ""), COPY_CXX[copy], dt(spec, default), expect, dt(spec, dt_out), dims(sizes_out),
-               ec.cstr(dev_out), ec.cbool(shares)])
+               ec.cstr(dev_out), ec.cbool(shares), *grad])
 
     def add(row_id, kind, src_dtype, sizes, byte_strides, values, nbytes, dtype, device, copy, default, text, source,
             inferred=None):
@@ -312,6 +312,52 @@ def asarray_tables(spec, Table) -> list:
         bstr = [item] if ex["kind"] == "array" else []
         add(ex["id"], ex["kind"], ex["dtype"], ex["sizes"], bstr, literal(ex["values"]), 0, ex["as_dtype"], None,
             ex["copy"], default_float, ex["text"].split(":")[0], doc_source.for_row(ex["id"]))
+
+    # requires_grad and autograd history: the asarray rules decide the dtype and sharing, the
+    # autograd rule (interop_model.autograd_outcome) the flags, the history and the error.
+    for ex in m.autograd_examples:
+        kind, history, rg, copy, as_dtype = ex["kind"], ex["history"], ex["requires_grad"], ex["copy"], ex["as_dtype"]
+        sizes, nbytes, bstr = ex["sizes"], 0, []
+        if kind in ("sequence", "scalar"):
+            values, natural = literal(ex["value"], ex["literal"]), m.infer_dtype(ex["value"], default_float)
+            text = ex["literal"]
+        elif kind == "buffer":
+            values, natural, nbytes = None, default_float, 8
+            sizes = (nbytes // spec.by_name[default_float].itemsize,)
+            text = f"bytearray({nbytes})"
+        else:
+            n = 1
+            for s in sizes:
+                n *= s
+            values, natural = literal(list(range(1, n + 1))), ex["src_dtype"]
+            if kind == "array":
+                bstr = contiguous_bytes(sizes, spec.by_name[natural].itemsize)
+            text = {"tensor": f"tensor({natural}{list(sizes)})", "array": f"array({natural}{list(sizes)})",
+                    "dlpack": f"dlpack({natural}{list(sizes)})", "array_scalar": f"numpy.{natural}(1)"}[kind]
+            text = {"leaf": f"a = {text}.requires_grad_()", "add": f"b = ({text}.requires_grad_() + 2)"}.get(history, text)
+        got = m.asarray_outcome(kind, natural, tuple(sizes), as_dtype, None, copy, default_float, "cpu")
+        if got[0] != "ok":
+            raise ValueError(f"{ex['id']}: the asarray rules give {got}: an autograd row needs a result")
+        ag = m.autograd_outcome(natural, history, as_dtype, got[4], rg)
+        call = (f"asarray({text}" + (f", dtype={as_dtype}" if as_dtype else "") +
+                (f", copy={COPY_TEXT[copy]}" if copy is not None else "") +
+                (f", requires_grad={COPY_TEXT[rg]}" if rg is not None else "") + ")")
+        src_grad = {"none": "", "leaf": "", "add": m.autograd["history_grad_fn"]}[history]
+        if ag[0] == "error":
+            e = ag[1]
+            grad = ["true", COPY_CXX[rg], str(("none", "leaf", "add").index(history)), "false", "true", '""',
+                    ec.cstr(src_grad), "-1"]
+            row(ex["id"], ex["source"], f"{call}: {ex['text']}", kind, ex["src_dtype"], sizes, bstr, values, nbytes,
+                as_dtype, None, copy, default_float, err={"kind": e["kind"], "message": e["message"]}, grad=grad)
+            continue
+        _, want_rg, want_leaf, want_fn, after = ag
+        after = after if kind == "tensor" else None
+        grad = ["true", COPY_CXX[rg], str(("none", "leaf", "add").index(history)), ec.cbool(want_rg),
+                ec.cbool(want_leaf), ec.cstr(want_fn or ""), ec.cstr(src_grad), COPY_CXX[after]]
+        words = (f"requires_grad {want_rg}, is_leaf {want_leaf}, grad_fn {want_fn}" +
+                 ("" if after is None or kind != "tensor" else f"; the source's requires_grad {after}"))
+        row(ex["id"], ex["source"], f"{call}: {ex['text']} ({words})", kind, ex["src_dtype"], sizes, bstr, values,
+            nbytes, as_dtype, None, copy, default_float, outcome=got[1:], grad=grad)
     return [pool, t]
 
 

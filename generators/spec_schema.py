@@ -484,6 +484,13 @@ FILES: dict[str, dict[str, Field]] = {
         "array": f(text_rule(stride_error=f(ERROR()), negative_error=f(ERROR()),
                              example=opt(List(rule("array", dtype=f(DTYPE), sizes=f(INTS),
                                                    byte_strides=f(SIGNED_INTS)))))),
+        "autograd": opt(text_rule(
+            history_grad_fn=f(NAME), clone_grad_fn=f(NAME), to_grad_fn=f(NAME), integer_error=f(ERROR()),
+            example=opt(List(text_rule(obj=f(Str(choices=("tensor", "array", "dlpack", "array_scalar", "buffer",
+                                                           "sequence", "scalar"))),
+                                       history=opt(Str(choices=("none", "leaf", "add"))), dtype=opt(DTYPE),
+                                       value=opt(TEXT), requires_grad=opt(Bool()), copy=opt(Bool()),
+                                       as_dtype=opt(DTYPE)))))),
         "doc_example": opt(List(rule("source", text=f(TEXT), source=f(Str()), dtype=f(DTYPE),
                                      values=f(List(Num())), copy=opt(Bool()), as_dtype=opt(DTYPE),
                                      shares=f(Bool())))),

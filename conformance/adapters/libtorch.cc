@@ -5,6 +5,7 @@
 #include <ATen/ScalarOps.h>
 #include <c10/core/DefaultDtype.h>
 #include <c10/util/Logging.h>
+#include <torch/csrc/autograd/function.h>
 #include <torch/version.h>
 
 #include <algorithm>
@@ -469,6 +470,26 @@ class LibtorchCandidate final : public Candidate {
         o = o.device(d);
       }
       return Box(at::empty(sizes, o));
+    });
+  }
+
+  // -- autograd (003 requires_grad): libtorch's own autograd, through the Variable API. A node's
+  // name() is its class name without namespace ("AddBackward0": the generated nodes override
+  // it, torch/csrc/autograd/generated/Functions.h), what Python's type(t.grad_fn).__name__ is.
+  Status requires_grad_(const TensorHandle& t, bool requires_grad) override {
+    return Guard([&]() -> Status {
+      Unbox(t).requires_grad_(requires_grad);
+      return {};
+    });
+  }
+  Result<AutogradInfo> autograd(const TensorHandle& h) override {
+    return Guard([&]() -> Result<AutogradInfo> {
+      const at::Tensor& t = Unbox(h);
+      AutogradInfo info;
+      info.requires_grad = t.requires_grad();
+      info.is_leaf = t.is_leaf();
+      if (const auto& fn = t.grad_fn()) info.grad_fn = fn->name();
+      return info;
     });
   }
 

@@ -445,6 +445,9 @@ class ReferenceCandidate final : public Candidate {
 
   // -- asarray and DLPack
   Result<TensorHandle> asarray(const AsarraySource& s, const AsarrayOptions& options) override {
+    // The reference has no autograd (Feature::kAutograd undeclared): requires_grad=False is
+    // what every tensor here already is; True cannot be honoured.
+    if (options.requires_grad.value_or(false)) return NotSupported("asarray: requires_grad=True (no autograd)");
     return Boxed([&] {
       const ref::AsarrayOptions o = ToRef(options);
       switch (s.kind) {

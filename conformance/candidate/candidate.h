@@ -193,11 +193,13 @@ struct AsarraySource {
 };
 const char* AsarraySourceKindName(AsarraySource::Kind kind);
 
-// torch.asarray's keyword arguments (requires_grad is not modelled).
+// torch.asarray's keyword arguments, each nullopt when not given. A candidate without
+// autograd (Feature::kAutograd undeclared) answers NotSupported when requires_grad is true.
 struct AsarrayOptions {
   std::optional<DType> dtype;
   std::optional<std::string> device;
   std::optional<bool> copy;
+  std::optional<bool> requires_grad;
 };
 
 // The records that cross the interface: DTypeInfo, FloatInfo, TensorMeta, StorageInfo,

@@ -31,6 +31,20 @@ std::string SourceText(const AsarrayRow& row) {
   return "?";
 }
 
+const char* GradFnText(const std::optional<std::string>& fn) { return fn ? fn->c_str() : "None"; }
+
+// The autograd state of `t` against what the row wants; false when the candidate could not say.
+bool ExpectAutograd(Case& c, const TensorHandle& t, const std::string& what, bool requires_grad, bool is_leaf,
+                    const char* grad_fn) {
+  const auto info = Get(c, Feature::kAutograd, CurrentCandidate().autograd(t), "autograd(" + what + ")");
+  if (!info) return false;
+  ExpectEq(c, what + ".requires_grad", requires_grad, info->requires_grad);
+  ExpectEq(c, what + ".is_leaf", is_leaf, info->is_leaf);
+  const std::optional<std::string> want = *grad_fn ? std::optional<std::string>(grad_fn) : std::nullopt;
+  if (info->grad_fn != want) c.Mismatch(what + ".grad_fn", GradFnText(want), GradFnText(info->grad_fn));
+  return true;
+}
+
 }  // namespace
 
 void CheckAsarray(const AsarrayRow& row) {
@@ -46,9 +60,11 @@ void CheckAsarray(const AsarrayRow& row) {
   if (row.has_dtype) options.dtype = row.dtype;
   if (*row.device) options.device = std::string(row.device);
   if (row.copy >= 0) options.copy = row.copy == 1;
+  if (row.requires_grad >= 0) options.requires_grad = row.requires_grad == 1;
   const std::string call = "asarray(" + SourceText(row) + (row.has_dtype ? std::string(", dtype=") + DTypeName(row.dtype) : "") +
                            (*row.device ? std::string(", device='") + row.device + "'" : "") +
-                           ", copy=" + (row.copy < 0 ? "None" : row.copy ? "True" : "False") + ")";
+                           ", copy=" + (row.copy < 0 ? "None" : row.copy ? "True" : "False") +
+                           (row.requires_grad < 0 ? "" : row.requires_grad ? ", requires_grad=True" : ", requires_grad=False") + ")";
 
   // The source. Host memory (array, buffer, DLPack) is the suite's and outlives every tensor below.
   const std::vector<std::int64_t> sizes = row.sizes.vec();
@@ -74,8 +90,25 @@ void CheckAsarray(const AsarrayRow& row) {
       if (!t) return c.Finish();
       src.kind = AsarraySource::Kind::kTensor;
       src.tensor = *t;
-      const auto p = storage ? Get(c, Feature::kStorage, cand.data_ptr(*t), "data_ptr(source)") : std::nullopt;
-      const auto m = Meta(c, *t, "source");
+      if (row.history > 0) {  // a = torch.tensor(..., requires_grad=True)
+        const Status st = cand.requires_grad_(*t, true);
+        if (!c.Usable(Feature::kAutograd, st, "a.requires_grad_(True)")) return c.Finish();
+        if (!st.ok()) {
+          c.Mismatch("a.requires_grad_(True)", "done", Describe(st.error()));
+          return c.Finish();
+        }
+      }
+      if (row.history == 2) {  // b = a + 2: a tensor with autograd history (the doc's example)
+        const auto b = Get(c, Feature::kBinaryOps, cand.binary(BinaryOp::kAdd, *t, Scalar::Int(2), Scalar::Int(1)),
+                           "b = a + 2");
+        if (!b) return c.Finish();
+        src.tensor = *b;
+        const auto held = ReadValues(c, *b, "b");
+        if (!held || !ExpectAutograd(c, *b, "b", true, false, row.source_grad_fn)) return c.Finish();
+        source_values = *held;
+      }
+      const auto p = storage ? Get(c, Feature::kStorage, cand.data_ptr(src.tensor), "data_ptr(source)") : std::nullopt;
+      const auto m = Meta(c, src.tensor, "source");
       if ((storage && !p) || !m) return c.Finish();
       if (p) source_address = *p;
       source_strides = m->strides;
@@ -136,7 +169,9 @@ void CheckAsarray(const AsarrayRow& row) {
   bool answered = false;
   {
     Result<TensorHandle> r = cand.asarray(src, options);
-    answered = c.Usable(Feature::kAsarray, r, call);
+    // requires_grad=True needs autograd too: a candidate with asarray but no autograd refuses it.
+    const bool needs_autograd = row.requires_grad == 1 && cand.supports(Feature::kAsarray);
+    answered = c.Usable(needs_autograd ? Feature::kAutograd : Feature::kAsarray, r, call);
     if (answered &&
         CheckOutcome(c, row.error, r, call, std::string(DTypeName(row.result_dtype)) + " " + Str(row.result_sizes.vec()))) {
       const TensorHandle out = r.value();
@@ -160,6 +195,15 @@ void CheckAsarray(const AsarrayRow& row) {
         // source's first element, which the result sees exactly when it shares.
         const auto ptr = storage ? Get(c, Feature::kStorage, cand.data_ptr(out), "data_ptr(result)") : std::nullopt;
         const bool nonempty = before && !before->empty();
+        if (row.grad && !c.failed()) {
+          if (ExpectAutograd(c, out, "result", row.want_requires_grad, row.want_is_leaf, row.want_grad_fn) &&
+              row.source_requires_grad_after >= 0) {
+            if (const auto s = Get(c, Feature::kAutograd, cand.autograd(src.tensor), "autograd(source) after the call")) {
+              ExpectEq(c, "the source's requires_grad after " + call, row.source_requires_grad_after == 1,
+                       s->requires_grad);
+            }
+          }
+        }
         if (ptr && Shares(row.source) && nonempty) {
           if (row.shares && *ptr != source_address) {
             c.Mismatch(call + ".data_ptr() == source data_ptr()", "equal (shares memory)", "a different address");
@@ -167,7 +211,7 @@ void CheckAsarray(const AsarrayRow& row) {
             c.Mismatch(call + ".data_ptr() != source data_ptr()", "a new memory (a copy)", "the source's address");
           }
         }
-        if (before && nonempty && Shares(row.source) && !c.failed()) {
+        if (before && nonempty && Shares(row.source) && !row.grad && !c.failed()) {
           const Scalar flip = Flipped(source_values.empty() ? Scalar::Int(0) : source_values[0]);
           bool wrote = true;
           switch (row.source) {

@@ -42,6 +42,17 @@ struct AsarrayRow {
   Dims result_sizes;
   const char* result_device;
   bool shares;  // the result shares the source's memory (a write to either shows in the other)
+  // requires_grad and autograd history (spec/asarray.toml [autograd], Feature::kAutograd); the
+  // defaults are a row that checks none of it. Sharing is then judged by data_ptr alone (a leaf
+  // that requires grad refuses in-place writes).
+  bool grad = false;
+  int requires_grad = -1;  // asarray's requires_grad: -1 not given, 0 False, 1 True
+  int history = 0;         // a tensor source: 0 plain, 1 a leaf that requires grad, 2 that leaf + 2
+  bool want_requires_grad = false;  // the result's requires_grad, is_leaf and grad_fn ("" = None)
+  bool want_is_leaf = true;
+  const char* want_grad_fn = "";
+  const char* source_grad_fn = "";    // history 2: the source's grad_fn
+  int source_requires_grad_after = -1;  // the source's requires_grad after the call: -1 not checked
 };
 
 inline void PrintTo(const AsarrayRow& r, std::ostream* os) { *os << r.meta.id; }

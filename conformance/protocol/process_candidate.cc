@@ -67,7 +67,8 @@ class ProcessCandidate : public Candidate {
     Json src = {{"kind", AsarraySourceKindName(source.kind)}};
     Json args = {{"dtype", wire::ToJson(options.dtype, protocol())},
                  {"device", wire::ToJson(options.device, protocol())},
-                 {"copy", wire::ToJson(options.copy, protocol())}};
+                 {"copy", wire::ToJson(options.copy, protocol())},
+                 {"requires_grad", wire::ToJson(options.requires_grad, protocol())}};
     std::int64_t region = -1;
     switch (source.kind) {
       case AsarraySource::Kind::kTensor:

@@ -65,6 +65,7 @@ Result<Json> TesteeServer::State::OnAsarray(const Json& q) {
   options.dtype = wire::Arg<std::optional<DType>>(q, "dtype");
   options.device = wire::Arg<std::optional<std::string>>(q, "device");
   options.copy = wire::Arg<std::optional<bool>>(q, "copy");
+  options.requires_grad = wire::Arg<std::optional<bool>>(q, "requires_grad");
   const Json& src = wire::Get(q, "source", Json::value_t::object);
   const std::string kind = wire::GetString(src, "kind");
   AsarraySource source;

@@ -246,7 +246,7 @@ class TorchTestee(tcts_testee.Testee):
              "int64": np.int64, "float16": np.float16, "float32": np.float32, "float64": np.float64,
              "complex64": np.complex64, "complex128": np.complex128}
 
-    def asarray(self, source, dtype=None, device=None, copy=None):
+    def asarray(self, source, dtype=None, device=None, copy=None, requires_grad=None):
         if isinstance(source, tcts_testee.HostArray):
             if source.dtype not in self.NUMPY:
                 raise tcts_testee.NotSupported(f"NumPy has no {source.dtype} array to give torch.asarray")
@@ -260,7 +260,17 @@ class TorchTestee(tcts_testee.Testee):
             kw["device"] = device
         if copy is not None:
             kw["copy"] = copy
+        if requires_grad is not None:
+            kw["requires_grad"] = requires_grad
         return torch.asarray(source, **kw)
+
+    # -- autograd
+    def requires_grad_(self, t, requires_grad):
+        t.requires_grad_(requires_grad)
+
+    def autograd(self, t):
+        return {"requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
+                "grad_fn": None if t.grad_fn is None else type(t.grad_fn).__name__}
 
     # -- DLPack
     def to_dlpack(self, t):
