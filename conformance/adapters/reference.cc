@@ -187,7 +187,7 @@ class ReferenceCandidate final : public Candidate {
   // where this process can have them (a build with the cuda backend, on a machine with a GPU).
   bool supports(Feature f) const override {
     if (f == Feature::kCudaTensors) return CudaUnavailable().empty();
-    return f != Feature::kSparseLayout;
+    return f != Feature::kSparseLayout && f != Feature::kAutograd;  // no autograd: 003's requires_grad is optional
   }
 
   Result<DType> dtype_from_name(std::string_view name) override {
