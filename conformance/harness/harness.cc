@@ -187,10 +187,6 @@ std::string RerunCommand() {
 std::string RerunCommand(const ::testing::TestInfo& info) {
   const std::string filter = std::string(info.test_suite_name()) + "." + info.name();
   const bool property = FindProperty(filter) != nullptr;
-  if (!Config().replay.empty()) {  // replayed cases are named by their id (the parameter)
-    return "bazel run //conformance:replay -- " + Config().replay + " --candidate=" + Config().candidate +
-           " --filter='" + (info.value_param() ? info.value_param() : filter) + "'";
-  }
   if (!Config().rerun.empty()) {
     const RowMeta* prop = FindProperty(filter);
     std::string id = prop ? prop->id : info.value_param() ? info.value_param() : filter;
@@ -205,6 +201,10 @@ std::string RerunCommand(const ::testing::TestInfo& info) {
     if (at != std::string::npos) target.replace(at, 7, SuiteOfSource(info.file()));
     return "bazel test " + target + " --test_filter='" + filter + "' --test_output=errors" +
            (property ? " --test_arg=--seed=" + Config().seed : "");
+  }
+  if (!Config().replay.empty()) {  // the runner run by hand: replayed cases are named by their id (the parameter)
+    return "bazel run //conformance:replay -- " + Config().replay + " --candidate=" + Config().candidate +
+           " --filter='" + (info.value_param() ? info.value_param() : filter) + "'";
   }
   return "<test binary> --candidate=" + Config().candidate + " --gtest_filter='" + filter + "'" +
          (property ? " --seed=" + Config().seed : "") + (TensorsOnCpu() ? "" : " --device=" + Config().device);

@@ -1,7 +1,8 @@
 """Replay: a file recorded from a real PyTorch (conformance/replay/testdata/recorded_torch.json,
-written by generators/record_cases.py) replays on the reference and passes; a doctored copy
-fails exactly where it was doctored; malformed files are refused with an error that names
-the case and the field. Standard library only.
+written by generators/record_cases.py, which writes it again from the plan) replays on the
+reference and passes; a doctored copy fails exactly where it was doctored; malformed files,
+and files of version 1, are refused with an error that names the file, the case and the
+field. Standard library only.
 """
 
 import copy
@@ -16,6 +17,7 @@ sys.path.insert(0, os.path.join(os.getcwd(), "conformance", "runner"))
 from run import child_env  # noqa: E402
 
 RECORDED = "conformance/replay/testdata/recorded_torch.json"
+PLAN = "conformance/replay/testdata/replay_plan.json"
 # The runner's report check needs Debian's python3-jsonschema: Debian's interpreter.
 PYTHON = os.environ.get("TCTS_PYTHON", "/usr/bin/python3")
 
@@ -51,6 +53,22 @@ class Replay(unittest.TestCase):
         self.assertGreaterEqual(len(self.doc["cases"]), 25)
         self.assertTrue(r["run"]["replay_file"].endswith("recorded_torch.json"))
         self.assertIn("torch", r["cases"][0]["basis"])  # recorded: torch <version>
+
+    def test_the_recorder_writes_this_recording(self):
+        """generators/record_cases.py, from the plan, writes exactly the recorded file (with the
+        torch that recorded it): the writer and the reader speak one dialect, version 2."""
+        out = os.path.join(self.tmp, "recorded.json")
+        p = subprocess.run([PYTHON, "generators/record_cases.py", PLAN, out], capture_output=True, text=True,
+                           timeout=300)
+        if "needs torch" in p.stderr:
+            self.skipTest(f"{PYTHON} has no torch")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(out) as f:
+            written = json.load(f)
+        if written["source"] != self.doc["source"]:
+            self.skipTest(f"recorded with {self.doc['source']}; this is {written['source']}")
+        self.assertEqual(written, self.doc)
+        self.assertEqual(written["version"], 2)
 
     def test_doctored_cases_fail_and_say_where(self):
         doc = copy.deepcopy(self.doc)
