@@ -1,7 +1,8 @@
 """spec/features.toml: the conformance level of each feature of the candidate interface.
 
     [[feature]]
-    name = "sparse_layout"        # FeatureName() in conformance/candidate/candidate.cc
+    name = "sparse_layout"        # FeatureName() (generated from this row)
+    enumerator = "kSparseLayout"  # the C++ enumerator
     level = "optional"            # "required" or "optional"
     clause = "002#torch.layout"
     basis = "doc"                 # or "pytorch: <source>"
@@ -16,7 +17,7 @@ from __future__ import annotations
 import tomllib
 
 LEVELS = ("required", "optional")
-FIELDS = ("name", "level", "clause", "basis", "reason")
+FIELDS = ("name", "enumerator", "level", "clause", "basis", "reason")
 
 
 class FeaturesError(Exception):

@@ -1,0 +1,303 @@
+"""Emits every end of the candidate seam from the one interface description
+(spec/interface.toml, with the features of spec/features.toml; interface_model.py loads both).
+
+  --suite enums      spec/interface.inc: X-macros of the features (TCTS_FORALL_FEATURES, in
+                     features.toml's order; TCTS_FEATURE_COUNT) and the error kinds
+                     (TCTS_FORALL_ERROR_KINDS)
+  --suite records    spec/interface_records.inc: the records' structs (candidate.h)
+  --suite virtuals   spec/interface_virtuals.inc: the Candidate virtuals, each answering
+                     NotSupported unless an adapter overrides it (inside class Candidate)
+  --suite codecs     spec/interface_codecs.inc: ToJson / FromJson for every record (wire.h,
+                     namespace tcts::wire), shared by both C++ ends of the pipe
+  --suite suite      spec/interface_suite.inc: the suite's end, one ProcessCandidate override per
+                     op that is not `custom` (inside class ProcessCandidate)
+  --suite kit        spec/interface_kit.inc: the C++ kit's dispatch table entries, one handler
+                     per op (inside TesteeServer::State::Ops(); custom ops call On<Name>)
+  --suite json       spec/interface.json: the description as data (sent in `hello`)
+  --suite protocol_table   the operation table of PROTOCOL.md (a test compares them)
+  --suite vectors    conformance/protocol/testdata/vectors.json (see vectors.py)
+
+Usage: emit_interface.py --suite SUITE --out FILE spec/interface.toml spec/features.toml
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import emit_common
+import interface_model
+from interface_model import Arg, Interface, Op
+
+GEN = "generators/emit_interface.py"
+SRC = "spec/interface.toml and spec/features.toml"
+
+# Wire type -> the C++ value type.
+CXX_VALUE = {
+    "dtype": "DType", "int": "std::int64_t", "int32": "int", "uint8": "std::uint8_t", "uint16": "std::uint16_t",
+    "uint64": "std::uint64_t", "uintptr": "std::uintptr_t", "bool": "bool", "string": "std::string",
+    "float": "double", "ints": "std::vector<std::int64_t>", "scalar": "Scalar", "scalars": "std::vector<Scalar>",
+    "operand": "Operand", "tensor": "TensorHandle", "layout": "Layout", "memory_format": "MemoryFormat",
+    "binary_op": "BinaryOp", "device_arg": "DeviceArg", "address": "std::uintptr_t",
+    "dlpack_export": "DLManagedTensor*",
+}
+# Passed by value (the rest by const reference).
+BY_VALUE = {"dtype", "int", "int32", "uint8", "uint16", "uint64", "uintptr", "bool", "float", "layout",
+            "memory_format", "binary_op"}
+
+
+def cxx_value(iface: Interface, t: str) -> str:
+    base = t.rstrip("?")
+    v = CXX_VALUE.get(base) or (base if iface.record(base) else None)
+    if v is None:
+        raise interface_model.InterfaceError(f"no C++ type for {t!r}")
+    return f"std::optional<{v}>" if t.endswith("?") else v
+
+
+def cxx_param(iface: Interface, a: Arg) -> str:
+    if a.cxx:
+        return f"{a.cxx} {a.cxx_name or a.name}"
+    v = cxx_value(iface, a.type)
+    by_value = a.base in BY_VALUE
+    return f"{v} {cxx_name(a)}" if by_value else f"const {v}& {cxx_name(a)}"
+
+
+def cxx_name(a: Arg) -> str:
+    return a.cxx_name or a.name
+
+
+def cxx_result(iface: Interface, op: Op) -> str:
+    if op.result == "none":
+        return "Status"
+    return f"Result<{cxx_value(iface, op.result)}>"
+
+
+def params(iface: Interface, op: Op) -> str:
+    return op.cxx_params if op.cxx_params else ", ".join(cxx_param(iface, a) for a in op.args)
+
+
+def camel(name: str) -> str:
+    return "".join(p[:1].upper() + p[1:] for p in name.split("_"))
+
+
+def comment(text: str, indent: str = "") -> list[str]:
+    """`text` as // lines of at most about 100 columns."""
+    out, line = [], ""
+    for word in text.split():
+        if line and len(indent) + 3 + len(line) + 1 + len(word) > 100:
+            out.append(f"{indent}// {line}")
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    if line:
+        out.append(f"{indent}// {line}")
+    return out
+
+
+# ---------------------------------------------------------------- C++
+def emit_enums(iface: Interface) -> str:
+    lines = [emit_common.header(SRC, GEN, "//"),
+             "// TCTS_FORALL_FEATURES(_): _(enumerator, \"name\"), in spec/features.toml's order.",
+             "#define TCTS_FORALL_FEATURES(_) \\"]
+    lines += [f"  _({f.enumerator}, {emit_common.cstr(f.name)}) \\" for f in iface.features]
+    lines += ["", f"#define TCTS_FEATURE_COUNT {len(iface.features)}", "",
+              "// TCTS_FORALL_ERROR_KINDS(_): _(enumerator, \"name\") (PyTorch's Python exception classes).",
+              "#define TCTS_FORALL_ERROR_KINDS(_) \\"]
+    lines += [f"  _({e.enumerator}, {emit_common.cstr(e.name)}) /* {e.doc} */ \\" for e in iface.errors]
+    lines += ["", "// TCTS_FORALL_OPS(_): _(\"op\", feature enumerator).", "#define TCTS_FORALL_OPS(_) \\"]
+    feats = {f.name: f for f in iface.features}
+    lines += [f"  _({emit_common.cstr(o.name)}, {feats[o.feature].enumerator}) \\" for o in iface.ops]
+    lines += ["", "// The protocol versions the suite speaks, lowest first.", "#define TCTS_FORALL_PROTOCOL_VERSIONS(_) \\"]
+    lines += [f"  _({v}) \\" for v in iface.protocol_versions]
+    lines += ["", f"#define TCTS_PROTOCOL_MAX_VERSION {max(iface.protocol_versions)}"]
+    text = json.dumps(iface.as_json(), separators=(",", ":"))
+    if ")tcts\"" in text:
+        raise interface_model.InterfaceError("the description contains the raw-string delimiter )tcts\"")
+    lines += ["", "// The description as data (spec/interface.json), compact: the suite sends it in `hello`.",
+              f"#define TCTS_INTERFACE_JSON R\"tcts({text})tcts\"", ""]
+    return "\n".join(lines)
+
+
+def emit_records(iface: Interface) -> str:
+    lines = [emit_common.header(SRC, GEN, "//")]
+    for r in iface.records:
+        lines += comment(r.doc)
+        lines.append(f"struct {r.name} {{")
+        for a in r.fields:
+            init = ""
+            if a.has_default and a.base == "bool":
+                init = " = " + emit_common.cbool(bool(a.default))
+            elif a.base in BY_VALUE and not a.nullable:
+                init = "{}"
+            lines.append(f"  {cxx_value(iface, a.type)} {a.name}{init};")
+        lines += ["};", ""]
+    return "\n".join(lines)
+
+
+def emit_virtuals(iface: Interface) -> str:
+    lines = [emit_common.header(SRC, GEN, "//"),
+             "// Inside class Candidate: one virtual per operation, answering NotSupported unless overridden.", ""]
+    feats = {f.name: f for f in iface.features}
+    for o in iface.ops:
+        lines += comment(f"{o.doc} (feature {o.feature}: Feature::{feats[o.feature].enumerator})", "  ")
+        lines.append(f"  virtual {cxx_result(iface, o)} {o.name}({params(iface, o)}) {{ return NotSupported({emit_common.cstr(o.name)}); }}")
+    return "\n".join(lines + [""])
+
+
+def emit_codecs(iface: Interface) -> str:
+    lines = [emit_common.header(SRC, GEN, "//"),
+             "// Inside namespace tcts::wire, after the codecs of the value types: one ToJson and one FromJson",
+             "// per record. A field with a default may be absent; any other is required.", ""]
+    for r in iface.records:
+        lines.append(f"inline void FromJson(const Json& v, const char* field, {r.name}* out);")
+        lines.append(f"inline Json ToJson(const {r.name}& r, int protocol);")
+    lines.append("")
+    for r in iface.records:
+        lines += [f"inline Json ToJson(const {r.name}& r, int protocol) {{", "  Json j = Json::object();"]
+        lines += [f"  j[{emit_common.cstr(a.name)}] = ToJson(r.{a.name}, protocol);" for a in r.fields]
+        lines += ["  return j;", "}", ""]
+        lines += [f"inline void FromJson(const Json& v, const char* field, {r.name}* out) {{",
+                  f"  if (!v.is_object()) throw ProtocolError(field, \"an object {{{', '.join(a.name for a in r.fields)}}}\", Shown(v));"]
+        for a in r.fields:
+            key = emit_common.cstr(a.name)
+            if a.has_default:
+                lines.append(f"  if (v.contains({key})) FromJson(v[{key}], {key}, &out->{a.name});")
+                if a.base == "layout":
+                    lines.append(f"  else out->{a.name} = LayoutOf(Json({emit_common.cstr(a.default)}), {key});")
+                elif a.base == "string":
+                    lines.append(f"  else out->{a.name} = {emit_common.cstr(a.default)};")
+                elif a.base == "bool":
+                    lines.append(f"  else out->{a.name} = {emit_common.cbool(bool(a.default))};")
+            elif a.nullable:
+                lines.append(f"  FromJson(v.contains({key}) ? v[{key}] : Json(nullptr), {key}, &out->{a.name});")
+            else:
+                lines.append(f"  FromJson(Get(v, {key}), {key}, &out->{a.name});")
+        lines += ["}", ""]
+    return "\n".join(lines)
+
+
+def _suite_arg(a: Arg) -> str:
+    key = emit_common.cstr(a.name)
+    n = cxx_name(a)
+    if a.base == "tensor":
+        return f"    if (!Tensor({n}, {key}, &args)) return Foreign();"
+    if a.base == "operand":
+        return f"    if (!OperandJson({n}, {key}, &args)) return Foreign();"
+    return f"    args[{key}] = wire::ToJson({n}, protocol());"
+
+
+def emit_suite(iface: Interface) -> str:
+    lines = [emit_common.header(SRC, GEN, "//"),
+             "// Inside class ProcessCandidate: each op not `custom` encodes its arguments, asks the testee",
+             "// and decodes the answer (Ask, AskStatus, AskTensor, Tensor, OperandJson: process_candidate.cc).", ""]
+    for o in iface.ops:
+        if o.custom:
+            continue
+        lines.append(f"  {cxx_result(iface, o)} {o.name}({params(iface, o)}) override {{")
+        lines.append("    Json args = Json::object();")
+        lines += [_suite_arg(a) for a in o.args]
+        name = emit_common.cstr(o.name)
+        if o.result == "none":
+            lines.append(f"    return AskStatus({name}, std::move(args));")
+        elif o.result == "tensor":
+            lines.append(f"    return AskTensor({name}, std::move(args), /*may_alias=*/{emit_common.cbool(o.aliases)});")
+        else:
+            v = cxx_value(iface, o.result)
+            lines.append(f"    return Ask<{v}>({name}, std::move(args), [](const Json& v) {{")
+            lines.append(f"      {v} out{{}};")
+            lines.append("      wire::FromJson(v, \"ok\", &out);")
+            lines.append("      return out;")
+            lines.append("    });")
+        lines += ["  }", ""]
+    return "\n".join(lines)
+
+
+def _kit_arg(iface: Interface, a: Arg) -> str:
+    key = emit_common.cstr(a.name)
+    if a.base == "tensor":
+        return f"s.Tensor(q, {key})"
+    if a.base == "operand":
+        return f"s.OperandOf(q, {key})"
+    return f"wire::Arg<{cxx_value(iface, a.type)}>(q, {key})"
+
+
+def emit_kit(iface: Interface) -> str:
+    lines = [emit_common.header(SRC, GEN, "//"),
+             "// Inside TesteeServer::State::Ops(): one entry per op, by request name. Each decodes its arguments",
+             "// (wire::Arg; Tensor and OperandOf for handles), calls the candidate.h operation and encodes its",
+             "// answer (NewTensor, Done, Encode); a custom op's handler is On<Name> (tcts_testee_ops.cc)."]
+    for o in iface.ops:
+        name = emit_common.cstr(o.name)
+        if o.custom:
+            lines.append(f"      {{{name}, +[](State& s, const Json& q) -> Result<Json> {{ return s.On{camel(o.name)}(q); }}}},")
+            continue
+        call = f"s.c_.{o.name}({', '.join(_kit_arg(iface, a) for a in o.args)})"
+        if o.result == "none":
+            body = f"return Done({call});"
+        elif o.result == "tensor":
+            body = f"return s.NewTensor({call});"
+        else:
+            body = f"return s.Encode({call});"
+        unused = "" if o.args else " /*q*/"
+        q = "const Json& q" if o.args else "const Json&"
+        lines.append(f"      {{{name}, +[](State& s, {q}) -> Result<Json> {{ {body} }}}},")
+    return "\n".join(lines + [""])
+
+
+# ---------------------------------------------------------------- JSON and docs
+def emit_json(iface: Interface) -> str:
+    return json.dumps(iface.as_json(), indent=1, sort_keys=False) + "\n"
+
+
+TYPE_WORDS = {"operand": "operand", "tensor": "tensor", "scalars": "list of scalars", "ints": "list of ints",
+              "none": "null", "dlpack_export": "an export (Regions)", "dlpack_import": "a DLPack source (Regions)",
+              "asarray_source": "source (below)"}
+
+
+def type_text(t: str) -> str:
+    base = t.rstrip("?")
+    word = TYPE_WORDS.get(base, base)
+    return f"{word} or null" if t.endswith("?") else word
+
+
+def emit_protocol_table(iface: Interface) -> str:
+    lines = ["| op | feature | arguments | `ok` |", "|---|---|---|---|"]
+    for o in iface.ops:
+        args = ", ".join(f"`{a.name}` ({type_text(a.type)})" for a in o.args) or "—"
+        lines.append(f"| `{o.name}` | {o.feature} | {args} | {type_text(o.result)} |")
+    return "\n".join(lines) + "\n"
+
+
+def emit_vectors(iface: Interface) -> str:
+    import vectors
+    return vectors.emit(iface)
+
+
+SUITES = {
+    "enums": emit_enums, "records": emit_records, "virtuals": emit_virtuals, "codecs": emit_codecs,
+    "suite": emit_suite, "kit": emit_kit, "json": emit_json, "protocol_table": emit_protocol_table,
+    "vectors": emit_vectors,
+}
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--suite", required=True, choices=sorted(SUITES))
+    p.add_argument("--out", required=True)
+    p.add_argument("interface")
+    p.add_argument("features")
+    a = p.parse_args(argv)
+    try:
+        iface = interface_model.load(a.interface, a.features)
+        text = SUITES[a.suite](iface)
+    except interface_model.InterfaceError as e:
+        print(f"emit_interface.py: {e}", file=sys.stderr)
+        return 1
+    with open(a.out, "w", encoding="utf-8") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,199 @@
+"""The candidate interface (spec/interface.toml) and its features (spec/features.toml), loaded
+and validated: the one model every end of the candidate seam is generated from
+(generators/emit_interface.py). Errors name the file, the row and the field. Stdlib only.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+
+# Wire types that are values (PROTOCOL.md "Values"); "T?" is T or null; a record's name is a record.
+VALUE_TYPES = ("dtype", "int", "int32", "uint8", "uint16", "uint64", "uintptr", "bool", "string", "float",
+               "ints", "scalar", "scalars", "operand", "tensor", "layout", "memory_format", "binary_op",
+               "device_arg", "address", "asarray_source", "dlpack_import", "dlpack_export")
+RESULT_ONLY = ("none",)
+# Types only an operation's argument or result may have (they need the session: handles, regions).
+STATEFUL = ("operand", "tensor", "address", "asarray_source", "dlpack_import", "dlpack_export")
+
+
+class InterfaceError(Exception):
+    pass
+
+
+@dataclass
+class Arg:
+    name: str
+    type: str
+    cxx: str | None = None  # the C++ parameter type, where not the wire type's
+    cxx_name: str | None = None  # the C++ parameter name, where not the wire name
+    default: object = None  # a record field's value when absent
+    has_default: bool = False
+
+    @property
+    def base(self) -> str:
+        return self.type.rstrip("?")
+
+    @property
+    def nullable(self) -> bool:
+        return self.type.endswith("?")
+
+
+@dataclass
+class Record:
+    name: str
+    doc: str
+    fields: list[Arg]
+
+
+@dataclass
+class Op:
+    name: str
+    feature: str
+    args: list[Arg]
+    result: str
+    doc: str
+    aliases: bool = False
+    custom: bool = False
+    cxx_params: str | None = None
+
+
+@dataclass
+class Feature:
+    name: str
+    enumerator: str
+    level: str
+    ops: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ErrorKind:
+    name: str
+    enumerator: str
+    doc: str
+
+
+@dataclass
+class Interface:
+    protocol_versions: list[int]
+    errors: list[ErrorKind]
+    records: list[Record]
+    ops: list[Op]
+    features: list[Feature]
+    answer_features: list[str]
+
+    def record(self, name: str) -> Record | None:
+        return next((r for r in self.records if r.name == name), None)
+
+    def as_json(self) -> dict:
+        """The description as the suite sends it in `hello` (spec/interface.json)."""
+        def arg(a: Arg) -> dict:
+            d = {"name": a.name, "type": a.type}
+            if a.has_default:
+                d["default"] = a.default
+            return d
+        return {
+            "protocol_versions": self.protocol_versions,
+            "errors": [e.name for e in self.errors],
+            "features": [f.name for f in self.features],
+            "answer_features": self.answer_features,
+            "records": {r.name: [arg(a) for a in r.fields] for r in self.records},
+            "ops": [{"name": o.name, "feature": o.feature, "args": [arg(a) for a in o.args], "result": o.result,
+                     "aliases": o.aliases} for o in self.ops],
+        }
+
+
+def _load(path: str) -> dict:
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except OSError as e:
+        raise InterfaceError(f"{path}: cannot read: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise InterfaceError(f"{path}: not valid TOML: {e}") from None
+
+
+def _fields(where: str, row: object, required: tuple, optional: tuple = ()) -> dict:
+    if not isinstance(row, dict):
+        raise InterfaceError(f"{where}: not a table")
+    missing = [k for k in required if k not in row]
+    extra = sorted(set(row) - set(required) - set(optional))
+    if missing or extra:
+        raise InterfaceError(f"{where}: " + "; ".join(([f"missing {', '.join(missing)}"] if missing else []) +
+                                                     ([f"unknown field(s) {', '.join(extra)}"] if extra else [])))
+    return row
+
+
+def load(interface_path: str, features_path: str) -> Interface:
+    doc = _load(interface_path)
+    _fields(interface_path, doc, ("protocol_versions", "answer_features", "error", "record", "op"))
+    errors = []
+    for n, row in enumerate(doc["error"], 1):
+        r = _fields(f"{interface_path}: [[error]] #{n}", row, ("name", "enumerator", "doc"))
+        errors.append(ErrorKind(r["name"], r["enumerator"], r["doc"]))
+    records: list[Record] = []
+    for n, row in enumerate(doc["record"], 1):
+        where = f"{interface_path}: [[record]] #{n} ({row.get('name')!r})"
+        r = _fields(where, row, ("name", "doc", "fields"))
+        records.append(Record(r["name"], r["doc"], [_arg(f"{where}.fields[{k}]", a, record=True)
+                                                       for k, a in enumerate(r["fields"])]))
+    record_names = {r.name for r in records}
+    ops: list[Op] = []
+    for n, row in enumerate(doc["op"], 1):
+        where = f"{interface_path}: [[op]] #{n} ({row.get('name')!r})"
+        r = _fields(where, row, ("name", "feature", "args", "result", "doc"), ("aliases", "custom", "cxx_params"))
+        ops.append(Op(r["name"], r["feature"], [_arg(f"{where}.args[{k}]", a) for k, a in enumerate(r["args"])],
+                      r["result"], r["doc"], bool(r.get("aliases", False)), bool(r.get("custom", False)),
+                      r.get("cxx_params")))
+    fdoc = _load(features_path)
+    features = []
+    for n, row in enumerate(fdoc.get("feature", []), 1):
+        if not isinstance(row, dict) or "name" not in row or "enumerator" not in row or "level" not in row:
+            raise InterfaceError(f"{features_path}: [[feature]] #{n}: needs name, enumerator and level")
+        features.append(Feature(row["name"], row["enumerator"], row["level"]))
+    iface = Interface(doc["protocol_versions"], errors, records, ops, features, list(doc["answer_features"]))
+    _check(iface, interface_path, features_path, record_names)
+    return iface
+
+
+def _arg(where: str, row: object, record: bool = False) -> Arg:
+    r = _fields(where, row, ("name", "type"), ("cxx", "cxx_name", "default"))
+    a = Arg(r["name"], r["type"], r.get("cxx"), r.get("cxx_name"), r.get("default"), "default" in r)
+    if record and a.base in STATEFUL:
+        raise InterfaceError(f"{where}: a record field cannot be of type {a.base!r} (it needs the session)")
+    return a
+
+
+def _check(iface: Interface, ipath: str, fpath: str, record_names: set) -> None:
+    def unique(what, names):
+        seen = set()
+        for n in names:
+            if n in seen:
+                raise InterfaceError(f"{ipath}: {what} {n!r} appears twice")
+            seen.add(n)
+    unique("op", [o.name for o in iface.ops])
+    unique("record", [r.name for r in iface.records])
+    unique("error kind", [e.name for e in iface.errors])
+    unique("feature", [f.name for f in iface.features])
+    features = {f.name: f for f in iface.features}
+    for r in iface.records:
+        for a in r.fields:
+            if a.base not in VALUE_TYPES and a.base not in record_names:
+                raise InterfaceError(f"{ipath}: record {r.name}.{a.name}: unknown type {a.type!r}")
+    for o in iface.ops:
+        if o.feature not in features:
+            raise InterfaceError(f"{ipath}: op {o.name!r}: feature {o.feature!r} has no row in {fpath}")
+        features[o.feature].ops.append(o.name)
+        for a in o.args:
+            if a.base not in VALUE_TYPES and a.base not in record_names:
+                raise InterfaceError(f"{ipath}: op {o.name!r} argument {a.name!r}: unknown type {a.type!r}")
+        if o.result not in VALUE_TYPES + RESULT_ONLY and o.result not in record_names:
+            raise InterfaceError(f"{ipath}: op {o.name!r}: unknown result type {o.result!r}")
+    for name in iface.answer_features:
+        if name not in features:
+            raise InterfaceError(f"{ipath}: answer_features names {name!r}, which has no row in {fpath}")
+        if features[name].ops:
+            raise InterfaceError(f"{ipath}: answer feature {name!r} has operations {features[name].ops}")
+    for f in iface.features:
+        if not f.ops and f.name not in iface.answer_features:
+            raise InterfaceError(f"{fpath}: feature {f.name!r} has no operation in {ipath} and is not in answer_features")
