@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import tomllib
 import unittest
 
 sys.path.insert(0, os.path.join(os.getcwd(), "conformance", "runner"))
@@ -18,6 +19,9 @@ from run import child_env  # noqa: E402
 
 RECORDED = "conformance/replay/testdata/recorded_torch.json"
 PLAN = "conformance/replay/testdata/replay_plan.json"
+INTERFACE = "spec/interface.toml"  # the candidate interface: every op's arguments by name
+# The interface's features whose ops a case's call may name (REPLAY.md).
+CALL_FEATURES = ("binary", "binary_out", "binary_inplace", "views", "format_copies")
 # The runner's report check needs Debian's python3-jsonschema: Debian's interpreter.
 PYTHON = os.environ.get("TCTS_PYTHON", "/usr/bin/python3")
 
@@ -69,6 +73,32 @@ class Replay(unittest.TestCase):
             self.skipTest(f"recorded with {self.doc['source']}; this is {written['source']}")
         self.assertEqual(written, self.doc)
         self.assertEqual(written["version"], 2)
+
+    def test_calls_use_the_interfaces_argument_names(self):
+        """One dialect: a call built from spec/interface.toml alone (its op name, and each
+        argument under the interface's name, with a value of its type) is read for every op a
+        call may name, and an input tensor is make_tensor's arguments. A field the reader
+        names otherwise is an unknown or missing field: the file is refused (exit 2)."""
+        with open(INTERFACE, "rb") as f:
+            ops = {op["name"]: op for op in tomllib.load(f)["op"]}
+        tensor = {arg["name"]: {"ints": [1, 2, 3, 4], "dtype": "float32", "scalars": "arange"}[arg["type"]]
+                  for arg in ops["make_tensor"]["args"]}
+        values = {"tensor": "a", "operand": "b", "binary_op": "add", "scalar": 1, "int": 0, "int?": None,
+                  "ints": [1], "memory_format": "contiguous_format"}
+        cases = []
+        for name, op in ops.items():
+            if op["feature"] not in CALL_FEATURES:
+                continue
+            call = {"op": name}
+            call.update({arg["name"]: values[arg["type"]] for arg in op["args"]})
+            call.update({k: v for k, v in (("a", "a"), ("out", "o")) if k in call})
+            cases.append({"id": name, "inputs": {"a": {"tensor": tensor}, "b": {"scalar": 2}, "o": {"tensor": tensor}},
+                          "call": call, "expect": {"error": "RuntimeError"}})
+        self.assertGreaterEqual(len(cases), 3 + 15)  # the three binary forms, the 15 view and copy ops
+        doc = {"format": "tensor-cts/cases", "version": 2, "source": INTERFACE, "cases": cases}
+        p = replay(self.write(doc), os.path.join(self.tmp, "out"))
+        self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)  # read; the made-up expectations may fail
+        self.assertEqual({c["id"] for c in self.report()["cases"]}, {c["id"] for c in cases})
 
     def test_doctored_cases_fail_and_say_where(self):
         doc = copy.deepcopy(self.doc)
