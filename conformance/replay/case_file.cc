@@ -158,9 +158,9 @@ Dims ToDims(const std::vector<std::int64_t>& v, const std::string& where) {
   return d;
 }
 
-// The arguments each view or copy op takes, in the order of its Candidate method
-// (candidate.h) and by the names the protocol sends (PROTOCOL.md): a case file's fields.
-// squeeze's optional `dim` is read on its own.
+// The arguments each view or copy op takes, in the order of its Candidate method and by
+// the names of spec/interface.toml, which the protocol sends (replay_test checks that they
+// agree): a case file's fields. squeeze's optional `dim` is read on its own.
 const std::vector<std::string>& ArgFields(ViewKind kind) {
   static const std::vector<std::string> kNone, kTranspose{"dim0", "dim1"}, kDims{"dims"},
       kNarrow{"dim", "start", "length"}, kSelect{"dim", "index"}, kSlice{"dim", "start", "end", "step"},
