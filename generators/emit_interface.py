@@ -109,6 +109,8 @@ def emit_enums(iface: Interface) -> str:
     lines += ["", "// TCTS_FORALL_OPS(_): _(\"op\", feature enumerator).", "#define TCTS_FORALL_OPS(_) \\"]
     feats = {f.name: f for f in iface.features}
     lines += [f"  _({emit_common.cstr(o.name)}, {feats[o.feature].enumerator}) \\" for o in iface.ops]
+    lines += ["", "// TCTS_FORALL_RECORDS(_): _(Record), every record of the interface.", "#define TCTS_FORALL_RECORDS(_) \\"]
+    lines += [f"  _({r.name}) \\" for r in iface.records]
     lines += ["", "// The protocol versions the suite speaks, lowest first.", "#define TCTS_FORALL_PROTOCOL_VERSIONS(_) \\"]
     lines += [f"  _({v}) \\" for v in iface.protocol_versions]
     lines += ["", f"#define TCTS_PROTOCOL_MAX_VERSION {max(iface.protocol_versions)}"]

@@ -268,6 +268,17 @@ void FromJson(const Json& v, const char* field, std::uint16_t* out) {
   *out = static_cast<std::uint16_t>(InRange(v, field, 0, 65535));
 }
 void FromJson(const Json& v, const char* field, std::uint64_t* out) {
+  // 0 ... 2^64 - 1: a JSON number, or (version 2, past 2^53 - 1) a decimal string.
+  if (v.is_number_unsigned()) {
+    *out = v.get<std::uint64_t>();
+    return;
+  }
+  if (v.is_string()) {
+    const std::string& text = v.get_ref<const std::string&>();
+    const char* end = text.data() + text.size();
+    const auto [p, ec] = std::from_chars(text.data(), end, *out);
+    if (ec == std::errc() && p == end && !text.empty()) return;
+  }
   *out = static_cast<std::uint64_t>(InRange(v, field, 0, std::numeric_limits<std::int64_t>::max()));
 }
 void FromJson(const Json& v, const char* field, bool* out) { *out = BoolOf(v, field); }

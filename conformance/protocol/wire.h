@@ -102,7 +102,7 @@ void FromJson(const Json& v, const char* field, std::int64_t* out);
 void FromJson(const Json& v, const char* field, int* out);
 void FromJson(const Json& v, const char* field, std::uint8_t* out);
 void FromJson(const Json& v, const char* field, std::uint16_t* out);
-void FromJson(const Json& v, const char* field, std::uint64_t* out);  // 0 ... 2^63 - 1
+void FromJson(const Json& v, const char* field, std::uint64_t* out);  // 0 ... 2^64 - 1
 void FromJson(const Json& v, const char* field, bool* out);
 void FromJson(const Json& v, const char* field, std::string* out);
 void FromJson(const Json& v, const char* field, double* out);
