@@ -154,6 +154,8 @@ class RunnerIsolation(unittest.TestCase):
             self.assertIn("no.such.case.*", text)
             self.assertIn("Falsifiable", text)
         self.assertIn("☠", md)  # a CRASH cell in the promote_types matrix
+        self.assertIn("| 1 NOT_SUPPORTED |", md)  # the stale entry that matches only a NOT_SUPPORTED case
+        self.assertIn("<td>1 NOT_SUPPORTED</td>", page)
 
     def test_report_schema_rejects_a_broken_report(self):
         broken = json.loads(json.dumps(self.report))
