@@ -280,7 +280,12 @@ class _Session:
             s["returns"] = None
             s["answer"] = {"id": req["id"], "ok": None}
         else:
-            s["returns"] = encode(self.iface, result_type, returns, 2)
+            fields = self.iface["records"].get(result_type)
+            if fields:  # a record's fields as returned: one left out is answered with its default
+                s["returns"] = {f["name"]: encode(self.iface, f["type"], returns[f["name"]], 2)
+                                for f in fields if f["name"] in returns}
+            else:
+                s["returns"] = encode(self.iface, result_type, returns, 2)
             s["answer"] = {"id": req["id"], "ok": self.enc(result_type, ok if ok is not None else returns)}
         self.steps.append(s)
         return s
