@@ -108,7 +108,14 @@ def emit_enums(iface: Interface) -> str:
     lines += ["", "// TCTS_FORALL_OPS(_): _(\"op\", feature enumerator).", "#define TCTS_FORALL_OPS(_) \\"]
     feats = {f.name: f for f in iface.features}
     lines += [f"  _({emit_common.cstr(o.name)}, {feats[o.feature].enumerator}) \\" for o in iface.ops]
-    lines += ["", f"#define TCTS_PROTOCOL_MAX_VERSION {max(iface.protocol_versions)}", ""]
+    lines += ["", "// The protocol versions the suite speaks, lowest first.", "#define TCTS_FORALL_PROTOCOL_VERSIONS(_) \\"]
+    lines += [f"  _({v}) \\" for v in iface.protocol_versions]
+    lines += ["", f"#define TCTS_PROTOCOL_MAX_VERSION {max(iface.protocol_versions)}"]
+    text = json.dumps(iface.as_json(), separators=(",", ":"))
+    if ")tcts\"" in text:
+        raise interface_model.InterfaceError("the description contains the raw-string delimiter )tcts\"")
+    lines += ["", "// The description as data (spec/interface.json), compact: the suite sends it in `hello`.",
+              f"#define TCTS_INTERFACE_JSON R\"tcts({text})tcts\"", ""]
     return "\n".join(lines)
 
 
@@ -223,7 +230,7 @@ def emit_kit(iface: Interface) -> str:
     for o in iface.ops:
         name = emit_common.cstr(o.name)
         if o.custom:
-            lines.append(f"      {{{name}, [](State& s, const Json& q) {{ return s.On{camel(o.name)}(q); }}}},")
+            lines.append(f"      {{{name}, +[](State& s, const Json& q) -> Result<Json> {{ return s.On{camel(o.name)}(q); }}}},")
             continue
         call = f"s.c_.{o.name}({', '.join(_kit_arg(iface, a) for a in o.args)})"
         if o.result == "none":
@@ -234,7 +241,7 @@ def emit_kit(iface: Interface) -> str:
             body = f"return s.Encode({call});"
         unused = "" if o.args else " /*q*/"
         q = "const Json& q" if o.args else "const Json&"
-        lines.append(f"      {{{name}, [](State& s, {q}) -> Result<Json> {{ {body} }}}},")
+        lines.append(f"      {{{name}, +[](State& s, {q}) -> Result<Json> {{ {body} }}}},")
     return "\n".join(lines + [""])
 
 

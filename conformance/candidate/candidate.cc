@@ -72,26 +72,23 @@ const std::vector<DType>& DocumentedDTypes() {
 // ---------------------------------------------------------------- errors, scalars, ops
 const char* ErrorKindName(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kRuntimeError: return "RuntimeError";
-    case ErrorKind::kTypeError: return "TypeError";
-    case ErrorKind::kValueError: return "ValueError";
-    case ErrorKind::kIndexError: return "IndexError";
-    case ErrorKind::kNotImplementedError: return "NotImplementedError";
-    case ErrorKind::kNotSupported: return "NotSupported";
-    case ErrorKind::kInternal: return "Internal";
+#define TCTS_ERROR_KIND_NAME(e, name) \
+  case ErrorKind::e:                  \
+    return name;
+    TCTS_FORALL_ERROR_KINDS(TCTS_ERROR_KIND_NAME)
+#undef TCTS_ERROR_KIND_NAME
   }
   return "?";
 }
 
 bool ParseErrorKind(std::string_view name, ErrorKind* kind) {
-  for (ErrorKind k : {ErrorKind::kRuntimeError, ErrorKind::kTypeError, ErrorKind::kValueError,
-                      ErrorKind::kIndexError, ErrorKind::kNotImplementedError, ErrorKind::kNotSupported,
-                      ErrorKind::kInternal}) {
-    if (name == ErrorKindName(k)) {
-      *kind = k;
-      return true;
-    }
+#define TCTS_ERROR_KIND_PARSE(e, text) \
+  if (name == text) {                  \
+    *kind = ErrorKind::e;              \
+    return true;                       \
   }
+  TCTS_FORALL_ERROR_KINDS(TCTS_ERROR_KIND_PARSE)
+#undef TCTS_ERROR_KIND_PARSE
   return false;
 }
 
@@ -163,33 +160,22 @@ std::optional<BinaryOp> BinaryOpFromName(std::string_view name) {
 
 const char* FeatureName(Feature f) {
   switch (f) {
-    case Feature::kDTypeNames: return "dtype_from_name";
-    case Feature::kDTypeInfo: return "dtype_info";
-    case Feature::kFloatInfo: return "finfo";
-    case Feature::kLegacyConstructor: return "legacy_constructor";
-    case Feature::kPromoteTypes: return "promote_types";
-    case Feature::kResultType: return "result_type";
-    case Feature::kCanCast: return "can_cast";
-    case Feature::kDefaultDType: return "default_dtype";
-    case Feature::kTensors: return "tensors";
-    case Feature::kBinaryOps: return "binary";
-    case Feature::kBinaryOut: return "binary_out";
-    case Feature::kBinaryInplace: return "binary_inplace";
-    case Feature::kMemoryFormats: return "memory_formats";
-    case Feature::kSparseLayout: return "sparse_layout";
-    case Feature::kViews: return "views";
-    case Feature::kFormatCopies: return "format_copies";
-    case Feature::kStorage: return "storage";
-    case Feature::kDevices: return "devices";
-    case Feature::kDeviceForms: return "device_forms";
-    case Feature::kDeviceRepr: return "device_repr";
-    case Feature::kDefaultDevice: return "default_device";
-    case Feature::kDeviceFactories: return "device_factories";
-    case Feature::kCudaTensors: return "cuda_tensors";
-    case Feature::kAsarray: return "asarray";
-    case Feature::kDLPack: return "dlpack";
+#define TCTS_FEATURE_NAME(e, name) \
+  case Feature::e:                 \
+    return name;
+    TCTS_FORALL_FEATURES(TCTS_FEATURE_NAME)
+#undef TCTS_FEATURE_NAME
   }
   return "?";
+}
+
+const std::vector<Feature>& AllFeatures() {
+  static const std::vector<Feature> kAll = {
+#define TCTS_FEATURE_LIST(e, name) Feature::e,
+      TCTS_FORALL_FEATURES(TCTS_FEATURE_LIST)
+#undef TCTS_FEATURE_LIST
+  };
+  return kAll;
 }
 
 std::string DeviceArg::ToString() const {

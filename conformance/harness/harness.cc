@@ -107,18 +107,6 @@ const RunConfig& Config() { return MutableConfig(); }
 void SetConfig(RunConfig config) { MutableConfig() = std::move(config); }
 bool TensorsOnCpu() { return Config().device.empty() || Config().device == "cpu"; }
 
-std::vector<Feature> AllFeatures() {
-  // Feature's enumerators are 0, 1, ... in declaration order, and FeatureName answers "?"
-  // past the last one: a feature added to the interface is listed without a change here.
-  std::vector<Feature> all;
-  for (int i = 0; i < 1000; ++i) {
-    const Feature f = static_cast<Feature>(i);
-    if (std::string(FeatureName(f)) == "?") break;
-    all.push_back(f);
-  }
-  return all;
-}
-
 bool UseDeviceForTensors(Candidate& candidate, RunConfig* config, std::string* why, Feature* feature) {
   const std::string& device = config->device;
   if (device.empty() || device == "cpu") return true;

@@ -72,9 +72,6 @@ bool TensorsOnCpu();
 // use, device_factories for another device.
 bool UseDeviceForTensors(Candidate& candidate, RunConfig* config, std::string* why, Feature* feature);
 
-// Every feature of the candidate interface (Feature, in declaration order).
-std::vector<Feature> AllFeatures();
-
 // A suite that takes its cases from a file (the replay suite, conformance/replay/replay.h)
 // registers a loader; the runner calls it with --replay=FILE before it lists or runs tests.
 using CaseFileLoader = bool (*)(const std::string& path, std::string* error);

@@ -54,15 +54,6 @@ TesteeSession::~TesteeSession() {
                static_cast<long long>(next_id_ - 1), waited_s_);
 }
 
-const std::vector<Feature>& TesteeSession::AllFeaturesList() {
-  static const std::vector<Feature> all = [] {
-    std::vector<Feature> v;
-    for (int f = 0; f <= static_cast<int>(Feature::kDLPack); ++f) v.push_back(static_cast<Feature>(f));
-    return v;
-  }();
-  return all;
-}
-
 bool TesteeSession::Start(const std::string& cwd, std::string* error) {
   if (const char* dir = std::getenv("TCTS_TRACE_DIR"); dir != nullptr && *dir != '\0') {
     static int sessions = 0;
@@ -75,8 +66,15 @@ bool TesteeSession::Start(const std::string& cwd, std::string* error) {
   }
   if (!pipe_.Start(command_, cwd, error)) return false;
   handshake_ = true;
-  Json hello = {{"op", "hello"}, {"protocol", kProtocolVersion}, {"features", Json::array()}};
-  for (Feature f : AllFeaturesList()) hello["features"].push_back(FeatureName(f));
+  // The versions this suite speaks (the testee picks one), and the interface's description as
+  // data: the Python and Node.js kits dispatch, decode and encode from it.
+  static const Json kInterface = Json::parse(TCTS_INTERFACE_JSON);
+  Json hello = {{"op", "hello"},
+                {"protocol", std::end(kProtocolVersions)[-1]},
+                {"protocols", kProtocolVersions},
+                {"interface", kInterface},
+                {"features", Json::array()}};
+  for (Feature f : AllFeatures()) hello["features"].push_back(FeatureName(f));
   hello["dtypes"] = Json::array();
   for (DType d : AllDTypes()) hello["dtypes"].push_back(DTypeName(d));
   Result<Json> r = Call("hello", hello);
@@ -96,11 +94,13 @@ bool TesteeSession::Start(const std::string& cwd, std::string* error) {
       }
     }
     const std::int64_t protocol = wire::GetInt(v, "protocol");
-    if (protocol != kProtocolVersion) {
-      *error = "the testee speaks protocol version " + std::to_string(protocol) + "; this suite speaks " +
-               std::to_string(kProtocolVersion);
+    if (std::find(std::begin(kProtocolVersions), std::end(kProtocolVersions), protocol) == std::end(kProtocolVersions)) {
+      std::string spoken;
+      for (int p : kProtocolVersions) spoken += (spoken.empty() ? "" : ", ") + std::to_string(p);
+      *error = "the testee speaks protocol version " + std::to_string(protocol) + "; this suite speaks " + spoken;
       return false;
     }
+    protocol_ = static_cast<int>(protocol);
     const Json& features = wire::Get(v, "features", Json::value_t::array);
     if (features.size() > kMaxHandshakeFeatures) {
       throw ProtocolError("features", "at most 256 feature names", std::to_string(features.size()) + " entries");
@@ -108,7 +108,7 @@ bool TesteeSession::Start(const std::string& cwd, std::string* error) {
     for (const Json& f : features) {
       if (!f.is_string()) throw ProtocolError("features", "a list of feature names", f.dump());
       bool known = false;
-      for (Feature g : AllFeaturesList()) {
+      for (Feature g : AllFeatures()) {
         if (f.get<std::string>() == FeatureName(g)) {
           supported_.insert(g);
           known = true;
@@ -143,7 +143,7 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args) {
                                            broken_ + " (a fresh testee takes the next case)"};
   }
   const std::int64_t id = next_id_++;
-  args["id"] = id;
+  args["id"] = id;  // small: the same in every version
   args["op"] = op;
   if (!releases_.empty()) args["release"] = std::exchange(releases_, {});
   if (!release_regions_.empty()) args["release_regions"] = std::exchange(release_regions_, {});
@@ -151,7 +151,7 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args) {
   for (auto& [rid, r] : regions_) {
     if (r.size > 0 && r.data != nullptr && std::memcmp(r.seen.data(), r.data, r.size) != 0) {
       r.seen.assign(r.data, r.data + r.size);
-      sync.push_back({{"id", rid}, {"bytes", wire::Base64(r.data, r.size)}});
+      sync.push_back({{"id", wire::IntJson(rid, protocol_)}, {"bytes", wire::Base64(r.data, r.size)}});
     }
   }
   if (!sync.empty()) args["sync"] = sync;
@@ -281,7 +281,7 @@ std::int64_t TesteeSession::Lend(std::byte* data, std::size_t size, Json* src) {
   r.data = data;
   r.size = size;
   r.seen.assign(data, data + size);
-  (*src)["region"] = {{"id", id}, {"bytes", wire::Base64(r.seen.data(), size)}};
+  (*src)["region"] = {{"id", wire::IntJson(id, protocol_)}, {"bytes", wire::Base64(r.seen.data(), size)}};
   return id;
 }
 
@@ -303,13 +303,7 @@ std::int64_t TesteeSession::LendImport(DLManagedTensor* m, Json* src) {
   const std::int64_t id = Lend(base == nullptr ? nullptr : base + first, base == nullptr ? 0 : static_cast<std::size_t>(end - first), src);
   regions_[id].import = m;
   (*src)["kind"] = "dlpack";
-  (*src)["data_offset"] = -first;  // dl.data, relative to the region
-  (*src)["null_data"] = base == nullptr;
-  (*src)["dtype"] = {{"code", dl.dtype.code}, {"bits", dl.dtype.bits}, {"lanes", dl.dtype.lanes}};
-  (*src)["device"] = {{"type", static_cast<int>(dl.device.device_type)}, {"id", dl.device.device_id}};
-  (*src)["shape"] = shape;
-  (*src)["strides"] = dl.strides == nullptr ? Json(nullptr) : Json(strides);
-  (*src)["byte_offset"] = dl.byte_offset;
+  src->update(wire::ToJson(wire::Describe(dl, -first), protocol_));  // dl.data at -first in the region
   return id;
 }
 
@@ -335,7 +329,7 @@ void TesteeSession::ImportAnswered(std::int64_t id, bool ok, bool consumed_on_er
 // deleter runs.
 struct TesteeSession::Export {
   DLManagedTensor managed{};
-  std::vector<std::int64_t> shape, strides;
+  DLPackDescriptor descriptor;  // the shape and strides the DLTensor points into
   TesteeSession* owner = nullptr;
   std::int64_t region = -1;
 };
@@ -357,51 +351,39 @@ DLManagedTensor* TesteeSession::Borrow(const Json& v) {
     throw ProtocolError("region.id", "a negative id no live region has", wire::Shown(reg["id"]));
   }
   const std::vector<std::byte> bytes = wire::Unbase64(wire::GetString(reg, "bytes"), "region.bytes");
+  DLPackDescriptor& d = e->descriptor;
+  wire::FromJson(v, "ok", &d);
   // Where dl.data points, relative to the region (before it when byte_offset skips bytes).
-  const std::int64_t data_offset = wire::GetIntIn(v, "data_offset", -(std::int64_t{1} << 62), static_cast<std::int64_t>(bytes.size()));
-  const Json& dtype = wire::Get(v, "dtype", Json::value_t::object);
-  const Json& device = wire::Get(v, "device", Json::value_t::object);
-  const DLDataType dl_dtype{static_cast<std::uint8_t>(wire::GetIntIn(dtype, "code", 0, 255)),
-                            static_cast<std::uint8_t>(wire::GetIntIn(dtype, "bits", 0, 255)),
-                            static_cast<std::uint16_t>(wire::GetIntIn(dtype, "lanes", 0, 65535))};
-  const std::int64_t device_type = wire::GetIntIn(device, "type", 0, std::numeric_limits<std::int32_t>::max());
-  const std::int64_t device_id = wire::GetIntIn(device, "id", std::numeric_limits<std::int32_t>::min(),
-                                                std::numeric_limits<std::int32_t>::max());
-  e->shape = wire::Ints(v, "shape");
-  if (e->shape.size() > kMaxExportDims) throw ProtocolError("shape", "at most 1024 dimensions", std::to_string(e->shape.size()));
-  const Json& strides = wire::Get(v, "strides");
-  if (!strides.is_null()) e->strides = wire::Ints(v, "strides");
-  if (!strides.is_null() && e->strides.size() != e->shape.size()) throw ProtocolError("strides", "one per dimension", wire::Shown(strides));
-  const std::int64_t byte_offset = wire::GetIntIn(v, "byte_offset", 0, std::numeric_limits<std::int64_t>::max());
+  if (d.data_offset < -(std::int64_t{1} << 62) || d.data_offset > static_cast<std::int64_t>(bytes.size())) {
+    throw ProtocolError("data_offset", "an integer in [-2^62, " + std::to_string(bytes.size()) + "]", std::to_string(d.data_offset));
+  }
+  if (d.device.type < 0) throw ProtocolError("device.type", "a DLDeviceType (>= 0)", std::to_string(d.device.type));
+  if (d.shape.size() > kMaxExportDims) throw ProtocolError("shape", "at most 1024 dimensions", std::to_string(d.shape.size()));
+  if (d.strides && d.strides->size() != d.shape.size()) throw ProtocolError("strides", "one per dimension", wire::Shown(v["strides"]));
+  const DLDataType dl_dtype{d.dtype.code, d.dtype.bits, d.dtype.lanes};
   // Host memory is read where the description says: every element inside the mirrored bytes.
   std::int64_t lo = 0, hi = 0;
-  if (!wire::DLByteExtent(dl_dtype, e->shape, strides.is_null() ? nullptr : &e->strides,
-                          static_cast<std::uint64_t>(byte_offset), &lo, &hi)) {
+  if (!wire::DLByteExtent(dl_dtype, d.shape, d.strides ? &*d.strides : nullptr, d.byte_offset, &lo, &hi)) {
     throw ProtocolError("shape, strides, byte_offset", "an extent within int64", wire::Shown(v["shape"]));
   }
+  const std::int64_t device_type = d.device.type;
   const bool host = device_type == kDLCPU || device_type == kDLCUDAHost || device_type == kDLROCMHost ||
                     device_type == kDLCUDAManaged;
   std::int64_t first = 0, end = 0;
   if (host && hi > lo &&
-      (__builtin_add_overflow(data_offset, lo, &first) || __builtin_add_overflow(data_offset, hi, &end) || first < 0 ||
+      (__builtin_add_overflow(d.data_offset, lo, &first) || __builtin_add_overflow(d.data_offset, hi, &end) || first < 0 ||
        end > static_cast<std::int64_t>(bytes.size()))) {
     throw ProtocolError("data_offset, shape, strides, byte_offset", "elements inside the region's " +
                         std::to_string(bytes.size()) + " bytes", "bytes [" + std::to_string(lo) + ", " +
-                        std::to_string(hi) + ") from data_offset " + std::to_string(data_offset));
+                        std::to_string(hi) + ") from data_offset " + std::to_string(d.data_offset));
   }
   Region& r = regions_[e->region];
   r.owned = bytes;
   r.size = bytes.size();
   r.data = r.owned.data();
   r.seen = bytes;
-  DLTensor& dl = e->managed.dl_tensor;
-  dl.data = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(r.data) + static_cast<std::uintptr_t>(data_offset));
-  dl.device = DLDevice{static_cast<DLDeviceType>(device_type), static_cast<std::int32_t>(device_id)};
-  dl.ndim = static_cast<std::int32_t>(e->shape.size());
-  dl.dtype = dl_dtype;
-  dl.shape = e->shape.data();
-  dl.strides = strides.is_null() ? nullptr : e->strides.data();
-  dl.byte_offset = static_cast<std::uint64_t>(byte_offset);
+  d.null_data = false;  // an export's data is where data_offset says, over this side's mirror
+  e->managed.dl_tensor = wire::DLTensorOver(r.data, d);
   e->managed.manager_ctx = e.get();
   e->managed.deleter = &ExportDeleter;
   return &e.release()->managed;

@@ -21,8 +21,12 @@
 
 namespace tcts {
 
-// The protocol version this client speaks (PROTOCOL.md "Versions").
-constexpr int kProtocolVersion = 1;
+// The protocol versions this client speaks (PROTOCOL.md "Versions"; spec/interface.toml).
+constexpr int kProtocolVersions[] = {
+#define TCTS_PROTOCOL_VERSION_ITEM(v) v,
+    TCTS_FORALL_PROTOCOL_VERSIONS(TCTS_PROTOCOL_VERSION_ITEM)
+#undef TCTS_PROTOCOL_VERSION_ITEM
+};
 
 // Host memory the suite lends (an array, a buffer, a DLPack producer's bytes) or borrows (a
 // testee's DLPack export) is mirrored across the pipe: the testee holds a real object over
@@ -58,6 +62,8 @@ class TesteeSession {
   // Starts the command in `cwd` and shakes hands; false with *error saying why.
   bool Start(const std::string& cwd, std::string* error);
   const std::string& name() const { return name_; }
+  // The version the testee chose in the handshake (values are encoded for it).
+  int protocol() const { return protocol_; }
   const std::string& version() const { return version_; }
   const std::string& build() const { return build_; }
   bool supports(Feature feature) const { return supported_.count(feature) > 0; }
@@ -99,7 +105,6 @@ class TesteeSession {
  private:
   struct Export;
   static void ExportDeleter(DLManagedTensor* m);
-  static const std::vector<Feature>& AllFeaturesList();
   void Absorb(const Json& v);
   void Unpin(std::int64_t region);
   static void ForwardDeleter(DLManagedTensor* m);
@@ -110,6 +115,7 @@ class TesteeSession {
   std::FILE* trace_ = nullptr;  // --trace: TCTS_TRACE_DIR's file of this session
   TesteePipe pipe_;
   std::string name_, version_, build_;
+  int protocol_ = 1;
   std::set<Feature> supported_;
   bool dtypes_declared_ = false;
   std::set<DType> dtypes_;

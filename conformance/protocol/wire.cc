@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -52,6 +53,14 @@ const Json& Get(const Json& v, const char* key, Json::value_t type) {
 
 std::int64_t IntOf(const Json& v, const char* field) {
   if (v.is_number_integer() && !v.is_number_unsigned()) return v.get<std::int64_t>();
+  if (v.is_string()) {  // protocol 2: an integer past ±(2^53 - 1), in decimal
+    const std::string& text = v.get_ref<const std::string&>();
+    std::int64_t n = 0;
+    const char* end = text.data() + text.size();
+    const auto [p, ec] = std::from_chars(text.data(), end, n);
+    if (ec == std::errc() && p == end && !text.empty()) return n;
+    throw ProtocolError(field, "an integer in int64 (a number, or a decimal string)", Shown(v));
+  }
   if (v.is_number_unsigned() && v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
     return static_cast<std::int64_t>(v.get<std::uint64_t>());
   }
@@ -77,7 +86,7 @@ double FloatOf(const Json& v, const char* field) {
     const double d = std::strtod(text.c_str(), &end);
     if (!text.empty() && end == text.c_str() + text.size()) return d;
   }
-  throw ProtocolError(field, "a number or {\"float\": \"<C99 hex float>\"}", Shown(v));
+  throw ProtocolError(field, "a number or {\"float\": \"<decimal or C99 hex float>\"}", Shown(v));
 }
 
 std::string GetString(const Json& v, const char* key) { return StringOf(Get(v, key), key); }
@@ -97,7 +106,7 @@ std::vector<std::int64_t> Ints(const Json& v, const char* key) {
   const Json& list = Get(v, key, Json::value_t::array);
   std::vector<std::int64_t> out;
   for (const Json& x : list) {
-    if (!(x.is_number_integer())) throw ProtocolError(key, "a list of integers", Shown(list));
+    if (!x.is_number_integer() && !x.is_string()) throw ProtocolError(key, "a list of integers", Shown(list));
     out.push_back(IntOf(x, key));
   }
   return out;
@@ -133,7 +142,7 @@ MemoryFormat MemoryFormatOf(const Json& v, const char* field) {
 
 Scalar ScalarOf(const Json& v, const char* field) {
   if (v.is_boolean()) return Scalar::Bool(v.get<bool>());
-  if (v.is_number_integer()) return Scalar::Int(IntOf(v, field));
+  if (v.is_number_integer() || v.is_string()) return Scalar::Int(IntOf(v, field));
   if (v.is_number_float() || (v.is_object() && v.contains("float"))) return Scalar::Float(FloatOf(v, field));
   if (v.is_object() && v.size() == 1 && v.contains("complex") && v["complex"].is_array() && v["complex"].size() == 2) {
     const auto part = [&](const Json& x) { return FloatOf(x.is_string() ? Json{{"float", x}} : x, field); };
@@ -170,43 +179,157 @@ DeviceArg DeviceArgOf(const Json& v, const char* field) {
   throw ProtocolError(std::string(field) + ".form", "\"string\", \"type_index\" or \"ordinal\"", Shown(v));
 }
 
-Json FloatJson(double f) {
+Json IntJson(std::int64_t v, int protocol) {
+  constexpr std::int64_t kSafe = (std::int64_t{1} << 53) - 1;  // every double's integer up to here is exact
+  if (protocol >= 2 && (v > kSafe || v < -kSafe)) return std::to_string(v);
+  return v;
+}
+
+Json FloatJson(double f, int protocol) {
   if (std::isnan(f)) return {{"float", "nan"}};
   char buf[64];
+  if (protocol >= 2) {
+    // The shortest decimal that reads back as f (C++17 to_chars): "1.5", "1e+300", "-0", "inf".
+    const auto r = std::to_chars(buf, buf + sizeof buf, f);
+    return {{"float", std::string(buf, r.ptr)}};
+  }
   std::snprintf(buf, sizeof buf, "%a", f);
   return {{"float", buf}};
 }
 
-Json ScalarJson(const Scalar& s) {
+Json ScalarJson(const Scalar& s, int protocol) {
   switch (s.kind) {
     case Scalar::Kind::kBool: return s.b;
-    case Scalar::Kind::kInt: return s.i;
-    case Scalar::Kind::kFloat: return FloatJson(s.f);
-    case Scalar::Kind::kComplex: return {{"complex", {FloatJson(s.c.real())["float"], FloatJson(s.c.imag())["float"]}}};
+    case Scalar::Kind::kInt: return IntJson(s.i, protocol);
+    case Scalar::Kind::kFloat: return FloatJson(s.f, protocol);
+    case Scalar::Kind::kComplex:
+      return {{"complex", {FloatJson(s.c.real(), protocol)["float"], FloatJson(s.c.imag(), protocol)["float"]}}};
   }
   return nullptr;
 }
 
-Json Scalars(const std::vector<Scalar>& values) {
+Json Scalars(const std::vector<Scalar>& values, int protocol) {
   Json list = Json::array();
-  for (const Scalar& s : values) list.push_back(ScalarJson(s));
+  for (const Scalar& s : values) list.push_back(ScalarJson(s, protocol));
   return list;
 }
 
-Json PyValueJson(const PyValue& v) {
-  if (!v.is_list) return ScalarJson(v.scalar);
+Json PyValueJson(const PyValue& v, int protocol) {
+  if (!v.is_list) return ScalarJson(v.scalar, protocol);
   Json list = Json::array();
-  for (const PyValue& x : v.items) list.push_back(PyValueJson(x));
+  for (const PyValue& x : v.items) list.push_back(PyValueJson(x, protocol));
   return list;
 }
 
-Json DeviceArgJson(const DeviceArg& a) {
+Json DeviceArgJson(const DeviceArg& a, int protocol) {
   switch (a.form) {
     case DeviceArg::Form::kString: return {{"form", "string"}, {"text", a.text}};
-    case DeviceArg::Form::kTypeIndex: return {{"form", "type_index"}, {"text", a.text}, {"index", a.index}};
-    case DeviceArg::Form::kOrdinal: return {{"form", "ordinal"}, {"index", a.index}};
+    case DeviceArg::Form::kTypeIndex:
+      return {{"form", "type_index"}, {"text", a.text}, {"index", IntJson(a.index, protocol)}};
+    case DeviceArg::Form::kOrdinal: return {{"form", "ordinal"}, {"index", IntJson(a.index, protocol)}};
   }
   return nullptr;
+}
+
+Json ToJson(std::uint64_t v, int protocol) {
+  if (v <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    return IntJson(static_cast<std::int64_t>(v), protocol);
+  }
+  return protocol >= 2 ? Json(std::to_string(v)) : Json(v);
+}
+
+Json ToJson(const std::vector<std::int64_t>& v, int protocol) {
+  Json list = Json::array();
+  for (std::int64_t x : v) list.push_back(IntJson(x, protocol));
+  return list;
+}
+
+void FromJson(const Json& v, const char* field, DType* out) { *out = DTypeOf(v, field); }
+void FromJson(const Json& v, const char* field, std::int64_t* out) { *out = IntOf(v, field); }
+
+namespace {
+std::int64_t InRange(const Json& v, const char* field, std::int64_t lo, std::int64_t hi) {
+  const std::int64_t n = IntOf(v, field);
+  if (n < lo || n > hi) {
+    throw ProtocolError(field, "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]", Shown(v));
+  }
+  return n;
+}
+}  // namespace
+
+void FromJson(const Json& v, const char* field, int* out) {
+  *out = static_cast<int>(InRange(v, field, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+}
+void FromJson(const Json& v, const char* field, std::uint8_t* out) {
+  *out = static_cast<std::uint8_t>(InRange(v, field, 0, 255));
+}
+void FromJson(const Json& v, const char* field, std::uint16_t* out) {
+  *out = static_cast<std::uint16_t>(InRange(v, field, 0, 65535));
+}
+void FromJson(const Json& v, const char* field, std::uint64_t* out) {
+  *out = static_cast<std::uint64_t>(InRange(v, field, 0, std::numeric_limits<std::int64_t>::max()));
+}
+void FromJson(const Json& v, const char* field, bool* out) { *out = BoolOf(v, field); }
+void FromJson(const Json& v, const char* field, std::string* out) { *out = StringOf(v, field); }
+void FromJson(const Json& v, const char* field, double* out) { *out = FloatOf(v, field); }
+void FromJson(const Json& v, const char* field, std::vector<std::int64_t>* out) {
+  if (!v.is_array()) throw ProtocolError(field, "a list of integers", Shown(v));
+  out->clear();
+  out->reserve(v.size());
+  for (const Json& x : v) {
+    if (!x.is_number_integer() && !x.is_string()) throw ProtocolError(field, "a list of integers", Shown(v));
+    out->push_back(IntOf(x, field));
+  }
+}
+void FromJson(const Json& v, const char* field, Scalar* out) { *out = ScalarOf(v, field); }
+void FromJson(const Json& v, const char* field, std::vector<Scalar>* out) { *out = ScalarsOf(v, field); }
+void FromJson(const Json& v, const char* field, Layout* out) { *out = LayoutOf(v, field); }
+void FromJson(const Json& v, const char* field, MemoryFormat* out) { *out = MemoryFormatOf(v, field); }
+void FromJson(const Json& v, const char* field, BinaryOp* out) {
+  if (v.is_string()) {
+    if (std::optional<BinaryOp> op = BinaryOpFromName(v.get<std::string>())) {
+      *out = *op;
+      return;
+    }
+  }
+  throw ProtocolError(field, "a binary op name (add, sub, mul or div)", Shown(v));
+}
+void FromJson(const Json& v, const char* field, DeviceArg* out) {
+  if (!v.is_object()) throw ProtocolError(field, "a device argument {\"form\", \"text\", \"index\"}", Shown(v));
+  *out = DeviceArgOf(v, field);
+}
+
+DLPackDescriptor Describe(const DLTensor& t, std::int64_t data_offset) {
+  DLPackDescriptor d;
+  d.data_offset = data_offset;
+  d.null_data = t.data == nullptr;
+  d.dtype = DLPackDType{t.dtype.code, t.dtype.bits, t.dtype.lanes};
+  d.device = DLPackDevice{static_cast<int>(t.device.device_type), t.device.device_id};
+  if (t.ndim > 0 && t.shape != nullptr) d.shape.assign(t.shape, t.shape + t.ndim);
+  if (t.strides != nullptr) d.strides = std::vector<std::int64_t>(t.strides, t.strides + std::max(t.ndim, 0));
+  d.byte_offset = t.byte_offset;
+  return d;
+}
+
+DLTensor DLTensorOver(std::byte* base, DLPackDescriptor& d) {
+  if (d.strides && d.strides->size() != d.shape.size()) {
+    throw ProtocolError("strides", "one per dimension", std::to_string(d.strides->size()) + " for " +
+                                                            std::to_string(d.shape.size()) + " dimensions");
+  }
+  // Valid pointers even for 0 dimensions.
+  d.shape.reserve(std::max<std::size_t>(d.shape.size(), 1));
+  if (d.strides) d.strides->reserve(std::max<std::size_t>(d.strides->size(), 1));
+  DLTensor t{};
+  t.data = d.null_data
+               ? nullptr
+               : reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(base) + static_cast<std::uintptr_t>(d.data_offset));
+  t.device = DLDevice{static_cast<DLDeviceType>(d.device.type), static_cast<std::int32_t>(d.device.id)};
+  t.ndim = static_cast<std::int32_t>(d.shape.size());
+  t.dtype = DLDataType{d.dtype.code, d.dtype.bits, d.dtype.lanes};
+  t.shape = d.shape.data();
+  t.strides = d.strides ? d.strides->data() : nullptr;
+  t.byte_offset = d.byte_offset;
+  return t;
 }
 
 std::int64_t DLItemsize(const DLDataType& dtype) {

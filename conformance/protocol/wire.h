@@ -1,13 +1,21 @@
 // The testee protocol's value encodings (PROTOCOL.md "Values"), shared by the suite's side
-// (process_candidate.cc) and the C++ testee kit: dtypes by canonical name, scalars exactly
-// (floats as C99 hex strings), host bytes as base64, and decoders that name the field and
-// what they expected when a message is malformed.
+// (process_candidate.cc) and the C++ testee kit: dtypes by canonical name, scalars exactly,
+// host bytes as base64, and decoders that name the field and what they expected when a
+// message is malformed. Encoders take the protocol version the session speaks: version 1
+// writes floats as C99 hex, version 2 as shortest round-trip decimals and integers past
+// ±(2^53 - 1) as decimal strings (readable by a JSON parser whose numbers are doubles).
+// Decoders read both. ToJson / FromJson are overloaded per type; the records' pairs are
+// generated from spec/interface.toml (spec/interface_codecs.inc, included at the end).
 #ifndef TCTS_CONFORMANCE_PROTOCOL_WIRE_H_
 #define TCTS_CONFORMANCE_PROTOCOL_WIRE_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -58,12 +66,82 @@ std::vector<Scalar> ScalarsOf(const Json& v, const char* field);
 PyValue PyValueOf(const Json& v, const char* field, int depth = 0);
 DeviceArg DeviceArgOf(const Json& v, const char* field);
 
-// Encoders.
-Json FloatJson(double f);  // {"float": "0x1.8p+1"} ("inf", "-inf", "nan")
-Json ScalarJson(const Scalar& s);
-Json Scalars(const std::vector<Scalar>& values);
-Json PyValueJson(const PyValue& v);
-Json DeviceArgJson(const DeviceArg& a);
+// Encoders, for the session's protocol version.
+Json IntJson(std::int64_t v, int protocol);  // v2: a decimal string past ±(2^53 - 1)
+Json FloatJson(double f, int protocol);  // {"float": "0x1.8p+1"} (v1), {"float": "3"} (v2); "inf", "-inf", "nan"
+Json ScalarJson(const Scalar& s, int protocol);
+Json Scalars(const std::vector<Scalar>& values, int protocol);
+Json PyValueJson(const PyValue& v, int protocol);
+Json DeviceArgJson(const DeviceArg& a, int protocol);
+
+// ---- ToJson / FromJson: one pair per wire type (PROTOCOL.md "Values"), the records' generated.
+inline Json ToJson(DType d, int) { return DTypeName(d); }
+inline Json ToJson(std::int64_t v, int protocol) { return IntJson(v, protocol); }
+inline Json ToJson(int v, int) { return v; }
+inline Json ToJson(std::uint8_t v, int) { return v; }
+inline Json ToJson(std::uint16_t v, int) { return v; }
+Json ToJson(std::uint64_t v, int protocol);
+inline Json ToJson(bool v, int) { return v; }
+inline Json ToJson(const std::string& v, int) { return v; }
+inline Json ToJson(std::string_view v, int) { return std::string(v); }
+inline Json ToJson(double v, int protocol) { return FloatJson(v, protocol); }
+Json ToJson(const std::vector<std::int64_t>& v, int protocol);
+inline Json ToJson(const Scalar& v, int protocol) { return ScalarJson(v, protocol); }
+inline Json ToJson(const std::vector<Scalar>& v, int protocol) { return Scalars(v, protocol); }
+inline Json ToJson(Layout v, int) { return LayoutName(v); }
+inline Json ToJson(MemoryFormat v, int) { return MemoryFormatName(v); }
+inline Json ToJson(BinaryOp v, int) { return BinaryOpName(v); }
+inline Json ToJson(const DeviceArg& v, int protocol) { return DeviceArgJson(v, protocol); }
+template <class T>
+Json ToJson(const std::optional<T>& v, int protocol) {
+  return v ? ToJson(*v, protocol) : Json(nullptr);
+}
+
+void FromJson(const Json& v, const char* field, DType* out);
+void FromJson(const Json& v, const char* field, std::int64_t* out);
+void FromJson(const Json& v, const char* field, int* out);
+void FromJson(const Json& v, const char* field, std::uint8_t* out);
+void FromJson(const Json& v, const char* field, std::uint16_t* out);
+void FromJson(const Json& v, const char* field, std::uint64_t* out);  // 0 ... 2^63 - 1
+void FromJson(const Json& v, const char* field, bool* out);
+void FromJson(const Json& v, const char* field, std::string* out);
+void FromJson(const Json& v, const char* field, double* out);
+void FromJson(const Json& v, const char* field, std::vector<std::int64_t>* out);
+void FromJson(const Json& v, const char* field, Scalar* out);
+void FromJson(const Json& v, const char* field, std::vector<Scalar>* out);
+void FromJson(const Json& v, const char* field, Layout* out);
+void FromJson(const Json& v, const char* field, MemoryFormat* out);
+void FromJson(const Json& v, const char* field, BinaryOp* out);
+void FromJson(const Json& v, const char* field, DeviceArg* out);
+template <class T>
+void FromJson(const Json& v, const char* field, std::optional<T>* out) {
+  if (v.is_null()) {
+    out->reset();
+    return;
+  }
+  T x{};
+  FromJson(v, field, &x);
+  *out = std::move(x);
+}
+
+template <class T>
+struct IsOptional : std::false_type {};
+template <class T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+
+// The argument `key` of a request: required, or (an optional type) null when absent.
+template <class T>
+T Arg(const Json& q, const char* key) {
+  T out{};
+  if constexpr (IsOptional<T>::value) {
+    if (!q.is_object()) throw ProtocolError(key, "an object holding it", Shown(q));
+    auto it = q.find(key);
+    FromJson(it == q.end() ? Json(nullptr) : *it, key, &out);
+  } else {
+    FromJson(Get(q, key), key, &out);
+  }
+  return out;
+}
 
 // Regions (PROTOCOL.md "Regions"), computed alike at both ends of the pipe.
 // Bytes per element of a DLPack dtype (at least 1).
@@ -81,6 +159,12 @@ void ByteExtent(const std::vector<std::int64_t>& sizes, const std::vector<std::i
 bool DLByteExtent(const DLDataType& dtype, const std::vector<std::int64_t>& shape,
                   const std::vector<std::int64_t>* strides, std::uint64_t byte_offset, std::int64_t* lo,
                   std::int64_t* hi);
+// The DLPack descriptor of a DLTensor whose data pointer lies `data_offset` bytes from the first
+// byte of the region that mirrors it (PROTOCOL.md "Regions"), and the DLTensor such a descriptor
+// describes over a region at `base` (its shape and strides point into `d`, which must outlive it).
+DLPackDescriptor Describe(const DLTensor& t, std::int64_t data_offset);
+DLTensor DLTensorOver(std::byte* base, DLPackDescriptor& d);
+
 // Writes all of `data` to `fd` (retrying short writes and EINTR); false when the pipe is gone.
 bool WriteAll(int fd, const std::string& data);
 
@@ -90,6 +174,8 @@ std::size_t NestingDepth(const std::string& text);
 
 std::string Base64(const std::byte* data, std::size_t size);
 std::vector<std::byte> Unbase64(const std::string& text, const char* field);
+
+#include "spec/interface_codecs.inc"
 
 }  // namespace wire
 }  // namespace tcts

@@ -35,8 +35,8 @@ const Json& ListOr(const Json& v, const char* key) {
 
 // ---------------------------------------------------------------- the server's state
 TesteeServer::State::State(Candidate& c) : c_(c) {
-  for (int f = 0; f <= static_cast<int>(Feature::kDLPack); ++f) {
-    if (c_.supports(static_cast<Feature>(f))) features_.push_back(FeatureName(static_cast<Feature>(f)));
+  for (Feature f : AllFeatures()) {
+    if (c_.supports(f)) features_.push_back(FeatureName(f));
   }
 }
 
@@ -105,7 +105,7 @@ Result<Json> TesteeServer::State::Handle(const Json& req) {
     if (name == "hello") return Hello(req);
     const auto& ops = Ops();
     auto it = ops.find(name);
-    if (it != ops.end()) return (this->*(it->second))(req);
+    if (it != ops.end()) return it->second(*this, req);
   }
   return NotSupported("unknown request " + Shown(op));
 }
@@ -117,7 +117,7 @@ void TesteeServer::State::Extras(Json* answer) {
   for (Region& r : regions_) {
     if (r.size > 0 && std::memcmp(r.seen.data(), r.address, r.size) != 0) {
       r.seen.assign(r.address, r.address + r.size);
-      sync.push_back({{"id", r.id}, {"bytes", wire::Base64(r.address, r.size)}});
+      sync.push_back({{"id", wire::IntJson(r.id, protocol_)}, {"bytes", wire::Base64(r.address, r.size)}});
     }
   }
   if (!sync.empty()) (*answer)["sync"] = std::move(sync);
@@ -135,8 +135,27 @@ Result<Json> TesteeServer::State::Hello(const Json& req) {
     }
     if (!unknown.empty()) throw ProtocolError("features", "every feature this testee declares", Json(unknown).dump() + " missing");
   }
-  return Json{{"name", c_.name()}, {"version", c_.version()}, {"build", c_.build()},
-              {"protocol", 1}, {"features", features_}};
+  // The highest version both speak: the suite lists its versions (a suite before version 2
+  // lists none and speaks 1).
+  protocol_ = 1;
+  const Json& offered = Opt(req, "protocols", kNull);
+  if (!offered.is_null()) {
+    if (!offered.is_array()) throw ProtocolError("protocols", "a list of protocol versions", Shown(offered));
+    for (const Json& v : offered) {
+      if (v.is_number_integer() && v.get<std::int64_t>() <= TCTS_PROTOCOL_MAX_VERSION) {
+        protocol_ = std::max(protocol_, static_cast<int>(v.get<std::int64_t>()));
+      }
+    }
+  }
+  Json answer = {{"name", c_.name()}, {"version", c_.version()}, {"build", c_.build()},
+                 {"protocol", protocol_}, {"features", features_}};
+  // The dtypes the library has, when it lacks any (candidate.h supports_dtype).
+  std::vector<std::string> dtypes;
+  for (DType d : AllDTypes()) {
+    if (c_.supports_dtype(d)) dtypes.push_back(DTypeName(d));
+  }
+  if (dtypes.size() != AllDTypes().size()) answer["dtypes"] = dtypes;
+  return answer;
 }
 
 // ---------------------------------------------------------------- the server

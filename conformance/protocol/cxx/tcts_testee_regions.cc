@@ -88,31 +88,8 @@ std::int64_t TesteeServer::State::ImportDLPack(const Json& src) {
   import->server = this;
   import->block = Lend(src);
   const std::int64_t id = import->block->region;
-  import->shape = IntsOr(src, "shape");
-  const Json& strides = Opt(src, "strides", kNull);
-  if (!strides.is_null()) {
-    import->strides = wire::Ints(src, "strides");
-    if (import->strides.size() != import->shape.size()) throw ProtocolError("strides", "one per dimension", Shown(strides));
-  }
-  const Json& dtype = Opt(src, "dtype", kEmptyObject);
-  const Json& device = Opt(src, "device", kEmptyObject);
-  const std::size_t ndim = import->shape.size();
-  import->shape.reserve(std::max<std::size_t>(ndim, 1));  // a valid pointer even for 0 dimensions
-  import->strides.reserve(std::max<std::size_t>(ndim, 1));
-  DLTensor& t = import->managed.dl_tensor;
-  t.data = wire::BoolOf(Opt(src, "null_data", kFalse), "null_data")
-               ? nullptr
-               : reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(import->block->data) +
-                                         static_cast<std::uintptr_t>(wire::IntOf(Opt(src, "data_offset", kZero), "data_offset")));
-  t.device = DLDevice{static_cast<DLDeviceType>(wire::IntOf(Opt(device, "type", Json(1)), "device.type")),
-                      static_cast<std::int32_t>(wire::IntOf(Opt(device, "id", kZero), "device.id"))};
-  t.ndim = static_cast<std::int32_t>(ndim);
-  t.dtype = DLDataType{static_cast<std::uint8_t>(wire::IntOf(Opt(dtype, "code", kZero), "dtype.code")),
-                       static_cast<std::uint8_t>(wire::IntOf(Opt(dtype, "bits", kZero), "dtype.bits")),
-                       static_cast<std::uint16_t>(wire::IntOf(Opt(dtype, "lanes", Json(1)), "dtype.lanes"))};
-  t.shape = import->shape.data();
-  t.strides = strides.is_null() ? nullptr : import->strides.data();
-  t.byte_offset = static_cast<std::uint64_t>(wire::IntOf(Opt(src, "byte_offset", kZero), "byte_offset"));
+  wire::FromJson(src, "source", &import->descriptor);
+  import->managed.dl_tensor = wire::DLTensorOver(import->block->data, import->descriptor);
   import->managed.manager_ctx = import.get();
   import->managed.deleter = &ImportDeleter;
   imports_[id] = std::move(import);
@@ -140,13 +117,9 @@ Json TesteeServer::State::Export(DLManagedTensor* m) {
   r.seen.assign(r.address, r.address + r.size);
   r.export_tensor = m;
   r.keeps = keeps_;
-  Json answer = {{"region", {{"id", r.id}, {"bytes", wire::Base64(r.seen.data(), r.size)}}},
-                 {"data_offset", static_cast<std::int64_t>(data - first)},
-                 {"dtype", {{"code", t.dtype.code}, {"bits", t.dtype.bits}, {"lanes", t.dtype.lanes}}},
-                 {"device", {{"type", static_cast<int>(t.device.device_type)}, {"id", t.device.device_id}}},
-                 {"shape", shape},
-                 {"strides", compact ? Json(nullptr) : Json(strides)},
-                 {"byte_offset", t.byte_offset}};
+  Json answer = wire::ToJson(wire::Describe(t, static_cast<std::int64_t>(data - first)), protocol_);
+  answer.erase("null_data");  // an export's data is where data_offset says
+  answer["region"] = {{"id", wire::IntJson(r.id, protocol_)}, {"bytes", wire::Base64(r.seen.data(), r.size)}};
   regions_.push_back(std::move(r));
   return answer;
 }
@@ -156,9 +129,11 @@ Json TesteeServer::State::Export(DLManagedTensor* m) {
 Json TesteeServer::State::Address(std::uintptr_t a) const {
   for (const Region& r : regions_) {
     const auto base = reinterpret_cast<std::uintptr_t>(r.address);
-    if (base <= a && a <= base + r.size) return {{"region", r.id}, {"offset", static_cast<std::int64_t>(a - base)}};
+    if (base <= a && a <= base + r.size) {
+      return {{"region", wire::IntJson(r.id, protocol_)}, {"offset", wire::IntJson(static_cast<std::int64_t>(a - base), protocol_)}};
+    }
   }
-  return static_cast<std::int64_t>(a);
+  return wire::ToJson(static_cast<std::uint64_t>(a), protocol_);
 }
 
 }  // namespace tcts

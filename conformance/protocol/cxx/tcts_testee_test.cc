@@ -52,14 +52,33 @@ TEST_F(KitTest, HelloDeclaresWhatTheCandidateSupports) {
   EXPECT_EQ(hello["version"], candidate_->version());
   EXPECT_EQ(hello["protocol"], 1);
   std::vector<std::string> want;
-  for (int f = 0; f <= static_cast<int>(Feature::kDLPack); ++f) {
-    if (candidate_->supports(static_cast<Feature>(f))) want.push_back(FeatureName(static_cast<Feature>(f)));
+  for (Feature f : AllFeatures()) {
+    if (candidate_->supports(f)) want.push_back(FeatureName(f));
   }
   EXPECT_EQ(hello["features"].get<std::vector<std::string>>(), want);
+  // The highest version both speak: 2 when the suite offers it, 1 when it lists none (a suite
+  // before version 2) or only 1.
+  EXPECT_EQ(Ok({{"op", "hello"}, {"protocol", 2}, {"protocols", {1, 2}}})["protocol"], 2);
+  EXPECT_EQ(Ok({{"op", "hello"}, {"protocol", 1}, {"protocols", {1}}})["protocol"], 1);
+  EXPECT_EQ(Ok({{"op", "hello"}, {"protocol", 1}})["protocol"], 1);
   // A suite that does not know a declared feature is told which.
   const Json old = Ask({{"op", "hello"}, {"features", {"tensors"}}});
   EXPECT_EQ(old["error"]["kind"], "Internal");
   EXPECT_NE(old["error"]["message"].get<std::string>().find("promote_types"), std::string::npos) << old.dump();
+}
+
+TEST_F(KitTest, SpeaksVersionTwoWhenOffered) {
+  // Version 2: integers past ±(2^53 - 1) as decimal strings, floats as shortest decimals; the
+  // kit reads either form.
+  Ok({{"op", "hello"}, {"protocol", 2}, {"protocols", {1, 2}}});
+  const Json t = Ok({{"op", "make_tensor"}, {"sizes", {3}}, {"dtype", "int64"},
+                     {"values", {"9223372036854775807", -5, "-9007199254740993"}}});
+  EXPECT_EQ(Ok({{"op", "values"}, {"t", t}}), Json({"9223372036854775807", -5, "-9007199254740993"}));
+  const Json f = Ok({{"op", "make_tensor"}, {"sizes", {3}}, {"dtype", "float64"},
+                     {"values", {{{"float", "0.1"}}, {{"float", "0x1.8p+1"}}, {{"float", "-0"}}}}});
+  EXPECT_EQ(Ok({{"op", "values"}, {"t", f}}), Json({{{"float", "0.1"}}, {{"float", "3"}}, {{"float", "-0"}}}));
+  Ok({{"op", "hello"}, {"protocol", 1}});  // back to version 1: hex floats
+  EXPECT_EQ(Ok({{"op", "values"}, {"t", f}})[0], Json({{"float", "0x1.999999999999ap-4"}}));
 }
 
 TEST_F(KitTest, AnswersValuesAndErrorsInTheWireEncodings) {
@@ -68,7 +87,7 @@ TEST_F(KitTest, AnswersValuesAndErrorsInTheWireEncodings) {
   const Json finfo = Ok({{"op", "finfo"}, {"dtype", "float32"}});
   EXPECT_EQ(wire::GetFloat(finfo, "eps"), 0x1p-23);
   EXPECT_EQ(finfo["bits"], 32);
-  EXPECT_EQ(Ok({{"op", "result_type"}, {"a", {{"scalar", 1}}}, {"b", {{"scalar", wire::FloatJson(0.5)}}}}), "float32");
+  EXPECT_EQ(Ok({{"op", "result_type"}, {"a", {{"scalar", 1}}}, {"b", {{"scalar", wire::FloatJson(0.5, 1)}}}}), "float32");
   const Json dev = Ok({{"op", "device"}, {"arg", {{"form", "string"}, {"text", "cuda"}}}});
   EXPECT_TRUE(dev["index"].is_null()) << dev.dump();
   EXPECT_EQ(dev["str"], "cuda");
@@ -129,7 +148,7 @@ TEST_F(KitTest, LentBufferIsMirroredBothWaysAndReleasedWithItsTensors) {
   EXPECT_EQ(written["sync"], Json::array({{{"id", 7}, {"bytes", B64({9, 2, 3, 4})}}})) << written.dump();
   // The suite writes: the library sees it.
   EXPECT_EQ(Ok({{"op", "values"}, {"t", view}, {"sync", {{{"id", 7}, {"bytes", B64({9, 5, 6, 4})}}}}}),
-            wire::Scalars({Scalar::Int(5), Scalar::Int(6)}));
+            wire::Scalars({Scalar::Int(5), Scalar::Int(6)}, 1));
   const Json wrong = Ask({{"op", "values"}, {"t", view}, {"sync", {{{"id", 7}, {"bytes", B64({1})}}}}});
   EXPECT_NE(wrong["error"]["message"].get<std::string>().find("field 'sync.bytes'"), std::string::npos) << wrong.dump();
   // Released with the last tensor made from it (the view too), not before.
@@ -190,7 +209,7 @@ TEST_F(KitTest, DLPackExportIsMirroredUntilReleased) {
   EXPECT_EQ(Ok({{"op", "data_ptr"}, {"t", t}}), Json({{"region", -1}, {"offset", 0}}));
   EXPECT_EQ(Ask({{"op", "write_element"}, {"t", t}, {"index", {1}}, {"value", 7}})["sync"],
             Json::array({{{"id", -1}, {"bytes", B64({1, 7})}}}));
-  EXPECT_EQ(Ok({{"op", "values"}, {"t", t}, {"sync", {{{"id", -1}, {"bytes", B64({4, 7})}}}}}), wire::Scalars({Scalar::Int(4), Scalar::Int(7)}));
+  EXPECT_EQ(Ok({{"op", "values"}, {"t", t}, {"sync", {{{"id", -1}, {"bytes", B64({4, 7})}}}}}), wire::Scalars({Scalar::Int(4), Scalar::Int(7)}, 1));
   EXPECT_TRUE(Ok({{"op", "data_ptr"}, {"t", t}, {"release_regions", {-1}}}).is_number_integer());  // no region any more
   EXPECT_EQ(Ok({{"op", "to_dlpack"}, {"t", t}})["region"]["id"], -2);
 }
