@@ -17,13 +17,14 @@
   --suite protocol_table   the operation table of PROTOCOL.md (a test compares them)
   --suite vectors    conformance/protocol/testdata/vectors.json (see vectors.py)
 
-Usage: emit_interface.py --suite SUITE --out FILE spec/interface.toml spec/features.toml
+Usage: emit_interface.py --suite SUITE --out FILE spec/*.toml   (it reads interface.toml and features.toml)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 import emit_common
@@ -266,6 +267,12 @@ def emit_protocol_table(iface: Interface) -> str:
     for o in iface.ops:
         args = ", ".join(f"`{a.name}` ({type_text(a.type)})" for a in o.args) or "—"
         lines.append(f"| `{o.name}` | {o.feature} | {args} | {type_text(o.result)} |")
+    lines += ["", "Records (JSON objects; a field with a default may be absent):", "",
+              "| record | fields |", "|---|---|"]
+    for r in iface.records:
+        fields = ", ".join(f"`{a.name}` ({type_text(a.type)}" + (f", default {json.dumps(a.default)}" if a.has_default else "") + ")"
+                           for a in r.fields)
+        lines.append(f"| {r.name} | {fields} |")
     return "\n".join(lines) + "\n"
 
 
@@ -285,11 +292,14 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--suite", required=True, choices=sorted(SUITES))
     p.add_argument("--out", required=True)
-    p.add_argument("interface")
-    p.add_argument("features")
+    p.add_argument("tables", nargs="+", help="spec/*.toml: interface.toml and features.toml are read")
     a = p.parse_args(argv)
+    by_name = {os.path.basename(t): t for t in a.tables}
     try:
-        iface = interface_model.load(a.interface, a.features)
+        for needed in ("interface.toml", "features.toml"):
+            if needed not in by_name:
+                raise interface_model.InterfaceError(f"{needed}: missing from the inputs ({' '.join(a.tables)})")
+        iface = interface_model.load(by_name["interface.toml"], by_name["features.toml"])
         text = SUITES[a.suite](iface)
     except interface_model.InterfaceError as e:
         print(f"emit_interface.py: {e}", file=sys.stderr)

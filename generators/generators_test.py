@@ -281,6 +281,54 @@ SUITE_OF = {"strided.toml": "strided", "arithmetic.toml": "arithmetic", "devices
             "asarray.toml": "asarray", "dlpack.toml": "dlpack"}
 
 
+# spec/interface.toml and spec/features.toml, mutated: (file, old, new, fragments the one-line error names).
+INTERFACE_MALFORMED = [
+    ("interface.toml", 'feature = "views"\nargs = [{ name = "t", type = "tensor" }, { name = "dim0"',
+     'feature = "viewz"\nargs = [{ name = "t", type = "tensor" }, { name = "dim0"', ["transpose", "viewz", "features.toml"]),
+    ("interface.toml", '{ name = "dim0", type = "int" }', '{ name = "dim0", type = "integer" }', ["transpose", "dim0", "integer"]),
+    ("interface.toml", 'result = "DTypeInfo"', 'result = "DTypeInfos"', ["dtype_info", "DTypeInfos"]),
+    ("interface.toml", 'name = "data_ptr"', 'name = "transpose"', ["op 'transpose' appears twice"]),
+    ("interface.toml", '{ name = "itemsize", type = "int32" }', '{ name = "itemsize", type = "tensor" }', ["itemsize", "tensor"]),
+    ("interface.toml", 'doc = "torch.promote_types(a, b)."', 'doc = "x"\ncolour = "red"', ["[[op]] #1", "colour"]),
+    ("interface.toml", 'answer_features = ["device_repr"]', 'answer_features = []', ["device_repr", "no operation"]),
+    ("features.toml", 'enumerator = "kViews"\n', '', ["[[feature]] #2", "enumerator"]),
+]
+
+
+class InterfaceMalformed(unittest.TestCase):
+    """A malformed interface description fails with one line naming the file, the row and the
+    problem, and writes nothing."""
+
+    def test_malformed_interface_fails_naming_file_row_and_reason(self):
+        for i, (fname, old, new, fragments) in enumerate(INTERFACE_MALFORMED):
+            with self.subTest(case=i, change=new[:40]), tempfile.TemporaryDirectory() as tmp:
+                for f in ("interface.toml", "features.toml"):
+                    shutil.copy(os.path.join(FIXTURE, f), tmp)
+                path = os.path.join(tmp, fname)
+                text = read(path)
+                self.assertIn(old, text, "fixture changed: update the malformed case")
+                with open(path, "w") as f:
+                    f.write(text.replace(old, new, 1))
+                out = os.path.join(tmp, "out")
+                r = subprocess.run([sys.executable, os.path.join(HERE, "emit_interface.py"), "--suite", "enums", "--out", out,
+                                    os.path.join(tmp, "interface.toml"), os.path.join(tmp, "features.toml")],
+                                   capture_output=True, text=True)
+                self.assertEqual(r.returncode, 1, f"accepted: {new!r}\n{r.stderr}")
+                self.assertNotIn("Traceback", r.stderr)
+                self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+                self.assertTrue(r.stderr.startswith(f"emit_interface.py: {tmp}/"), r.stderr)
+                for frag in fragments:
+                    self.assertIn(frag, r.stderr)
+                self.assertFalse(os.path.exists(out), "an output was written")
+
+    def test_real_interface_covers_every_feature_once(self):
+        import interface_model
+        iface = interface_model.load(os.path.join(SPEC, "interface.toml"), os.path.join(SPEC, "features.toml"))
+        for f in iface.features:
+            self.assertTrue(f.ops or f.name in iface.answer_features, f.name)
+        self.assertEqual(len({f.enumerator for f in iface.features}), len(iface.features))
+
+
 class Malformed(unittest.TestCase):
     def test_malformed_spec_fails_naming_file_row_and_reason(self):
         for i, (fname, old, new, fragments) in enumerate(MALFORMED):

@@ -160,7 +160,7 @@ def _arg(where: str, row: object, record: bool = False) -> Arg:
     r = _fields(where, row, ("name", "type"), ("cxx", "cxx_name", "default"))
     a = Arg(r["name"], r["type"], r.get("cxx"), r.get("cxx_name"), r.get("default"), "default" in r)
     if record and a.base in STATEFUL:
-        raise InterfaceError(f"{where}: a record field cannot be of type {a.base!r} (it needs the session)")
+        raise InterfaceError(f"{where} ({a.name!r}): a record field cannot be of type {a.base!r} (it needs the session)")
     return a
 
 
