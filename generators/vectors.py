@@ -209,6 +209,47 @@ def _record_samples() -> dict[str, list[tuple[dict, str]]]:
     }
 
 
+# Edge values of the narrower integer types (record fields).
+NARROW_EDGES = {"int32": [2 ** 31 - 1, -(2 ** 31)], "uint8": [255, 0], "uint16": [65535, 0],
+                "uint64": [2 ** 64 - 1, 0], "uintptr": [2 ** 64 - 1, 2 ** 47]}
+
+
+def _generic_sample(iface_json: dict, t: str, k: int):
+    """A sample value of wire type `t` (the k-th of its kind): the edges, rotated."""
+    if t.endswith("?"):
+        return None if k % 2 else _generic_sample(iface_json, t[:-1], k)
+    if t == "int":
+        return INT_EDGES[(k + 9) % len(INT_EDGES)][0]
+    if t in NARROW_EDGES:
+        return NARROW_EDGES[t][k % 2]
+    if t == "float":
+        return FLOAT_EDGES[(k * 5 + 4) % len(FLOAT_EDGES)][0]
+    if t == "bool":
+        return k % 2 == 0
+    if t in ("dtype",):
+        return "float32"
+    if t in STRING_TYPES:
+        return f"text {k}"
+    if t == "ints":
+        return [INT_EDGES[(k + j) % len(INT_EDGES)][0] for j in range(3)]
+    if t == "scalar":
+        return SCALAR_EDGES[(k * 7) % len(SCALAR_EDGES)][0]
+    if t == "scalars":
+        return [SCALAR_EDGES[(k * 7 + j) % len(SCALAR_EDGES)][0] for j in range(3)]
+    fields = iface_json["records"].get(t)
+    if fields is None:
+        raise ValueError(f"vectors.py: no sample of type {t!r}")
+    return {f["name"]: _generic_sample(iface_json, f["type"], k + j) for j, f in enumerate(fields)}
+
+
+def record_samples(iface_json: dict, name: str) -> list[tuple[dict, str]]:
+    """Sample values of record `name`: the hand-written ones whose fields are the record's
+    (edges chosen for their meaning), else two from the edges of each field's type."""
+    names = {f["name"] for f in iface_json["records"][name]}
+    hand = [(v, note) for v, note in _record_samples().get(name, []) if set(v) == names]
+    return hand or [(_generic_sample(iface_json, name, k), "edges of each field's type") for k in range(2)]
+
+
 def value_vectors(iface_json: dict) -> list[dict]:
     out = []
 
@@ -235,11 +276,8 @@ def value_vectors(iface_json: dict) -> list[dict]:
     add("device_arg", {"form": "string", "text": "cuda:1"}, "torch.device('cuda:1')")
     add("device_arg", {"form": "type_index", "text": "cuda", "index": I63}, "torch.device('cuda', 2^63 - 1)")
     add("device_arg", {"form": "ordinal", "index": -(2 ** 53 + 1)}, "torch.device(-(2^53 + 1))")
-    samples = _record_samples()
     for name in iface_json["records"]:
-        if name not in samples:
-            raise ValueError(f"vectors.py: record {name} has no sample value: add one to _record_samples")
-        for v, note in samples[name]:
+        for v, note in record_samples(iface_json, name):
             add(name, v, note)
     return out
 
@@ -302,21 +340,22 @@ def _results(iface_json):
     """A sample return value per op, by result type (native values; v2 wire forms in the file)."""
     scal = [v for v, _ in SCALAR_EDGES]
     half = len(scal) // 2
-    rec = _record_samples()
-    strings = {"legacy_constructor": "torch.*.FloatTensor", "default_device": "cuda:1"}
-    return {
-        "values": scal[:half], "storage_values": scal[half:],
-        "finfo": rec["FloatInfo"][3][0],
-        "dtype_info": rec["DTypeInfo"][0][0],
-        # layout left out: the record's default ("strided") is answered.
-        "meta": {k: v for k, v in rec["TensorMeta"][0][0].items() if k != "layout"},
-        "storage": rec["StorageInfo"][0][0],
-        # repr left out: its default ("") is answered.
-        "device": {k: v for k, v in rec["DeviceInfo"][2][0].items() if k != "repr"},
-        "compare_devices": rec["DeviceComparison"][0][0],
-        "data_ptr": 2 ** 60 + 8,
-        **strings,
-    }
+    def rec(name, k):
+        samples = record_samples(iface_json, name) if name in iface_json["records"] else []
+        return samples[min(k, len(samples) - 1)][0] if samples else None
+
+    def without(v, key):  # a field left out: the record's default is answered
+        return {k: x for k, x in v.items() if k != key} if v else v
+    out = {"values": scal[:half], "storage_values": scal[half:], "data_ptr": 2 ** 60 + 8,
+           "legacy_constructor": "torch.*.FloatTensor", "default_device": "cuda:1",
+           "finfo": rec("FloatInfo", 3), "meta": without(rec("TensorMeta", 0), "layout"),
+           "device": without(rec("DeviceInfo", 2), "repr")}
+    for o in iface_json["ops"]:  # any other record result: its first sample, defaulted fields left out
+        r = o["result"]
+        if out.get(o["name"]) is None and r in iface_json["records"]:
+            out[o["name"]] = {k: v for k, v in rec(r, 0).items()
+                              if not any(f["name"] == k and "default" in f for f in iface_json["records"][r])}
+    return out
 
 
 def _with_defaults(iface_json, t, v):
@@ -328,7 +367,8 @@ def _with_defaults(iface_json, t, v):
 
 def session(iface_json: dict, protocol: int) -> dict:
     s = _Session(iface_json, protocol)
-    lacks = [] if protocol >= 2 else ["compare_devices"]
+    ops = [o["name"] for o in iface_json["ops"]]
+    lacks = [] if protocol >= 2 else ["compare_devices"] if "compare_devices" in ops else ops[:1]
     testee = {"name": "echo", "version": "1", "build": "vectors", "also_supports": ["device_repr"],
               "dtypes": ["float64", "int64", "bool", "complex128"], "lacks": lacks}
     lacking_features = {o["feature"] for o in iface_json["ops"] if o["name"] in lacks}
@@ -340,13 +380,13 @@ def session(iface_json: dict, protocol: int) -> dict:
     # Tensors holding every scalar edge (make_tensor's values), one per kind.
     groups = [("bool", [v for v, _ in BOOL_EDGES]), ("int64", [v for v, _ in INT_EDGES]),
               ("float64", [v for v, _ in FLOAT_EDGES]), ("complex128", [v for v, _ in COMPLEX_EDGES])]
-    for dtype, vals in groups:
+    for dtype, vals in groups if "make_tensor" in ops and "make_tensor" not in lacks else []:
         s.step("make_tensor", {"sizes": s.enc("ints", [len(vals)]), "dtype": dtype, "values": s.enc("scalars", vals)},
                "tensor")
     ints = _rotate([n for n, _ in INT_EDGES][1:])
     scalars = _rotate([v for v, _ in SCALAR_EDGES])
     floats = _rotate([f for f, _ in FLOAT_EDGES])
-    handles = _rotate(list(s.handles))
+    handles = _rotate(list(s.handles) or [1])
     nullable = _rotate([True, False])
     devices = _rotate([{"form": "string", "text": "cuda:1"}, {"form": "type_index", "text": "cuda", "index": I63},
                        {"form": "ordinal", "index": 2 ** 53 + 1}])
@@ -361,7 +401,7 @@ def session(iface_json: dict, protocol: int) -> dict:
         if t == "tensor":
             return next(handles)
         if t == "operand":
-            return {"tensor": next(handles)} if a["name"] == "a" else {"scalar": s.enc("scalar", next(scalars))}
+            return {"tensor": next(handles)} if a["name"] == "a" and s.handles else {"scalar": s.enc("scalar", next(scalars))}
         if t == "asarray_source":
             return {"kind": "sequence", "value": s.enc("python_value", [[1, I63], [0.1, complex(-0.0, math.inf)]])}
         if t == "dlpack_import":
@@ -397,6 +437,11 @@ def session(iface_json: dict, protocol: int) -> dict:
 
     for o in iface_json["ops"]:
         args = {a["name"]: sample(o["name"], a) for a in o["args"]}
+        tensor_args = [a["name"] for a in o["args"] if a["type"] == "tensor"]
+        if o["name"] not in lacks and tensor_args and not s.handles:  # no tensor made yet: refused
+            s.step(o["name"], args, answer={"error": {"kind": "Internal", "message":
+                                                      f"testee kit: bad request: {tensor_args[0]}: no tensor with handle 1"}})
+            continue
         if o["name"] in lacks:
             s.step(o["name"], args, answer={"error": {"kind": "NotSupported",
                                                       "message": f"the testee does not implement '{o['name']}'"}})
@@ -413,20 +458,29 @@ def session(iface_json: dict, protocol: int) -> dict:
             if v is None:
                 raise ValueError(f"vectors.py: no sample result for op {o['name']} ({r})")
             s.step(o["name"], args, r, returns=v, ok=_with_defaults(iface_json, r, v))
-        if o["name"] == "asarray":  # its other simple source: a tensor
+        if o["name"] == "asarray" and s.handles:  # its other simple source: a tensor
             s.step("asarray", {**args, "source": {"kind": "tensor", "tensor": s.handles[0]}}, "tensor")
-    # Errors of each kind the testee raises (Internal's message is the kit's own: left out).
+    # Errors of each kind the testee raises (Internal's message is the kit's own: left out), from
+    # an op without tensor arguments.
+    plain = next(o for o in iface_json["ops"] if o["name"] not in lacks and
+                 all(a["type"] not in ("tensor", "operand") and not a["type"].startswith(("asarray", "dlpack"))
+                     for a in o["args"]))
     for kind in iface_json["errors"]:
         if kind != "Internal":
-            s.step("promote_types", {"a": "int64", "b": "float64"}, raises={"kind": kind, "message": f"{kind} from the testee (ü, \"quoted\")"})
+            s.step(plain["name"], {a["name"]: sample(plain["name"], a) for a in plain["args"]}, raises={"kind": kind, "message": f"{kind} from the testee (ü, \"quoted\")"})
     # Requests the kit refuses itself.
     s.step("frobnicate", {}, answer={"error": {"kind": "NotSupported", "message": "unknown request 'frobnicate'"}})
-    s.step("meta", {"t": 999}, answer={"error": {"kind": "Internal",
-                                                 "message": "testee kit: bad request: t: no tensor with handle 999"}})
+    one_tensor = next((o for o in iface_json["ops"] if o["name"] not in lacks and [a["type"] for a in o["args"]] == ["tensor"]), None)
+    if one_tensor is not None:
+        arg = one_tensor["args"][0]["name"]
+        s.step(one_tensor["name"], {arg: 999}, answer={"error": {"kind": "Internal",
+                                                         "message": f"testee kit: bad request: {arg}: no tensor with handle 999"}})
     # Releases: the handle is forgotten (the next use is a bad request).
-    s.step("release", {}, answer={"ok": None}, release=[s.handles[0]])
-    s.step("meta", {"t": s.handles[0]}, answer={"error": {"kind": "Internal",
-                                                          "message": f"testee kit: bad request: t: no tensor with handle {s.handles[0]}"}})
+    if s.handles:
+        s.step("release", {}, answer={"ok": None}, release=[s.handles[0]])
+    if s.handles and one_tensor is not None:
+        s.step(one_tensor["name"], {arg: s.handles[0]}, answer={"error": {"kind": "Internal",
+                                                         "message": f"testee kit: bad request: {arg}: no tensor with handle {s.handles[0]}"}})
     return {"protocol": protocol, "testee": testee, "steps": s.steps,
             "notes": ("v1 session: the suite offers only version 1; the testee lacks compare_devices (feature devices "
                       "undeclared; the call answers NotSupported from the kit)." if protocol < 2 else
@@ -448,6 +502,7 @@ def emit(iface) -> str:
     iface_json = iface.as_json()
     doc = {
         "format": FORMAT,
+        "generated_from": ["spec/interface.toml", "spec/features.toml"],
         "doc": ("Test vectors of the testee protocol (conformance/protocol/PROTOCOL.md), generated by "
                 "generators/vectors.py from spec/interface.toml; its docstring documents this format. "
                 "values: each value's v1 and v2 wire forms; sessions: requests, what the testee returns, "
