@@ -109,6 +109,8 @@ def emit_enums(iface: Interface) -> str:
     lines += ["", "// TCTS_FORALL_OPS(_): _(\"op\", feature enumerator).", "#define TCTS_FORALL_OPS(_) \\"]
     feats = {f.name: f for f in iface.features}
     lines += [f"  _({emit_common.cstr(o.name)}, {feats[o.feature].enumerator}) \\" for o in iface.ops]
+    lines += ["", "// TCTS_FORALL_RECORDS(_): _(Record), every record of the interface.", "#define TCTS_FORALL_RECORDS(_) \\"]
+    lines += [f"  _({r.name}) \\" for r in iface.records]
     lines += ["", "// The protocol versions the suite speaks, lowest first.", "#define TCTS_FORALL_PROTOCOL_VERSIONS(_) \\"]
     lines += [f"  _({v}) \\" for v in iface.protocol_versions]
     lines += ["", f"#define TCTS_PROTOCOL_MAX_VERSION {max(iface.protocol_versions)}"]
@@ -178,14 +180,18 @@ def emit_codecs(iface: Interface) -> str:
     return "\n".join(lines)
 
 
-def _suite_arg(a: Arg) -> str:
-    key = emit_common.cstr(a.name)
-    n = cxx_name(a)
-    if a.base == "tensor":
-        return f"    if (!Tensor({n}, {key}, &args)) return Foreign();"
-    if a.base == "operand":
-        return f"    if (!OperandJson({n}, {key}, &args)) return Foreign();"
-    return f"    args[{key}] = wire::ToJson({n}, protocol());"
+# How each end passes an argument: the two kinds that need the session's handles, and the rest
+# through the wire codecs. (suite end: encodes into `args`; kit: decodes from the request `q`.)
+ARG_CODE = {
+    "tensor": ("    if (!Tensor({n}, {key}, &args)) return Foreign();", "s.Tensor(q, {key})"),
+    "operand": ("    if (!OperandJson({n}, {key}, &args)) return Foreign();", "s.OperandOf(q, {key})"),
+    None: ("    args[{key}] = wire::ToJson({n}, protocol());", "wire::Arg<{cxx}>(q, {key})"),
+}
+
+
+def _arg_code(iface: Interface, a: Arg, end: int) -> str:
+    template = ARG_CODE.get(a.base, ARG_CODE[None])[end]
+    return template.format(n=cxx_name(a), key=emit_common.cstr(a.name), cxx=cxx_value(iface, a.type))
 
 
 def emit_suite(iface: Interface) -> str:
@@ -197,7 +203,7 @@ def emit_suite(iface: Interface) -> str:
             continue
         lines.append(f"  {cxx_result(iface, o)} {o.name}({params(iface, o)}) override {{")
         lines.append("    Json args = Json::object();")
-        lines += [_suite_arg(a) for a in o.args]
+        lines += [_arg_code(iface, a, 0) for a in o.args]
         name = emit_common.cstr(o.name)
         if o.result == "none":
             lines.append(f"    return AskStatus({name}, std::move(args));")
@@ -214,15 +220,6 @@ def emit_suite(iface: Interface) -> str:
     return "\n".join(lines)
 
 
-def _kit_arg(iface: Interface, a: Arg) -> str:
-    key = emit_common.cstr(a.name)
-    if a.base == "tensor":
-        return f"s.Tensor(q, {key})"
-    if a.base == "operand":
-        return f"s.OperandOf(q, {key})"
-    return f"wire::Arg<{cxx_value(iface, a.type)}>(q, {key})"
-
-
 def emit_kit(iface: Interface) -> str:
     lines = [emit_common.header(SRC, GEN, "//"),
              "// Inside TesteeServer::State::Ops(): one entry per op, by request name. Each decodes its arguments",
@@ -233,7 +230,7 @@ def emit_kit(iface: Interface) -> str:
         if o.custom:
             lines.append(f"      {{{name}, +[](State& s, const Json& q) -> Result<Json> {{ return s.On{camel(o.name)}(q); }}}},")
             continue
-        call = f"s.c_.{o.name}({', '.join(_kit_arg(iface, a) for a in o.args)})"
+        call = f"s.c_.{o.name}({', '.join(_arg_code(iface, a, 1) for a in o.args)})"
         if o.result == "none":
             body = f"return Done({call});"
         elif o.result == "tensor":

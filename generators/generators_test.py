@@ -295,6 +295,18 @@ INTERFACE_MALFORMED = [
 ]
 
 
+def mutated_copy(self, files: list, fname: str, old: str, new: str, tmp: str) -> str:
+    """Copies the fixture's `files` into tmp with `old` replaced by `new` in `fname`; its path."""
+    for f in files:
+        shutil.copy(os.path.join(FIXTURE, f), tmp)
+    path = os.path.join(tmp, fname)
+    text = read(path)
+    self.assertIn(old, text, "fixture changed: update the malformed case")
+    with open(path, "w") as f:
+        f.write(text.replace(old, new, 1))
+    return path
+
+
 class InterfaceMalformed(unittest.TestCase):
     """A malformed interface description fails with one line naming the file, the row and the
     problem, and writes nothing."""
@@ -302,13 +314,7 @@ class InterfaceMalformed(unittest.TestCase):
     def test_malformed_interface_fails_naming_file_row_and_reason(self):
         for i, (fname, old, new, fragments) in enumerate(INTERFACE_MALFORMED):
             with self.subTest(case=i, change=new[:40]), tempfile.TemporaryDirectory() as tmp:
-                for f in ("interface.toml", "features.toml"):
-                    shutil.copy(os.path.join(FIXTURE, f), tmp)
-                path = os.path.join(tmp, fname)
-                text = read(path)
-                self.assertIn(old, text, "fixture changed: update the malformed case")
-                with open(path, "w") as f:
-                    f.write(text.replace(old, new, 1))
+                mutated_copy(self, ["interface.toml", "features.toml"], fname, old, new, tmp)
                 out = os.path.join(tmp, "out")
                 r = subprocess.run([sys.executable, os.path.join(HERE, "emit_interface.py"), "--suite", "enums", "--out", out,
                                     os.path.join(tmp, "interface.toml"), os.path.join(tmp, "features.toml")],
@@ -333,13 +339,7 @@ class Malformed(unittest.TestCase):
     def test_malformed_spec_fails_naming_file_row_and_reason(self):
         for i, (fname, old, new, fragments) in enumerate(MALFORMED):
             with self.subTest(case=i, file=fname, change=new[:40]), tempfile.TemporaryDirectory() as tmp:
-                for f in SPEC_FILES:
-                    shutil.copy(os.path.join(FIXTURE, f), tmp)
-                path = os.path.join(tmp, fname)
-                text = read(path)
-                self.assertIn(old, text, "fixture changed: update the malformed case")
-                with open(path, "w") as f:
-                    f.write(text.replace(old, new, 1))
+                path = mutated_copy(self, SPEC_FILES, fname, old, new, tmp)
                 gtest = ("emit_gtest.py", SUITE_OF.get(fname, "casting"))
                 for script, suite in (gtest, ("emit_cxx.py", "dtypes"), ("emit_json.py", None)):
                     r = run_emitter(script, suite, tmp, os.path.join(tmp, "out"))

@@ -26,6 +26,7 @@ try:
 except ImportError:
     sys.exit("record_cases: needs torch (Debian: apt install python3-torch; run with /usr/bin/python3)")
 
+VERSION = 2  # the case-file format's version (REPLAY.md; case_file.h kCaseFileVersion)
 ERRORS = (IndexError, TypeError, ValueError, NotImplementedError, RuntimeError)  # subclasses first
 FORMATS = {"contiguous_format": torch.contiguous_format, "channels_last": torch.channels_last,
            "channels_last_3d": torch.channels_last_3d, "preserve_format": torch.preserve_format}
@@ -71,8 +72,8 @@ def make_input(spec: dict):
     if "scalar" in spec:
         return number(spec["scalar"])
     t = spec["tensor"]
-    shape, dtype = t["shape"], dtype_of(t["dtype"])
-    n = math.prod(shape)
+    sizes, dtype = t["sizes"], dtype_of(t["dtype"])
+    n = math.prod(sizes)
     values = t["values"]
     if values == "arange":
         base = torch.arange(n, dtype=torch.int64)
@@ -82,18 +83,20 @@ def make_input(spec: dict):
                  torch.complex128 if isinstance(v, complex) else torch.float64 for v in vals]
         wide = max(kinds, key=[torch.bool, torch.int64, torch.float64, torch.complex128].index) if kinds else torch.int64
         base = torch.tensor(vals, dtype=wide)
-    x = base.to(dtype).reshape(shape)
+    x = base.to(dtype).reshape(sizes)
     for step in t.get("views", []):
         x = apply_view(x, step)
     return x
 
 
 def apply_view(x, step: dict):
+    """One view or copy op: a protocol request (PROTOCOL.md) less its tensor; its fields are
+    the Candidate method's argument names."""
     op = step["op"]
     if op == "t":
         return x.t()
     if op == "transpose":
-        return x.transpose(*step["dims"])
+        return x.transpose(step["dim0"], step["dim1"])
     if op == "permute":
         return x.permute(*step["dims"])
     if op == "narrow":
@@ -108,9 +111,9 @@ def apply_view(x, step: dict):
     if op == "unsqueeze":
         return x.unsqueeze(step["dim"])
     if op == "squeeze":
-        return x.squeeze(step["dim"]) if "dim" in step else x.squeeze()
+        return x.squeeze() if step.get("dim") is None else x.squeeze(step["dim"])
     if op == "as_strided":
-        return x.as_strided(step["sizes"], step["strides"], step["offset"])
+        return x.as_strided(step["sizes"], step["strides"], step["storage_offset"])
     if op in ("contiguous", "clone", "empty_like"):
         fmt = FORMATS[step["memory_format"]]
         return torch.empty_like(x, memory_format=fmt) if op == "empty_like" else getattr(x, op)(memory_format=fmt)
@@ -121,34 +124,38 @@ OPS = {"add": (lambda a, b: a + b), "sub": (lambda a, b: a - b), "mul": (lambda 
        "div": (lambda a, b: a / b)}
 
 
-def run_op(op: dict, inputs: dict):
-    name = op["name"]
-    if name not in OPS:  # a view or copy op on one input
-        return apply_view(inputs[op["input"]], {**{k: v for k, v in op.items() if k not in ("name", "input")}, "op": name})
-    a, b = (inputs[n] for n in op["args"])
-    alpha = number(op["alpha"]) if "alpha" in op else None
-    form = op.get("form", "functional")
+def run_call(call: dict, inputs: dict):
+    """The case's call: a protocol request with input names for its tensors and operands."""
+    op = call["op"]
+    if op not in ("binary", "binary_out", "binary_inplace"):  # a view or copy op on one input
+        return apply_view(inputs[call["t"]], {k: v for k, v in call.items() if k != "t"})
+    name = call["binary_op"]
+    if name not in OPS:
+        raise PlanError(f"unknown binary_op '{name}'")
+    alpha = number(call["alpha"]) if "alpha" in call else None
     kw = {"alpha": alpha} if alpha is not None else {}
-    if form == "functional":
+    if op == "binary_inplace":
+        target = inputs[call["self"]]
+        getattr(target, name + "_")(inputs[call["other"]], **kw)
+        return target
+    a, b = inputs[call["a"]], inputs[call["b"]]
+    if op == "binary":
         return getattr(torch, name)(a, b, **kw) if kw or not isinstance(a, (int, float, complex, bool)) else OPS[name](a, b)
-    if form == "out":
-        out = inputs[op["out"]]
-        getattr(torch, name)(a, b, out=out, **kw)
-        return out
-    getattr(a, name + "_")(b, **kw)
-    return a
+    out = inputs[call["out"]]
+    getattr(torch, name)(a, b, out=out, **kw)
+    return out
 
 
 def record(case: dict) -> dict:
     inputs = {name: make_input(spec) for name, spec in case["inputs"].items()}
     try:
-        r = run_op(case["op"], inputs)
+        r = run_call(case["call"], inputs)
     except ERRORS as e:
         kind = next(t.__name__ for t in ERRORS if isinstance(e, t))
         return {**case, "expect": {"error": kind}}
     expect = {"dtype": dtype_name(r.dtype), "sizes": list(r.shape), "strides": list(r.stride()),
               "storage_offset": r.storage_offset()}
-    if case["op"]["name"] != "empty_like":  # uninitialised memory has no values to record
+    if case["call"]["op"] != "empty_like":  # uninitialised memory has no values to record
         expect["values"] = [encode(v) for v in r.reshape(-1).tolist()]
     return {**case, "expect": expect}
 
@@ -159,6 +166,11 @@ def main(argv: list[str]) -> int:
         return 2
     with open(argv[0], encoding="utf-8") as f:
         plan = json.load(f)
+    if plan.get("format") != "tensor-cts/cases" or plan.get("version") != VERSION:
+        print(f"record_cases: {argv[0]}: not a tensor-cts/cases file of version {VERSION} (got format "
+              f"{plan.get('format')!r}, version {plan.get('version')!r}); version 1 named some arguments otherwise "
+              f"than the protocol: conformance/replay/REPLAY.md \"Version 1\" lists the renames", file=sys.stderr)
+        return 1
     cases = []
     for k, case in enumerate(plan["cases"]):
         try:
@@ -166,7 +178,7 @@ def main(argv: list[str]) -> int:
         except (PlanError, KeyError) as e:
             print(f"record_cases: {argv[0]}: cases[{k}] (id {case.get('id')!r}): {e}", file=sys.stderr)
             return 1
-    out = {"format": "tensor-cts/cases", "version": 1,
+    out = {"format": "tensor-cts/cases", "version": VERSION,
            "source": f"torch {torch.__version__} (generators/record_cases.py from {argv[0].rsplit('/', 1)[-1]})",
            "cases": cases}
     with open(argv[1], "w", encoding="utf-8") as f:

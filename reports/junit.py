@@ -75,7 +75,9 @@ def testsuite(doc: dict, name: str) -> ET.Element:
         tc = ET.SubElement(suite, "testcase", name=_text(f"{doc['expectations']['file']}:{s['line']}"),
                            classname="expectations.stale", time="0.000")
         ET.SubElement(tc, "failure", type="STALE", message=_text(
-            f"stale expectations entry: '{s['pattern']}' {s['outcome']} matches no case ({s['reason']})"))
+            f"stale expectations entry: '{s['pattern']}' {s['outcome']} matches "
+            + (f"only {s['not_supported']} NOT_SUPPORTED case(s)" if s.get("not_supported") else "no case")
+            + f" ({s['reason']})"))
     return suite
 
 

@@ -247,9 +247,12 @@ def markdown(doc: dict) -> str:
         out += _md_table(["call", "cases"], [[k, n] for k, n in calls.most_common()]) + [""]
     stale = doc["expectations"]["stale"]
     if stale:
-        out += ["## Stale expectations", "", f"Entries of {doc['expectations']['file']} that match no case:", ""]
-        out += _md_table(["line", "pattern", "outcome", "reason"],
-                         [[x["line"], MdRaw(_md_code(x["pattern"])), x["outcome"], x["reason"]] for x in stale]) + [""]
+        out += ["## Stale expectations", "",
+                f"Entries of {doc['expectations']['file']} that match no case, or only NOT_SUPPORTED cases:", ""]
+        out += _md_table(["line", "pattern", "outcome", "reason", "matches"],
+                         [[x["line"], MdRaw(_md_code(x["pattern"])), x["outcome"], x["reason"],
+                           f"{x['not_supported']} NOT_SUPPORTED" if x.get("not_supported") else "no case"]
+                          for x in stale]) + [""]
     return "\n".join(out).rstrip() + "\n"
 
 

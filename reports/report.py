@@ -398,8 +398,11 @@ def text_summary(doc: dict, limit: int = 30) -> str:
                      f"with UNREVIEWED: replace each with the library's rule and its source")
     stale = doc["expectations"]["stale"]
     if stale:
-        lines.append(f"\nstale expectations ({doc['expectations']['file']}): entries that match no case")
-        lines += [f"  line {s['line']}: {inert(s['pattern'])} {s['outcome']}  ({inert(s['reason'])})" for s in stale]
+        lines.append(f"\nstale expectations ({doc['expectations']['file']}): entries that match no case, or only "
+                     "NOT_SUPPORTED cases")
+        lines += [f"  line {s['line']}: {inert(s['pattern'])} {s['outcome']}  ({inert(s['reason'])})"
+                  + (f"  [matches only {s['not_supported']} NOT_SUPPORTED case(s)]" if s.get("not_supported") else "")
+                  for s in stale]
     unexpected = [c for c in cases if c["outcome"] in UNEXPECTED]
     if unexpected:
         lines.append("\nunexpected outcomes:")

@@ -102,16 +102,20 @@ std::vector<std::vector<std::int64_t>> Indices(const std::vector<std::int64_t>& 
 // exactly the calls it made before), else float32 (a dtype every tensor library has), else the
 // first of int32, float64, int16 it declares. The calls' text names it ("make_tensor([2, 3],
 // float32, 0..n-1)"), so a mismatch says which dtype the case used.
+const std::vector<DType>& FixtureDTypes() {
+  static const std::vector<DType> order = {DType::kInt64, DType::kFloat32, DType::kInt32, DType::kFloat64,
+                                           DType::kInt16};
+  return order;
+}
+
 DType FixtureDType() {
   const Candidate& cand = CurrentCandidate();
-  for (DType d : {DType::kInt64, DType::kFloat32, DType::kInt32, DType::kFloat64, DType::kInt16}) {
+  for (DType d : FixtureDTypes()) {
     if (cand.supports_dtype(d)) return d;
   }
   return DType::kInt64;
 }
 
-// The small integer v as a fixture of `dtype` holds it and values() reads it back (an int for
-// integral dtypes, a float for floating, a complex for complex ones).
 Scalar FixtureValue(DType dtype, std::int64_t v) {
   switch (DTypeCategory(dtype)) {
     case Category::kFloating: return Scalar::Float(static_cast<double>(v));

@@ -119,7 +119,17 @@ void CheckView(const ViewRow& row);
 std::int64_t Address(const TensorMeta& m, const std::vector<std::int64_t>& index);
 // Every index of `sizes` in row-major order.
 std::vector<std::vector<std::int64_t>> Indices(const std::vector<std::int64_t>& sizes);
-// The int64 values 0..n-1: what every strided case's base tensor holds.
+// The dtypes fixtures may take where a clause does not depend on the dtype (views, memory
+// formats, storage, the address formula), in order of preference: int64 (what these rows always
+// used), float32 (a dtype every tensor library has), int32, float64, int16.
+const std::vector<DType>& FixtureDTypes();
+// The first of FixtureDTypes the candidate declares (int64 when it declares none).
+DType FixtureDType();
+// The small integer v as a fixture of `dtype` holds it and values() reads it back (an int for
+// integral dtypes, a float for floating, a complex for complex ones).
+Scalar FixtureValue(DType dtype, std::int64_t v);
+// The int64 values 0..n-1: what every strided case's base tensor holds (made in its fixture
+// dtype, which holds them: values() reads them back as FixtureValue).
 std::vector<Scalar> IotaValues(std::int64_t n);
 // A contiguous int64 tensor holding 0..numel-1. Records a mismatch and returns nullopt on failure.
 std::optional<TensorHandle> MakeIota(Case& c, const std::vector<std::int64_t>& sizes);

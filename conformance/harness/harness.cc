@@ -41,6 +41,7 @@ struct PropertyTally {
   bool failed = false;
   std::string not_supported;
   std::string feature;  // FeatureName of the feature that answered NotSupported
+  std::string dtype;    // or the first dtype of PropertyUndeclaredDTypes
 };
 PropertyTally& TallySlot() {
   static PropertyTally tally;
@@ -175,10 +176,6 @@ std::string RerunCommand() {
 std::string RerunCommand(const ::testing::TestInfo& info) {
   const std::string filter = std::string(info.test_suite_name()) + "." + info.name();
   const bool property = FindProperty(filter) != nullptr;
-  if (!Config().replay.empty()) {  // replayed cases are named by their id (the parameter)
-    return "bazel run //conformance:replay -- " + Config().replay + " --candidate=" + Config().candidate +
-           " --filter='" + (info.value_param() ? info.value_param() : filter) + "'";
-  }
   if (!Config().rerun.empty()) {
     const RowMeta* prop = FindProperty(filter);
     std::string id = prop ? prop->id : info.value_param() ? info.value_param() : filter;
@@ -193,6 +190,10 @@ std::string RerunCommand(const ::testing::TestInfo& info) {
     if (at != std::string::npos) target.replace(at, 7, SuiteOfSource(info.file()));
     return "bazel test " + target + " --test_filter='" + filter + "' --test_output=errors" +
            (property ? " --test_arg=--seed=" + Config().seed : "");
+  }
+  if (!Config().replay.empty()) {  // the runner run by hand: replayed cases are named by their id (the parameter)
+    return "bazel run //conformance:replay -- " + Config().replay + " --candidate=" + Config().candidate +
+           " --filter='" + (info.value_param() ? info.value_param() : filter) + "'";
   }
   return "<test binary> --candidate=" + Config().candidate + " --gtest_filter='" + filter + "'" +
          (property ? " --seed=" + Config().seed : "") + (TensorsOnCpu() ? "" : " --device=" + Config().device);
@@ -338,6 +339,15 @@ void PropertyNotSupported(const std::string& call, Feature feature) {
   TallySlot().feature = FeatureName(feature);
 }
 
+void PropertyUndeclaredDTypes(const std::vector<DType>& missing) {
+  if (!TallySlot().not_supported.empty() || missing.empty()) return;
+  std::string names;
+  for (DType d : missing) names += std::string(names.empty() ? "" : ", ") + DTypeName(d);
+  // The text a table case gives (Case::Finish: "dtype bfloat16 (not declared)"), or all of them.
+  TallySlot().not_supported = (missing.size() == 1 ? "dtype " : "dtypes ") + names + " (not declared)";
+  TallySlot().dtype = DTypeName(missing.front());
+}
+
 const std::string& PropertyNotSupportedCall() { return TallySlot().not_supported; }
 
 void PropertyDrawFailed() { TallySlot().failed = true; }
@@ -360,6 +370,7 @@ void FinishProperty() {
     record.outcome = "NOT_SUPPORTED";
     record.not_supported = tally.not_supported;
     record.feature = tally.feature;
+    record.dtype = tally.dtype;
   } else if (tally.checked == 0) {
     record.outcome = "FAIL";
     record.mismatches.push_back({"checked draws", "at least one", "none: every draw ended before the checks"});
@@ -371,7 +382,10 @@ void FinishProperty() {
   ::testing::Test::RecordProperty("outcome", record.outcome);
   const std::string outcome = record.outcome;
   RecordSlot() = std::move(record);
-  if (outcome == "NOT_SUPPORTED") {
+  if (outcome == "NOT_SUPPORTED" && !tally.dtype.empty()) {
+    GTEST_SKIP() << "NOT_SUPPORTED: " << Config().candidate << " declares no dtype property " << (row ? row->id : test)
+                 << " could draw: " << tally.not_supported;
+  } else if (outcome == "NOT_SUPPORTED") {
     GTEST_SKIP() << "NOT_SUPPORTED: " << Config().candidate << " declares no support for " << tally.not_supported
                  << " (property " << (row ? row->id : test) << ", " << tally.checked << " draws checked before)";
   }

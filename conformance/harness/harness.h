@@ -143,7 +143,8 @@ std::string SuiteOfSource(const char* file);
 //                  declaration, checked as Case::Usable checks a table case), or no draw
 //                  reached the property's checks (it would hold vacuously)
 //   NOT_SUPPORTED  a draw called a feature the candidate declares unsupported, and the call
-//                  answered NotSupported -> skipped
+//                  answered NotSupported; or the property has no declared dtype to draw from
+//                  (PropertyUndeclaredDTypes) -> skipped
 //   PASS           otherwise
 // The record carries the number of checked draws.
 void StartProperty();
@@ -151,7 +152,13 @@ void StartProperty();
 void PropertyDrawChecked();
 // A draw met `call`, of a feature the candidate declares unsupported, answering NotSupported.
 void PropertyNotSupported(const std::string& call, Feature feature);
-// The call recorded by PropertyNotSupported in this property, or "".
+// The property draws its dtypes from the candidate's declared ones (Candidate::supports_dtype)
+// and has none to draw from: every dtype it could use, `missing` (in spec order, not empty), is
+// undeclared. The property is NOT_SUPPORTED naming them, counted under the first (the report's
+// dtype table), as a table case whose row needs an undeclared dtype (DTypesDeclared).
+void PropertyUndeclaredDTypes(const std::vector<DType>& missing);
+// The call recorded by PropertyNotSupported (or the dtypes by PropertyUndeclaredDTypes) in this
+// property, or "": once it is set, no later draw can check more.
 const std::string& PropertyNotSupportedCall();
 // A draw failed: later draws (RapidCheck's shrinking) are not counted.
 void PropertyDrawFailed();

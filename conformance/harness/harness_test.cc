@@ -158,6 +158,31 @@ TEST_F(HarnessTest, PropertyRecordsItsCheckedDraws) {
   EXPECT_EQ(r->draws, 3);
 }
 
+// A property with no declared dtype to draw is NOT_SUPPORTED naming the dtypes (counted under
+// the first, as a table case under the dtype its row needs); later draws change nothing.
+TEST_F(HarnessTest, APropertyWithNoDeclaredDTypeIsNotSupportedNamingThem) {
+  StartProperty();
+  PropertyUndeclaredDTypes({DType::kBfloat16, DType::kComplex32});
+  EXPECT_EQ(PropertyNotSupportedCall(), "dtypes bfloat16, complex32 (not declared)");
+  PropertyUndeclaredDTypes({DType::kInt8});
+  PropertyNotSupported("promote_types(int8, int8)", Feature::kPromoteTypes);
+  FinishProperty();
+  std::optional<CaseRecord> r = TakeCaseRecord();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->outcome, "NOT_SUPPORTED");
+  EXPECT_EQ(r->dtype, "bfloat16");
+  EXPECT_EQ(r->feature, "");
+  EXPECT_EQ(r->not_supported, "dtypes bfloat16, complex32 (not declared)");
+  EXPECT_EQ(r->draws, 0);
+
+  StartProperty();  // one dtype: the text a table case gives
+  PropertyUndeclaredDTypes({DType::kBfloat16});
+  FinishProperty();
+  r = TakeCaseRecord();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->not_supported, "dtype bfloat16 (not declared)");
+}
+
 TEST_F(HarnessTest, OtherErrorsOfASupportedFeatureGoOnToTheCheck) {
   Case c(kRowA);
   const Error e{ErrorKind::kRuntimeError, "boom"};

@@ -23,7 +23,7 @@ TCTS_SUITE_SOURCE("arithmetic");
 
 TCTS_ARITHMETIC_PROPERTIES(TCTS_PROPERTY_ROW)
 
-// A random view chain a (int64, value == its storage index) plus an operand b of random
+// A random view chain a (its fixture dtype, value == its storage index) plus an operand b of random
 // layout that broadcasts against it: the result's values follow broadcasting, it is dense,
 // and when a alone decides the order (dense, no size-1 dimension, the result's shape)
 // the result has a's strides (spec/arithmetic.toml [output_layout]).
@@ -34,13 +34,13 @@ TCTS_PROPERTY(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays) {
   const TensorMeta& ma = add.a_meta;
   const TensorMeta& m = add.result_meta;
   RC_ASSERT(m.sizes == ma.sizes);
-  RC_ASSERT(m.dtype == DType::kInt64);
+  RC_ASSERT(m.dtype == a.dtype);
   if (Numel(m.sizes) > 0) RC_ASSERT(prop::DenseStrides(m.sizes, m.strides));  // an empty result has no memory to be dense in
   const std::vector<Scalar> got = prop::ValuesOf(add.result);
   const std::vector<std::vector<std::int64_t>> index = Indices(m.sizes);
   RC_ASSERT(got.size() == index.size());
   for (std::size_t k = 0; k < index.size(); ++k) {
-    RC_ASSERT(got[k] == Scalar::Int(a.model.ids[k] + b.At(index[k])));
+    RC_ASSERT(got[k] == FixtureValue(a.dtype, a.model.ids[k] + b.At(index[k])));
   }
   const bool decides = prop::DenseStrides(ma.sizes, ma.strides) && Numel(ma.sizes) > 0 &&
                        std::none_of(ma.sizes.begin(), ma.sizes.end(), [](std::int64_t s) { return s == 1; });
@@ -60,13 +60,13 @@ TCTS_PROPERTY(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm) {
   const std::vector<Scalar> want = prop::ValuesOf(add.result);
   const std::string call = "add(" + prop::Describe(a) + ", " + b.text + ", out=";
 
-  const TensorHandle empty = prop::MakeTensor({0}, DType::kInt64, {});
+  const TensorHandle empty = prop::MakeTensor({0}, a.dtype, {});
   prop::Get(Feature::kBinaryOut, cand.binary_out(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), empty),
             call + "empty)");
   RC_ASSERT(prop::MetaOf(empty).strides == mr.strides);
   RC_ASSERT(prop::ValuesOf(empty) == want);
 
-  const prop::Layout out = prop::RandomBroadcastLayout(ma.sizes);
+  const prop::Layout out = prop::RandomBroadcastLayout(ma.sizes, a.dtype);
   const bool right_shape = out.sizes == ma.sizes &&
                            std::none_of(out.strides.begin(), out.strides.end(), [](std::int64_t s) { return s == 0; });
   if (right_shape) {

@@ -32,8 +32,8 @@ struct Layout {
 
 // Sizes that broadcast to `shape`: some dimensions 1, maybe fewer leading dimensions;
 // strides dense in a random order, or 0 on a random dimension (an expanded layout); a
-// random storage offset.
-inline Layout RandomBroadcastLayout(const std::vector<std::int64_t>& shape) {
+// random storage offset. The storage is of `dtype` (a fixture dtype: DeclaredFixtureDType).
+inline Layout RandomBroadcastLayout(const std::vector<std::int64_t>& shape, DType dtype) {
   const std::size_t drop = *rc::gen::inRange<std::size_t>(0, shape.size() + 1);
   std::vector<std::int64_t> sizes(shape.begin() + static_cast<std::ptrdiff_t>(drop), shape.end());
   for (std::int64_t& s : sizes)
@@ -51,14 +51,14 @@ inline Layout RandomBroadcastLayout(const std::vector<std::int64_t>& shape) {
   if (!sizes.empty() && *rc::gen::inRange(0, 3) == 0) strides[*rc::gen::inRange<std::size_t>(0, sizes.size())] = 0;
   Layout l{nullptr, sizes, strides, *rc::gen::inRange<std::int64_t>(0, 4), ""};
   const std::int64_t storage = l.offset + running + 1;
-  const TensorHandle base = MakeTensor({storage}, DType::kInt64, IotaValues(storage));
+  const TensorHandle base = MakeTensor({storage}, dtype, IotaValues(storage));
   l.text = "as_strided(" + Str(sizes) + ", " + Str(strides) + ", " + std::to_string(l.offset) + ")";
   l.tensor = Get(Feature::kViews, CurrentCandidate().as_strided(base, sizes, strides, l.offset), l.text);
   return l;
 }
 
-// add(a, b) for a random view chain a (int64, value == storage index) and an operand b of
-// random layout broadcasting against it (Get: add must answer).
+// add(a, b) for a random view chain a (its fixture dtype, value == storage index) and an
+// operand b of random layout and the same dtype broadcasting against it (Get: add must answer).
 struct RandomAdd {
   Chain a;
   TensorMeta a_meta;
@@ -69,7 +69,7 @@ struct RandomAdd {
 inline RandomAdd AddRandomLayouts(int max_steps) {
   Chain a = RandomChain(max_steps, false);
   const TensorMeta ma = MetaOf(a.tensor);
-  Layout b = RandomBroadcastLayout(ma.sizes);
+  Layout b = RandomBroadcastLayout(ma.sizes, a.dtype);
   const TensorHandle r = Get(Feature::kBinaryOps, CurrentCandidate().binary(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)),
                              "add(" + Describe(a) + ", " + b.text + ")");
   return RandomAdd{std::move(a), ma, std::move(b), r, MetaOf(r)};

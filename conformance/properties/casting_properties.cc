@@ -36,8 +36,21 @@ void showValue(const Rejected& r, std::ostream& os) {
 const std::vector<Rejected> kRejected = {TCTS_CASTING_REJECTED_INPLACE(TCTS_REJECTED)};
 #undef TCTS_REJECTED
 
+// The rejected operations whose two dtypes the candidate declares: what the property draws
+// from (NOT_SUPPORTED, naming the undeclared dtypes, when there is none).
+std::vector<Rejected> DeclaredRejected() {
+  std::vector<Rejected> declared;
+  std::vector<DType> named;
+  for (const Rejected& r : kRejected) {
+    if (CurrentCandidate().supports_dtype(r.self) && CurrentCandidate().supports_dtype(r.other)) declared.push_back(r);
+    named.insert(named.end(), {r.self, r.other});
+  }
+  if (declared.empty()) prop::NoDeclaredDType(prop::UndeclaredOf(named));
+  return declared;
+}
+
 TCTS_PROPERTY(CastingProperties, RejectedInplaceLeavesDestinationUnchanged) {
-  const Rejected r = *rc::gen::elementOf(kRejected);
+  const Rejected r = *rc::gen::elementOf(DeclaredRejected());
   const std::vector<std::int64_t> shape = *prop::Shape();
   const Operand self = prop::RandomOperand({OperandKind::kTensor, r.self, Scalar::Kind::kInt}, shape);
   const Operand other = prop::RandomOperand({OperandKind::kTensor, r.other, Scalar::Kind::kInt}, shape);

@@ -133,6 +133,44 @@ inline void Settle(const Case& c) {
   }
 }
 
+// ---------------------------------------------------------------- declared dtypes
+// A property draws its dtypes only from those the candidate declares (Candidate::supports_dtype),
+// as a table case runs only when its row's dtypes are declared (harness.h, RowMeta::dtypes); a
+// property about two dtypes draws both from them. A candidate that declares every dtype draws
+// from the whole list, so its draws for a seed are exactly what they were without the filter.
+
+// The dtypes of `from` the candidate declares, in their order.
+inline std::vector<DType> DeclaredOf(const std::vector<DType>& from) {
+  std::vector<DType> declared;
+  for (DType d : from)
+    if (CurrentCandidate().supports_dtype(d)) declared.push_back(d);
+  return declared;
+}
+
+// The dtypes of `from` the candidate does not declare, once each, in their order.
+inline std::vector<DType> UndeclaredOf(const std::vector<DType>& from) {
+  std::vector<DType> missing;
+  for (DType d : from)
+    if (!CurrentCandidate().supports_dtype(d) && std::find(missing.begin(), missing.end(), d) == missing.end())
+      missing.push_back(d);
+  return missing;
+}
+
+// The property has no declared dtype to draw: every one it could use, `missing`, is undeclared.
+// It is NOT_SUPPORTED naming them (PropertyUndeclaredDTypes), and the draw ends.
+[[noreturn]] inline void NoDeclaredDType(const std::vector<DType>& missing) {
+  PropertyUndeclaredDTypes(missing);
+  throw EndDraw{};
+}
+
+// The declared dtypes of `from`, to draw from (never empty: when none is declared, the property
+// is NOT_SUPPORTED naming them all and the draw ends).
+inline std::vector<DType> Drawable(const std::vector<DType>& from) {
+  std::vector<DType> declared = DeclaredOf(from);
+  if (declared.empty()) NoDeclaredDType(UndeclaredOf(from));
+  return declared;
+}
+
 // The calls nearly every property makes, each as Get.
 inline TensorMeta MetaOf(const TensorHandle& t) { return Get(Feature::kTensors, CurrentCandidate().meta(t), "meta()"); }
 inline std::vector<Scalar> ValuesOf(const TensorHandle& t) {

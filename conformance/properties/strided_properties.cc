@@ -77,7 +77,7 @@ TCTS_PROPERTY(StridedProperties, ViewChainsMatchTheLogicalModelAndTheAddressForm
   const prop::Chain chain = prop::RandomChain(5, true);
   Case c(Drawn(kPropertyRow_ViewChainsMatchTheLogicalModelAndTheAddressFormula, "random view chain"));
   const auto got = ReadValues(c, chain.tensor, prop::Describe(chain));
-  if (got) ExpectEq(c, prop::Describe(chain) + " values", prop::ModelValues(chain.model), *got);
+  if (got) ExpectEq(c, prop::Describe(chain) + " values", prop::ModelValues(chain.model, chain.dtype), *got);
   CheckAddressFormula(c, chain.tensor, prop::Describe(chain));
   prop::Settle(c);
 }
@@ -108,15 +108,15 @@ TCTS_PROPERTY(StridedProperties, WritesThroughAViewAreVisibleEverywhere) {
   const std::int64_t id = chain.model.ids[k];
   const auto index = Indices(chain.model.sizes)[k];
   Candidate& cand = CurrentCandidate();
-  prop::Get(Feature::kStorage, cand.write_element(chain.tensor, index, Scalar::Int(-1)),
+  prop::Get(Feature::kStorage, cand.write_element(chain.tensor, index, FixtureValue(chain.dtype, -1)),
             prop::Describe(chain) + Str(index) + " = -1");
   Case c(Drawn(kPropertyRow_WritesThroughAViewAreVisibleEverywhere, "write through a view"));
   prop::Logical base_model = prop::Iota(prop::MetaOf(chain.base).sizes);
   for (std::int64_t& v : base_model.ids) v = v == id ? -1 : v;
   prop::Logical view_model = chain.model;
   for (std::int64_t& v : view_model.ids) v = v == id ? -1 : v;
-  if (auto got = ReadValues(c, chain.base, "base")) ExpectEq(c, "base after the write", prop::ModelValues(base_model), *got);
-  if (auto got = ReadValues(c, chain.tensor, prop::Describe(chain))) ExpectEq(c, "view after the write", prop::ModelValues(view_model), *got);
+  if (auto got = ReadValues(c, chain.base, "base")) ExpectEq(c, "base after the write", prop::ModelValues(base_model, chain.dtype), *got);
+  if (auto got = ReadValues(c, chain.tensor, prop::Describe(chain))) ExpectEq(c, "view after the write", prop::ModelValues(view_model, chain.dtype), *got);
   prop::Settle(c);
 }
 
@@ -144,7 +144,7 @@ TCTS_PROPERTY(StridedProperties, ClonePreservesTheStridesOfADenseTensor) {
   std::vector<std::int64_t> dims(sizes.size());
   std::iota(dims.begin(), dims.end(), 0);
   for (std::size_t k = dims.size(); k > 1; --k) std::swap(dims[k - 1], dims[*rc::gen::inRange<std::size_t>(0, k)]);
-  const TensorHandle base = prop::MakeTensor(sizes, DType::kInt64, IotaValues(Numel(sizes)));
+  const TensorHandle base = prop::MakeTensor(sizes, prop::DeclaredFixtureDType(), IotaValues(Numel(sizes)));
   // dense, in a random dimension order
   const TensorHandle dense = prop::Get(Feature::kViews, cand.permute(base, dims), "base.permute(" + Str(dims) + ")");
   const TensorHandle copy = prop::Get(Feature::kFormatCopies, cand.clone(dense, MemoryFormat::kPreserve),
@@ -195,7 +195,7 @@ TCTS_PROPERTY(StridedProperties, TransposingTwiceRestoresTheGeometry) {
 TCTS_PROPERTY(StridedProperties, InvalidViewRequestsAreErrors) {
   Candidate& cand = CurrentCandidate();
   const std::int64_t numel = *rc::gen::inRange<std::int64_t>(1, 30);
-  const TensorHandle base = prop::MakeTensor({numel}, DType::kInt64, IotaValues(numel));
+  const TensorHandle base = prop::MakeTensor({numel}, prop::DeclaredFixtureDType(), IotaValues(numel));
   const std::size_t rank = *rc::gen::inRange<std::size_t>(0, 4);
   const auto sizes = *rc::gen::container<std::vector<std::int64_t>>(rank, rc::gen::inRange<std::int64_t>(0, 5));
   const auto strides = *rc::gen::container<std::vector<std::int64_t>>(rank, rc::gen::inRange<std::int64_t>(0, 8));

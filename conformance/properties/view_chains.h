@@ -216,12 +216,19 @@ inline rc::Gen<std::vector<std::int64_t>> StridedShape() {
                                                                       {9, rc::gen::inRange<std::int64_t>(1, 5)}}));
 }
 
+// The dtype of a property's fixtures where its clause does not depend on the dtype: the first
+// of FixtureDTypes the candidate declares (int64 where it does), as for the strided suite's
+// cases (checks/strided.h). When it declares none of them, the property is NOT_SUPPORTED
+// naming them and the draw ends.
+inline DType DeclaredFixtureDType() { return Drawable(FixtureDTypes()).front(); }
+
 // Candidate and model side by side after a random chain of views from an iota base.
 struct Chain {
   TensorHandle base;
   TensorHandle tensor;
   Logical model;
   std::vector<ViewStep> steps;
+  DType dtype;  // the base's (DeclaredFixtureDType)
 };
 
 inline std::string Describe(const Chain& c) {
@@ -230,12 +237,14 @@ inline std::string Describe(const Chain& c) {
   return s;
 }
 
-// Builds a random chain of up to `max_steps`. Fails the draw if the candidate cannot make the
-// base or rejects a step the rules allow (unless it declares no tensors or views: Get, Usable).
+// Builds a random chain of up to `max_steps` from a base in the fixture dtype. Fails the draw if
+// the candidate cannot make the base or rejects a step the rules allow (unless it declares no
+// tensors or views: Get, Usable).
 inline Chain RandomChain(int max_steps, bool allow_reshape) {
+  const DType dtype = DeclaredFixtureDType();
   const std::vector<std::int64_t> sizes = *StridedShape();
-  const TensorHandle base = MakeTensor(sizes, DType::kInt64, IotaValues(Numel(sizes)));
-  Chain c{base, base, Iota(sizes), {}};
+  const TensorHandle base = MakeTensor(sizes, dtype, IotaValues(Numel(sizes)));
+  Chain c{base, base, Iota(sizes), {}, dtype};
   const int steps = *rc::gen::inRange(1, max_steps + 1);
   for (int k = 0; k < steps; ++k) {
     ModelStep m = RandomStep(c.model, allow_reshape);
@@ -250,10 +259,10 @@ inline Chain RandomChain(int max_steps, bool allow_reshape) {
   return c;
 }
 
-// The elements the model says the tensor shows, as the candidate reads int64 values.
-inline std::vector<Scalar> ModelValues(const Logical& l) {
+// The elements the model says the tensor shows, as the candidate reads values of `dtype`.
+inline std::vector<Scalar> ModelValues(const Logical& l, DType dtype) {
   std::vector<Scalar> v;
-  for (std::int64_t id : l.ids) v.push_back(Scalar::Int(id));
+  for (std::int64_t id : l.ids) v.push_back(FixtureValue(dtype, id));
   return v;
 }
 

@@ -149,10 +149,7 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args) {
   if (!release_regions_.empty()) args["release_regions"] = std::exchange(release_regions_, {});
   Json sync = Json::array();
   for (auto& [rid, r] : regions_) {
-    if (r.size > 0 && r.data != nullptr && std::memcmp(r.seen.data(), r.data, r.size) != 0) {
-      r.seen.assign(r.data, r.data + r.size);
-      sync.push_back({{"id", wire::IntJson(rid, protocol_)}, {"bytes", wire::Base64(r.data, r.size)}});
-    }
+    if (Json s = r.SyncOut(rid, protocol_); !s.is_null()) sync.push_back(std::move(s));
   }
   if (!sync.empty()) args["sync"] = sync;
   const std::string line = args.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -216,10 +213,7 @@ void TesteeSession::Absorb(const Json& v) {
     for (const Json& s : wire::Get(v, "sync", Json::value_t::array)) {
       auto it = regions_.find(wire::GetInt(s, "id"));
       if (it == regions_.end()) continue;  // released meanwhile
-      const std::vector<std::byte> bytes = wire::Unbase64(wire::GetString(s, "bytes"), "sync.bytes");
-      if (bytes.size() != it->second.size) throw ProtocolError("sync.bytes", std::to_string(it->second.size) + " bytes", std::to_string(bytes.size()));
-      std::copy(bytes.begin(), bytes.end(), it->second.data);
-      it->second.seen = bytes;
+      it->second.SyncIn(wire::Get(s, "bytes"), "sync.bytes");
     }
   }
   if (v.contains("deleted")) {
@@ -278,10 +272,8 @@ void TesteeSession::Died(const char* op, std::int64_t id, const std::string& why
 std::int64_t TesteeSession::Lend(std::byte* data, std::size_t size, Json* src) {
   const std::int64_t id = next_region_++;
   Region& r = regions_[id];
-  r.data = data;
-  r.size = size;
-  r.seen.assign(data, data + size);
-  (*src)["region"] = {{"id", wire::IntJson(id, protocol_)}, {"bytes", wire::Base64(r.seen.data(), size)}};
+  r.Assign(data, size);
+  (*src)["region"] = r.Offer(id, protocol_);
   return id;
 }
 
@@ -379,9 +371,7 @@ DLManagedTensor* TesteeSession::Borrow(const Json& v) {
   }
   Region& r = regions_[e->region];
   r.owned = bytes;
-  r.size = bytes.size();
-  r.data = r.owned.data();
-  r.seen = bytes;
+  r.Assign(r.owned.data(), r.owned.size());
   d.null_data = false;  // an export's data is where data_offset says, over this side's mirror
   e->managed.dl_tensor = wire::DLTensorOver(r.data, d);
   e->managed.manager_ctx = e.get();

@@ -18,6 +18,7 @@
 
 #include "conformance/candidate/candidate.h"
 #include "conformance/protocol/testee_pipe.h"
+#include "conformance/protocol/wire.h"
 
 namespace tcts {
 
@@ -37,10 +38,7 @@ constexpr int kProtocolVersions[] = {
 // holds a Pin). When the last goes the region is dropped, whatever the testee says, since the
 // caller may free the memory at once; a testee's later sync, "released" or "deleted" for it is
 // ignored.
-struct Region {
-  std::byte* data = nullptr;  // this side's memory
-  std::size_t size = 0;
-  std::vector<std::byte> seen;  // the bytes both sides last agreed on
+struct Region : wire::Mirror {  // this side's memory, and the bytes both sides last agreed on
   DLManagedTensor* import = nullptr;  // from_dlpack: the producer, whose deleter the testee's call forwards
   bool import_owned = false;          // the import succeeded: the deleter is the testee's to call
   bool deleted_early = false;         // "deleted" came before the import's answer: forwarded if it succeeded

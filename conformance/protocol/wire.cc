@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 namespace tcts {
@@ -267,6 +268,17 @@ void FromJson(const Json& v, const char* field, std::uint16_t* out) {
   *out = static_cast<std::uint16_t>(InRange(v, field, 0, 65535));
 }
 void FromJson(const Json& v, const char* field, std::uint64_t* out) {
+  // 0 ... 2^64 - 1: a JSON number, or (version 2, past 2^53 - 1) a decimal string.
+  if (v.is_number_unsigned()) {
+    *out = v.get<std::uint64_t>();
+    return;
+  }
+  if (v.is_string()) {
+    const std::string& text = v.get_ref<const std::string&>();
+    const char* end = text.data() + text.size();
+    const auto [p, ec] = std::from_chars(text.data(), end, *out);
+    if (ec == std::errc() && p == end && !text.empty()) return;
+  }
   *out = static_cast<std::uint64_t>(InRange(v, field, 0, std::numeric_limits<std::int64_t>::max()));
 }
 void FromJson(const Json& v, const char* field, bool* out) { *out = BoolOf(v, field); }
@@ -297,6 +309,33 @@ void FromJson(const Json& v, const char* field, BinaryOp* out) {
 void FromJson(const Json& v, const char* field, DeviceArg* out) {
   if (!v.is_object()) throw ProtocolError(field, "a device argument {\"form\", \"text\", \"index\"}", Shown(v));
   *out = DeviceArgOf(v, field);
+}
+
+Json Mirror::Offer(std::int64_t id, int protocol) const {
+  return {{"id", IntJson(id, protocol)}, {"bytes", Base64(seen.data(), seen.size())}};
+}
+
+Json Mirror::SyncOut(std::int64_t id, int protocol) {
+  if (size == 0 || data == nullptr || std::memcmp(seen.data(), data, size) == 0) return nullptr;
+  seen.assign(data, data + size);
+  return {{"id", IntJson(id, protocol)}, {"bytes", Base64(data, size)}};
+}
+
+void Mirror::SyncIn(const Json& bytes_field, const char* field) {
+  std::vector<std::byte> bytes = Unbase64(StringOf(bytes_field, field), field);
+  if (bytes.size() != size) throw ProtocolError(field, std::to_string(size) + " bytes", std::to_string(bytes.size()) + " bytes");
+  if (size > 0 && data != nullptr) std::memcpy(data, bytes.data(), size);
+  seen = std::move(bytes);
+}
+
+bool Mirror::Holds(std::uintptr_t a) const {
+  const auto base = reinterpret_cast<std::uintptr_t>(data);
+  return base <= a && a <= base + size;
+}
+
+Json Mirror::AddressJson(std::int64_t id, std::uintptr_t a, int protocol) const {
+  return {{"region", IntJson(id, protocol)},
+          {"offset", IntJson(static_cast<std::int64_t>(a - reinterpret_cast<std::uintptr_t>(data)), protocol)}};
 }
 
 DLPackDescriptor Describe(const DLTensor& t, std::int64_t data_offset) {

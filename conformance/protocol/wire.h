@@ -102,7 +102,7 @@ void FromJson(const Json& v, const char* field, std::int64_t* out);
 void FromJson(const Json& v, const char* field, int* out);
 void FromJson(const Json& v, const char* field, std::uint8_t* out);
 void FromJson(const Json& v, const char* field, std::uint16_t* out);
-void FromJson(const Json& v, const char* field, std::uint64_t* out);  // 0 ... 2^63 - 1
+void FromJson(const Json& v, const char* field, std::uint64_t* out);  // 0 ... 2^64 - 1
 void FromJson(const Json& v, const char* field, bool* out);
 void FromJson(const Json& v, const char* field, std::string* out);
 void FromJson(const Json& v, const char* field, double* out);
@@ -142,6 +142,33 @@ T Arg(const Json& q, const char* key) {
   }
   return out;
 }
+
+// Bytes mirrored across the pipe (PROTOCOL.md "Regions"): this side's memory and the bytes both
+// sides last agreed on. Both ends' regions are Mirrors (the suite's in testee_session.h, the
+// C++ kit's in tcts_testee_state.h), so lending, syncing and naming addresses are written once.
+struct Mirror {
+  std::byte* data = nullptr;  // this side's memory (size bytes)
+  std::size_t size = 0;
+  std::vector<std::byte> seen;  // the bytes both sides last agreed on
+
+  // Mirrors `n` bytes at `d`, as they are now.
+  void Assign(std::byte* d, std::size_t n) {
+    data = d;
+    size = n;
+    seen.assign(d, d + (d == nullptr ? 0 : n));
+  }
+  // {"id", "bytes"}: the region as a request or answer lends or exports it (its bytes as agreed).
+  Json Offer(std::int64_t id, int protocol) const;
+  // {"id", "bytes"} when this side's bytes changed since both last agreed (they agree again
+  // from now); null when they did not.
+  Json SyncOut(std::int64_t id, int protocol);
+  // The other side's bytes (a "sync" entry's "bytes"): written here, and agreed on.
+  void SyncIn(const Json& bytes_field, const char* field);
+  // Whether address `a` lies in [data, data + size] (one past the end included: an empty
+  // tensor's data_ptr), and {"region", "offset"} naming it.
+  bool Holds(std::uintptr_t a) const;
+  Json AddressJson(std::int64_t id, std::uintptr_t a, int protocol) const;
+};
 
 // Regions (PROTOCOL.md "Regions"), computed alike at both ends of the pipe.
 // Bytes per element of a DLPack dtype (at least 1).

@@ -158,15 +158,17 @@ Dims ToDims(const std::vector<std::int64_t>& v, const std::string& where) {
   return d;
 }
 
-// The fields each view op takes in a case file (REPLAY.md), in argument order.
+// The arguments each view or copy op takes, in the order of its Candidate method and by
+// the names of spec/interface.toml, which the protocol sends (replay_test checks that they
+// agree): a case file's fields. squeeze's optional `dim` is read on its own.
 const std::vector<std::string>& ArgFields(ViewKind kind) {
-  static const std::vector<std::string> kNone, kDims{"dims"}, kNarrow{"dim", "start", "length"},
-      kSelect{"dim", "index"}, kSlice{"dim", "start", "end", "step"}, kSizes{"sizes"}, kDim{"dim"},
-      kAsStrided{"sizes", "strides", "offset"}, kFormat{"memory_format"};
+  static const std::vector<std::string> kNone, kTranspose{"dim0", "dim1"}, kDims{"dims"},
+      kNarrow{"dim", "start", "length"}, kSelect{"dim", "index"}, kSlice{"dim", "start", "end", "step"},
+      kSizes{"sizes"}, kDim{"dim"}, kAsStrided{"sizes", "strides", "storage_offset"}, kFormat{"memory_format"};
   switch (kind) {
     case ViewKind::kT:
     case ViewKind::kSqueeze: return kNone;
-    case ViewKind::kTranspose:
+    case ViewKind::kTranspose: return kTranspose;
     case ViewKind::kPermute: return kDims;
     case ViewKind::kNarrow: return kNarrow;
     case ViewKind::kSelect: return kSelect;
@@ -183,20 +185,20 @@ const std::vector<std::string>& ArgFields(ViewKind kind) {
   return kNone;
 }
 
-// {"op": "narrow", "dim": 0, "start": 1, "length": 2} and the like (REPLAY.md); in a case's
-// "op" the op's name is under "name" and "input" names the tensor (op_key "name", the extra
-// key "input"). Read in place: copying an object of the file would recurse as deep as it nests.
-ViewStep ParseView(const Json& v, const std::string& where, const char* op_key = "op",
-                   const char* extra_key = nullptr) {
+// {"op": "narrow", "dim": 0, "start": 1, "length": 2} and the like (REPLAY.md): a protocol
+// request less its tensor. In a case's "call" the tensor is named too ("t": an input's
+// name, the extra key). Read in place: copying an object of the file would recurse as deep
+// as it nests.
+ViewStep ParseView(const Json& v, const std::string& where, const char* extra_key = nullptr) {
   if (!v.is_object()) throw Bad{where + ": expected an object"};
-  const std::string& op = Text(Need(v, op_key, Kind::kString, where));
+  const std::string& op = Text(Need(v, "op", Kind::kString, where));
   const std::optional<ViewKind> kind = ViewKindFromName(op);
-  if (!kind) throw Bad{where + "." + op_key + ": unknown view op '" + op + "'"};
+  if (!kind) throw Bad{where + ".op: unknown view op '" + op + "'"};
   const std::vector<std::string>& fields = ArgFields(*kind);
   std::set<std::string> allowed(fields.begin(), fields.end());
-  allowed.insert(op_key);
+  allowed.insert("op");
   if (extra_key != nullptr) allowed.insert(extra_key);
-  if (op == "squeeze") allowed.insert("dim");
+  if (*kind == ViewKind::kSqueeze) allowed.insert("dim");
   CheckKeys(v, allowed, where);
   std::vector<std::int64_t> args;
   MemoryFormat format = MemoryFormat::kContiguous;
@@ -205,16 +207,16 @@ ViewStep ParseView(const Json& v, const std::string& where, const char* op_key =
       format = FormatField(v, where);
     } else if (field == "dims" || field == "sizes" || field == "strides") {
       const std::vector<std::int64_t> list = Ints(v, field, where);
-      if (op == "transpose" && list.size() != 2) throw Bad{where + ".dims: transpose takes two dims"};
       args.insert(args.end(), list.begin(), list.end());
     } else {
       args.push_back(Int(v, field, where));
     }
   }
-  if (op == "as_strided" && Ints(v, "sizes", where).size() != Ints(v, "strides", where).size()) {
+  if (*kind == ViewKind::kAsStrided && Ints(v, "sizes", where).size() != Ints(v, "strides", where).size()) {
     throw Bad{where + ": as_strided needs as many strides as sizes"};
   }
-  if (op == "squeeze" && Find(v, "dim")) args.push_back(Int(v, "dim", where));
+  // squeeze's dim: an integer, or null or absent for squeeze() (PROTOCOL.md: "may be null").
+  if (*kind == ViewKind::kSqueeze && Find(v, "dim") && !Find(v, "dim")->is_null()) args.push_back(Int(v, "dim", where));
   return ViewStep{*kind, ToDims(args, where), format};
 }
 
@@ -232,15 +234,15 @@ ReplayInput ParseInput(const Json& v, const std::string& where, std::int64_t* el
   CheckKeys(v, {"tensor"}, where);
   const Json& t = Need(v, "tensor", Kind::kObject, where);
   const std::string tw = where + ".tensor";
-  CheckKeys(t, {"shape", "dtype", "values", "views"}, tw);
-  in.shape = Ints(t, "shape", tw);
-  for (std::int64_t s : in.shape) {
-    if (s < 0) throw Bad{tw + ".shape: sizes are non-negative"};
+  CheckKeys(t, {"sizes", "dtype", "values", "views"}, tw);  // make_tensor's arguments, and the views
+  in.sizes = Ints(t, "sizes", tw);
+  for (std::int64_t s : in.sizes) {
+    if (s < 0) throw Bad{tw + ".sizes: sizes are non-negative"};
   }
   in.dtype = DTypeField(t, "dtype", tw);
-  const std::optional<std::int64_t> numel = CheckedNumel(in.shape);
+  const std::optional<std::int64_t> numel = CheckedNumel(in.sizes);
   if (!numel || *numel > kMaxInputElements - *elements) {
-    throw Bad{tw + ".shape: " + Str(in.shape) + " has " + (numel ? std::to_string(*numel) : "more than 2^63") +
+    throw Bad{tw + ".sizes: " + Str(in.sizes) + " has " + (numel ? std::to_string(*numel) : "more than 2^63") +
               " elements; a file's inputs hold at most " + std::to_string(kMaxInputElements) + " in all (" +
               std::to_string(*elements) + " before this one)"};
   }
@@ -282,39 +284,50 @@ const std::string& InputName(const Json& op, const std::string& key, const Repla
   return name;
 }
 
-void ParseOp(const Json& op, ReplayCase* c, const std::string& where) {
-  const std::string& name = Text(Need(op, "name", Kind::kString, where));
-  const std::optional<BinaryOp> binary = BinaryOpFromName(name);
-  if (!binary) {  // a view or copy op on input "a"
+// "add, sub, mul, div" (the generated list), for messages.
+std::string BinaryOpNames() {
+  std::string names;
+#define TCTS_REPLAY_BINARY_OP_NAME(e, name, ...) names += (names.empty() ? "" : ", ") + std::string(name);
+  TCTS_FORALL_BINARY_OPS(TCTS_REPLAY_BINARY_OP_NAME)
+#undef TCTS_REPLAY_BINARY_OP_NAME
+  return names;
+}
+
+// The call, as the protocol's request (PROTOCOL.md) with input names where the request has
+// handles or operands: {"op": "binary", "binary_op", "a", "b", "alpha"}, "binary_out" (and
+// "out"), "binary_inplace" ("self", "other", "alpha"), or a view or copy op on "t".
+void ParseCall(const Json& call, ReplayCase* c, const std::string& where) {
+  const std::string& op = Text(Need(call, "op", Kind::kString, where));
+  BinaryForm form;
+  if (op == "binary") {
+    form = BinaryForm::kFunctional;
+  } else if (op == "binary_out") {
+    form = BinaryForm::kOut;
+  } else if (op == "binary_inplace") {
+    form = BinaryForm::kInplace;
+  } else if (ViewKindFromName(op)) {
     c->binary = false;
-    c->view = ParseView(op, where, "name", "input");
-    c->a = InputName(op, "input", *c, true, where);
+    c->view = ParseView(call, where, "t");
+    c->a = InputName(call, "t", *c, true, where);
     return;
-  }
-  CheckKeys(op, {"name", "args", "alpha", "form", "out"}, where);
-  c->op = *binary;
-  const Json& args = Need(op, "args", Kind::kArray, where);
-  if (args.size() != 2 || !args[0].is_string() || !args[1].is_string()) {
-    throw Bad{where + ".args: expected two input names"};
-  }
-  for (int k = 0; k < 2; ++k) {
-    if (!c->inputs.count(Text(args[k]))) throw Bad{where + ".args: no input named '" + Text(args[k]) + "'"};
-  }
-  c->a = Text(args[0]);
-  c->b = Text(args[1]);
-  if (const Json* alpha = Find(op, "alpha")) c->alpha = Number(*alpha, where + ".alpha");
-  const std::string form = Find(op, "form") ? Text(Need(op, "form", Kind::kString, where)) : "functional";
-  if (form == "functional") {
-    c->form = BinaryForm::kFunctional;
-  } else if (form == "out") {
-    c->form = BinaryForm::kOut;
-    c->out = InputName(op, "out", *c, true, where);
-  } else if (form == "inplace") {
-    c->form = BinaryForm::kInplace;
-    if (c->inputs.at(c->a).scalar) throw Bad{where + ".args: in-place needs a tensor self"};
   } else {
-    throw Bad{where + ".form: expected \"functional\", \"out\" or \"inplace\", got '" + form + "'"};
+    throw Bad{where + ".op: unknown op '" + op + "' (binary, binary_out, binary_inplace, or a view or copy op)"};
   }
+  const bool inplace = form == BinaryForm::kInplace;
+  const char* first = inplace ? "self" : "a";
+  const char* second = inplace ? "other" : "b";
+  std::set<std::string> allowed{"op", "binary_op", first, second, "alpha"};
+  if (form == BinaryForm::kOut) allowed.insert("out");
+  CheckKeys(call, allowed, where);
+  c->form = form;
+  const std::string& name = Text(Need(call, "binary_op", Kind::kString, where));
+  const std::optional<BinaryOp> binary = BinaryOpFromName(name);
+  if (!binary) throw Bad{where + ".binary_op: unknown binary op '" + name + "' (" + BinaryOpNames() + ")"};
+  c->op = *binary;
+  c->a = InputName(call, first, *c, inplace, where);
+  c->b = InputName(call, second, *c, false, where);
+  if (const Json* alpha = Find(call, "alpha")) c->alpha = Number(*alpha, where + ".alpha");
+  if (form == BinaryForm::kOut) c->out = InputName(call, "out", *c, true, where);
 }
 
 void ParseExpect(const Json& e, ReplayCase* c, const std::string& where) {
@@ -352,6 +365,20 @@ void ParseExpect(const Json& e, ReplayCase* c, const std::string& where) {
   if (Find(e, "rtol")) c->rtol = Need(e, "rtol", Kind::kNumber, where).get<double>();
 }
 
+// Version 1 named some arguments otherwise than the protocol; its files are refused, saying
+// what to rename (REPLAY.md "Version 1"), one rename a line.
+const char* const kVersion1Renames =
+    "version 1 is no longer read: version 2 names every argument as the testee protocol does "
+    "(conformance/replay/REPLAY.md, \"Version 1\"). Rename, then write \"version\": 2:\n"
+    "  a case's \"op\" -> \"call\", and in it \"name\" -> \"op\"\n"
+    "  a binary call {\"name\": N, \"args\": [x, y], \"form\": F} -> {\"op\": \"binary\" (F functional), "
+    "\"binary_out\" (F out) or \"binary_inplace\" (F inplace), \"binary_op\": N, \"a\": x, \"b\": y}; "
+    "in-place: \"self\": x, \"other\": y\n"
+    "  a view or copy call's \"input\" -> \"t\"\n"
+    "  transpose's \"dims\": [d0, d1] -> \"dim0\": d0, \"dim1\": d1\n"
+    "  as_strided's \"offset\" -> \"storage_offset\"\n"
+    "  an input tensor's \"shape\" -> \"sizes\"";
+
 std::string Describe(const ReplayCase& c) {
   std::string call;
   if (c.binary) {
@@ -379,7 +406,7 @@ const std::string& Name(const std::string& name, const std::string& where) {
 
 ReplayCase ParseCase(const Json& v, const std::string& where, const std::string& basis, std::int64_t* elements) {
   if (!v.is_object()) throw Bad{where + ": expected an object"};
-  CheckKeys(v, {"id", "clause", "note", "inputs", "op", "expect"}, where);
+  CheckKeys(v, {"id", "clause", "note", "inputs", "call", "expect"}, where);
   ReplayCase c;
   c.id = Name(Text(Need(v, "id", Kind::kString, where)), where + ".id");
   const std::string w = where + " (id '" + c.id + "')";
@@ -389,7 +416,7 @@ ReplayCase ParseCase(const Json& v, const std::string& where, const std::string&
     const std::string& input = Name(item.key(), w + ".inputs");
     c.inputs[input] = ParseInput(item.value(), w + ".inputs." + input, elements);
   }
-  ParseOp(Need(v, "op", Kind::kObject, w), &c, w + ".op");
+  ParseCall(Need(v, "call", Kind::kObject, w), &c, w + ".call");
   ParseExpect(Need(v, "expect", Kind::kObject, w), &c, w + ".expect");
   c.statement = Describe(c);
   if (Find(v, "note")) c.statement += " (" + Text(Need(v, "note", Kind::kString, w)) + ")";
@@ -408,7 +435,12 @@ bool ParseCaseFile(const std::string& text, const std::string& name, std::vector
     if (!format || !format->is_string() || Text(*format) != "tensor-cts/cases") {
       throw Bad{"\"format\" must be \"tensor-cts/cases\""};
     }
-    if (Int(doc, "version", "file") != 1) throw Bad{"version: this runner reads version 1"};
+    const std::int64_t version = Int(doc, "version", "file");
+    if (version == 1) throw Bad{kVersion1Renames};
+    if (version != kCaseFileVersion) {
+      throw Bad{"version: this runner reads version " + std::to_string(kCaseFileVersion) + ", got " +
+                std::to_string(version)};
+    }
     CheckKeys(doc, {"format", "version", "source", "cases"}, "file");
     const std::string source = Text(Need(doc, "source", Kind::kString, "file"));
     if (source.size() > kMaxSourceBytes) {  // every case's basis holds it

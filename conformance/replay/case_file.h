@@ -20,9 +20,9 @@ namespace tcts {
 struct ReplayInput {
   bool scalar = false;
   Scalar value;  // scalar inputs
-  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> sizes;
   DType dtype = DType::kFloat32;
-  std::vector<Scalar> values;  // row-major, numel(shape) of them
+  std::vector<Scalar> values;  // row-major, numel(sizes) of them
   std::vector<ViewStep> views;
 };
 
@@ -32,7 +32,7 @@ struct ReplayCase {
   bool binary = true;
   BinaryOp op = BinaryOp::kAdd;
   BinaryForm form = BinaryForm::kFunctional;
-  std::string a, b, out;  // input names (binary: a op b; out=: out; view op: a)
+  std::string a, b, out;  // input names (binary: a, b; in-place: self, other; out=: out; a view op's t: a)
   Scalar alpha = Scalar::Int(1);
   ViewStep view{};
   // What is expected.
@@ -46,9 +46,13 @@ struct ReplayCase {
   double rtol = 0;
 };
 
+// The version of the format this reader reads (REPLAY.md); version 1 is refused, naming its
+// renamed fields.
+constexpr std::int64_t kCaseFileVersion = 2;
+
 // Bounds on what one file may ask for, so that a hostile or corrupt file gets an error
 // instead of exhausting memory: the file's size, its case count, and the elements of all its
-// inputs together (an "arange" or {"fill": x} input of a few bytes asks for numel(shape)).
+// inputs together (an "arange" or {"fill": x} input of a few bytes asks for numel(sizes)).
 constexpr std::int64_t kMaxCaseFileBytes = std::int64_t{64} << 20;
 constexpr std::size_t kMaxCases = 100000;
 constexpr std::int64_t kMaxInputElements = std::int64_t{1} << 24;

@@ -27,9 +27,9 @@ std::deque<ReplayCase>& Cases() {
 std::optional<Operand> Build(Case& k, const ReplayCase& rc, const std::string& name) {
   const ReplayInput& in = rc.inputs.at(name);
   if (in.scalar) return Operand(in.value);
-  std::string call = "make_tensor(" + Str(in.shape) + ", " + DTypeName(in.dtype) + ")";
+  std::string call = "make_tensor(" + Str(in.sizes) + ", " + DTypeName(in.dtype) + ")";
   std::optional<TensorHandle> t =
-      Get(k, Feature::kTensors, CurrentCandidate().make_tensor(in.shape, in.dtype, in.values), "input " + name + ": " + call);
+      Get(k, Feature::kTensors, CurrentCandidate().make_tensor(in.sizes, in.dtype, in.values), "input " + name + ": " + call);
   for (const ViewStep& step : in.views) {
     if (!t) return std::nullopt;
     call += "." + ToString(step);

@@ -1,7 +1,8 @@
 """Replay: a file recorded from a real PyTorch (conformance/replay/testdata/recorded_torch.json,
-written by generators/record_cases.py) replays on the reference and passes; a doctored copy
-fails exactly where it was doctored; malformed files are refused with an error that names
-the case and the field. Standard library only.
+written by generators/record_cases.py, which writes it again from the plan) replays on the
+reference and passes; a doctored copy fails exactly where it was doctored; malformed files,
+and files of version 1, are refused with an error that names the file, the case and the
+field. Standard library only.
 """
 
 import copy
@@ -10,12 +11,17 @@ import os
 import subprocess
 import sys
 import tempfile
+import tomllib
 import unittest
 
 sys.path.insert(0, os.path.join(os.getcwd(), "conformance", "runner"))
 from run import child_env  # noqa: E402
 
 RECORDED = "conformance/replay/testdata/recorded_torch.json"
+PLAN = "conformance/replay/testdata/replay_plan.json"
+INTERFACE = "spec/interface.toml"  # the candidate interface: every op's arguments by name
+# The interface's features whose ops a case's call may name (REPLAY.md).
+CALL_FEATURES = ("binary", "binary_out", "binary_inplace", "views", "format_copies")
 # The runner's report check needs Debian's python3-jsonschema: Debian's interpreter.
 PYTHON = os.environ.get("TCTS_PYTHON", "/usr/bin/python3")
 
@@ -52,6 +58,48 @@ class Replay(unittest.TestCase):
         self.assertTrue(r["run"]["replay_file"].endswith("recorded_torch.json"))
         self.assertIn("torch", r["cases"][0]["basis"])  # recorded: torch <version>
 
+    def test_the_recorder_writes_this_recording(self):
+        """generators/record_cases.py, from the plan, writes exactly the recorded file (with the
+        torch that recorded it): the writer and the reader speak one dialect, version 2."""
+        out = os.path.join(self.tmp, "recorded.json")
+        p = subprocess.run([PYTHON, "generators/record_cases.py", PLAN, out], capture_output=True, text=True,
+                           timeout=300)
+        if "needs torch" in p.stderr:
+            self.skipTest(f"{PYTHON} has no torch")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(out) as f:
+            written = json.load(f)
+        if written["source"] != self.doc["source"]:
+            self.skipTest(f"recorded with {self.doc['source']}; this is {written['source']}")
+        self.assertEqual(written, self.doc)
+        self.assertEqual(written["version"], 2)
+
+    def test_calls_use_the_interfaces_argument_names(self):
+        """One dialect: a call built from spec/interface.toml alone (its op name, and each
+        argument under the interface's name, with a value of its type) is read for every op a
+        call may name, and an input tensor is make_tensor's arguments. A field the reader
+        names otherwise is an unknown or missing field: the file is refused (exit 2)."""
+        with open(INTERFACE, "rb") as f:
+            ops = {op["name"]: op for op in tomllib.load(f)["op"]}
+        tensor = {arg["name"]: {"ints": [1, 2, 3, 4], "dtype": "float32", "scalars": "arange"}[arg["type"]]
+                  for arg in ops["make_tensor"]["args"]}
+        values = {"tensor": "a", "operand": "b", "binary_op": "add", "scalar": 1, "int": 0, "int?": None,
+                  "ints": [1], "memory_format": "contiguous_format"}
+        cases = []
+        for name, op in ops.items():
+            if op["feature"] not in CALL_FEATURES:
+                continue
+            call = {"op": name}
+            call.update({arg["name"]: values[arg["type"]] for arg in op["args"]})
+            call.update({k: v for k, v in (("a", "a"), ("out", "o")) if k in call})
+            cases.append({"id": name, "inputs": {"a": {"tensor": tensor}, "b": {"scalar": 2}, "o": {"tensor": tensor}},
+                          "call": call, "expect": {"error": "RuntimeError"}})
+        self.assertGreaterEqual(len(cases), 3 + 15)  # the three binary forms, the 15 view and copy ops
+        doc = {"format": "tensor-cts/cases", "version": 2, "source": INTERFACE, "cases": cases}
+        p = replay(self.write(doc), os.path.join(self.tmp, "out"))
+        self.assertIn(p.returncode, (0, 1), p.stdout + p.stderr)  # read; the made-up expectations may fail
+        self.assertEqual({c["id"] for c in self.report()["cases"]}, {c["id"] for c in cases})
+
     def test_doctored_cases_fail_and_say_where(self):
         doc = copy.deepcopy(self.doc)
         by_id = {c["id"]: c for c in doc["cases"]}
@@ -79,7 +127,13 @@ class Replay(unittest.TestCase):
 
         cases = {
             "not json": ('{"format": "tensor-cts/cases",\n "cases": [}', "line 2, column 12"),
-            "format": ({"format": "other", "version": 1, "source": "", "cases": []}, '"format" must be'),
+            "format": ({"format": "other", "version": 2, "source": "", "cases": []}, '"format" must be'),
+            # Version 1 spoke a second dialect of the protocol's arguments: refused, naming the renames.
+            "version 1": ({**with_case(lambda c: None), "version": 1},
+                          ('version 1 is no longer read: version 2 names every argument as the testee protocol does',
+                           'a case\'s "op" -> "call"', '"input" -> "t"', '"dims": [d0, d1] -> "dim0": d0, "dim1": d1',
+                           '"offset" -> "storage_offset"', '"shape" -> "sizes"', '"self": x, "other": y')),
+            "version 3": ({**with_case(lambda c: None), "version": 3}, "version: this runner reads version 2, got 3"),
             "dtype": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(dtype="flaot32")),
                       "cases[0] (id 'add.transposed_f32.row_f32').inputs.a.tensor.dtype: unknown dtype 'flaot32'"),
             "expect": (with_case(lambda c: c.pop("expect")), "(id 'add.transposed_f32.row_f32'): missing \"expect\""),
@@ -87,25 +141,41 @@ class Replay(unittest.TestCase):
                         "inputs.a.tensor.views[1].op: unknown view op 'flip'"),
             "values": (with_case(lambda c: c["inputs"]["b"]["tensor"].update(values=[1, 2])),
                        "inputs.b.tensor.values: 2 values for 3 elements"),
-            "arg": (with_case(lambda c: c["op"].update(args=["a", "zz"])), "op.args: no input named 'zz'"),
+            "arg": (with_case(lambda c: c["call"].update(b="zz")), "call.b: no input named 'zz'"),
+            # One dialect: version 1's names are unknown fields of version 2.
+            "old arg names": (with_case(lambda c: c["call"].update(args=["a", "b"])), 'call: unknown field "args"'),
+            "old dims": (with_case(lambda c: c.update(call={"op": "transpose", "t": "a", "dims": [0, 1]})),
+                         'call: unknown field "dims"'),
+            "old offset": (with_case(lambda c: c.update(call={"op": "as_strided", "t": "a", "sizes": [2], "strides": [1],
+                                                              "storage_offset": 0, "offset": 1})),
+                           'call: unknown field "offset"'),
+            "old shape": (with_case(lambda c: c["inputs"]["b"]["tensor"].update(shape=[3])),
+                          'inputs.b.tensor: unknown field "shape"'),
+            "binary_op": (with_case(lambda c: c["call"].update(binary_op="pow")),
+                          "call.binary_op: unknown binary op 'pow' (add, sub, mul, div)"),
+            "op": (with_case(lambda c: c["call"].update(op="matmul")), "call.op: unknown op 'matmul'"),
+            "inplace self": (with_case(lambda c: c.update(call={"op": "binary_inplace", "binary_op": "add", "self": "s",
+                                                                "other": "a"}) or c["inputs"].update(s={"scalar": 1})),
+                             "call.self: 's' must be a tensor"),
+            "out and inplace": (with_case(lambda c: c["call"].update(op="binary_inplace")), 'call: unknown field "a"'),
             "field": (with_case(lambda c: c.update(extra=1)), "unknown field \"extra\""),
             # Hostile sizes: an error naming the shape, never an allocation that takes the process down.
-            "huge shape": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(shape=[1099511627776], values={"fill": 1})),
-                           "inputs.a.tensor.shape: [1099511627776] has 1099511627776 elements; a file's inputs hold at most"),
+            "huge shape": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(sizes=[1099511627776], values={"fill": 1})),
+                           "inputs.a.tensor.sizes: [1099511627776] has 1099511627776 elements; a file's inputs hold at most"),
             # A few bytes each, 2^23 elements each: the file's total is bounded, not only each input's.
             "inputs in all": (with_case(lambda c: c["inputs"].update(
-                c={"tensor": {"shape": [2**23], "dtype": "int8", "values": {"fill": 1}}},
-                d={"tensor": {"shape": [2**23], "dtype": "int8", "values": "arange"}})),
-                "inputs.d.tensor.shape: [8388608] has 8388608 elements; a file's inputs hold at most 16777216 in all"),
-            "overflowing shape": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(shape=[2**32, 2**32, 2], values={"fill": 1})),
+                c={"tensor": {"sizes": [2**23], "dtype": "int8", "values": {"fill": 1}}},
+                d={"tensor": {"sizes": [2**23], "dtype": "int8", "values": "arange"}})),
+                "inputs.d.tensor.sizes: [8388608] has 8388608 elements; a file's inputs hold at most 16777216 in all"),
+            "overflowing shape": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(sizes=[2**32, 2**32, 2], values={"fill": 1})),
                                   "has more than 2^63 elements"),
-            "int64 range": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(shape=[2**64])),
-                            "inputs.a.tensor.shape: expected integers (int64)"),
+            "int64 range": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(sizes=[2**64])),
+                            "inputs.a.tensor.sizes: expected integers (int64)"),
             "deep nesting": ('{"format": ' + "[" * 100000 + "]" * 100000 + "}", '"format" must be'),
             # Review findings: an op object nested a million deep (copying it recursed), a
             # long id or source (copied into every field path and every case's basis), a NUL.
-            "deep op": (json.dumps(with_case(lambda c: c.update(op={"name": "t", "input": "a", "x": "DEEP"})))
-                        .replace('"DEEP"', "[" * 1000000 + "]" * 1000000), 'op: unknown field "x"'),
+            "deep op": (json.dumps(with_case(lambda c: c.update(call={"op": "t", "t": "a", "x": "DEEP"})))
+                        .replace('"DEEP"', "[" * 1000000 + "]" * 1000000), 'call: unknown field "x"'),
             "long id": (with_case(lambda c: c.update(id="x" * 300)), "cases[0].id: 300 bytes; a name has 1 to 256"),
             "nul in id": (with_case(lambda c: c.update(id="a\u0000b")), "cases[0].id: a control byte (0) in a name"),
             "long input name": (with_case(lambda c: c["inputs"].update({"i" * 257: {"scalar": 1}})),
@@ -113,17 +183,19 @@ class Replay(unittest.TestCase):
             "long source": ({**with_case(lambda c: None), "source": "s" * 2000},
                             "source: 2000 bytes; a source is at most 1024"),
             "number past double": ('{"format": "tensor-cts/cases", "version": 1e400}', "not JSON"),  # fuzz finding
-            "invalid utf-8": ('{"format": "tensor-cts/cases", "version": 1, "source": "", "cases": []}', "not JSON"),
+            "invalid utf-8": ('{"format": "tensor-cts/cases", "version": 2, "source": "", "cases": []}', "not JSON"),
         }
         for name, (doc, message) in cases.items():
             with self.subTest(name):
                 path = self.write(doc, name.replace(" ", "_") + ".json")
                 if name == "invalid utf-8":  # a lone 0xff byte inside a string
                     with open(path, "wb") as f:
-                        f.write(b'{"format": "tensor-cts/cases", "version": 1, "source": "\xff", "cases": []}')
+                        f.write(b'{"format": "tensor-cts/cases", "version": 2, "source": "\xff", "cases": []}')
                 p = replay(path, os.path.join(self.tmp, "bad"))
                 self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
-                self.assertIn(message, p.stderr)
+                for m in message if isinstance(message, tuple) else (message,):
+                    self.assertIn(m, p.stderr)
+                self.assertIn(path + ": ", p.stderr)  # names the file
 
 
 if __name__ == "__main__":

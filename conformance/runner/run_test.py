@@ -37,6 +37,8 @@ FAULTS = {
     "promote_types.int16.float32": "hang",
     "promote_types.int8.int16": "wrong",
     "property.promote_types.commutative": "wrong",
+    "promote_types.uint8.int8": "undeclared",  # NOT_SUPPORTED: its entry lists nothing (stale)
+    "property.promote_types.idempotent": "undeclared",  # NOT_SUPPORTED for a feature: its entry is kept
 }
 LISTED_BUT_PASSING = "promote_types.uint8.uint8"
 SEED = "7"
@@ -90,6 +92,8 @@ class RunnerIsolation(unittest.TestCase):
             "promote_types.int16.float32": "XFAIL",  # hangs; listed TIMEOUT
             "promote_types.int8.int16": "XFAIL",  # a wrong answer (raw FAIL); listed FAIL
             "property.promote_types.commutative": "FAIL",
+            "promote_types.uint8.int8": "NOT_SUPPORTED",
+            "property.promote_types.idempotent": "NOT_SUPPORTED",
         })
         self.assertEqual(self.by_id[LISTED_BUT_PASSING][0]["outcome"], "XPASS")
         self.assertIn("now matches the spec", self.by_id[LISTED_BUT_PASSING][0]["message"])
@@ -129,9 +133,15 @@ class RunnerIsolation(unittest.TestCase):
             self.assertIn(line, again.stdout)
 
     def test_stale_entries_are_reported(self):
+        # An entry that matches no case, and one that matches only NOT_SUPPORTED cases (the
+        # declaration decides them); not one for a property NOT_SUPPORTED for a feature (whether
+        # a draw reaches the unsupported call first depends on the seed).
         stale = self.report["expectations"]["stale"]
-        self.assertEqual([s["pattern"] for s in stale], ["no.such.case.*"])
+        self.assertEqual([(s["pattern"], s.get("not_supported")) for s in stale],
+                         [("no.such.case.*", None), ("promote_types.uint8.int8", 1)])
         self.assertIn("stale expectations", self.proc.stdout)
+        self.assertIn("promote_types.uint8.int8 FAIL  (matches only a NOT_SUPPORTED case: reported as stale)  "
+                      "[matches only 1 NOT_SUPPORTED case(s)]", self.proc.stdout)
 
     def test_renderings_show_the_outcomes(self):
         with open(os.path.join(self.out, "report.md"), encoding="utf-8") as f:
@@ -144,6 +154,8 @@ class RunnerIsolation(unittest.TestCase):
             self.assertIn("no.such.case.*", text)
             self.assertIn("Falsifiable", text)
         self.assertIn("☠", md)  # a CRASH cell in the promote_types matrix
+        self.assertIn("| 1 NOT_SUPPORTED |", md)  # the stale entry that matches only a NOT_SUPPORTED case
+        self.assertIn("<td>1 NOT_SUPPORTED</td>", page)
 
     def test_report_schema_rejects_a_broken_report(self):
         broken = json.loads(json.dumps(self.report))

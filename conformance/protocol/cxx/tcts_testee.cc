@@ -90,13 +90,7 @@ Result<Json> TesteeServer::State::Handle(const Json& req) {
   for (const Json& s : ListOr(req, "sync")) {
     Region* r = Find(wire::GetInt(s, "id"));
     if (r == nullptr) continue;  // released meanwhile
-    std::vector<std::byte> bytes = wire::Unbase64(wire::GetString(s, "bytes"), "sync.bytes");
-    if (bytes.size() != r->size) {
-      throw ProtocolError("sync.bytes", "the " + std::to_string(r->size) + " bytes of region " + std::to_string(r->id),
-                          std::to_string(bytes.size()) + " bytes");
-    }
-    if (r->size > 0) std::memcpy(r->address, bytes.data(), r->size);
-    r->seen = std::move(bytes);
+    r->SyncIn(wire::Get(s, "bytes"), "sync.bytes");
   }
   const Json& op = wire::Get(req, "op");
   if (op.is_string()) {
@@ -115,10 +109,7 @@ Result<Json> TesteeServer::State::Handle(const Json& req) {
 void TesteeServer::State::Extras(Json* answer) {
   Json sync = Json::array();
   for (Region& r : regions_) {
-    if (r.size > 0 && std::memcmp(r.seen.data(), r.address, r.size) != 0) {
-      r.seen.assign(r.address, r.address + r.size);
-      sync.push_back({{"id", wire::IntJson(r.id, protocol_)}, {"bytes", wire::Base64(r.address, r.size)}});
-    }
+    if (Json s = r.SyncOut(r.id, protocol_); !s.is_null()) sync.push_back(std::move(s));
   }
   if (!sync.empty()) (*answer)["sync"] = std::move(sync);
   if (!deleted_.empty()) (*answer)["deleted"] = std::exchange(deleted_, {});

@@ -30,7 +30,7 @@ TesteeServer::State::Region* TesteeServer::State::Find(std::int64_t id) {
 // A block was freed: its region goes, and the suite hears so.
 void TesteeServer::State::Forget(std::int64_t id, const std::byte* data) {
   if (closing_) return;
-  auto it = std::find_if(regions_.begin(), regions_.end(), [&](const Region& r) { return r.id == id && r.address == data; });
+  auto it = std::find_if(regions_.begin(), regions_.end(), [&](const Region& r) { return r.id == id && r.data == data; });
   if (it == regions_.end()) return;
   regions_.erase(it);
   released_.push_back(id);
@@ -61,9 +61,7 @@ std::shared_ptr<TesteeServer::State::Block> TesteeServer::State::Lend(const Json
   if (!bytes.empty()) std::memcpy(block->data, bytes.data(), bytes.size());
   Region r;
   r.id = id;
-  r.address = block->data;
-  r.size = bytes.size();
-  r.seen = bytes;
+  r.Assign(block->data, bytes.size());
   regions_.push_back(std::move(r));
   return block;
 }
@@ -112,14 +110,13 @@ Json TesteeServer::State::Export(DLManagedTensor* m) {
   const std::uintptr_t first = data + static_cast<std::uintptr_t>(t.byte_offset) + static_cast<std::uintptr_t>(lo);
   Region r;
   r.id = next_export_--;
-  r.address = reinterpret_cast<std::byte*>(first);
-  r.size = t.device.device_type == kDLCPU && t.data != nullptr ? static_cast<std::size_t>(hi - lo) : 0;
-  r.seen.assign(r.address, r.address + r.size);
+  r.Assign(reinterpret_cast<std::byte*>(first),
+           t.device.device_type == kDLCPU && t.data != nullptr ? static_cast<std::size_t>(hi - lo) : 0);
   r.export_tensor = m;
   r.keeps = keeps_;
   Json answer = wire::ToJson(wire::Describe(t, static_cast<std::int64_t>(data - first)), protocol_);
   answer.erase("null_data");  // an export's data is where data_offset says
-  answer["region"] = {{"id", wire::IntJson(r.id, protocol_)}, {"bytes", wire::Base64(r.seen.data(), r.size)}};
+  answer["region"] = r.Offer(r.id, protocol_);
   regions_.push_back(std::move(r));
   return answer;
 }
@@ -128,10 +125,7 @@ Json TesteeServer::State::Export(DLManagedTensor* m) {
 // of those bytes is elsewhere); otherwise the number.
 Json TesteeServer::State::Address(std::uintptr_t a) const {
   for (const Region& r : regions_) {
-    const auto base = reinterpret_cast<std::uintptr_t>(r.address);
-    if (base <= a && a <= base + r.size) {
-      return {{"region", wire::IntJson(r.id, protocol_)}, {"offset", wire::IntJson(static_cast<std::int64_t>(a - base), protocol_)}};
-    }
+    if (r.Holds(a)) return r.AddressJson(r.id, a, protocol_);
   }
   return wire::ToJson(static_cast<std::uint64_t>(a), protocol_);
 }

@@ -54,11 +54,8 @@ class TesteeServer::State {
 
   // Bytes mirrored with the suite: a lent block (id > 0) or the memory a DLPack tensor the
   // library exported describes (id < 0).
-  struct Region {
+  struct Region : wire::Mirror {  // this side's memory, and the bytes both sides last agreed on
     std::int64_t id = 0;
-    std::byte* address = nullptr;
-    std::size_t size = 0;
-    std::vector<std::byte> seen;  // the bytes both sides last agreed on
     DLManagedTensor* export_tensor = nullptr;  // an export, not yet consumed: its deleter runs on release
     Keeps keeps;  // what the exported tensor may use
   };

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # The Node.js testee kit's test (//conformance/protocol:js_kit_test):
-#  1. node tcts_testee_test.js: exact values through the kit's JSON reader/writer and hex-float
-#     codec (+-(2^63-1), -2^63, 2^53+1, NaN, +-inf, -0.0, the smallest subnormals) and a session;
+#  1. node tcts_testee_test.js VECTORS: exact values through the kit's JSON reader/writer and
+#     hex-float codec (+-(2^63-1), -2^63, 2^53+1, NaN, +-inf, -0.0, the smallest subnormals), and
+#     the protocol's test vectors (//spec:interface_vectors.json) replayed: values, sessions;
 #  2. end to end through //conformance:testee_bin on the dtypes suite: the fixture
 #     testdata/ieee_testee.js answers finfo exactly (4 PASS, nothing FAILs), and its faulty mode
 #     (eps one ulp off) makes those 4 cases FAIL: the comparison can fail.
 # Without node on PATH it passes, saying SKIPPED and why (skipped_candidate.sh).
-# Usage: js_kit_test.sh KIT_TEST TESTEE_BIN RUN_PY FIXTURE SKIPPED_SH
+# Usage: js_kit_test.sh KIT_TEST TESTEE_BIN RUN_PY FIXTURE SKIPPED_SH VECTORS
 set -euo pipefail
-kit_test="$1" testee_bin="$2" run_py="$3" fixture="$4" skipped="$5"
+kit_test="$1" testee_bin="$2" run_py="$3" fixture="$4" skipped="$5" vectors="$6"
 if ! command -v node >/dev/null 2>&1; then
   exec bash "$skipped" js_kit_test "node (Node.js 20) is not on PATH: install it (e.g. apt-get install nodejs) to test the Node.js kit"
 fi
-node "$kit_test"
+node "$kit_test" "$vectors"
 
 out="${TEST_TMPDIR:-$(mktemp -d)}/js_kit"
 mkdir -p "$out"

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * The Node.js testee kit: validate a JavaScript tensor library with tensor-cts, protocol v1
+ * The Node.js testee kit: validate a JavaScript tensor library with tensor-cts
  * (conformance/protocol/PROTOCOL.md). Node's standard library only: copy this file.
  *
  *     const tcts = require('./tcts_testee.js');
@@ -14,80 +14,65 @@
  * What the kit does (what the Python kit, ../python/tcts_testee.py, does):
  *   - the protocol loop over stdin/stdout JSON lines, the hello handshake and the handle table
  *     (methods take and return the library's own tensor objects);
- *   - declarations: a feature is declared exactly when every operation of it is a method of the
- *     testee (FEATURE_OPS, the Python kit's table); the answer-only features (sparse_layout,
- *     device_forms, device_repr, cuda_tensors) through `alsoSupports`, withdrawn by
- *     `notSupported`. Any other op answers NotSupported;
+ *   - the interface: the suite sends its description (spec/interface.json) in `hello`; the kit
+ *     dispatches, decodes arguments and encodes results from it, and names no operation itself.
+ *     A method named as an operation implements it (an operation without one answers
+ *     NotSupported); it takes the request's arguments as one object ({a, b}, {t, dim0, dim1},
+ *     ...: PROTOCOL.md's names, except `self` as `target`, `from` as `from_` and `binary_op` as
+ *     `op`, as in the Python kit) and the server as its second argument;
+ *   - declarations: a feature is declared exactly when every operation of it (the interface's)
+ *     is a method of the testee; the interface's answer features (sparse_layout, device_forms,
+ *     device_repr, cuda_tensors) through `alsoSupports`, withdrawn by `notSupported`;
  *   - errors: throw the library's own error; classify() maps it onto the protocol's kinds
  *     (a JS RangeError is an IndexError, TypeError a TypeError, any other Error a
- *     RuntimeError); throw tcts.NotSupported for a call the library has no equivalent of;
- *   - exact values: integers beyond +-2^53 are read and written as BigInt (readJson /
- *     writeJson: JSON.parse would round them), floats as C99 hex strings (hexToDouble /
- *     doubleToHex, exact through the IEEE bits, -0.0 and subnormals included). Scalars reach a
- *     method as boolean, BigInt (an integer), number (a float) or tcts.Complex, and a method's
- *     scalars are encoded the same way (so an integer answer must be a BigInt);
+ *     RuntimeError); throw tcts.NotSupported for a call the library has no equivalent of,
+ *     tcts.TesteeError(kind, message) for an explicit kind;
+ *   - exact values, protocol version 2 when the suite offers it: there every integer past
+ *     +-(2^53 - 1) travels as a decimal string and every float as its shortest round-trip
+ *     decimal text, so JSON.parse reads each request exactly and the kit uses it. Version 1
+ *     (integers as JSON numbers, floats as C99 hex) stays for a suite that offers only it: the
+ *     kit reads it with its own exact reader (readJson: an integer past 2^53 as a BigInt) and
+ *     hex codec (hexToDouble / doubleToHex). Either way scalars reach a method as boolean,
+ *     BigInt (an integer), number (a float) or tcts.Complex, and a method's scalars are encoded
+ *     the same way (an integer answer must be a BigInt); other integers (sizes, dims, indices)
+ *     arrive as numbers, or as BigInt past 2^53, and may be answered as either;
  *   - release: when the suite releases a handle the kit forgets it and calls the testee's
  *     release(obj), if it has one (a library that frees memory explicitly: tensor.dispose());
- *   - host memory, as far as it goes: each method gets the server as its second argument, and
- *     server.lend(src, field) turns a request's lent region ({"region": {"id", "bytes"}}) into
- *     a Uint8Array that the kit syncs both ways around every request. asarray's source arrives
- *     as sent (the testee calls lend for its kinds "array", "array_scalar" and "buffer"); the
- *     kit has no DLPack (JavaScript has no DLManagedTensor) and answers data_ptr as given;
+ *   - host memory, as far as it goes: server.lend(src, field) turns a request's lent region
+ *     ({"region": {"id", "bytes"}}) into a Uint8Array that the kit syncs both ways around every
+ *     request. asarray's source arrives as {kind, ...}: kinds "sequence" (value decoded: nested
+ *     arrays of scalars) and "tensor" (tensor: the object) decoded, the others as sent (the
+ *     testee calls lend for "array", "array_scalar" and "buffer"); the kit has no DLPack
+ *     (JavaScript has no DLManagedTensor): from_dlpack's source arrives as sent;
  *   - stdout is the protocol's: serve() sends console.log/info/debug/warn and
  *     process.stdout.write to stderr.
  * A library's semantics are its own: translate only.
  */
 const fs = require('fs');
 
-const PROTOCOL = 1;
-
-// Each feature and the operations it covers: the Python kit's FEATURE_OPS (candidate.h's Feature).
-const FEATURE_OPS = {
-  dtype_from_name: ['dtype_from_name'],
-  dtype_info: ['dtype_info'],
-  finfo: ['finfo'],
-  legacy_constructor: ['legacy_constructor'],
-  promote_types: ['promote_types'],
-  result_type: ['result_type'],
-  can_cast: ['can_cast'],
-  default_dtype: ['default_dtype', 'set_default_dtype'],
-  tensors: ['make_tensor', 'meta', 'values'],
-  binary: ['binary'],
-  binary_out: ['binary_out'],
-  binary_inplace: ['binary_inplace'],
-  memory_formats: ['empty', 'empty_strided', 'is_contiguous'],
-  sparse_layout: [],
-  views: ['as_strided', 't', 'transpose', 'permute', 'narrow', 'select', 'slice', 'expand', 'unsqueeze',
-    'squeeze', 'view', 'reshape'],
-  format_copies: ['contiguous', 'clone', 'empty_like'],
-  storage: ['storage', 'storage_values', 'write_storage', 'write_element', 'data_ptr'],
-  devices: ['device', 'compare_devices'],
-  device_forms: [],
-  device_repr: [],
-  default_device: ['default_device', 'set_default_device', 'enter_device', 'exit_device'],
-  device_factories: ['empty_on'],
-  cuda_tensors: [],
-  asarray: ['asarray'],
-  dlpack: ['to_dlpack', 'from_dlpack'],
-};
-const ANSWER_FEATURES = new Set(['sparse_layout', 'device_forms', 'device_repr', 'cuda_tensors']);
-const ALL_OPS = new Set(Object.values(FEATURE_OPS).flat());
-const ERROR_KINDS = ['RuntimeError', 'TypeError', 'ValueError', 'IndexError', 'NotImplementedError',
-  'NotSupported', 'Internal'];
+// The newest protocol version this kit speaks; it answers the newest version the suite offers.
+const PROTOCOL = 2;
+const SPOKEN = [1, 2];
+const SAFE = 2n ** 53n - 1n;
+// The JavaScript binding: arguments whose names are keywords (as the Python kit's), renamed.
+const RENAMES = {self: 'target', from: 'from_', binary_op: 'op'};
 
 class NotSupported extends Error {}
 
-/** An error of an explicit protocol kind (one of ERROR_KINDS). */
+/** An error of an explicit protocol kind (one of the interface's; another is answered as
+ * Internal, naming it). */
 class TesteeError extends Error {
   constructor(kind, message) {
     super(message);
-    if (!ERROR_KINDS.includes(kind)) throw new Error(`unknown error kind ${kind}; one of ${ERROR_KINDS}`);
     this.kind = kind;
   }
 }
 
 /** A request this kit cannot read: names the field. */
 class ProtocolError extends Error {}
+
+/** A method's result the protocol cannot carry. */
+class AnswerError extends Error {}
 
 class Complex {
   constructor(re, im) { this.re = re; this.im = im; }
@@ -246,27 +231,80 @@ function doubleToHex(x) {
   return `${sign}0x1.${digits}p${e < 0 ? '-' : '+'}${Math.abs(e)}`;
 }
 
-// ---------------------------------------------------------------- scalars
-function encodeScalar(v) {
-  if (typeof v === 'boolean' || typeof v === 'bigint') return v;
-  if (typeof v === 'number') return {float: doubleToHex(v)};
-  if (v instanceof Complex) return {complex: [doubleToHex(v.re), doubleToHex(v.im)]};
-  throw new TypeError(`not a scalar: ${String(v)} (${typeof v}); integers are BigInt`);
+// ---------------------------------------------------------------- values
+const INT_TEXT = /^-?(?:0|[1-9][0-9]*)$/;
+const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
+const NAMED = {'inf': Infinity, '+inf': Infinity, '-inf': -Infinity, 'infinity': Infinity, '+infinity': Infinity,
+  '-infinity': -Infinity, 'nan': NaN, '+nan': NaN, '-nan': NaN};
+const INT_TYPES = new Set(['int', 'int32', 'uint8', 'uint16', 'uint64', 'uintptr', 'address']);
+const TEXT_TYPES = new Set(['dtype', 'string', 'layout', 'memory_format', 'binary_op']);
+
+/** A float text of either version -> the double: C99 hex when it contains "0x", else decimal
+ * ("1.5", "-0.0", "1e+16", "inf", "nan"); null when it is neither. */
+function parseFloatText(text) {
+  if (typeof text !== 'string') return null;
+  if (text.toLowerCase().includes('0x')) return hexToDouble(text);
+  const named = NAMED[text.toLowerCase()];
+  if (named !== undefined) return named;
+  return DECIMAL.test(text) ? Number(text) : null;
+}
+
+/** A double's text: version 2 the shortest round-trip decimal (String(x): "1.5", "1e+21",
+ * "5e-324"; "-0", "inf", "-inf"), version 1 C99 hex; NaN is "nan" in both. */
+function floatText(x, protocol = PROTOCOL) {
+  if (protocol < 2) return doubleToHex(x);
+  if (Number.isNaN(x)) return 'nan';
+  if (x === Infinity) return 'inf';
+  if (x === -Infinity) return '-inf';
+  if (Object.is(x, -0)) return '-0';
+  return String(x);
+}
+
+/** An integer (number or BigInt) as the protocol writes it: version 2 a JSON number within
+ * +-(2^53 - 1), a decimal string past it; version 1 a JSON number (a BigInt writeJson writes
+ * as its digits). */
+function encodeInt(v, protocol = PROTOCOL) {
+  let n;
+  if (typeof v === 'bigint') n = v;
+  else if (typeof v === 'number' && Number.isInteger(v)) n = BigInt(v);
+  else throw new AnswerError(`expected an integer, got ${safeText(v)} (${typeof v})`);
+  if (protocol < 2) return n;
+  return n > SAFE || n < -SAFE ? n.toString() : Number(n);
+}
+
+/** A JSON integer or a decimal string -> a number when within +-(2^53 - 1), else a BigInt. */
+function decodeInt(v, field = 'int') {
+  let n = null;
+  if (typeof v === 'bigint') n = v;
+  else if (typeof v === 'number' && Number.isInteger(v)) return v;
+  else if (typeof v === 'string' && INT_TEXT.test(v)) n = BigInt(v);
+  if (n === null) throw new ProtocolError(`${field}: expected an integer (a JSON number or a decimal string), got ${safeText(v)}`);
+  return n > SAFE || n < -SAFE ? n : Number(n);
+}
+
+function encodeScalar(v, protocol = PROTOCOL) {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'bigint') return encodeInt(v, protocol);
+  if (typeof v === 'number') return {float: floatText(v, protocol)};
+  if (v instanceof Complex) return {complex: [floatText(v.re, protocol), floatText(v.im, protocol)]};
+  throw new AnswerError(`not a scalar: ${safeText(v)} (${typeof v}); integers are BigInt`);
 }
 
 function decodeFloat(v, field) {
   if (v instanceof JsonFloat) return v.value;
   if (typeof v === 'number' || typeof v === 'bigint') return Number(v);
-  const x = v !== null && typeof v === 'object' ? hexToDouble(v.float) : null;
+  const x = v !== null && typeof v === 'object' ? parseFloatText(v.float) : null;
   if (x === null) throw new ProtocolError(`${field}: expected a float, got ${safeText(v)}`);
   return x;
 }
 
-/** boolean -> boolean, an integer -> BigInt, a float -> number, a complex -> Complex. */
+/** boolean -> boolean, an integer (a JSON number or a decimal string) -> BigInt, a float ->
+ * number, a complex -> Complex. */
 function decodeScalar(v, field = 'scalar') {
   if (typeof v === 'boolean') return v;
-  if (typeof v === 'number') return BigInt(v);
+  if (typeof v === 'number') return Number.isInteger(v) ? BigInt(v) : v;
   if (typeof v === 'bigint') return v;
+  if (typeof v === 'string' && INT_TEXT.test(v)) return BigInt(v);
   if (v instanceof JsonFloat) return v.value;
   if (v !== null && typeof v === 'object' && 'float' in v) return decodeFloat(v, field);
   if (v !== null && typeof v === 'object' && Array.isArray(v.complex) && v.complex.length === 2) {
@@ -275,14 +313,138 @@ function decodeScalar(v, field = 'scalar') {
   throw new ProtocolError(`${field}: expected a scalar, got ${safeText(v)}`);
 }
 
+/** An asarray sequence: a scalar or (nested) arrays of them. */
+function decodePythonValue(v, field = 'value') {
+  return Array.isArray(v) ? v.map((x) => decodePythonValue(x, field)) : decodeScalar(v, field);
+}
+
+function encodePythonValue(v, protocol = PROTOCOL) {
+  return Array.isArray(v) ? v.map((x) => encodePythonValue(x, protocol)) : encodeScalar(v, protocol);
+}
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The arguments of one torch.device(...) call: {form: 'string', text}, {form: 'type_index',
+ * text, index} or {form: 'ordinal', index}. */
+function decodeDeviceArg(v, field) {
+  if (!isObject(v) || !['string', 'type_index', 'ordinal'].includes(v.form)) {
+    throw new ProtocolError(`${field}: expected a device argument {"form", "text", "index"}, got ${safeText(v)}`);
+  }
+  const out = {form: v.form};
+  if (v.form !== 'ordinal') {
+    if (typeof v.text !== 'string') throw new ProtocolError(`${field}.text: expected a string, got ${safeText(v.text)}`);
+    out.text = v.text;
+  }
+  if (v.form !== 'string') out.index = decodeInt(v.index, `${field}.index`);
+  return out;
+}
+
+function encodeDeviceArg(v, protocol) {
+  const out = {form: v.form};
+  if (v.form !== 'ordinal') out.text = v.text;
+  if (v.form !== 'string') out.index = encodeInt(v.index, protocol);
+  return out;
+}
+
+/** The interface description the suite sends in `hello` (spec/interface.json). */
+class Interface {
+  constructor(doc) {
+    const need = (cond, what) => { if (!cond) throw new ProtocolError(`interface: ${what}`); };
+    need(isObject(doc), 'expected an object');
+    for (const key of ['errors', 'features', 'answer_features', 'records', 'ops']) need(key in doc, `missing "${key}"`);
+    need(isObject(doc.records), 'records: expected an object');
+    need(Array.isArray(doc.ops), 'ops: expected a list');
+    const typed = (a) => isObject(a) && typeof a.name === 'string' && typeof a.type === 'string';
+    this.errors = [...doc.errors];
+    this.features = [...doc.features];
+    this.answerFeatures = new Set(doc.answer_features);
+    this.records = new Map();
+    for (const [name, fields] of Object.entries(doc.records)) {
+      need(Array.isArray(fields) && fields.every(typed), `record ${name}: expected a list of {"name", "type"}`);
+      this.records.set(name, fields);
+    }
+    this.ops = new Map();
+    this.featureOps = new Map(this.features.map((f) => [f, []]));
+    doc.ops.forEach((o, k) => {
+      need(isObject(o) && typeof o.name === 'string' && typeof o.feature === 'string' && typeof o.result === 'string' &&
+        Array.isArray(o.args) && o.args.every(typed), `ops[${k}]: expected {"name", "feature", "args", "result"}`);
+      need(this.featureOps.has(o.feature), `op ${o.name}: feature ${o.feature} is not in features`);
+      this.ops.set(o.name, o);
+      this.featureOps.get(o.feature).push(o.name);
+    });
+  }
+
+  /** Wire value `v` of stateless wire type `t` -> the JavaScript value. */
+  decode(t, v, field) {
+    if (t.endsWith('?')) return v === null || v === undefined ? null : this.decode(t.slice(0, -1), v, field);
+    if (INT_TYPES.has(t)) return decodeInt(v, field);
+    if (t === 'float') return decodeFloat(v, field);
+    if (t === 'bool') {
+      if (typeof v !== 'boolean') throw new ProtocolError(`${field}: expected true or false, got ${safeText(v)}`);
+      return v;
+    }
+    if (TEXT_TYPES.has(t)) {
+      if (typeof v !== 'string') throw new ProtocolError(`${field}: expected a string, got ${safeText(v)}`);
+      return v;
+    }
+    if (t === 'ints' || t === 'scalars') {
+      if (!Array.isArray(v)) throw new ProtocolError(`${field}: expected a list, got ${safeText(v)}`);
+      return v.map((x) => (t === 'ints' ? decodeInt(x, field) : decodeScalar(x, field)));
+    }
+    if (t === 'scalar') return decodeScalar(v, field);
+    if (t === 'python_value') return decodePythonValue(v, field);
+    if (t === 'device_arg') return decodeDeviceArg(v, field);
+    const fields = this.records.get(t);
+    if (fields === undefined) throw new ProtocolError(`${field}: the kit has no decoder for type ${t}`);
+    if (!isObject(v)) throw new ProtocolError(`${field}: expected an object {${fields.map((f) => f.name).join(', ')}}, got ${safeText(v)}`);
+    const out = {};
+    for (const f of fields) {
+      if (f.name in v) out[f.name] = this.decode(f.type, v[f.name], `${field}.${f.name}`);
+      else if ('default' in f) out[f.name] = f.default;
+      else if (f.type.endsWith('?')) out[f.name] = null;
+      else throw new ProtocolError(`${field}: missing field "${f.name}"`);
+    }
+    return out;
+  }
+
+  /** JavaScript value `v` of stateless wire type `t` -> its wire form under `protocol`. */
+  encode(t, v, protocol, field) {
+    try {
+      if (t.endsWith('?')) return v === null || v === undefined ? null : this.encode(t.slice(0, -1), v, protocol, field);
+      if (INT_TYPES.has(t)) return encodeInt(v, protocol);
+      if (t === 'float') return {float: floatText(Number(v), protocol)};
+      if (t === 'bool') return Boolean(v);
+      if (TEXT_TYPES.has(t)) return String(v);
+      if (t === 'ints') return Array.from(v, (x) => encodeInt(x, protocol));
+      if (t === 'scalar') return encodeScalar(v, protocol);
+      if (t === 'scalars') return Array.from(v, (x) => encodeScalar(x, protocol));
+      if (t === 'python_value') return encodePythonValue(v, protocol);
+      if (t === 'device_arg') return encodeDeviceArg(v, protocol);
+    } catch (e) {
+      if (e instanceof AnswerError) throw new AnswerError(`${field}: ${e.message}`);
+      throw e;
+    }
+    const fields = this.records.get(t);
+    if (fields === undefined) throw new AnswerError(`${field}: the kit has no encoder for type ${t}`);
+    if (v === null || typeof v !== 'object') throw new AnswerError(`${field}: expected a ${t} object, got ${safeText(v)}`);
+    const out = {};
+    for (const f of fields) {
+      if (v[f.name] === undefined) {
+        if ('default' in f) { out[f.name] = f.default; continue; }
+        if (!f.type.endsWith('?')) throw new AnswerError(`${field}: the ${t} answered lacks field "${f.name}"`);
+      }
+      out[f.name] = this.encode(f.type, v[f.name], protocol, `${field}.${f.name}`);
+    }
+    return out;
+  }
+}
+
 function safeText(v) {
   try { return writeJson(v); } catch (e) { return String(v); }
 }
 
 // ---------------------------------------------------------------- the testee
-/** Extend and add a method per operation the library has; each takes the request's arguments
- * as one object ({a, b}, {t, dim0, dim1}, ...: PROTOCOL.md's names; `self` is `target` and
- * `from` is `from_`, as in the Python kit) and returns the library's answer. */
+/** Extend and add a method per operation the library has (see the file's comment). */
 class Testee {
   constructor() {
     this.name = 'unnamed';
@@ -306,12 +468,19 @@ class Testee {
     return 'Internal';
   }
 
-  features() {
+  /** Whether this testee has a method for operation `op`. */
+  implements(op) {
+    return !(op in Testee.prototype) && typeof this[op] === 'function';
+  }
+
+  /** The features declared: those whose every operation is implemented, and the answer
+   * features in alsoSupports; less notSupported. */
+  features(iface) {
     const declared = new Set();
-    for (const [feature, ops] of Object.entries(FEATURE_OPS)) {
-      if (ANSWER_FEATURES.has(feature)) {
+    for (const [feature, ops] of iface.featureOps) {
+      if (iface.answerFeatures.has(feature)) {
         if (this.alsoSupports.has(feature)) declared.add(feature);
-      } else if (ops.every((op) => typeof this[op] === 'function')) {
+      } else if (ops.length && ops.every((op) => this.implements(op))) {
         declared.add(feature);
       }
     }
@@ -320,29 +489,6 @@ class Testee {
   }
 }
 
-const TENSOR_RESULT = new Set(['make_tensor', 'binary', 'empty', 'empty_strided', 'as_strided', 't', 'transpose',
-  'permute', 'narrow', 'select', 'slice', 'expand', 'unsqueeze', 'squeeze', 'view', 'reshape', 'contiguous',
-  'clone', 'empty_like', 'empty_on', 'asarray', 'from_dlpack']);
-const NONE_RESULT = new Set(['set_default_dtype', 'binary_out', 'binary_inplace', 'write_storage', 'write_element',
-  'set_default_device', 'enter_device', 'exit_device']);
-const int = (x, field) => {
-  if (typeof x === 'bigint') return x;
-  if (Number.isInteger(x)) return BigInt(x);
-  throw new TesteeError('Internal', `testee kit: ${field} must be an integer, got ${String(x)}`);
-};
-const ENCODERS = {
-  meta: (m) => ({dtype: m.dtype, sizes: m.sizes.map((s) => int(s, 'sizes')), strides: m.strides.map((s) => int(s, 'strides')),
-    storage_offset: int(m.storage_offset, 'storage_offset'), device: m.device, layout: m.layout || 'strided'}),
-  values: (v) => Array.from(v, encodeScalar),
-  storage_values: (v) => Array.from(v, encodeScalar),
-  finfo: (f) => ({bits: int(f.bits, 'bits'), eps: encodeScalar(f.eps), max: encodeScalar(f.max),
-    min: encodeScalar(f.min), tiny: encodeScalar(f.tiny)}),
-  dtype_info: (d) => ({itemsize: int(d.itemsize, 'itemsize'), is_floating_point: !!d.is_floating_point,
-    is_complex: !!d.is_complex, is_signed: !!d.is_signed}),
-  storage: (s) => ({id: int(s.id, 'id'), numel: int(s.numel, 'numel')}),
-  is_contiguous: Boolean,
-  can_cast: Boolean,
-};
 const CONTROL_FIELDS = new Set(['id', 'op', 'release', 'release_regions', 'sync']);
 
 class Region {
@@ -352,43 +498,127 @@ class Region {
 class Server {
   constructor(testee) {
     this.testee = testee;
+    this.iface = null;
+    this.protocol = 1;
     this.handles = new Map();
     this.nextHandle = 1;
     this.regions = new Map();
-    this.features = testee.features();
+    this.features = new Set();
   }
 
   tensor(h, field) {
-    if (typeof h !== 'number' || !this.handles.has(h)) throw new ProtocolError(`${field}: no tensor with handle ${safeText(h)}`);
-    return this.handles.get(h);
+    const key = typeof h === 'string' && INT_TEXT.test(h) ? Number(h) : h;
+    if (typeof key !== 'number' || !this.handles.has(key)) throw new ProtocolError(`${field}: no tensor with handle ${safeText(h)}`);
+    return this.handles.get(key);
   }
 
   operand(v, field) {
-    if (v !== null && typeof v === 'object' && 'tensor' in v) return this.tensor(v.tensor, field);
-    if (v !== null && typeof v === 'object' && 'scalar' in v) return decodeScalar(v.scalar, field);
+    if (isObject(v) && 'tensor' in v) return this.tensor(v.tensor, field);
+    if (isObject(v) && 'scalar' in v) return decodeScalar(v.scalar, field);
     throw new ProtocolError(`${field}: expected {"tensor": h} or {"scalar": s}, got ${safeText(v)}`);
+  }
+
+  asarraySource(v, field) {
+    if (!isObject(v)) throw new ProtocolError(`${field}: expected {"kind", ...}, got ${safeText(v)}`);
+    if (v.kind === 'sequence') return {...v, value: decodePythonValue(v.value, `${field}.value`)};
+    if (v.kind === 'tensor') return {...v, tensor: this.tensor(v.tensor, `${field}.tensor`)};
+    return v;  // host memory: the testee calls lend
   }
 
   /** A lent region's bytes (the suite's copy), as a Uint8Array the suite's and the library's
    * writes reach across requests. */
   lend(src, field) {
     const reg = src && src.region;
-    if (reg === null || typeof reg !== 'object' || typeof reg.id !== 'number') {
+    if (!isObject(reg) || !('id' in reg)) {
       throw new ProtocolError(`${field}.region: expected {"id", "bytes"}, got ${safeText(reg)}`);
     }
+    const id = decodeInt(reg.id, `${field}.region.id`);
     const bytes = new Uint8Array(base64(reg.bytes || '', `${field}.region.bytes`));
-    this.regions.set(reg.id, new Region(reg.id, bytes));
+    this.regions.set(id, new Region(id, bytes));
     return bytes;
+  }
+
+  hello(req) {
+    if (!('interface' in req)) {
+      throw new ProtocolError('hello: no "interface": this kit dispatches from the interface description the suite ' +
+        "sends (a suite of protocol version 2's handshake)");
+    }
+    this.iface = new Interface(req.interface);
+    const offered = 'protocols' in req ? req.protocols : [req.protocol === undefined ? 1 : req.protocol];
+    if (!Array.isArray(offered) || !offered.length) throw new ProtocolError(`protocols: expected a list of versions, got ${safeText(offered)}`);
+    const common = offered.map(Number).filter((v) => SPOKEN.includes(v) && v <= PROTOCOL);
+    this.protocol = common.length ? Math.max(...common) : PROTOCOL;
+    this.features = this.testee.features(this.iface);
+    const known = new Set(req.features || this.iface.features);
+    const unknown = [...this.features].filter((f) => !known.has(f));
+    if (unknown.length) throw new ProtocolError(`features: the suite does not know ${unknown.sort()}`);
+    const answer = {name: this.testee.name, version: this.testee.version, build: this.testee.build,
+      protocol: this.protocol, features: [...this.features].sort()};
+    // A suite that names no dtypes (before declared dtypes) takes no declaration.
+    if (this.testee.dtypes !== null && Array.isArray(req.dtypes)) {
+      const knownDtypes = new Set(req.dtypes);
+      const unknownDtypes = [...this.testee.dtypes].filter((d) => !knownDtypes.has(d));
+      if (unknownDtypes.length) throw new ProtocolError(`dtypes: the suite does not know ${unknownDtypes.sort()}`);
+      answer.dtypes = [...new Set(this.testee.dtypes)].sort();
+    }
+    return answer;
+  }
+
+  /** The request's arguments of op `o`, decoded, by the JavaScript binding's names. */
+  arguments(o, req) {
+    const args = {};
+    for (const a of o.args) {
+      const nullable = a.type.endsWith('?');
+      const base = nullable ? a.type.slice(0, -1) : a.type;
+      let v = req[a.name];
+      if (v === undefined) {
+        if (base === 'dlpack_import') v = req;  // version 1 wrote the source's fields in the request itself
+        else if (nullable) v = null;
+        else throw new ProtocolError(`${o.name}: missing argument "${a.name}"`);
+      }
+      let value;
+      if (v === null && nullable) value = null;
+      else if (base === 'tensor') value = this.tensor(v, a.name);
+      else if (base === 'operand') value = this.operand(v, a.name);
+      else if (base === 'asarray_source') value = this.asarraySource(v, a.name);
+      else if (base === 'dlpack_import') value = v;  // no DLPack in JavaScript: as sent
+      else value = this.iface.decode(a.type, v, a.name);
+      args[RENAMES[a.name] || a.name] = value;
+    }
+    return args;
+  }
+
+  result(o, result) {
+    const t = o.result;
+    if (t === 'tensor') {
+      const h = this.nextHandle++;
+      this.handles.set(h, result);
+      return h;
+    }
+    if (t === 'none') return null;
+    if (t === 'address') {
+      return isObject(result) ? {region: result.region, offset: encodeInt(result.offset, this.protocol)}
+        : encodeInt(result, this.protocol);
+    }
+    if (t === 'dlpack_export') {  // as the testee built it, its descriptor's fields encoded
+      if (!isObject(result)) throw new AnswerError(`to_dlpack: expected an export object, got ${safeText(result)}`);
+      const types = new Map((this.iface.records.get('DLPackDescriptor') || []).map((f) => [f.name, f.type]));
+      const out = {};
+      for (const [k, v] of Object.entries(result)) out[k] = types.has(k) ? this.iface.encode(types.get(k), v, this.protocol, k) : v;
+      return out;
+    }
+    return this.iface.encode(t, result, this.protocol, o.name);
   }
 
   handle(req) {
     for (const h of req.release || []) {
-      if (this.handles.has(h) && typeof this.testee.release === 'function') this.testee.release(this.handles.get(h));
-      this.handles.delete(h);
+      const key = decodeInt(h, 'release');
+      if (this.handles.has(key) && typeof this.testee.release === 'function') this.testee.release(this.handles.get(key));
+      this.handles.delete(key);
     }
-    for (const r of req.release_regions || []) this.regions.delete(r);
+    for (const r of req.release_regions || []) this.regions.delete(decodeInt(r, 'release_regions'));
     for (const s of req.sync || []) {
-      const r = this.regions.get(s.id);
+      const r = this.regions.get(decodeInt(s.id, 'sync.id'));
       if (r === undefined) continue;
       const data = base64(s.bytes || '', 'sync.bytes');
       if (data.length !== r.bytes.length) throw new ProtocolError(`sync: region ${s.id} holds ${r.bytes.length} bytes, got ${data.length}`);
@@ -397,46 +627,13 @@ class Server {
     }
     const op = req.op;
     if (op === 'release') return null;
-    if (op === 'hello') {
-      const known = new Set(req.features || Object.keys(FEATURE_OPS));
-      const unknown = [...this.features].filter((f) => !known.has(f));
-      if (unknown.length) throw new ProtocolError(`features: the suite does not know ${unknown.sort()}`);
-      const answer = {name: this.testee.name, version: this.testee.version, build: this.testee.build,
-        protocol: PROTOCOL, features: [...this.features].sort()};
-      // A suite that names no dtypes (before declared dtypes) takes no declaration.
-      if (this.testee.dtypes !== null && Array.isArray(req.dtypes)) {
-        const knownDtypes = new Set(req.dtypes);
-        const unknownDtypes = [...this.testee.dtypes].filter((d) => !knownDtypes.has(d));
-        if (unknownDtypes.length) throw new ProtocolError(`dtypes: the suite does not know ${unknownDtypes.sort()}`);
-        answer.dtypes = [...new Set(this.testee.dtypes)].sort();
-      }
-      return answer;
-    }
-    if (typeof op !== 'string' || !ALL_OPS.has(op) || typeof this.testee[op] !== 'function') {
-      throw new NotSupported(`unknown request ${safeText(op)}`);
-    }
-    const args = {};
-    for (const [k, v] of Object.entries(req)) if (!CONTROL_FIELDS.has(k)) args[k] = v;
-    for (const k of ['t', 'self', 'out']) if (k in args) args[k] = this.tensor(args[k], k);
-    if (['result_type', 'binary', 'binary_out', 'binary_inplace'].includes(op)) {
-      for (const k of ['a', 'b', 'other']) if (k in args) args[k] = this.operand(args[k], k);
-    }
-    if ('binary_op' in args) { args.op = args.binary_op; delete args.binary_op; }
-    if ('self' in args) { args.target = args.self; delete args.self; }
-    if ('from' in args) { args.from_ = args.from; delete args.from; }
-    for (const k of ['alpha', 'value']) if (k in args) args[k] = decodeScalar(args[k], k);
-    if (op === 'make_tensor') {
-      if (!Array.isArray(args.values)) throw new ProtocolError(`values: expected a list, got ${safeText(args.values)}`);
-      args.values = args.values.map((v) => decodeScalar(v, 'values'));
-    }
-    const result = this.testee[op].call(this.testee, args, this);
-    if (TENSOR_RESULT.has(op)) {
-      const h = this.nextHandle++;
-      this.handles.set(h, result);
-      return h;
-    }
-    if (NONE_RESULT.has(op)) return null;
-    return op in ENCODERS ? ENCODERS[op](result) : result;
+    if (op === 'hello') return this.hello(req);
+    if (this.iface === null) throw new ProtocolError(`${safeText(op)} before hello`);
+    const o = typeof op === 'string' ? this.iface.ops.get(op) : undefined;
+    if (o === undefined) throw new NotSupported(`unknown request '${typeof op === 'string' ? op : safeText(op)}'`);
+    if (!this.testee.implements(op)) throw new NotSupported(`the testee does not implement '${op}'`);
+    const result = this.testee[op].call(this.testee, this.arguments(o, req), this);
+    return this.result(o, result);
   }
 
   extras(answer) {
@@ -450,31 +647,48 @@ class Server {
     if (sync.length) answer.sync = sync;
   }
 
-  /** One request line -> one answer line (without its newline). */
-  answer(line) {
+  /** One request line -> its answer (a value for writeJson). Version 2 requests are read with
+   * JSON.parse (every value in them is exact as a double); version 1's, and the hello, with
+   * readJson. */
+  answerValue(line) {
     let id = null;
     let answer;
     try {
-      const req = readJson(line);
-      if (req === null || typeof req !== 'object' || Array.isArray(req)) throw new ProtocolError('the request is not a JSON object');
+      const req = this.protocol >= 2 ? JSON.parse(line) : readJson(line);
+      if (!isObject(req)) throw new ProtocolError('the request is not a JSON object');
       id = req.id === undefined ? null : req.id;
       answer = {id, ok: this.handle(req)};
     } catch (e) {
-      if (e instanceof ProtocolError) {
-        answer = {id, error: {kind: 'Internal', message: `testee kit: bad request: ${e.message}`}};
+      if (e instanceof ProtocolError || e instanceof SyntaxError) {
+        const text = e instanceof SyntaxError ? `not JSON: ${e.message}` : e.message;
+        answer = {id, error: {kind: 'Internal', message: `testee kit: bad request: ${text}`}};
+      } else if (e instanceof AnswerError) {
+        answer = {id, error: {kind: 'Internal', message: `testee kit: bad answer: ${e.message}`}};
       } else {
-        const kind = this.testee.classify(e);
-        const text = e instanceof Error ? e.message : String(e);
+        let kind = this.testee.classify(e);
+        let text = e instanceof Error ? e.message : String(e);
+        if (this.iface !== null && !this.iface.errors.includes(kind)) {
+          text = `the testee answered an unknown error kind '${kind}': ${text}`;
+          kind = 'Internal';
+        } else if (kind === 'Internal' && e instanceof Error) {
+          text = `${e.name}: ${text}`;
+        }
         if (kind === 'Internal') process.stderr.write(`${e && e.stack ? e.stack : text}\n`);
-        answer = {id, error: {kind, message: kind === 'Internal' && e instanceof Error ? `${e.name}: ${text}` : text}};
+        answer = {id, error: {kind, message: text}};
       }
     }
     this.extras(answer);
+    return answer;
+  }
+
+  /** One request line -> one answer line (without its newline). */
+  answer(line) {
+    const answer = this.answerValue(line);
     try {
       return writeJson(answer);
     } catch (e) {  // a method answered something the protocol cannot carry
       process.stderr.write(`${e.stack}\n`);
-      return writeJson({id, error: {kind: 'Internal', message: `testee kit: cannot encode the answer: ${e.message}`}});
+      return writeJson({id: answer.id, error: {kind: 'Internal', message: `testee kit: cannot encode the answer: ${e.message}`}});
     }
   }
 }
@@ -521,6 +735,7 @@ function serve(testee, input = 0, output = 1) {
 }
 
 module.exports = {
-  PROTOCOL, FEATURE_OPS, ERROR_KINDS, Testee, NotSupported, TesteeError, ProtocolError, Complex, JsonFloat,
-  readJson, writeJson, hexToDouble, doubleToHex, encodeScalar, decodeScalar, Server, serve, protectStdout,
+  PROTOCOL, RENAMES, Interface, Testee, NotSupported, TesteeError, ProtocolError, AnswerError, Complex, JsonFloat,
+  readJson, writeJson, hexToDouble, doubleToHex, parseFloatText, floatText, encodeInt, decodeInt, encodeScalar,
+  decodeScalar, encodePythonValue, decodePythonValue, Server, serve, protectStdout,
 };

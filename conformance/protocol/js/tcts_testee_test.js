@@ -1,10 +1,21 @@
 'use strict';
-// The Node.js kit's test (node tcts_testee_test.js): exact values through its JSON reader and
-// writer and its hex-float codec, and one protocol session through its server. Exit 1 on any
-// failure, naming it.
+// The Node.js kit's test (node tcts_testee_test.js VECTORS_JSON): exact values through its JSON
+// reader and writer and its hex-float codec; the protocol's test vectors (//spec:interface_vectors.json,
+// generators/vectors.py documents them) replayed: every value decodes from its v1 and v2 forms to
+// one value that encodes back equal to each, JSON.parse reads every v2 form exactly (and not every
+// v1 form), and every session replays through the kit's server with an echo testee, each answer
+// equal to the vector's and each argument the method received encoding back to the request's.
+// Exit 1 on any failure, naming it.
 const assert = require('assert');
 const path = require('path');
+const fs = require('fs');
 const tcts = require(path.join(__dirname, 'tcts_testee.js'));
+if (process.argv.length < 3) {
+  process.stderr.write('usage: node tcts_testee_test.js VECTORS_JSON (//spec:interface_vectors.json)\n');
+  process.exit(2);
+}
+const VECTORS = tcts.readJson(fs.readFileSync(process.argv[2], 'utf8'));
+const IFACE_JSON = VECTORS.sessions[0].steps[0].request.interface;
 
 let failures = 0;
 function check(name, fn) {
@@ -24,7 +35,7 @@ for (const text of ['9223372036854775807', '-9223372036854775807', '-92233720368
     assert.strictEqual(String(v), text);
     assert.strictEqual(tcts.writeJson({x: [v]}), `{"x":[${text}]}`);
     assert.strictEqual(tcts.decodeScalar(v), BigInt(text));
-    assert.strictEqual(tcts.writeJson(tcts.encodeScalar(tcts.decodeScalar(v))), text);
+    assert.strictEqual(tcts.writeJson(tcts.encodeScalar(tcts.decodeScalar(v), 1)), text);
   });
 }
 check('beyond 2^53 is a BigInt, within is a number', () => {
@@ -61,13 +72,14 @@ for (const [hex, want] of FLOATS) {
     const x = tcts.decodeScalar(tcts.readJson(`{"float":"${hex}"}`));
     assert.strictEqual(bits(x), want, `decoded bits 0x${bits(x).toString(16)}`);
     assert.strictEqual(tcts.doubleToHex(x), hex);
-    const wire = tcts.writeJson(tcts.encodeScalar(x));
+    const wire = tcts.writeJson(tcts.encodeScalar(x, 1));
     assert.strictEqual(wire, `{"float":"${hex}"}`);
   });
 }
 check('NaN', () => {
   assert.ok(Number.isNaN(tcts.hexToDouble('nan')));
-  assert.strictEqual(tcts.writeJson(tcts.encodeScalar(NaN)), '{"float":"nan"}');
+  assert.strictEqual(tcts.writeJson(tcts.encodeScalar(NaN, 1)), '{"float":"nan"}');
+  assert.strictEqual(tcts.writeJson(tcts.encodeScalar(NaN, 2)), '{"float":"nan"}');
 });
 // Other spellings of the same values (C's printf("%a"), shortened mantissas), and rounding.
 for (const [hex, want] of [['0x1.8p+1', 0x4008000000000000n], ['0X1P0', 0x3ff0000000000000n],
@@ -89,36 +101,202 @@ for (const bad of ['{"a":1', '[1,]', '01', '{"a" 1}', '"\u0001"', '1 2', 'nul'])
 }
 check('writeJson refuses a non-integer number', () => assert.throws(() => tcts.writeJson(1.5), TypeError));
 
-// One session through the server: a tiny testee over plain JS arrays.
-class Tiny extends tcts.Testee {
-  constructor() { super(); this.name = 'tiny'; this.version = '1'; }
-  promote_types({a, b}) {
-    if (a === 'bad' || b === 'bad') throw new TypeError(`no dtype bad`);
-    return a === b ? a : 'float64';
-  }
-  make_tensor({sizes, dtype, values}) { return {sizes, dtype, values}; }
-  meta({t}) { return {dtype: t.dtype, sizes: t.sizes, strides: [1], storage_offset: 0, device: 'cpu'}; }
-  values({t}) { return t.values; }
+// ---------------------------------------------------------------- the test vectors
+function floatBits(x) {
+  if (Number.isNaN(x)) return 0x7ff8000000000000n;
+  return bits(x);
 }
-check('session', () => {
-  const server = new tcts.Server(new Tiny());
-  const ask = (req) => tcts.readJson(server.answer(req));
-  const hello = ask('{"id":1,"op":"hello","protocol":1,"features":["promote_types","tensors","binary"]}');
-  assert.deepStrictEqual(hello.ok.features, ['promote_types', 'tensors']);
-  assert.strictEqual(hello.ok.protocol, 1);
-  assert.deepStrictEqual(ask('{"id":2,"op":"promote_types","a":"int64","b":"int64"}'), {id: 2, ok: 'int64'});
-  assert.deepStrictEqual(ask('{"id":3,"op":"promote_types","a":"bad","b":"int64"}').error,
-    {kind: 'TypeError', message: 'no dtype bad'});
-  assert.strictEqual(ask('{"id":4,"op":"binary","binary_op":"add"}').error.kind, 'NotSupported');
-  assert.strictEqual(ask('{"id":5,"op":"frobnicate"}').error.kind, 'NotSupported');
-  const line = '{"id":6,"op":"make_tensor","sizes":[4],"dtype":"int64","values":[9223372036854775807,' +
-    '-9223372036854775808,{"float":"-0x0.0p+0"},{"float":"nan"}]}';
-  const h = ask(line).ok;
-  assert.strictEqual(server.answer(`{"id":7,"op":"values","t":${h}}`),
-    '{"id":7,"ok":[9223372036854775807,-9223372036854775808,{"float":"-0x0.0p+0"},{"float":"nan"}]}');
-  assert.strictEqual(ask(`{"id":8,"op":"meta","t":${h},"release":[${h}]}`).error.kind, 'Internal');
-  assert.match(ask('{"id":9,"op":"values","t":{"x":1}').error.message, /bad request: not JSON/);
+
+/** Strict equality of JavaScript values: the type too (1n is not 1, true is not 1), numbers
+ * by Object.is (NaN equals NaN, -0 is not 0). */
+function sameNative(a, b, where) {
+  if (typeof a !== typeof b) throw new Error(`${where}: ${tcts.writeJson(String(a))} (${typeof a}) vs ${String(b)} (${typeof b})`);
+  if (a instanceof tcts.Complex || b instanceof tcts.Complex) {
+    assert.ok(a instanceof tcts.Complex && b instanceof tcts.Complex, `${where}: a complex and not`);
+    sameNative(a.re, b.re, `${where}.re`);
+    sameNative(a.im, b.im, `${where}.im`);
+  } else if (Array.isArray(a)) {
+    assert.ok(Array.isArray(b) && a.length === b.length, `${where}: lengths`);
+    a.forEach((x, k) => sameNative(x, b[k], `${where}[${k}]`));
+  } else if (a !== null && typeof a === 'object') {
+    assert.ok(b !== null, `${where}: null`);
+    assert.deepStrictEqual(Object.keys(a).sort(), Object.keys(b).sort(), `${where}: keys`);
+    for (const k of Object.keys(a)) sameNative(a[k], b[k], `${where}.${k}`);
+  } else if (!Object.is(a, b)) {
+    throw new Error(`${where}: ${String(a)} vs ${String(b)}`);
+  }
+}
+
+function floatTextOk(text, protocol, where) {
+  const hex = text.toLowerCase().includes('0x');
+  if (protocol >= 2 && hex) throw new Error(`${where}: v2 writes floats in decimal, got ${text}`);
+  if (protocol < 2 && !hex && !['inf', '-inf', 'nan'].includes(text)) throw new Error(`${where}: v1 writes C99 hex, got ${text}`);
+}
+
+const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof tcts.JsonFloat);
+const only = (v, key) => isObj(v) && Object.keys(v).length === 1 && key in v;
+
+/** `got` (the kit's wire value) equals `want` (the vector's): float texts by the double they
+ * denote and in the version's form; integers by value and JSON type (a string is not a number);
+ * everything else exactly. */
+function sameWire(got, want, protocol, where) {
+  if (only(want, 'float') && typeof want.float === 'string') {
+    assert.ok(only(got, 'float') && typeof got.float === 'string', `${where}: ${tcts.writeJson(got)} vs a float`);
+    floatTextOk(got.float, protocol, where);
+    const g = tcts.parseFloatText(got.float);
+    const w = tcts.parseFloatText(want.float);
+    if (g === null || floatBits(g) !== floatBits(w)) throw new Error(`${where}: ${got.float} vs ${want.float}`);
+    return;
+  }
+  if (only(want, 'complex') && Array.isArray(want.complex)) {
+    assert.ok(only(got, 'complex') && Array.isArray(got.complex) && got.complex.length === 2, `${where}: not a complex`);
+    for (const k of [0, 1]) sameWire({float: got.complex[k]}, {float: want.complex[k]}, protocol, `${where}.complex[${k}]`);
+    return;
+  }
+  const numeric = (v) => typeof v === 'number' || typeof v === 'bigint';
+  if (numeric(want)) {
+    if (!numeric(got) || BigInt(got) !== BigInt(want)) throw new Error(`${where}: ${String(got)} (${typeof got}) vs ${String(want)}`);
+    return;
+  }
+  if (Array.isArray(want)) {
+    if (!Array.isArray(got) || got.length !== want.length) throw new Error(`${where}: ${tcts.writeJson(got)} vs ${tcts.writeJson(want)}`);
+    want.forEach((x, k) => sameWire(got[k], x, protocol, `${where}[${k}]`));
+    return;
+  }
+  if (isObj(want)) {
+    if (!isObj(got)) throw new Error(`${where}: ${String(got)} vs an object`);
+    assert.deepStrictEqual(Object.keys(got).sort(), Object.keys(want).sort(), `${where}: keys`);
+    for (const k of Object.keys(want)) sameWire(got[k], want[k], protocol, `${where}.${k}`);
+    return;
+  }
+  if (got !== want) throw new Error(`${where}: ${tcts.writeJson(got)} vs ${tcts.writeJson(want)}`);
+}
+
+/** A kit-written value, as the wire carries it: written, then read back exactly. */
+const wire = (v) => tcts.readJson(tcts.writeJson(v));
+const iface = new tcts.Interface(IFACE_JSON);
+
+check('the vectors hold every value type', () => assert.ok(VECTORS.values.length > 50));
+VECTORS.values.forEach((v, k) => {
+  const where = `values[${k}] (${v.type}: ${v.note})`;
+  check(where, () => {
+    const one = iface.decode(v.type, v.v1, where);
+    // v2 through JSON.parse: what a kit of a language with double numbers reads.
+    const two = iface.decode(v.type, JSON.parse(tcts.writeJson(v.v2)), where);
+    sameNative(one, two, where);
+    sameWire(wire(iface.encode(v.type, one, 1, where)), v.v1, 1, `${where} v1`);
+    sameWire(wire(iface.encode(v.type, one, 2, where)), v.v2, 2, `${where} v2`);
+    // v2's encoding needs no BigInt: JSON.stringify writes it.
+    assert.strictEqual(JSON.stringify(iface.encode(v.type, one, 2, where)), tcts.writeJson(iface.encode(v.type, one, 2, where)));
+  });
 });
+
+// JSON.parse reads numbers as doubles: every v2 form reads exactly (the exact reader agrees);
+// some v1 form does not (the check can fail).
+check('JSON.parse reads every v2 form exactly', () => {
+  const exact = (v, where) => {
+    const text = tcts.writeJson(v);
+    assert.deepStrictEqual(JSON.parse(text), tcts.readJson(text), where);
+  };
+  VECTORS.values.forEach((v, k) => exact(v.v2, `values[${k}].v2`));
+  for (const s of VECTORS.sessions) {
+    if (s.protocol < 2) continue;
+    s.steps.forEach((st, k) => { exact(st.request, `step ${k} request`); exact(st.answer, `step ${k} answer`); });
+  }
+});
+check('JSON.parse does not read every v1 form exactly', () => {
+  const inexact = VECTORS.values.filter((v) => {
+    const text = tcts.writeJson(v.v1);
+    try { assert.deepStrictEqual(JSON.parse(text), tcts.readJson(text)); return false; } catch (e) { return true; }
+  });
+  assert.ok(inexact.length > 0);
+});
+
+class Label {
+  constructor(label) { this.label = label; }
+}
+
+/** A testee implementing every op of the interface but spec.lacks: each returns (or throws)
+ * what the current step says and records its arguments. */
+function echoTestee(spec) {
+  class Echo extends tcts.Testee {
+    constructor() {
+      super();
+      Object.assign(this, {name: spec.name, version: spec.version, build: spec.build});
+      this.alsoSupports = new Set(spec.also_supports);
+      this.dtypes = spec.dtypes;
+      this.step = null;
+      this.calls = [];
+    }
+  }
+  // Kinds thrown as the JavaScript error classify() maps (the others as TesteeError).
+  const JS_ERRORS = {IndexError: RangeError, TypeError, RuntimeError: Error};
+  for (const op of iface.ops.keys()) {
+    if (spec.lacks.includes(op)) continue;
+    Echo.prototype[op] = function (args, server) {
+      this.calls.push([op, args, server]);
+      const st = this.step;
+      if ('raises' in st) {
+        const {kind, message} = st.raises;
+        if (kind === 'NotSupported') throw new tcts.NotSupported(message);
+        if (kind in JS_ERRORS) throw new JS_ERRORS[kind](message);
+        throw new tcts.TesteeError(kind, message);
+      }
+      const r = st.returns;
+      const result = iface.ops.get(op).result;
+      if (isObj(r) && Object.keys(r).length === 1 && 'new_tensor' in r) return new Label(r.new_tensor);
+      if (result === 'none') return undefined;
+      const value = iface.decode(result, r, 'returns');
+      if (iface.records.has(result)) {  // the fields the step returns, no more (defaults are the kit's)
+        for (const k of Object.keys(value)) if (!(k in r)) delete value[k];
+      }
+      return value;
+    };
+  }
+  return new Echo();
+}
+
+function checkArguments(server, req, o, args, protocol, where) {
+  const handleOf = (obj) => [...server.handles].find(([, v]) => v === obj)?.[0];
+  assert.deepStrictEqual(Object.keys(args).sort(), o.args.map((a) => tcts.RENAMES[a.name] || a.name).sort(), where);
+  for (const a of o.args) {
+    const got = args[tcts.RENAMES[a.name] || a.name];
+    let w;
+    if (a.type === 'tensor') w = handleOf(got);
+    else if (a.type === 'operand') w = got instanceof Label ? {tensor: handleOf(got)} : {scalar: tcts.encodeScalar(got, protocol)};
+    else if (a.type === 'asarray_source') {
+      w = got.kind === 'tensor' ? {kind: 'tensor', tensor: handleOf(got.tensor)}
+        : {kind: got.kind, value: tcts.encodePythonValue(got.value, protocol)};
+    } else if (a.type === 'dlpack_import') w = got;  // as sent
+    else w = iface.encode(a.type, got, protocol, a.name);
+    sameWire(wire(w), req[a.name], protocol, `${where}: argument ${a.name}`);
+  }
+}
+
+for (const session of VECTORS.sessions) {
+  check(`v${session.protocol} session`, () => {
+    const testee = echoTestee(session.testee);
+    const server = new tcts.Server(testee);
+    const called = new Set();
+    session.steps.forEach((st, k) => {
+      const where = `v${session.protocol} session, step ${k} (${st.request.op})`;
+      testee.step = st;
+      testee.calls = [];
+      const answer = tcts.readJson(server.answer(tcts.writeJson(st.request)));
+      sameWire(answer, st.answer, session.protocol, where);
+      if ('returns' in st || 'raises' in st) {
+        assert.strictEqual(testee.calls.length, 1, `${where}: the method is called once`);
+        const [op, args] = testee.calls[0];
+        called.add(op);
+        checkArguments(server, st.request, iface.ops.get(op), args, session.protocol, where);
+      } else {
+        assert.strictEqual(testee.calls.length, 0, `${where}: the kit answers without the testee`);
+      }
+    });
+    const missed = [...iface.ops.keys()].filter((op) => !session.testee.lacks.includes(op) && !called.has(op));
+    assert.deepStrictEqual(missed, [], 'every op is called');
+  });
+}
 
 // Lent regions: the suite's writes reach the testee's bytes (sync in), the testee's writes are
 // answered (sync out), once.
@@ -130,6 +308,7 @@ check('regions', () => {
   const testee = new Lender();
   const server = new tcts.Server(testee);
   const ask = (req) => tcts.readJson(server.answer(req));
+  ask(tcts.writeJson({id: 0, op: 'hello', protocol: 2, protocols: [1, 2], interface: IFACE_JSON}));
   const region = Buffer.from([1, 2, 3]).toString('base64');
   assert.strictEqual(ask(`{"id":1,"op":"asarray","source":{"kind":"buffer","region":{"id":5,"bytes":"${region}"}}}`).ok, 1);
   const synced = Buffer.from([4, 5, 6]).toString('base64');

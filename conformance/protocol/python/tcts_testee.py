@@ -24,23 +24,31 @@ What the kit does for you:
   * the protocol loop, the handshake and the handle table: methods take and return the
     library's own tensor objects; the kit names them for the suite and forgets them when the
     suite releases them;
+  * the interface: the suite sends its description (spec/interface.json: every operation with
+    its feature, typed arguments and result; the records; the error kinds) in `hello`, and the
+    kit dispatches, decodes the arguments and encodes the results from it. Nothing here names
+    an operation: a method of your subclass named as an operation implements it (an operation
+    it lacks answers NotSupported). Python's binding renames three arguments: `self` arrives as
+    `target`, `from` as `from_`, `binary_op` as `op`; a DLPack source as `capsule`;
   * value encoding: dtypes by canonical name ("float32"), scalars as Python bool/int/float/
     complex (exact, NaN and infinities included), operands as a tensor object or a Python
-    number, devices as strings;
+    number, devices as strings, device arguments as DeviceArg, records as dicts (return a dict,
+    or an object with those attributes). Protocol version 2 when the suite offers it (integers
+    past +-(2^53 - 1) as decimal strings, floats as shortest round-trip decimals), else 1;
   * host memory: an asarray source (an array, a NumPy-like scalar, a buffer, a DLPack capsule)
     arrives as an object over real memory of this process (HostArray, a writable memoryview,
     a PyCapsule built with ctypes) that the suite's writes reach, and addresses inside it are
     reported relative to it; a DLPack capsule the library exports is mirrored to the suite;
-  * declarations: a feature is declared supported exactly when every operation of it is
-    implemented (FEATURE_OPS). Features that are a property of an answer rather than an
-    operation (sparse_layout, device_forms, device_repr, cuda_tensors) are declared by listing
-    them in `also_supports`; `not_supported` withdraws any. Everything else answers
-    NotSupported, declared so. The dtypes the library has are `dtypes` (default: all the
-    suite names), less `missing_dtypes`;
-
+  * declarations: a feature is declared supported exactly when every operation of it (the
+    interface's) is implemented. Features that are a property of an answer rather than an
+    operation (the interface's answer_features: sparse_layout, device_forms, device_repr,
+    cuda_tensors) are declared by listing them in `also_supports`; `not_supported` withdraws
+    any. The dtypes the library has are `dtypes` (default: all the suite names), less
+    `missing_dtypes`;
   * errors: raise the library's own exception; classify() maps it onto the protocol's error
-    kinds (IndexError, TypeError, ValueError, NotImplementedError, RuntimeError; anything
-    else is Internal). Raise NotSupported for a call the library has no equivalent of.
+    kinds (a Python exception class named as a kind: IndexError, TypeError, ValueError,
+    NotImplementedError, RuntimeError; anything else is Internal). Raise NotSupported for a
+    call the library has no equivalent of, TesteeError(kind, message) for an explicit kind.
 
 A library's semantics are its own: translate only. Never compute an answer the library did not
 give.
@@ -48,48 +56,24 @@ give.
 
 from __future__ import annotations
 
+import builtins
 import ctypes
 import json
+import operator
+import re
 import sys
 import traceback
 import weakref
 
-PROTOCOL = 1
+# The newest protocol version this kit speaks; it answers the newest version the suite offers
+# up to this one. (A test may set a version the kit does not speak: it is claimed as is, and
+# the suite refuses it.)
+PROTOCOL = 2
+_SPOKEN = (1, 2)
+_SAFE = 2 ** 53 - 1  # integers beyond it travel as decimal strings in version 2
 
-# Each feature and the operations (methods) it covers; candidate.h's Feature, by name.
-FEATURE_OPS = {
-    "dtype_from_name": ["dtype_from_name"],
-    "dtype_info": ["dtype_info"],
-    "finfo": ["finfo"],
-    "legacy_constructor": ["legacy_constructor"],
-    "promote_types": ["promote_types"],
-    "result_type": ["result_type"],
-    "can_cast": ["can_cast"],
-    "default_dtype": ["default_dtype", "set_default_dtype"],
-    "tensors": ["make_tensor", "meta", "values"],
-    "binary": ["binary"],
-    "binary_out": ["binary_out"],
-    "binary_inplace": ["binary_inplace"],
-    "memory_formats": ["empty", "empty_strided", "is_contiguous"],
-    "sparse_layout": [],
-    "views": ["as_strided", "t", "transpose", "permute", "narrow", "select", "slice", "expand", "unsqueeze",
-              "squeeze", "view", "reshape"],
-    "format_copies": ["contiguous", "clone", "empty_like"],
-    "storage": ["storage", "storage_values", "write_storage", "write_element", "data_ptr"],
-    "devices": ["device", "compare_devices"],
-    "device_forms": [],
-    "device_repr": [],
-    "default_device": ["default_device", "set_default_device", "enter_device", "exit_device"],
-    "device_factories": ["empty_on"],
-    "cuda_tensors": [],
-    "asarray": ["asarray"],
-    "dlpack": ["to_dlpack", "from_dlpack"],
-}
-# Features with no operation of their own: declared only through also_supports.
-ANSWER_FEATURES = {"sparse_layout", "device_forms", "device_repr", "cuda_tensors"}
-
-ERROR_KINDS = ("RuntimeError", "TypeError", "ValueError", "IndexError", "NotImplementedError", "NotSupported",
-               "Internal")
+# The Python binding: arguments whose names are Python keywords (or clash), renamed.
+RENAMES = {"self": "target", "from": "from_", "binary_op": "op"}
 
 
 class NotSupported(Exception):
@@ -97,17 +81,20 @@ class NotSupported(Exception):
 
 
 class TesteeError(Exception):
-    """An error of an explicit protocol kind (one of ERROR_KINDS)."""
+    """An error of an explicit protocol kind (one of the interface's error kinds; another kind
+    is answered as Internal, naming it)."""
 
     def __init__(self, kind: str, message: str):
         super().__init__(message)
-        if kind not in ERROR_KINDS:
-            raise ValueError(f"unknown error kind {kind!r}; one of {ERROR_KINDS}")
         self.kind = kind
 
 
 class ProtocolError(Exception):
     """A request this kit cannot read: names the field."""
+
+
+class _AnswerError(Exception):
+    """A method's result the protocol cannot carry: answered as Internal."""
 
 
 # ---------------------------------------------------------------- host memory
@@ -186,52 +173,104 @@ def _b64encode(data):
 
 
 # ---------------------------------------------------------------- values
-def encode_float(f):
+_INT_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
+_DECIMAL = re.compile(r"[+-]?(?:inf|infinity|nan|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?)\Z", re.IGNORECASE)
+_INT_TYPES = ("int", "int32", "uint8", "uint16", "uint64", "uintptr")
+_TEXT_TYPES = ("dtype", "string", "layout", "memory_format", "binary_op")
+
+
+def encode_int(n, protocol=PROTOCOL):
+    """An integer as the protocol writes it: a JSON number, or (version 2) its decimal string
+    when its magnitude exceeds 2^53 - 1."""
+    n = operator.index(n)
+    return str(n) if protocol >= 2 and abs(n) > _SAFE else n
+
+
+def decode_int(v, field="int"):
+    """A JSON integer or a decimal string (either version) -> int."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    if isinstance(v, str) and _INT_TEXT.match(v):
+        return int(v)
+    raise ProtocolError(f"{field}: expected an integer (a JSON number or a decimal string), got {v!r}")
+
+
+def float_text(f, protocol=PROTOCOL):
+    """A double's text: version 2 the shortest round-trip decimal ("1.5", "-0.0", "1e+16",
+    "5e-324", "inf"), version 1 C99 hex ("0x1.8000000000000p+0"); NaN is "nan" in both."""
     f = float(f)
-    return {"float": "nan" if f != f else f.hex()}
+    if f != f:
+        return "nan"
+    return repr(f) if protocol >= 2 else f.hex()
 
 
-def encode_scalar(v):
+def parse_float_text(text, field="float"):
+    """A float text of either version -> the double: hex when it contains "0x", decimal
+    otherwise (float.fromhex would read "1.5" as hex 1.3125)."""
+    if isinstance(text, str):
+        try:
+            if "0x" in text.lower():
+                return float.fromhex(text)
+            if _DECIMAL.match(text):
+                return float(text)
+        except ValueError:
+            pass
+    raise ProtocolError(f"{field}: expected a float text (\"1.5\", \"0x1.8p+0\", \"inf\", \"nan\"), got {text!r}")
+
+
+def encode_float(f, protocol=PROTOCOL):
+    return {"float": float_text(f, protocol)}
+
+
+def decode_float(v, field="float"):
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    if isinstance(v, dict) and "float" in v:
+        return parse_float_text(v["float"], field)
+    raise ProtocolError(f"{field}: expected a float ({{\"float\": text}}), got {v!r}")
+
+
+def encode_scalar(v, protocol=PROTOCOL):
     if isinstance(v, bool):
         return v
     if isinstance(v, int):
-        return v
+        return encode_int(v, protocol)
     if isinstance(v, float):
-        return encode_float(v)
+        return encode_float(v, protocol)
     if isinstance(v, complex):
-        return {"complex": [encode_float(v.real)["float"], encode_float(v.imag)["float"]]}
+        return {"complex": [float_text(v.real, protocol), float_text(v.imag, protocol)]}
     if hasattr(v, "item"):  # a library's own scalar type (numpy.float32(...)): its Python value
-        return encode_scalar(v.item())
+        return encode_scalar(v.item(), protocol)
     raise TypeError(f"not a scalar: {v!r} ({type(v).__name__})")
 
 
-def _float(v, field):
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return float(v)
-    if isinstance(v, dict) and isinstance(v.get("float"), str):
-        try:
-            return float.fromhex(v["float"]) if v["float"] not in ("nan", "-nan") else float("nan")
-        except ValueError:
-            pass
-    raise ProtocolError(f"{field}: expected a float, got {v!r}")
-
-
 def decode_scalar(v, field="scalar"):
+    """bool -> bool; an integer (a JSON number or a decimal string) -> int; a float -> float;
+    a complex -> complex."""
     if isinstance(v, bool) or isinstance(v, int):
         return v
     if isinstance(v, float):
         return v
+    if isinstance(v, str):
+        return decode_int(v, field)
     if isinstance(v, dict) and "float" in v:
-        return _float(v, field)
+        return decode_float(v, field)
     if isinstance(v, dict) and isinstance(v.get("complex"), list) and len(v["complex"]) == 2:
-        return complex(_float({"float": v["complex"][0]}, field), _float({"float": v["complex"][1]}, field))
+        return complex(parse_float_text(v["complex"][0], field), parse_float_text(v["complex"][1], field))
     raise ProtocolError(f"{field}: expected a scalar, got {v!r}")
 
 
-def _pyvalue(v, field):
+def decode_python_value(v, field="value"):
+    """An asarray sequence: a scalar or a (nested) list of them."""
     if isinstance(v, list):
-        return [_pyvalue(x, field) for x in v]
+        return [decode_python_value(x, field) for x in v]
     return decode_scalar(v, field)
+
+
+def encode_python_value(v, protocol=PROTOCOL):
+    if isinstance(v, (list, tuple)):
+        return [encode_python_value(x, protocol) for x in v]
+    return encode_scalar(v, protocol)
 
 
 class DeviceArg:
@@ -244,18 +283,159 @@ class DeviceArg:
     def __repr__(self):
         return f"DeviceArg({self.form!r}, {self.text!r}, {self.index!r})"
 
+    def __eq__(self, other):
+        return isinstance(other, DeviceArg) and (self.form, self.text, self.index) == (other.form, other.text, other.index)
+
 
 def _device_arg(v, field):
     if not isinstance(v, dict) or v.get("form") not in ("string", "type_index", "ordinal"):
         raise ProtocolError(f"{field}: expected a device argument {{\"form\", \"text\", \"index\"}}, got {v!r}")
-    return DeviceArg(v["form"], v.get("text", ""), v.get("index", 0))
+    text = v.get("text", "")
+    if not isinstance(text, str):
+        raise ProtocolError(f"{field}.text: expected a string, got {text!r}")
+    return DeviceArg(v["form"], text, decode_int(v.get("index", 0), f"{field}.index"))
+
+
+def _device_arg_json(a, protocol):
+    out = {"form": a.form}
+    if a.form in ("string", "type_index"):
+        out["text"] = a.text
+    if a.form in ("type_index", "ordinal"):
+        out["index"] = encode_int(a.index, protocol)
+    return out
+
+
+class Interface:
+    """The interface description the suite sends in `hello` (spec/interface.json)."""
+
+    def __init__(self, doc):
+        def need(cond, what):
+            if not cond:
+                raise ProtocolError(f"interface: {what}")
+        need(isinstance(doc, dict), f"expected an object, got {type(doc).__name__}")
+        for key in ("errors", "features", "answer_features", "records", "ops"):
+            need(key in doc, f"missing {key!r}")
+        need(isinstance(doc["records"], dict), "records: expected an object")
+        need(isinstance(doc["ops"], list), "ops: expected a list")
+        self.errors = list(doc["errors"])
+        self.features = list(doc["features"])
+        self.answer_features = set(doc["answer_features"])
+        self.records = {}
+        for name, fields in doc["records"].items():
+            need(isinstance(fields, list) and all(isinstance(f, dict) and isinstance(f.get("name"), str) and
+                                                  isinstance(f.get("type"), str) for f in fields),
+                 f"record {name!r}: expected a list of {{\"name\", \"type\"}}")
+            self.records[name] = fields
+        self.ops = {}
+        for k, o in enumerate(doc["ops"]):
+            need(isinstance(o, dict) and isinstance(o.get("name"), str) and isinstance(o.get("feature"), str) and
+                 isinstance(o.get("result"), str) and isinstance(o.get("args"), list) and
+                 all(isinstance(a, dict) and isinstance(a.get("name"), str) and isinstance(a.get("type"), str)
+                     for a in o["args"]), f"ops[{k}]: expected {{\"name\", \"feature\", \"args\", \"result\"}}")
+            self.ops[o["name"]] = o
+        self.feature_ops = {f: [] for f in self.features}
+        for o in self.ops.values():
+            need(o["feature"] in self.feature_ops, f"op {o['name']!r}: feature {o['feature']!r} is not in features")
+            self.feature_ops[o["feature"]].append(o["name"])
+
+    def decode(self, t, v, field):
+        """Wire value `v` of stateless wire type `t` -> the Python value."""
+        if t.endswith("?"):
+            return None if v is None else self.decode(t[:-1], v, field)
+        if t in _INT_TYPES or t == "address":
+            return decode_int(v, field)
+        if t == "float":
+            return decode_float(v, field)
+        if t == "bool":
+            if not isinstance(v, bool):
+                raise ProtocolError(f"{field}: expected true or false, got {v!r}")
+            return v
+        if t in _TEXT_TYPES:
+            if not isinstance(v, str):
+                raise ProtocolError(f"{field}: expected a string, got {v!r}")
+            return v
+        if t == "ints":
+            if not isinstance(v, list):
+                raise ProtocolError(f"{field}: expected a list of integers, got {v!r}")
+            return [decode_int(x, field) for x in v]
+        if t == "scalar":
+            return decode_scalar(v, field)
+        if t == "scalars":
+            if not isinstance(v, list):
+                raise ProtocolError(f"{field}: expected a list of scalars, got {v!r}")
+            return [decode_scalar(x, field) for x in v]
+        if t == "python_value":
+            return decode_python_value(v, field)
+        if t == "device_arg":
+            return _device_arg(v, field)
+        fields = self.records.get(t)
+        if fields is None:
+            raise ProtocolError(f"{field}: the kit has no decoder for type {t!r}")
+        if not isinstance(v, dict):
+            raise ProtocolError(f"{field}: expected an object {{{', '.join(f['name'] for f in fields)}}}, got {v!r}")
+        out = {}
+        for f in fields:
+            name = f["name"]
+            if name in v:
+                out[name] = self.decode(f["type"], v[name], f"{field}.{name}")
+            elif "default" in f:
+                out[name] = f["default"]
+            elif f["type"].endswith("?"):
+                out[name] = None
+            else:
+                raise ProtocolError(f"{field}: missing field {name!r}")
+        return out
+
+    def encode(self, t, v, protocol, field):
+        """Python value `v` of stateless wire type `t` -> its wire form under `protocol`."""
+        try:
+            if t.endswith("?"):
+                return None if v is None else self.encode(t[:-1], v, protocol, field)
+            if t in _INT_TYPES or t == "address":
+                return encode_int(v, protocol)
+            if t == "float":
+                return encode_float(v, protocol)
+            if t == "bool":
+                return bool(v)
+            if t in _TEXT_TYPES:
+                return str(v)
+            if t == "ints":
+                return [encode_int(x, protocol) for x in v]
+            if t == "scalar":
+                return encode_scalar(v, protocol)
+            if t == "scalars":
+                return [encode_scalar(x, protocol) for x in v]
+            if t == "python_value":
+                return encode_python_value(v, protocol)
+            if t == "device_arg":
+                return _device_arg_json(v if isinstance(v, DeviceArg) else _device_arg(v, field), protocol)
+        except (TypeError, ValueError, ProtocolError) as e:
+            raise _AnswerError(f"{field}: cannot encode {v!r} as {t}: {e}") from None
+        fields = self.records.get(t)
+        if fields is None:
+            raise _AnswerError(f"{field}: the kit has no encoder for type {t!r}")
+        out = {}
+        for f in fields:
+            name = f["name"]
+            if isinstance(v, dict):
+                present, x = name in v, v.get(name)
+            else:
+                present, x = hasattr(v, name), getattr(v, name, None)
+            if not present:
+                if "default" in f:
+                    out[name] = f["default"]
+                    continue
+                if not f["type"].endswith("?"):
+                    raise _AnswerError(f"{field}: the {t} answered lacks field {name!r}")
+            out[name] = self.encode(f["type"], x, protocol, f"{field}.{name}")
+        return out
 
 
 # ---------------------------------------------------------------- the testee
 class Testee:
-    """Subclass and implement what the library has. Methods take decoded arguments (dtype names,
-    Python numbers, the library's tensor objects) and return the library's answers; the
-    signatures are those of conformance/candidate/candidate.h, in Python (see PROTOCOL.md)."""
+    """Subclass and implement what the library has: a method per operation of the interface
+    (PROTOCOL.md's table), taking its arguments by name, decoded (dtype names, Python numbers,
+    the library's tensor objects), and returning the library's answer."""
 
     name = "unnamed"
     version = ""
@@ -270,67 +450,48 @@ class Testee:
     missing_dtypes: set = set()
 
     def classify(self, exc: BaseException) -> str:
-        """The protocol's error kind of an exception the library raised."""
-        for cls, kind in ((NotSupported, "NotSupported"), (IndexError, "IndexError"), (TypeError, "TypeError"),
-                          (ValueError, "ValueError"), (NotImplementedError, "NotImplementedError"),
-                          (RuntimeError, "RuntimeError")):
-            if isinstance(exc, cls):
-                return kind
-        return "Internal"
+        """The protocol's error kind of an exception the library raised: TesteeError's kind;
+        NotSupported; else the most specific Python exception class it is an instance of
+        whose name is an error kind (NotImplementedError before RuntimeError; NumPy's
+        AxisError, both a ValueError and an IndexError, is an IndexError); else Internal."""
+        if isinstance(exc, TesteeError):
+            return exc.kind
+        if isinstance(exc, NotSupported):
+            return "NotSupported"
+        kinds = self._error_kinds if hasattr(self, "_error_kinds") else ()
+        matches = [cls for cls in (getattr(builtins, k, None) for k in kinds)
+                   if isinstance(cls, type) and issubclass(cls, BaseException) and isinstance(exc, cls)]
+        if not matches:
+            return "Internal"
+        # The deepest class wins; among equally deep ones, the first in the exception's MRO.
+        mro = type(exc).__mro__
+        return max(matches, key=lambda cls: (len(cls.__mro__), -mro.index(cls))).__name__
 
-    def features(self) -> set:
+    def implements(self, op: str) -> bool:
+        """Whether this testee has a method for operation `op`."""
+        return op not in _TESTEE_ATTRIBUTES and callable(getattr(self, op, None))
+
+    def features(self, interface: Interface) -> set:
+        """The features declared: those whose every operation is implemented, and the answer
+        features listed in also_supports; less not_supported."""
         declared = set()
-        for feature, ops in FEATURE_OPS.items():
-            if feature in ANSWER_FEATURES:
+        for feature, ops in interface.feature_ops.items():
+            if feature in interface.answer_features:
                 if feature in self.also_supports:
                     declared.add(feature)
-            elif all(getattr(type(self), op, None) is not getattr(Testee, op, None) for op in ops):
+            elif ops and all(self.implements(op) for op in ops):
                 declared.add(feature)
         return declared - set(self.not_supported)
 
 
-def _unimplemented(op):
-    def method(self, *args, **kwargs):
-        raise NotSupported(op)
-    method.__name__ = op
-    return method
-
-
-for _ops in FEATURE_OPS.values():
-    for _op in _ops:
-        setattr(Testee, _op, _unimplemented(_op))
-
-
-# The result of each op: "tensor" (a new handle), "none", or an encoder.
-def _meta(m):
-    return {"dtype": m["dtype"], "sizes": list(m["sizes"]), "strides": list(m["strides"]),
-            "storage_offset": m["storage_offset"], "device": m["device"], "layout": m.get("layout", "strided")}
-
-
-_RESULTS = {
-    "make_tensor": "tensor", "binary": "tensor", "empty": "tensor", "empty_strided": "tensor", "as_strided": "tensor",
-    "t": "tensor", "transpose": "tensor", "permute": "tensor", "narrow": "tensor", "select": "tensor",
-    "slice": "tensor", "expand": "tensor", "unsqueeze": "tensor", "squeeze": "tensor", "view": "tensor",
-    "reshape": "tensor", "contiguous": "tensor", "clone": "tensor", "empty_like": "tensor", "empty_on": "tensor",
-    "asarray": "tensor", "from_dlpack": "tensor",
-    "set_default_dtype": "none", "binary_out": "none", "binary_inplace": "none", "write_storage": "none",
-    "write_element": "none", "set_default_device": "none", "enter_device": "none", "exit_device": "none",
-    "meta": _meta,
-    "values": lambda v: [encode_scalar(x) for x in v],
-    "storage_values": lambda v: [encode_scalar(x) for x in v],
-    "finfo": lambda f: {k: encode_float(f[k]) for k in ("eps", "max", "min", "tiny")} | {"bits": int(f["bits"])},
-    "storage": lambda s: {"id": int(s["id"]), "numel": int(s["numel"])},
-    "device": lambda d: {"type": d["type"], "index": d["index"], "str": d["str"], "repr": d.get("repr", "")},
-    "compare_devices": lambda c: {"equal": bool(c["equal"]), "same_hash": bool(c["same_hash"])},
-    "is_contiguous": bool, "can_cast": bool,
-}
-# Arguments that are tensor handles, by op.
-_TENSOR_ARGS = ("t", "self", "out")
+_TESTEE_ATTRIBUTES = set(dir(Testee))  # the kit's own names are no operations
 
 
 class _Server:
     def __init__(self, testee: Testee, out):
         self.testee, self.out = testee, out
+        self.iface: Interface | None = None
+        self.protocol = 1
         self.handles: dict[int, object] = {}
         self.next_handle = 1
         self.regions: dict[int, _Region] = {}
@@ -341,10 +502,12 @@ class _Server:
         self.released: list[int] = []
         self.pinned: list = []  # strong references kept until the current answer is sent
         self.graveyard: list = []  # DLPack imports whose deleter ran, freed at the next request
-        self.features = testee.features()
+        self.features: set = set()
 
     # -- arguments
     def tensor(self, h, field):
+        if isinstance(h, str) and _INT_TEXT.match(h):
+            h = int(h)
         if not isinstance(h, int) or isinstance(h, bool) or h not in self.handles:
             raise ProtocolError(f"{field}: no tensor with handle {h!r}")
         return self.handles[h]
@@ -356,14 +519,20 @@ class _Server:
             return decode_scalar(v["scalar"], field)
         raise ProtocolError(f"{field}: expected {{\"tensor\": h}} or {{\"scalar\": s}}, got {v!r}")
 
+    def descriptor(self, src, field):
+        """A DLPack source's descriptor fields (the interface's DLPackDescriptor record)."""
+        if not isinstance(src, dict):
+            raise ProtocolError(f"{field}: expected a DLPack source object, got {src!r}")
+        return self.iface.decode("DLPackDescriptor", src, field)
+
     def lend(self, src, field):
         reg = src.get("region")
-        if not isinstance(reg, dict) or not isinstance(reg.get("id"), int):
+        if not isinstance(reg, dict) or "id" not in reg:
             raise ProtocolError(f"{field}.region: expected {{\"id\", \"bytes\"}}, got {reg!r}")
+        rid = decode_int(reg["id"], f"{field}.region.id")
         data = _b64decode(reg.get("bytes", ""), f"{field}.region.bytes")
         buf = (ctypes.c_char * max(len(data), 1))()
         ctypes.memmove(buf, data, len(data))
-        rid = reg["id"]
         self.regions[rid] = _Region(rid, ctypes.addressof(buf), len(data))
         server = self
         weakref.finalize(buf, lambda: server.forget(rid))
@@ -375,22 +544,22 @@ class _Server:
             self.released.append(rid)
 
     def dlpack_capsule(self, src, field):
+        d = self.descriptor(src, field)
         buf, _ = self.lend(src, field)
-        region = self.regions[src["region"]["id"]]
-        shape = src.get("shape", [])
-        strides = src.get("strides")
-        dt, dev = src.get("dtype", {}), src.get("device", {})
+        region = self.regions[decode_int(src["region"]["id"])]
+        shape, strides = d["shape"], d["strides"]
+        dt, dev = d["dtype"], d["device"]
         shape_arr = (ctypes.c_int64 * max(len(shape), 1))(*shape)
         strides_arr = (ctypes.c_int64 * max(len(shape), 1))(*strides) if strides is not None else None
         managed = _DLManagedTensor()
         t = managed.dl_tensor
-        t.data = None if src.get("null_data") else region.address + src.get("data_offset", 0)
-        t.device = _DLDevice(dev.get("type", 1), dev.get("id", 0))
+        t.data = None if d["null_data"] else region.address + d["data_offset"]
+        t.device = _DLDevice(dev["type"], dev["id"])
         t.ndim = len(shape)
-        t.dtype = _DLDataType(dt.get("code", 0), dt.get("bits", 0), dt.get("lanes", 1))
+        t.dtype = _DLDataType(dt["code"], dt["bits"], dt["lanes"])
         t.shape = ctypes.cast(shape_arr, ctypes.POINTER(ctypes.c_int64))
         t.strides = ctypes.cast(strides_arr, ctypes.POINTER(ctypes.c_int64)) if strides_arr is not None else None
-        t.byte_offset = src.get("byte_offset", 0)
+        t.byte_offset = d["byte_offset"]
         rid = region.id
         server = self
 
@@ -403,28 +572,31 @@ class _Server:
         return _PyCapsule_New(ctypes.addressof(managed), _CAPSULE_NAME, None), rid
 
     def asarray_source(self, src):
+        if not isinstance(src, dict):
+            raise ProtocolError(f"source: expected an object {{\"kind\", ...}}, got {src!r}")
         kind = src.get("kind")
         if kind == "tensor":
             return self.tensor(src.get("tensor"), "source.tensor"), None
         if kind in ("array", "array_scalar"):
             _, mem = self.lend(src, "source")
-            return HostArray(mem, src.get("offset", 0), src.get("dtype"), src.get("shape", []),
-                             src.get("byte_strides", []), kind == "array_scalar"), None
+            ints = [[decode_int(x, f"source.{k}") for x in src.get(k, [])] for k in ("shape", "byte_strides")]
+            return HostArray(mem, decode_int(src.get("offset", 0), "source.offset"), src.get("dtype"), *ints,
+                             kind == "array_scalar"), None
         if kind == "buffer":
             _, mem = self.lend(src, "source")
             return mem, None
         if kind == "dlpack":
             return self.dlpack_capsule(src, "source")
         if kind == "sequence":
-            return _pyvalue(src.get("value"), "source.value"), None
+            return decode_python_value(src.get("value"), "source.value"), None
         raise ProtocolError(f"source.kind: unknown {kind!r}")
 
     # -- addresses and exports
     def address(self, a):
         for r in self.regions.values():
             if r.address <= a <= r.address + r.size:
-                return {"region": r.id, "offset": a - r.address}
-        return a
+                return {"region": r.id, "offset": encode_int(a - r.address, self.protocol)}
+        return encode_int(a, self.protocol)
 
     def export(self, capsule):
         ptr = _PyCapsule_GetPointer(capsule, _CAPSULE_NAME)
@@ -457,96 +629,127 @@ class _Server:
         region = _Region(rid, first, hi - lo if on_host and t.data else 0)
         self.regions[rid] = region
         self.exports[rid] = capsule
-        return {"region": {"id": rid, "bytes": _b64encode(region.seen)}, "data_offset": (t.data or 0) - first,
+        desc = {"data_offset": (t.data or 0) - first,
                 "dtype": {"code": t.dtype.code, "bits": t.dtype.bits, "lanes": t.dtype.lanes},
                 "device": {"type": t.device.device_type, "id": t.device.device_id},
                 "shape": shape, "strides": compact, "byte_offset": t.byte_offset}
+        # The descriptor's fields as the interface's DLPackDescriptor record writes them.
+        types = {f["name"]: f["type"] for f in self.iface.records["DLPackDescriptor"]}
+        return {"region": {"id": rid, "bytes": _b64encode(region.seen)},
+                **{k: self.iface.encode(types[k], v, self.protocol, k) for k, v in desc.items()}}
 
     # -- one request
+    def hello(self, req):
+        if "interface" not in req:
+            raise ProtocolError("hello: no \"interface\": this kit dispatches from the interface description the "
+                                "suite sends (a suite of protocol version 2's handshake)")
+        self.iface = Interface(req["interface"])
+        offered = req.get("protocols", [req.get("protocol", 1)])
+        if not isinstance(offered, list) or not offered:
+            raise ProtocolError(f"protocols: expected a list of versions, got {offered!r}")
+        if PROTOCOL in _SPOKEN:
+            common = [v for v in offered if v in _SPOKEN and v <= PROTOCOL and not isinstance(v, bool)]
+            self.protocol = max(common) if common else PROTOCOL
+        else:  # a test's version the kit does not speak: claimed, for the suite to refuse
+            self.protocol = PROTOCOL
+        self.testee._error_kinds = tuple(self.iface.errors)
+        self.features = self.testee.features(self.iface)
+        unknown = self.features - set(req.get("features", self.iface.features))
+        if unknown:
+            raise ProtocolError(f"features: the suite does not know {sorted(unknown)}")
+        answer = {"name": self.testee.name, "version": self.testee.version, "build": self.testee.build,
+                  "protocol": self.protocol, "features": sorted(self.features)}
+        # A suite that names no dtypes (before protocol dtypes) takes no declaration.
+        if (self.testee.dtypes is not None or self.testee.missing_dtypes) and "dtypes" in req:
+            known = set(req["dtypes"])
+            declared = set(known if self.testee.dtypes is None else self.testee.dtypes)
+            unknown = (declared | set(self.testee.missing_dtypes)) - known
+            if unknown:
+                raise ProtocolError(f"dtypes: the suite does not know {sorted(unknown)}")
+            answer["dtypes"] = sorted(declared - set(self.testee.missing_dtypes))
+        return answer
+
+    def arguments(self, o, req):
+        """The request's arguments of op `o`, decoded, by the Python binding's names; and the
+        lent region of a DLPack capsule made for the call (None if none)."""
+        args, capsule_region = {}, None
+        for a in o["args"]:
+            name, t = a["name"], a["type"]
+            if name in req:
+                v = req[name]
+            elif t == "dlpack_import":  # version 1 wrote the source's fields in the request itself
+                v = req
+            elif t.endswith("?"):
+                v = None
+            else:
+                raise ProtocolError(f"{o['name']}: missing argument {name!r}")
+            base = t.rstrip("?")
+            if v is None and t.endswith("?"):
+                value = None
+            elif base == "tensor":
+                value = self.tensor(v, name)
+            elif base == "operand":
+                value = self.operand(v, name)
+            elif base == "asarray_source":
+                value, capsule_region = self.asarray_source(v)
+            elif base == "dlpack_import":
+                value, capsule_region = self.dlpack_capsule(v, name)
+                name = "capsule"
+            else:
+                value = self.iface.decode(t, v, name)
+            args[RENAMES.get(name, name)] = value
+        return args, capsule_region
+
+    def result(self, o, result):
+        t = o["result"]
+        if t == "tensor":
+            h = self.next_handle
+            self.next_handle += 1
+            self.handles[h] = result
+            return h
+        if t == "none":
+            return None
+        try:
+            if t == "address":
+                return self.address(operator.index(result))
+            if t == "dlpack_export":
+                return self.export(result)
+        except (TypeError, ValueError) as e:
+            raise _AnswerError(f"cannot encode {result!r} as {t}: {e}") from None
+        return self.iface.encode(t, result, self.protocol, o["name"])
+
     def handle(self, req):
         self.graveyard.clear()
         for h in req.get("release", ()):
-            self.handles.pop(h, None)
+            self.handles.pop(decode_int(h, "release"), None)
         for rid in req.get("release_regions", ()):
+            rid = decode_int(rid, "release_regions")
             self.regions.pop(rid, None)
             self.exports.pop(rid, None)  # the capsule goes: its destructor runs the library's deleter
         for s in req.get("sync", ()):
-            r = self.regions.get(s.get("id"))
+            r = self.regions.get(decode_int(s.get("id"), "sync.id"))
             if r is not None:
                 r.write(_b64decode(s.get("bytes", ""), "sync.bytes"))
         op = req.get("op")
         if op == "release":  # nothing but the release fields above
             return None
         if op == "hello":
-            unknown = self.features - set(req.get("features", FEATURE_OPS))
-            if unknown:
-                raise ProtocolError(f"features: the suite does not know {sorted(unknown)}")
-            answer = {"name": self.testee.name, "version": self.testee.version, "build": self.testee.build,
-                      "protocol": PROTOCOL, "features": sorted(self.features)}
-            # A suite that names no dtypes (before protocol dtypes) takes no declaration.
-            if (self.testee.dtypes is not None or self.testee.missing_dtypes) and "dtypes" in req:
-                known = set(req["dtypes"])
-                declared = set(known if self.testee.dtypes is None else self.testee.dtypes)
-                unknown = (declared | set(self.testee.missing_dtypes)) - known
-                if unknown:
-                    raise ProtocolError(f"dtypes: the suite does not know {sorted(unknown)}")
-                answer["dtypes"] = sorted(declared - set(self.testee.missing_dtypes))
-            return answer
-        if not isinstance(op, str) or op not in _ALL_OPS:
+            return self.hello(req)
+        if self.iface is None:
+            raise ProtocolError(f"{op!r} before hello")
+        o = self.iface.ops.get(op) if isinstance(op, str) else None
+        if o is None:
             raise NotSupported(f"unknown request {op!r}")
-        method = getattr(self.testee, op)
-        args = {k: v for k, v in req.items() if k not in ("id", "op", "release", "release_regions", "sync")}
-        for k in _TENSOR_ARGS:
-            if k in args:
-                args[k] = self.tensor(args[k], k)
-        for k in ("a", "b", "other"):
-            if k in args and op in ("result_type", "binary", "binary_out", "binary_inplace"):
-                args[k] = self.operand(args[k], k)
-        if "binary_op" in args:
-            args["op"] = args.pop("binary_op")
-        for wire_name, python_name in (("self", "target"), ("from", "from_")):  # Python keywords
-            if wire_name in args:
-                args[python_name] = args.pop(wire_name)
-        if op in ("device", "compare_devices"):
-            for k in ("arg", "a", "b"):
-                if k in args:
-                    args[k] = _device_arg(args[k], k)
-        for k in ("alpha", "value"):
-            if k in args:
-                args[k] = decode_scalar(args[k], k)
-        if op == "make_tensor":
-            args["values"] = [decode_scalar(v, "values") for v in args["values"]]
-        capsule_region = None
-        if op == "asarray":
-            args["source"], capsule_region = self.asarray_source(args["source"])
-        if op == "from_dlpack":
-            capsule, capsule_region = self.dlpack_capsule(args, "from_dlpack")
-            args = {"capsule": capsule}
+        if not self.testee.implements(op):
+            raise NotSupported(f"the testee does not implement {op!r}")
+        args, capsule_region = self.arguments(o, req)
         try:
-            result = method(**args)
+            result = getattr(self.testee, op)(**args)
         except BaseException:
             if capsule_region is not None:
                 self.imports.pop(capsule_region, None)  # not consumed: the caller's again
             raise
-        kind = _RESULTS.get(op)
-        if kind == "tensor":
-            h = self.next_handle
-            self.next_handle += 1
-            self.handles[h] = result
-            return h
-        if kind == "none":
-            return None
-        if op == "data_ptr":
-            return self.address(int(result))
-        if op == "to_dlpack":
-            return self.export(result)
-        if op in ("promote_types", "result_type", "dtype_from_name", "default_dtype", "legacy_constructor",
-                  "default_device"):
-            return str(result)
-        if op == "dtype_info":
-            return {k: (int(result[k]) if k == "itemsize" else bool(result[k]))
-                    for k in ("itemsize", "is_floating_point", "is_complex", "is_signed")}
-        return kind(result) if kind else result
+        return self.result(o, result)
 
     def extras(self, answer):
         sync = []
@@ -570,25 +773,7 @@ class _Server:
         for line in reader:
             if not line.strip():
                 continue
-            rid = None
-            try:
-                req = json.loads(line)
-                rid = req.get("id") if isinstance(req, dict) else None
-                if not isinstance(req, dict):
-                    raise ProtocolError("the request is not a JSON object")
-                answer = {"id": rid, "ok": self.handle(req)}
-            except ProtocolError as e:
-                answer = {"id": rid, "error": {"kind": "Internal", "message": f"testee kit: bad request: {e}"}}
-            except Exception as e:  # noqa: BLE001: every library error becomes an answer
-                kind = self.testee.classify(e)
-                message = str(e) if kind != "Internal" else f"{type(e).__name__}: {e}"
-                if kind == "Internal":  # where it came from, for the run's log
-                    traceback.print_exc(file=sys.stderr)
-                answer = {"id": rid, "error": {"kind": kind, "message": message}}
-            # Objects the library released during the call (a copy of a lent buffer) are gone now.
-            self.pinned.clear()
-            self.extras(answer)
-            text = json.dumps(answer, separators=(",", ":")) + "\n"
+            text = json.dumps(self.answer(line), separators=(",", ":")) + "\n"
             if raw is not None:
                 raw.write(text.encode("utf-8"))
                 raw.flush()
@@ -596,8 +781,33 @@ class _Server:
                 self.out.write(text)
                 self.out.flush()
 
-
-_ALL_OPS = {op for ops in FEATURE_OPS.values() for op in ops}
+    def answer(self, line):
+        """One request line -> its answer (a JSON value)."""
+        rid = None
+        try:
+            req = json.loads(line)
+            rid = req.get("id") if isinstance(req, dict) else None
+            if not isinstance(req, dict):
+                raise ProtocolError("the request is not a JSON object")
+            answer = {"id": rid, "ok": self.handle(req)}
+        except ProtocolError as e:
+            answer = {"id": rid, "error": {"kind": "Internal", "message": f"testee kit: bad request: {e}"}}
+        except _AnswerError as e:
+            answer = {"id": rid, "error": {"kind": "Internal", "message": f"testee kit: bad answer: {e}"}}
+        except Exception as e:  # noqa: BLE001: every library error becomes an answer
+            kind = self.testee.classify(e)
+            if self.iface is not None and kind not in self.iface.errors:
+                message = f"the testee answered an unknown error kind {kind!r}: {e}"
+                kind = "Internal"
+            else:
+                message = str(e) if kind != "Internal" else f"{type(e).__name__}: {e}"
+            if kind == "Internal":  # where it came from, for the run's log
+                traceback.print_exc(file=sys.stderr)
+            answer = {"id": rid, "error": {"kind": kind, "message": message}}
+        # Objects the library released during the call (a copy of a lent buffer) are gone now.
+        self.pinned.clear()
+        self.extras(answer)
+        return answer
 
 
 def serve(testee: Testee, stdin=None, stdout=None) -> None:

@@ -30,7 +30,7 @@ void CheckCase(const ReplayCase& c, std::int64_t* elements) {
   TCTS_FUZZ_CHECK(!c.statement.empty(), c.id);
   for (const auto& [name, in] : c.inputs) {
     if (in.scalar) continue;
-    const std::optional<std::int64_t> numel = tcts::CheckedNumel(in.shape);
+    const std::optional<std::int64_t> numel = tcts::CheckedNumel(in.sizes);
     TCTS_FUZZ_CHECK(numel && static_cast<std::int64_t>(in.values.size()) == *numel, c.id + " input " + name);
     *elements += *numel;
   }

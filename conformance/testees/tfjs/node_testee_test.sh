@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Launcher of the TensorFlow.js candidates' suite tests (conformance/BUILD NODE_TESTEES): runs
+# Launcher of the TensorFlow.js candidates' suite tests (conformance/testees.bzl NODE_TESTEES): runs
 # the runner (the rest of the arguments, under Debian's /usr/bin/python3 as system_python.sh
 # does) when node is on PATH and the pinned packages are installed next to the testee
 # (conformance/testees/tfjs/node_modules: sudo bash .ci/setup runs npm ci there); otherwise the
