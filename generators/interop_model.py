@@ -399,6 +399,9 @@ class Interop:
                     raise self.SpecError(path, e["id"], f"a {kind} source gives dtype (its values are 1, 2, ...)")
                 value, src_dtype = None, self._dtype(ex["dtype"], path, e["id"])
                 sizes = () if kind == "array_scalar" else (3,)
+            if ex.get("source_only") and (history == "none" or any(k in ex for k in ("requires_grad", "copy", "as_dtype"))):
+                raise self.SpecError(path, e["id"], "a source_only row makes a tensor with history and calls nothing")
+            e.update(source_only=bool(ex.get("source_only")))
             e.update(kind=kind, history=history, src_dtype=src_dtype, value=value, literal=ex.get("value"),
                      sizes=sizes, requires_grad=ex.get("requires_grad"), copy=ex.get("copy"),
                      as_dtype=self._dtype(ex["as_dtype"], path, e["id"]) if "as_dtype" in ex else None)

@@ -158,7 +158,7 @@ def asarray_tables(spec, Table) -> list:
     default_float = spec.initial_default
 
     def row(row_id, source, text, kind, src_dtype, sizes, byte_strides, values, nbytes, dtype, device, copy, default,
-            err=None, outcome=None, grad=()):
+            err=None, outcome=None, grad=(), result_text=None):
         """One AsarrayRow: `err` ({kind, message}) or `outcome` (dtype, sizes, device, shares).
         values: literal(...), or None (a buffer). grad: the autograd fields (a row of [autograd])."""
         if err:
@@ -167,6 +167,7 @@ def asarray_tables(spec, Table) -> list:
         else:
             dt_out, sizes_out, dev_out, shares = outcome
             res, expect = f"{dt_out} {list(sizes_out)} on {dev_out}, " + ("shares memory" if shares else "a copy"), no_error()
+        res = result_text or res
         nodes, n = pool.ref(values[0]) if values is not None else ("nullptr", 0)
         values_text = values[1] if values is not None else ""
         t.add(row_id, source, f"{text} -> {res}",
@@ -353,7 +354,14 @@ def asarray_tables(spec, Table) -> list:
         _, want_rg, want_leaf, want_fn, after = ag
         after = after if kind == "tensor" else None
         grad = ["true", COPY_CXX[rg], str(("none", "leaf", "add").index(history)), ec.cbool(want_rg),
-                ec.cbool(want_leaf), ec.cstr(want_fn or ""), ec.cstr(src_grad), COPY_CXX[after]]
+                ec.cbool(want_leaf), ec.cstr(want_fn or ""), ec.cstr(src_grad), COPY_CXX[after],
+                ec.cbool(ex["source_only"])]
+        if ex["source_only"]:
+            row(ex["id"], ex["source"], ex["text"], kind, ex["src_dtype"], sizes, bstr, values, nbytes,
+                None, None, None, default_float, outcome=got[1:], grad=grad,
+                result_text=f"a: requires_grad True, is_leaf True, grad_fn None; b: requires_grad True, is_leaf False, "
+                            f"grad_fn {src_grad} (no asarray call)")
+            continue
         words = (f"requires_grad {want_rg}, is_leaf {want_leaf}, grad_fn {want_fn}" +
                  ("" if after is None or kind != "tensor" else f"; the source's requires_grad {after}"))
         row(ex["id"], ex["source"], f"{call}: {ex['text']} ({words})", kind, ex["src_dtype"], sizes, bstr, values,

@@ -490,7 +490,7 @@ FILES: dict[str, dict[str, Field]] = {
                                                            "sequence", "scalar"))),
                                        history=opt(Str(choices=("none", "leaf", "add"))), dtype=opt(DTYPE),
                                        value=opt(TEXT), requires_grad=opt(Bool()), copy=opt(Bool()),
-                                       as_dtype=opt(DTYPE)))))),
+                                       as_dtype=opt(DTYPE), source_only=opt(Bool())))))),
         "doc_example": opt(List(rule("source", text=f(TEXT), source=f(Str()), dtype=f(DTYPE),
                                      values=f(List(Num())), copy=opt(Bool()), as_dtype=opt(DTYPE),
                                      shares=f(Bool())))),

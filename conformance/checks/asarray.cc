@@ -97,6 +97,7 @@ void CheckAsarray(const AsarrayRow& row) {
           c.Mismatch("a.requires_grad_(True)", "done", Describe(st.error()));
           return c.Finish();
         }
+        if (!ExpectAutograd(c, *t, "a", true, true, "")) return c.Finish();
       }
       if (row.history == 2) {  // b = a + 2: a tensor with autograd history (the doc's example)
         const auto b = Get(c, Feature::kBinaryOps, cand.binary(BinaryOp::kAdd, *t, Scalar::Int(2), Scalar::Int(1)),
@@ -107,6 +108,7 @@ void CheckAsarray(const AsarrayRow& row) {
         if (!held || !ExpectAutograd(c, *b, "b", true, false, row.source_grad_fn)) return c.Finish();
         source_values = *held;
       }
+      if (row.source_only) return c.Finish();
       const auto p = storage ? Get(c, Feature::kStorage, cand.data_ptr(src.tensor), "data_ptr(source)") : std::nullopt;
       const auto m = Meta(c, src.tensor, "source");
       if ((storage && !p) || !m) return c.Finish();

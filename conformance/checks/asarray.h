@@ -53,6 +53,7 @@ struct AsarrayRow {
   const char* want_grad_fn = "";
   const char* source_grad_fn = "";    // history 2: the source's grad_fn
   int source_requires_grad_after = -1;  // the source's requires_grad after the call: -1 not checked
+  bool source_only = false;  // make the source (history > 0) and check it; no asarray call
 };
 
 inline void PrintTo(const AsarrayRow& r, std::ostream* os) { *os << r.meta.id; }
