@@ -15,7 +15,7 @@
                      per op (inside TesteeServer::State::Ops(); custom ops call On<Name>)
   --suite json       spec/interface.json: the description as data (sent in `hello`)
   --suite protocol_table   the operation table of PROTOCOL.md (a test compares them)
-  --suite vectors    conformance/protocol/testdata/vectors.json (see vectors.py)
+  --suite vectors    spec/interface_vectors.json: the protocol's test vectors (see vectors.py)
 
 Usage: emit_interface.py --suite SUITE --out FILE spec/*.toml   (it reads interface.toml and features.toml)
 """
@@ -245,7 +245,9 @@ def emit_kit(iface: Interface) -> str:
 
 # ---------------------------------------------------------------- JSON and docs
 def emit_json(iface: Interface) -> str:
-    return json.dumps(iface.as_json(), indent=1, sort_keys=False) + "\n"
+    # JSON has no comments: the file names its sources in a field (the suite's hello does not
+    # carry it: TCTS_INTERFACE_JSON is as_json() alone).
+    return json.dumps({"generated_from": f"{SRC} by {GEN}", **iface.as_json()}, indent=1, sort_keys=False) + "\n"
 
 
 TYPE_WORDS = {"operand": "operand", "tensor": "tensor", "scalars": "list of scalars", "ints": "list of ints",
@@ -260,9 +262,12 @@ def type_text(t: str) -> str:
 
 
 def emit_protocol_table(iface: Interface) -> str:
-    lines = ["| op | feature | arguments | `ok` |", "|---|---|---|---|"]
+    # The header line is not pasted into PROTOCOL.md (its markers say the same); the rest is.
+    lines = [emit_common.header(SRC, GEN, "<!--").rstrip("\n") + " -->",
+             "| op | feature | arguments | `ok` |", "|---|---|---|---|"]
     for o in iface.ops:
-        args = ", ".join(f"`{a.name}` ({type_text(a.type)})" for a in o.args) or "—"
+        args = ", ".join(f"`{a.name}` ({type_text(a.type)}" + (", its fields in the request itself" if a.inline else "") + ")"
+                         for a in o.args) or "—"
         lines.append(f"| `{o.name}` | {o.feature} | {args} | {type_text(o.result)} |")
     lines += ["", "Records (JSON objects; a field with a default may be absent):", "",
               "| record | fields |", "|---|---|"]

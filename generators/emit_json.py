@@ -164,10 +164,10 @@ def interop(spec: Spec) -> dict:
             "array": rule(m.array, "stride_error", "negative_error"),
             "doc_examples": [{k: e[k] for k in ("id", "text", "kind", "dtype", "values", "as_dtype", "copy", "shares")}
                              for e in m.doc_examples],
-            "autograd": m.autograd and {
+            **({"autograd": {
                 **rule(m.autograd, "history_grad_fn", "clone_grad_fn", "to_grad_fn", "integer_error"),
                 "examples": [rule(e, "kind", "history", "src_dtype", "literal", "requires_grad", "copy", "as_dtype",
-                                    "source_only") for e in m.autograd_examples]},
+                                  "source_only") for e in m.autograd_examples]}} if m.autograd else {}),
         },
         "dlpack": {
             "type_codes": m.dl_codes, "device_codes": m.dl_device_codes,

@@ -29,6 +29,7 @@ class Arg:
     cxx_name: str | None = None  # the C++ parameter name, where not the wire name
     default: object = None  # a record field's value when absent
     has_default: bool = False
+    inline: bool = False  # its fields are the request's own
 
     @property
     def base(self) -> str:
@@ -91,6 +92,8 @@ class Interface:
             d = {"name": a.name, "type": a.type}
             if a.has_default:
                 d["default"] = a.default
+            if a.inline:
+                d["inline"] = True
             return d
         return {
             "protocol_versions": self.protocol_versions,
@@ -157,8 +160,9 @@ def load(interface_path: str, features_path: str) -> Interface:
 
 
 def _arg(where: str, row: object, record: bool = False) -> Arg:
-    r = _fields(where, row, ("name", "type"), ("cxx", "cxx_name", "default"))
-    a = Arg(r["name"], r["type"], r.get("cxx"), r.get("cxx_name"), r.get("default"), "default" in r)
+    r = _fields(where, row, ("name", "type"), ("cxx", "cxx_name", "default", "inline"))
+    a = Arg(r["name"], r["type"], r.get("cxx"), r.get("cxx_name"), r.get("default"), "default" in r,
+            bool(r.get("inline", False)))
     if record and a.base in STATEFUL:
         raise InterfaceError(f"{where} ({a.name!r}): a record field cannot be of type {a.base!r} (it needs the session)")
     return a

@@ -15,6 +15,8 @@ END = "<!-- END GENERATED -->"
 def main(doc_path: str, table_path: str) -> int:
     doc = open(doc_path, encoding="utf-8").read()
     table = open(table_path, encoding="utf-8").read()
+    if table.startswith("<!-- GENERATED"):  # the generated file's own header: not pasted
+        table = table.split("\n", 1)[1]
     if BEGIN not in doc or END not in doc:
         print(f"{doc_path}: no generated block (the markers {BEGIN.strip()!r} and {END!r})")
         return 1

@@ -487,9 +487,38 @@ class Testee:
 _TESTEE_ATTRIBUTES = set(dir(Testee))  # the kit's own names are no operations
 
 
+def _parameters(method):
+    """The keyword names `method` takes; None when it takes any (**kwargs, or no signature)."""
+    import inspect
+    try:
+        params = inspect.signature(method).parameters
+    except (TypeError, ValueError):  # a builtin without a signature: pass everything
+        return None
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return None
+    return frozenset(params)
+
+
+def _accepted(params, op, args):
+    """`args` less the null ones the method has no parameter for (`params`, from _parameters):
+    an optional argument the interface gained after the testee was written (asarray's
+    requires_grad, say) reaches only a method that takes it. A non-null one it cannot take is a
+    call it does not support."""
+    if params is None or params.issuperset(args):
+        return args
+    kept = {}
+    for name, value in args.items():
+        if name in params:
+            kept[name] = value
+        elif value is not None:
+            raise NotSupported(f"{op}: the testee's method takes no argument {name!r} (given {value!r})")
+    return kept
+
+
 class _Server:
     def __init__(self, testee: Testee, out):
         self.testee, self.out = testee, out
+        self.parameters: dict = {}  # op -> the keyword names its method takes (None: any)
         self.iface: Interface | None = None
         self.protocol = 1
         self.handles: dict[int, object] = {}
@@ -743,8 +772,12 @@ class _Server:
         if not self.testee.implements(op):
             raise NotSupported(f"the testee does not implement {op!r}")
         args, capsule_region = self.arguments(o, req)
+        method = getattr(self.testee, op)
+        if op not in self.parameters:
+            self.parameters[op] = _parameters(method)
+        args = _accepted(self.parameters[op], op, args)
         try:
-            result = getattr(self.testee, op)(**args)
+            result = method(**args)
         except BaseException:
             if capsule_region is not None:
                 self.imports.pop(capsule_region, None)  # not consumed: the caller's again

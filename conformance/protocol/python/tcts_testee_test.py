@@ -327,6 +327,32 @@ class Sessions(unittest.TestCase):
                 self.assertEqual(ops - set(s["testee"]["lacks"]) - called, set(), "every op is called")
 
 
+class OlderTestee(unittest.TestCase):
+    """A testee written before the interface gained an optional argument: a null value does not
+    reach its method, a given one makes the call NotSupported naming the argument."""
+
+    def test_a_new_optional_argument(self):
+        hello = next(s for s in VECTORS["sessions"] if s["protocol"] == 2)["steps"][0]["request"]
+        asarray = next(o for o in hello["interface"]["ops"] if o["name"] == "asarray")
+        nullable = [a["name"] for a in asarray["args"] if a["type"].endswith("?")]
+        self.assertIn("copy", nullable)
+
+        class Old(tcts_testee.Testee):
+            name = "old"
+
+            def asarray(self, source, dtype=None, device=None):  # no `copy`, nor what came later
+                return ("made", source)
+
+        server = tcts_testee._Server(Old(), None)
+        server.answer(json.dumps(hello))
+        base = {"id": 2, "op": "asarray", "source": {"kind": "sequence", "value": [1, 2]}}
+        ok = server.answer(json.dumps({**base, **{n: None for n in nullable}}))
+        self.assertEqual(ok.get("ok"), 1, ok)  # the first handle
+        refused = server.answer(json.dumps({**base, "id": 3, "copy": True}))
+        self.assertEqual(refused["error"]["kind"], "NotSupported", refused)
+        self.assertIn("'copy'", refused["error"]["message"])
+
+
 if __name__ == "__main__":
     VECTORS = load_vectors(sys.argv[1] if len(sys.argv) > 1 else None)
     unittest.main(argv=sys.argv[:1], verbosity=1)
