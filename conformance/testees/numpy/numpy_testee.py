@@ -403,9 +403,7 @@ class NumpyTestee(tcts_testee.Testee):
         return address(t)
 
     # -- asarray
-    def asarray(self, source, dtype=None, device=None, copy=None, requires_grad=None):
-        if requires_grad:
-            raise tcts_testee.NotSupported("NumPy has no autograd: asarray(requires_grad=True)")
+    def asarray(self, source, dtype=None, device=None, copy=None):
         if device is not None:
             raise tcts_testee.NotSupported(f"NumPy {np.__version__}'s asarray has no device argument")
         if type(source).__name__ == "PyCapsule":
