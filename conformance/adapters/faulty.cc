@@ -48,6 +48,7 @@
 //                  really free, and a double free would crash the test, not fail the case)
 //   byte_offset    from_dlpack ignores the DLTensor's byte_offset
 //   autograd_history autograd() drops a tensor's history: grad_fn null, is_leaf true
+//   asarray_requires_grad asarray ignores requires_grad (taken as not given)
 // Case ids are the runner's (tcts::CaseId: the row id, or the property's id).
 //
 // TCTS_FAULTY_SUPPORTS=none makes it a candidate that declares every feature unsupported and
@@ -324,6 +325,11 @@ class FaultyCandidate final : public Candidate {
   Result<TensorHandle> asarray(const AsarraySource& source, const AsarrayOptions& options) override {
     const std::string mode = Inject();
     if (auto e = WrongError(mode, "asarray")) return *e;
+    if (mode == "asarray_requires_grad") {
+      AsarrayOptions o = options;
+      o.requires_grad = std::nullopt;
+      return base_->asarray(source, o);
+    }
     Result<TensorHandle> r = base_->asarray(source, options);
     if (!r.ok()) return r;
     if (mode == "asarray_dtype" || mode == "asarray_copies") {
