@@ -277,6 +277,26 @@ std::vector<std::int64_t> OutputStrides(const std::vector<std::int64_t>& shape, 
   return DenseStrides(shape, perm, false);  // raw sizes: TensorIterator::compatible_stride
 }
 
+namespace {
+
+// The backward node PyTorch records for the functional op (torch 1.13: type((a + 2).grad_fn).__name__).
+const char* BackwardName(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAdd: return "AddBackward0";
+    case BinaryOp::kSub: return "SubBackward0";
+    case BinaryOp::kMul: return "MulBackward0";
+    case BinaryOp::kDiv: return "DivBackward0";
+  }
+  throw InternalError("BackwardName: invalid BinaryOp");
+}
+
+bool RequiresGrad(const Operand& o) {
+  const Tensor* t = std::get_if<Tensor>(&o);
+  return t && t->requires_grad();
+}
+
+}  // namespace
+
 Tensor Binary(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha) {
   CheckSub(op, a, b);
   const std::vector<std::int64_t> shape = BroadcastShapes(ShapeOf(a), ShapeOf(b));
@@ -286,6 +306,7 @@ Tensor Binary(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alp
   Tensor out = Tensor::EmptyStrided(shape, OutputStrides(shape, common, {&a, &b}, device), common,
                                     Storage::Init::kUninitialized, device);
   Run(op, a, b, alpha, common, out);
+  out.RecordHistory(BackwardName(op), RequiresGrad(a) || RequiresGrad(b));
   return out;
 }
 

@@ -59,13 +59,22 @@ PyValue::~PyValue() {
 
 namespace {
 
-// The tail of asarray for every source that can alias: copy or alias as the options ask.
+// asarray's last step, for every source: requires_grad (AsarrayOptions::requires_grad).
+Tensor WithRequiresGrad(const Tensor& t, const AsarrayOptions& o) {
+  if (!t.is_leaf()) return o.requires_grad ? t : t.Detach();
+  t.RequiresGrad_(o.requires_grad);
+  return t;
+}
+
+// The tail of asarray for every source that can alias: copy or alias as the options ask
+// (a copy: clone, or Tensor.to for another dtype or device, as tensor_new.cpp asarray does).
 Tensor CopyOrAlias(const Tensor& t, const AsarrayOptions& o) {
   const bool wrong_device = o.device && *o.device != t.device();
   const bool wrong_dtype = o.dtype && *o.dtype != t.dtype();
   const bool force_copy = o.copy.value_or(false);
   if (force_copy || (!o.copy && (wrong_device || wrong_dtype))) {
-    return To(t, o.dtype.value_or(t.dtype()), o.device.value_or(t.device()));
+    if (!wrong_device && !wrong_dtype) return WithRequiresGrad(Clone(t, MemoryFormat::kPreserve), o);
+    return WithRequiresGrad(To(t, o.dtype.value_or(t.dtype()), o.device.value_or(t.device())), o);
   }
   if (wrong_device) {
     throw ValueError("can't alias tensor from device '" + t.device().str() + "' to '" + o.device->str() +
@@ -75,7 +84,7 @@ Tensor CopyOrAlias(const Tensor& t, const AsarrayOptions& o) {
     throw ValueError(std::string("can't alias tensor with dtype '") + Info(t.dtype()).c10_name + "' into dtype '" +
                      Info(*o.dtype).c10_name + "' (asarray with copy=False)");
   }
-  return t;
+  return WithRequiresGrad(t, o);
 }
 
 // Calls f(item, depth) for v (depth 0) and every item nested in it, in order (pre-order).
@@ -273,7 +282,7 @@ Tensor AsarrayValue(const PyValue& v, const AsarrayOptions& o) {
   const ScalarType dtype = o.dtype.value_or(InferScalarType(v));
   const Device device = ResolveDevice(o.device ? &*o.device : nullptr);
   Tensor t = Tensor::Empty(sizes, dtype, device);
-  if (device.is_meta()) return t;
+  if (device.is_meta()) return WithRequiresGrad(t, o);
   std::int64_t k = 0;
   // A complex number converts only to a complex or bool element (recursive_store unpacks a
   // real dtype's element with THPUtils_unpackDouble / THPUtils_unpackLong, a bool element
@@ -291,7 +300,7 @@ Tensor AsarrayValue(const PyValue& v, const AsarrayOptions& o) {
     const Scalar& s = item.scalar;
     t.Write(k++, IsBool(dtype) && s.kind == Scalar::Kind::kComplex ? Scalar::Bool(s.c != 0.0) : s);
   });
-  return t;
+  return WithRequiresGrad(t, o);
 }
 
 DLManagedTensor* ToDLPack(const Tensor& t) {

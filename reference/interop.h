@@ -23,6 +23,11 @@ struct AsarrayOptions {
   std::optional<ScalarType> dtype;
   std::optional<Device> device;
   std::optional<bool> copy;
+  // Not given is False (003's signature, and torch 1.13). The result's flag, set last: a leaf
+  // (the source itself when it aliases a tensor) gets requires_grad; a result with history
+  // (a non-leaf source, or a copy of a source that requires grad) keeps it when True and is
+  // detached from it when False.
+  bool requires_grad = false;
 };
 
 // A Python number or a (nested) list of them. Copying and destroying one never recurse, so

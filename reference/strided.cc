@@ -416,12 +416,14 @@ void CopyInto(const Tensor& dst, const Tensor& src) {
 Tensor Clone(const Tensor& t, MemoryFormat format) {
   Tensor out = EmptyLike(t, format);
   CopyInto(out, t);
+  out.RecordHistory("CloneBackward0", t.requires_grad());
   return out;
 }
 
 Tensor To(const Tensor& t, ScalarType dtype, const Device& device) {
   Tensor out = EmptyLike(t, MemoryFormat::kPreserve, dtype, device);
   CopyInto(out, t);
+  out.RecordHistory("ToCopyBackward0", t.requires_grad());
   return out;
 }
 

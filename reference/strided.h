@@ -81,11 +81,13 @@ Tensor Reshape(const Tensor& t, const std::vector<std::int64_t>& sizes);
 Tensor EmptyLike(const Tensor& t, MemoryFormat format);
 // empty_like with another dtype and device.
 Tensor EmptyLike(const Tensor& t, MemoryFormat format, ScalarType dtype, const Device& device);
+// A copy; of a tensor that requires grad, a non-leaf with grad_fn CloneBackward0.
 Tensor Clone(const Tensor& t, MemoryFormat format);
 Tensor Contiguous(const Tensor& t, MemoryFormat format);
 // dst[i...] = src[i...] for every index (same sizes), cast to dst's dtype.
 void CopyInto(const Tensor& dst, const Tensor& src);
-// t.to(device, dtype, copy=True): a new tensor (strides as clone's), each element cast.
+// t.to(device, dtype, copy=True): a new tensor (strides as clone's), each element cast; of a
+// tensor that requires grad, a non-leaf with grad_fn ToCopyBackward0.
 Tensor To(const Tensor& t, ScalarType dtype, const Device& device);
 
 }  // namespace tcts::ref

@@ -196,6 +196,26 @@ Tensor::Tensor(std::shared_ptr<Storage> storage, std::vector<std::int64_t> sizes
     : storage_(std::move(storage)), sizes_(std::move(sizes)), strides_(std::move(strides)), storage_offset_(offset),
       dtype_(dtype) {}
 
+void Tensor::RequiresGrad_(bool requires_grad) const {
+  if (!is_leaf()) {
+    if (requires_grad) return;
+    throw RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                       "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+  }
+  if (requires_grad && !IsFloating(dtype_) && !IsComplex(dtype_)) {
+    throw RuntimeError("Only Tensors of floating point and complex dtype can require gradients");
+  }
+  autograd_->requires_grad = requires_grad;
+}
+
+void Tensor::RecordHistory(const char* grad_fn, bool any_input_requires_grad) const {
+  if (!any_input_requires_grad) return;
+  autograd_->requires_grad = true;
+  autograd_->grad_fn = grad_fn;
+}
+
+Tensor Tensor::Detach() const { return Tensor(storage_, sizes_, strides_, storage_offset_, dtype_); }
+
 Tensor Tensor::Empty(const std::vector<std::int64_t>& sizes, ScalarType dtype, const Device& device) {
   CheckSizes(sizes);
   return EmptyStrided(sizes, ContiguousStrides(sizes), dtype, Storage::Init::kZero, device);

@@ -106,6 +106,21 @@ struct Scalar {
   }
 };
 
+// Autograd metadata, not gradients (003's requires_grad; spec/asarray.toml [autograd]):
+// whether a tensor requires grad, and which operation made it — the class name of the
+// backward node PyTorch records ("AddBackward0"), empty for a leaf. What is modelled: the
+// functional binary ops, Clone and To record their history; requires_grad_ and asarray set
+// the flag. Not modelled (a result is a leaf that does not require grad): views of a tensor
+// that requires grad (PyTorch records e.g. TransposeBackward0), and out=/in-place ops on one
+// (PyTorch refuses a leaf that requires grad, rebases a non-leaf's history).
+struct AutogradMeta {
+  bool requires_grad = false;
+  std::string grad_fn;  // "" for a leaf
+};
+
+// A Tensor value is a handle to one tensor, as at::Tensor is: its copies are the same tensor
+// (asarray that aliases answers its source itself) and share its AutogradMeta; every tensor
+// made (views included) has its own.
 class Tensor {
  public:
   // A new contiguous tensor (zero-filled). Empty `sizes` makes a zero-dim tensor.
@@ -157,6 +172,20 @@ class Tensor {
   // code reads a device tensor's elements in one transfer.
   Tensor OnHost() const;
 
+  // t.requires_grad, t.is_leaf, type(t.grad_fn).__name__ ("" for a leaf).
+  bool requires_grad() const { return autograd_->requires_grad; }
+  bool is_leaf() const { return autograd_->grad_fn.empty(); }
+  const std::string& grad_fn() const { return autograd_->grad_fn; }
+  // t.requires_grad_(requires_grad) (VariableHooks::requires_grad_, AutogradMeta::set_requires_grad):
+  // sets a leaf's flag; a non-leaf already requires grad, and cannot stop (RuntimeError);
+  // only floating and complex tensors can require grad (RuntimeError).
+  void RequiresGrad_(bool requires_grad) const;
+  // Marks this tensor, just made by the operation whose backward node is `grad_fn`, as its
+  // output when any input requires grad: then a non-leaf that requires grad.
+  void RecordHistory(const char* grad_fn, bool any_input_requires_grad) const;
+  // t.detach(): the same storage and geometry, a new leaf that does not require grad.
+  Tensor Detach() const;
+
   // out=-style resize: a new shape gets contiguous strides; the storage grows if needed.
   void Resize(const std::vector<std::int64_t>& sizes);
   // Resize to `sizes` with exactly `strides` (same storage and offset; the storage grows
@@ -172,6 +201,7 @@ class Tensor {
   std::vector<std::int64_t> strides_;
   std::int64_t storage_offset_ = 0;
   ScalarType dtype_;
+  std::shared_ptr<AutogradMeta> autograd_ = std::make_shared<AutogradMeta>();
 };
 
 // ---------------------------------------------------------------- geometry arithmetic

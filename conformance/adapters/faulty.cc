@@ -47,6 +47,8 @@
 //                  calling a producer's deleter early or twice is not modelled: the producer may
 //                  really free, and a double free would crash the test, not fail the case)
 //   byte_offset    from_dlpack ignores the DLTensor's byte_offset
+//   autograd_history autograd() drops a tensor's history: grad_fn null, is_leaf true
+//   asarray_requires_grad asarray ignores requires_grad (taken as not given)
 // Case ids are the runner's (tcts::CaseId: the row id, or the property's id).
 //
 // TCTS_FAULTY_SUPPORTS=none makes it a candidate that declares every feature unsupported and
@@ -323,6 +325,11 @@ class FaultyCandidate final : public Candidate {
   Result<TensorHandle> asarray(const AsarraySource& source, const AsarrayOptions& options) override {
     const std::string mode = Inject();
     if (auto e = WrongError(mode, "asarray")) return *e;
+    if (mode == "asarray_requires_grad") {
+      AsarrayOptions o = options;
+      o.requires_grad = std::nullopt;
+      return base_->asarray(source, o);
+    }
     Result<TensorHandle> r = base_->asarray(source, options);
     if (!r.ok()) return r;
     if (mode == "asarray_dtype" || mode == "asarray_copies") {
@@ -372,6 +379,17 @@ class FaultyCandidate final : public Candidate {
     return r;
   }
 
+  Result<AutogradInfo> autograd(const TensorHandle& t) override {
+    const std::string mode = Inject();
+    if (auto e = WrongError(mode, "autograd")) return *e;
+    Result<AutogradInfo> r = base_->autograd(t);
+    if (mode == "autograd_history" && r.ok()) {
+      r.value().grad_fn = std::nullopt;
+      r.value().is_leaf = true;
+    }
+    return r;
+  }
+
 #define TCTS_FORWARD(Ret, method, params, args)            \
   Ret method params override {                             \
     if (auto e = WrongError(Inject(), #method)) return *e; \
@@ -391,6 +409,7 @@ class FaultyCandidate final : public Candidate {
   TCTS_FORWARD(Result<StorageInfo>, storage, (const TensorHandle& x), (x))
   TCTS_FORWARD(Status, write_storage, (const TensorHandle& x, std::int64_t i, const Scalar& v), (x, i, v))
   TCTS_FORWARD(Result<std::uintptr_t>, data_ptr, (const TensorHandle& x), (x))
+  TCTS_FORWARD(Status, requires_grad_, (const TensorHandle& x, bool r), (x, r))
   TCTS_FORWARD(Status, set_default_device, (const std::string& d), (d))
   TCTS_FORWARD(Status, enter_device, (const std::string& d), (d))
   TCTS_FORWARD(Status, exit_device, (), ())

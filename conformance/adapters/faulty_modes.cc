@@ -28,7 +28,8 @@ std::vector<Fault> FaultsFromEnvironment() {
           "out_cast", "alpha", "value_ulp", "out_strides", "empty_strides", "is_contiguous", "view_geometry",
           "view_copies", "storage_offset", "storage_order", "write_through", "broadcast", "overlap",
           "device_parse", "device_str", "device_eq", "default_device", "asarray_dtype", "asarray_copies",
-          "buffer", "dlpack_strides", "dlpack_deleter", "byte_offset"};
+          "buffer", "dlpack_strides", "dlpack_deleter", "byte_offset", "autograd_history",
+          "asarray_requires_grad"};
       if (eq == std::string::npos || std::find(std::begin(kModes), std::end(kModes), mode) == std::end(kModes)) {
         std::fprintf(stderr,
                      "faulty: bad TCTS_FAULTS item '%s' (expected MODE=GLOB, MODE one of faulty.cc's modes)\n",

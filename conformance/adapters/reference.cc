@@ -139,6 +139,7 @@ ref::AsarrayOptions ToRef(const AsarrayOptions& o) {
   if (o.dtype) out.dtype = ToRef(*o.dtype);
   if (o.device) out.device = ref::Device::Parse(*o.device);
   out.copy = o.copy;
+  out.requires_grad = o.requires_grad.value_or(false);
   return out;
 }
 
@@ -185,9 +186,11 @@ class ReferenceCandidate final : public Candidate {
   }
   // Everything but sparse layouts (the reference is strided only), and CUDA tensors only
   // where this process can have them (a build with the cuda backend, on a machine with a GPU).
+  // Autograd is its metadata (reference/tensor.h AutogradMeta): the flag and which operation
+  // made a tensor, no gradients.
   bool supports(Feature f) const override {
     if (f == Feature::kCudaTensors) return CudaUnavailable().empty();
-    return f != Feature::kSparseLayout && f != Feature::kAutograd;  // no autograd: 003's requires_grad is optional
+    return f != Feature::kSparseLayout;
   }
 
   Result<DType> dtype_from_name(std::string_view name) override {
@@ -445,9 +448,6 @@ class ReferenceCandidate final : public Candidate {
 
   // -- asarray and DLPack
   Result<TensorHandle> asarray(const AsarraySource& s, const AsarrayOptions& options) override {
-    // The reference has no autograd (Feature::kAutograd undeclared): requires_grad=False is
-    // what every tensor here already is; True cannot be honoured.
-    if (options.requires_grad.value_or(false)) return NotSupported("asarray: requires_grad=True (no autograd)");
     return Boxed([&] {
       const ref::AsarrayOptions o = ToRef(options);
       switch (s.kind) {
@@ -463,6 +463,24 @@ class ReferenceCandidate final : public Candidate {
       throw ref::InternalError("unknown asarray source kind");
     });
   }
+  // -- autograd (003 requires_grad): the reference's autograd metadata.
+  Status requires_grad_(const TensorHandle& t, bool requires_grad) override {
+    return Guard([&]() -> Status {
+      Unbox(t).RequiresGrad_(requires_grad);
+      return {};
+    });
+  }
+  Result<AutogradInfo> autograd(const TensorHandle& h) override {
+    return Guard([&]() -> Result<AutogradInfo> {
+      const ref::Tensor& t = Unbox(h);
+      AutogradInfo info;
+      info.requires_grad = t.requires_grad();
+      info.is_leaf = t.is_leaf();
+      if (!t.is_leaf()) info.grad_fn = t.grad_fn();
+      return info;
+    });
+  }
+
   Result<DLManagedTensor*> to_dlpack(const TensorHandle& h) override {
     return Guard([&]() -> Result<DLManagedTensor*> { return ref::ToDLPack(Unbox(h)); });
   }

@@ -55,6 +55,8 @@ FAMILIES = [
     ("DLPack export layout", "dlpack_strides", "dlpack", "dlpack.export.*"),
     ("DLPack deleter", "dlpack_deleter", "dlpack", "dlpack.export.*"),
     ("byte_offset on import", "byte_offset", "dlpack", "dlpack.import.*"),
+    ("autograd history", "autograd_history", "asarray", "asarray.grad.*"),
+    ("asarray requires_grad", "asarray_requires_grad", "asarray", "asarray.grad.*"),
 ]
 
 _listings = {}
