@@ -9,7 +9,8 @@ makes the running case CRASH and a fresh testee runs the rest; one that stops an
 TIMEOUT; an answer that is not JSON, has a field of the wrong type or the wrong id FAILs that
 case with a message naming the request and the field, and a stray line on the testee's stdout
 costs that one case (a fresh testee takes the next); a testee speaking another protocol
-version is refused before any case runs (exit 2). Runs under /usr/bin/python3 (python3-torch).
+version is refused before any case runs (exit 2), and one written for version 1 is spoken to in
+version 1 with the same verdicts. Runs under /usr/bin/python3 (python3-torch).
 """
 
 import collections
@@ -42,12 +43,29 @@ def run(tmp, fault="", extra_env=None, *args):
                         "--expectations=expectations.txt", f"--out={out}", "--jobs=1", "--no-stale-check",
                         "--partial-ok", *args],
                        capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    p.out = out  # the run's --out (its trace, with --trace)
     path = os.path.join(out, "report.json")
     report = None
     if os.path.exists(path):
         with open(path, encoding="utf-8") as f:
             report = json.load(f)
     return p, report
+
+
+def _float_texts(v):
+    """Every {"float": text} text (and complex parts) in a message."""
+    out = []
+    if isinstance(v, dict):
+        if set(v) == {"float"} and isinstance(v["float"], str):
+            return [v["float"]]
+        if set(v) == {"complex"} and isinstance(v["complex"], list):
+            return [x for x in v["complex"] if isinstance(x, str)]
+        for x in v.values():
+            out += _float_texts(x)
+    elif isinstance(v, list):
+        for x in v:
+            out += _float_texts(x)
+    return out
 
 
 class Protocol(unittest.TestCase):
@@ -158,6 +176,31 @@ class Protocol(unittest.TestCase):
         passed = collections.Counter(c["id"].split(".")[0] for c in report["cases"] if c["outcome"] == "PASS")
         for kind in ("transpose", "narrow", "slice", "clone", "contiguous"):  # views; memory-format copies
             self.assertGreater(passed[kind], 20, (kind, passed))
+
+    def test_a_version_1_testee_gets_the_same_verdicts(self):
+        # A testee written before version 2 (its kit pinned to 1) is spoken to in version 1:
+        # floats cross as C99 hex texts, and every case comes out as with version 2. (A broken
+        # finfo answer makes one case FAIL, so that --trace keeps an exchange with floats.)
+        floats = {}
+        reports = {}
+        for version in ("1", "2"):
+            p, report = run(self.tmp, "field:finfo:2", {"TCTS_TESTEE_PROTOCOL": version}, "--trace")
+            self.assertIsNotNone(report, p.stdout[-2000:] + p.stderr[-2000:])
+            reports[version] = {c["id"]: c["outcome"] for c in report["cases"]}
+            texts = []
+            for root, _, files in os.walk(os.path.join(p.out, "trace")):
+                for name in files:
+                    if name.endswith(".jsonl"):
+                        with open(os.path.join(root, name), encoding="utf-8") as f:
+                            for line in f:
+                                rec = json.loads(line)
+                                msg = json.loads(rec.get("recv") or rec.get("send") or "{}")
+                                texts += _float_texts(msg)
+            floats[version] = [t for t in texts if t not in ("inf", "-inf", "nan")]
+        self.assertEqual(reports["1"], reports["2"])
+        self.assertTrue(floats["1"] and floats["2"], floats)
+        self.assertTrue(all("0x" in t for t in floats["1"]), floats["1"][:5])
+        self.assertFalse(any("0x" in t for t in floats["2"]), floats["2"][:5])
 
     def test_another_protocol_version_is_refused(self):
         p, report = run(self.tmp, "", {"TCTS_TESTEE_PROTOCOL": "99"})
