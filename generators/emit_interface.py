@@ -13,6 +13,8 @@
                      op that is not `custom` (inside class ProcessCandidate)
   --suite kit        spec/interface_kit.inc: the C++ kit's dispatch table entries, one handler
                      per op (inside TesteeServer::State::Ops(); custom ops call On<Name>)
+  --suite echo       spec/interface_echo.inc: a test candidate's overrides, each answering what
+                     the current vector step says (Reply<T>: the C++ kit's session replay)
   --suite json       spec/interface.json: the description as data (sent in `hello`)
   --suite protocol_table   the operation table of PROTOCOL.md (a test compares them)
   --suite vectors    spec/interface_vectors.json: the protocol's test vectors (see vectors.py)
@@ -243,6 +245,20 @@ def emit_kit(iface: Interface) -> str:
     return "\n".join(lines + [""])
 
 
+def emit_echo(iface: Interface) -> str:
+    lines = [emit_common.header(SRC, GEN, "//"),
+             "// Inside a test candidate with Reply<T>(op) and ReplyStatus(op): every op answers what the",
+             "// current step of the protocol's vectors says (wire_vectors_test's C++ kit session replay).", ""]
+    for o in iface.ops:
+        name = emit_common.cstr(o.name)
+        if o.result == "none":
+            body = f"return ReplyStatus({name});"
+        else:
+            body = f"return Reply<{cxx_value(iface, o.result)}>({name});"
+        lines.append(f"  {cxx_result(iface, o)} {o.name}({params(iface, o)}) override {{ {body} }}")
+    return "\n".join(lines + [""])
+
+
 # ---------------------------------------------------------------- JSON and docs
 def emit_json(iface: Interface) -> str:
     # JSON has no comments: the file names its sources in a field (the suite's hello does not
@@ -285,7 +301,7 @@ def emit_vectors(iface: Interface) -> str:
 
 SUITES = {
     "enums": emit_enums, "records": emit_records, "virtuals": emit_virtuals, "codecs": emit_codecs,
-    "suite": emit_suite, "kit": emit_kit, "json": emit_json, "protocol_table": emit_protocol_table,
+    "suite": emit_suite, "kit": emit_kit, "echo": emit_echo, "json": emit_json, "protocol_table": emit_protocol_table,
     "vectors": emit_vectors,
 }
 

@@ -2,7 +2,11 @@
 // vectors (//spec:interface_vectors.json, generators/vectors.py): each value's version-1 and
 // version-2 forms decode, and the value encodes back under each version equal to that version's
 // form — floats compared by the double they denote, everything else exactly (an integer's JSON
-// kind included: a number within ±(2^53 - 1) under version 2, a string beyond).
+// kind included: a number within ±(2^53 - 1) under version 2, a string beyond). And the C++ kit
+// replays the vectors' sessions: a candidate whose every op answers what the step says (its
+// overrides generated from spec/interface.toml, spec/interface_echo.inc) behind a TesteeServer
+// answers every request as the vector does.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -10,11 +14,16 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "conformance/protocol/cxx/tcts_testee.h"
 #include "conformance/protocol/wire.h"
 #include "gtest/gtest.h"
 
@@ -175,6 +184,131 @@ TEST(WireVectors, VersionTwoFormsAreExactInDoubles) {
     // And what this side writes under version 2 is too.
     auto it = Codecs().find(v["type"].get<std::string>());
     if (it != Codecs().end()) ExpectDoubleSafe(it->second(v["v2"], 2), what + ", as written");
+  }
+}
+
+// ---------------------------------------------------------------- the C++ kit's sessions
+class EchoBox : public TensorBox {
+ public:
+  explicit EchoBox(std::string label) : label(std::move(label)) {}
+  std::string label;
+};
+
+// Every op answers the current step's "returns" (decoded with the kit's own codecs) or raises its
+// "raises"; declarations follow the session's testee: the features of the ops it does not lack
+// (and its answer features), its dtypes.
+class Echo : public Candidate {
+ public:
+  Echo(const Json& testee, const Json& interface) : testee_(testee) {
+    for (const Json& op : interface["ops"]) {
+      const std::string feature = op["feature"].get<std::string>();
+      const bool lacked = std::find(testee["lacks"].begin(), testee["lacks"].end(), op["name"]) != testee["lacks"].end();
+      if (!declared_.count(feature)) declared_[feature] = true;
+      if (lacked) declared_[feature] = false;
+    }
+    for (const Json& f : testee["also_supports"]) declared_[f.get<std::string>()] = true;
+  }
+  const Json* step = nullptr;
+  std::vector<std::string> calls;
+
+  std::string name() const override { return testee_["name"].get<std::string>(); }
+  std::string version() const override { return testee_["version"].get<std::string>(); }
+  std::string build() const override { return testee_["build"].get<std::string>(); }
+  bool supports(Feature f) const override {
+    auto it = declared_.find(FeatureName(f));
+    return it != declared_.end() && it->second;
+  }
+  bool supports_dtype(DType d) const override {
+    const Json& dtypes = testee_["dtypes"];
+    return dtypes.is_null() || std::find(dtypes.begin(), dtypes.end(), Json(DTypeName(d))) != dtypes.end();
+  }
+
+#include "spec/interface_echo.inc"
+
+ private:
+  Error Raised(const std::string& op) const {
+    if (step == nullptr || !step->contains("raises")) return NotSupported(op);  // a step the kit should refuse itself
+    ErrorKind kind = ErrorKind::kInternal;
+    ParseErrorKind((*step)["raises"]["kind"].get<std::string>(), &kind);
+    return Error{kind, (*step)["raises"]["message"].get<std::string>()};
+  }
+  template <class T>
+  Result<T> Reply(const char* op) {
+    calls.push_back(op);
+    if (step == nullptr || !step->contains("returns")) return Raised(op);
+    const Json& r = (*step)["returns"];
+    if constexpr (std::is_same_v<T, TensorHandle>) {
+      return TensorHandle(std::make_shared<EchoBox>(r["new_tensor"].get<std::string>()));
+    } else if constexpr (std::is_same_v<T, DLManagedTensor*>) {
+      return NotSupported(op);  // the vectors export nothing
+    } else {
+      T out{};
+      wire::FromJson(r, "returns", &out);
+      return out;
+    }
+  }
+  Status ReplyStatus(const char* op) {
+    calls.push_back(op);
+    if (step == nullptr || !step->contains("returns")) return Raised(op);
+    return Status();
+  }
+
+  Json testee_;
+  std::map<std::string, bool> declared_;
+};
+
+// The hello answer's lists as sets (the kits may order them differently).
+Json Sorted(Json v) {
+  for (const char* key : {"features", "dtypes"}) {
+    if (v.is_object() && v.contains("ok") && v["ok"].is_object() && v["ok"].contains(key)) {
+      std::vector<std::string> items = v["ok"][key].get<std::vector<std::string>>();
+      std::sort(items.begin(), items.end());
+      v["ok"][key] = items;
+    }
+  }
+  return v;
+}
+
+TEST(WireVectors, TheCxxKitAnswersEverySessionAsTheVectorsSay) {
+  const Json vectors = LoadVectors();
+  ASSERT_TRUE(vectors.is_object() && vectors.contains("sessions"));
+  for (const Json& session : vectors["sessions"]) {
+    const Json& steps = session["steps"];
+    Echo echo(session["testee"], steps[0]["request"]["interface"]);
+    TesteeServer server(echo);
+    std::set<std::string> called;
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      const Json& st = steps[k];
+      const std::string where = "v" + std::to_string(session["protocol"].get<int>()) + " session, step " +
+                                std::to_string(k) + " (" + st["request"]["op"].get<std::string>() + ")";
+      echo.step = &st;
+      echo.calls.clear();
+      const Json answer = Json::parse(server.Answer(st["request"].dump()));
+      Json want = st["answer"];
+      Json got = answer;
+      if (st["request"]["op"] == "hello") {
+        want = Sorted(want);
+        got = Sorted(got);
+      }
+      if (st.contains("returns") || st.contains("raises")) {
+        EXPECT_TRUE(SameWire(got, want)) << where << ": the kit answered " << got.dump() << "; the vector says " << want.dump();
+        EXPECT_EQ(echo.calls.size(), 1u) << where;
+        for (const std::string& c : echo.calls) called.insert(c);
+      } else if (want.contains("error")) {
+        // Refused before the candidate answers: the kind is the protocol's, the words the kit's.
+        ASSERT_TRUE(got.contains("error")) << where << ": " << got.dump();
+        EXPECT_EQ(got["error"]["kind"], want["error"]["kind"]) << where << ": " << got.dump();
+      } else {
+        EXPECT_TRUE(SameWire(got, want)) << where << ": the kit answered " << got.dump() << "; the vector says " << want.dump();
+      }
+    }
+    for (const Json& op : steps[0]["request"]["interface"]["ops"]) {
+      const std::string name = op["name"].get<std::string>();
+      const Json& lacks = session["testee"]["lacks"];
+      if (std::find(lacks.begin(), lacks.end(), Json(name)) == lacks.end()) {
+        EXPECT_TRUE(called.count(name)) << "session v" << session["protocol"] << ": " << name << " never called";
+      }
+    }
   }
 }
 

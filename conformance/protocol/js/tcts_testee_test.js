@@ -269,7 +269,8 @@ function checkArguments(server, req, o, args, protocol, where) {
         : {kind: got.kind, value: tcts.encodePythonValue(got.value, protocol)};
     } else if (a.type === 'dlpack_import') w = got;  // as sent
     else w = iface.encode(a.type, got, protocol, a.name);
-    sameWire(wire(w), req[a.name], protocol, `${where}: argument ${a.name}`);
+    // An inline argument's fields are the request's own (from_dlpack's DLPack source).
+    sameWire(wire(w), a.inline ? req : req[a.name], protocol, `${where}: argument ${a.name}`);
   }
 }
 
