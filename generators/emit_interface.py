@@ -239,7 +239,6 @@ def emit_kit(iface: Interface) -> str:
             body = f"return s.NewTensor({call});"
         else:
             body = f"return s.Encode({call});"
-        unused = "" if o.args else " /*q*/"
         q = "const Json& q" if o.args else "const Json&"
         lines.append(f"      {{{name}, +[](State& s, {q}) -> Result<Json> {{ {body} }}}},")
     return "\n".join(lines + [""])
