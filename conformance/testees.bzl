@@ -10,20 +10,40 @@ TESTEES = {
     "numpy_weak": "/usr/bin/python3 conformance/testees/numpy/numpy_testee.py --promotion=weak",
 }
 
-# Libraries judged through a Node.js testee (conformance/protocol/js); their suite tests go
-# through a launcher that skips, saying why, when node or the testee's pinned packages
-# (installed by .ci/setup) are absent.
-NODE_TESTEES = {
-    "tfjs_cpu": "node conformance/testees/tfjs/tfjs_testee.js --backend=cpu",
-    "tfjs_wasm": "node conformance/testees/tfjs/tfjs_testee.js --backend=wasm",
+# Libraries judged through a Node.js testee (conformance/protocol/js), by candidate name: the
+# testee's directory under conformance/testees/ (its program, package.json and package-lock.json;
+# .ci/setup runs npm ci in every such directory), its program's arguments, and the package whose
+# presence in the directory's node_modules says the pinned packages are installed. Their suite
+# tests go through a launcher (testees/node_testee_test.sh) that skips, saying why, when node or
+# those packages are absent. Each directory is the filegroup //conformance/testees:<directory>.
+NODE_TESTEE_DIRS = {
+    "tfjs": ("tfjs_testee.js", "@tensorflow/tfjs-core"),
 }
 
+NODE_TESTEES = {
+    "tfjs_cpu": ("tfjs", "--backend=cpu"),
+    "tfjs_wasm": ("tfjs", "--backend=wasm"),
+}
+
+def node_testee_command(name):
+    """The command line that starts Node.js testee NAME, from the repository's root."""
+    directory, args = NODE_TESTEES[name]
+    return " ".join(["node", "conformance/testees/%s/%s" % (directory, NODE_TESTEE_DIRS[directory][0])] + ([args] if args else []))
+
+def node_testee_launcher_args(name, suite):
+    """node_testee_test.sh's arguments before the runner's: TEST_NAME TESTEE_JS PACKAGE."""
+    directory = NODE_TESTEES[name][0]
+    program, package = NODE_TESTEE_DIRS[directory]
+    return ["%s_%s" % (suite, name), "conformance/testees/%s/%s" % (directory, program), package]
+
 # The runner's arguments naming every testee kept here (run.py --known-testee).
-KNOWN_TESTEE_ARGS = ["'--known-testee=%s=%s'" % (name, command) for name, command in TESTEES.items() + NODE_TESTEES.items()]
+KNOWN_TESTEE_ARGS = ["'--known-testee=%s=%s'" % (name, command) for name, command in TESTEES.items()] + [
+    "'--known-testee=%s=%s'" % (name, node_testee_command(name))
+    for name in NODE_TESTEES
+]
 
 # What those testees need at run time: their programs and the kits.
 KNOWN_TESTEE_DATA = [
     "//conformance/protocol:python_kit",
     "//conformance/testees",
-    "//conformance/testees:tfjs",
-]
+] + ["//conformance/testees:" + directory for directory in NODE_TESTEE_DIRS]
