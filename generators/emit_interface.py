@@ -80,6 +80,11 @@ def params(iface: Interface, op: Op) -> str:
     return op.cxx_params if op.cxx_params else ", ".join(cxx_param(iface, a) for a in op.args)
 
 
+def signature(iface: Interface, op: Op) -> str:
+    """`Result name(params)`: the op's Candidate virtual, as declared and as each override repeats it."""
+    return f"{cxx_result(iface, op)} {op.name}({params(iface, op)})"
+
+
 def camel(name: str) -> str:
     return "".join(p[:1].upper() + p[1:] for p in name.split("_"))
 
@@ -105,9 +110,14 @@ def emit_enums(iface: Interface) -> str:
              "#define TCTS_FORALL_FEATURES(_) \\"]
     lines += [f"  _({f.enumerator}, {emit_common.cstr(f.name)}) \\" for f in iface.features]
     lines += ["", f"#define TCTS_FEATURE_COUNT {len(iface.features)}", "",
-              "// TCTS_FORALL_ERROR_KINDS(_): _(enumerator, \"name\") (PyTorch's Python exception classes).",
+              "// TCTS_FORALL_ERROR_KINDS(_): _(enumerator, \"name\"), every error kind of the interface.",
               "#define TCTS_FORALL_ERROR_KINDS(_) \\"]
     lines += [f"  _({e.enumerator}, {emit_common.cstr(e.name)}) /* {e.doc} */ \\" for e in iface.errors]
+    pytorch = [e for e in iface.errors if e.raised_by == "pytorch"]
+    lines += ["", "// TCTS_FORALL_PYTORCH_ERROR_KINDS(_): the kinds PyTorch raises (raised_by = \"pytorch\"): what an",
+              "// expected error may name.", "#define TCTS_FORALL_PYTORCH_ERROR_KINDS(_) \\"]
+    lines += [f"  _({e.enumerator}, {emit_common.cstr(e.name)}) \\" for e in pytorch]
+    lines += ["", f"#define TCTS_PYTORCH_ERROR_KIND_NAMES {emit_common.cstr(', '.join(e.name for e in pytorch))}"]
     lines += ["", "// TCTS_FORALL_OPS(_): _(\"op\", feature enumerator).", "#define TCTS_FORALL_OPS(_) \\"]
     feats = {f.name: f for f in iface.features}
     lines += [f"  _({emit_common.cstr(o.name)}, {feats[o.feature].enumerator}) \\" for o in iface.ops]
@@ -146,7 +156,7 @@ def emit_virtuals(iface: Interface) -> str:
     feats = {f.name: f for f in iface.features}
     for o in iface.ops:
         lines += comment(f"{o.doc} (feature {o.feature}: Feature::{feats[o.feature].enumerator})", "  ")
-        lines.append(f"  virtual {cxx_result(iface, o)} {o.name}({params(iface, o)}) {{ return NotSupported({emit_common.cstr(o.name)}); }}")
+        lines.append(f"  virtual {signature(iface, o)} {{ return NotSupported({emit_common.cstr(o.name)}); }}")
     return "\n".join(lines + [""])
 
 
@@ -203,7 +213,7 @@ def emit_suite(iface: Interface) -> str:
     for o in iface.ops:
         if o.custom:
             continue
-        lines.append(f"  {cxx_result(iface, o)} {o.name}({params(iface, o)}) override {{")
+        lines.append(f"  {signature(iface, o)} override {{")
         lines.append("    Json args = Json::object();")
         lines += [_arg_code(iface, a, 0) for a in o.args]
         name = emit_common.cstr(o.name)
@@ -254,7 +264,7 @@ def emit_echo(iface: Interface) -> str:
             body = f"return ReplyStatus({name});"
         else:
             body = f"return Reply<{cxx_value(iface, o.result)}>({name});"
-        lines.append(f"  {cxx_result(iface, o)} {o.name}({params(iface, o)}) override {{ {body} }}")
+        lines.append(f"  {signature(iface, o)} override {{ {body} }}")
     return "\n".join(lines + [""])
 
 

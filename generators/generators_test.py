@@ -44,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import spec_schema  # noqa: E402
-from spec_model import SPEC_FILES, Spec, SpecError  # noqa: E402
+from spec_model import SPEC_FILES, SPEC_INPUTS, Spec, SpecError  # noqa: E402
 
 FIXTURE = os.path.join(HERE, "testdata", "fixture")
 GOLDEN = os.path.join(HERE, "testdata", "golden")
@@ -103,7 +103,7 @@ def finish_emit_all(p: subprocess.Popen, out_dir: str) -> dict:
 
 def run_emitter(script: str, suite: str | None, spec_dir: str, out: str) -> subprocess.CompletedProcess:
     args = [sys.executable, os.path.join(HERE, script), *(["--suite", suite] if suite else []), "--out", out,
-            *[os.path.join(spec_dir, f) for f in SPEC_FILES]]
+            *[os.path.join(spec_dir, f) for f in SPEC_INPUTS]]
     return subprocess.run(args, capture_output=True, text=True)
 
 
@@ -169,6 +169,12 @@ class Fixture(unittest.TestCase):
 # the fixture; the first occurrence of `old` is replaced.
 MALFORMED = [
     # --- the schema: tables, fields, types, clauses
+    ("arithmetic.toml", 'error = { kind = "RuntimeError", message = "The size of tensor a',
+     'error = { kind = "NotSupported", message = "The size of tensor a',
+     ["arithmetic.toml", "must be an error kind PyTorch raises (spec/interface.toml", "RuntimeError, TypeError, ValueError, IndexError, NotImplementedError)",
+      "got 'NotSupported'"]),
+    ("interface.toml", 'raised_by = "pytorch"', 'raised_by = "torch"',
+     ["interface.toml", "[[error]] #1: raised_by 'torch' is not one of pytorch, suite"]),
     ("arithmetic.toml", "[[tolerance]]", "[[tolerence]]",
      ["arithmetic.toml", "[[tolerence]]", "unknown table; did you mean [[tolerance]]?"]),
     ("arithmetic.toml", "expected = -2147483648", 'expected = "-2147483648"',
@@ -339,7 +345,7 @@ class Malformed(unittest.TestCase):
     def test_malformed_spec_fails_naming_file_row_and_reason(self):
         for i, (fname, old, new, fragments) in enumerate(MALFORMED):
             with self.subTest(case=i, file=fname, change=new[:40]), tempfile.TemporaryDirectory() as tmp:
-                path = mutated_copy(self, SPEC_FILES, fname, old, new, tmp)
+                path = mutated_copy(self, SPEC_INPUTS, fname, old, new, tmp)
                 gtest = ("emit_gtest.py", SUITE_OF.get(fname, "casting"))
                 for script, suite in (gtest, ("emit_cxx.py", "dtypes"), ("emit_json.py", None)):
                     r = run_emitter(script, suite, tmp, os.path.join(tmp, "out"))
@@ -363,7 +369,7 @@ class Malformed(unittest.TestCase):
         err = io.StringIO()
         with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stderr(err):
             code = emit_common.main(["--out", os.path.join(tmp, "out"),
-                                     *[os.path.join(FIXTURE, f) for f in SPEC_FILES]], "", broken)
+                                     *[os.path.join(FIXTURE, f) for f in SPEC_INPUTS]], "", broken)
             self.assertFalse(os.path.exists(os.path.join(tmp, "out")))
         self.assertEqual(code, 2)
         self.assertEqual(len(err.getvalue().splitlines()), 1, err.getvalue())
@@ -381,7 +387,7 @@ class Malformed(unittest.TestCase):
 # ------------------------------------------------------------------ the schema, field by field
 def load_files(spec_dir: str) -> dict:
     files = {}
-    for name in SPEC_FILES:
+    for name in SPEC_INPUTS:
         path = os.path.join(spec_dir, name)
         with open(path, "rb") as f:
             files[name] = (path, tomllib.load(f))
@@ -429,7 +435,8 @@ def mutations(files: dict):
             yield "deleted", fname, keys, "delete", name
         yield from walk(fname, value, t, keys, shape)
 
-    for fname, (_, doc) in files.items():
+    for fname in SPEC_FILES:  # the schema's files (interface.toml is interface_model's)
+        _, doc = files[fname]
         for key, fld in spec_schema.FILES[fname].items():
             if key in doc:
                 yield from field(fname, doc[key], fld.type, [key], (fname, key), key)
@@ -542,7 +549,7 @@ class RealSpec(unittest.TestCase):
             os.mkdir(d)
         procs = [start_emit_all(SPEC, d, seed) for d, seed in zip(cls.runs, ("1", "2"))]
         cls.status = [finish_emit_all(p, d) for p, d in zip(procs, cls.runs)]
-        cls.spec = Spec.load([os.path.join(SPEC, f) for f in SPEC_FILES])
+        cls.spec = Spec.load([os.path.join(SPEC, f) for f in SPEC_INPUTS])
         cls.files = load_files(SPEC)
 
     @classmethod
@@ -591,7 +598,8 @@ class RealSpec(unittest.TestCase):
                 for v in value:
                     walk(fname, v, t.item)
 
-        for fname, (_, doc) in self.files.items():
+        for fname in SPEC_FILES:
+            _, doc = self.files[fname]
             for key, fld in spec_schema.FILES[fname].items():
                 if key in doc:
                     walk(fname, doc[key], fld.type)
@@ -756,7 +764,7 @@ class RealSpec(unittest.TestCase):
             self.skipTest("spec/BUILD is not among the test's inputs")
         text = read(build)
         tables = re.search(r'name = "tables",\s*srcs = \[([^\]]*)\]', text).group(1)
-        self.assertEqual(sorted(re.findall(r'"([^"]+)"', tables)), sorted(SPEC_FILES))
+        self.assertEqual(sorted(re.findall(r'"([^"]+)"', tables)), sorted(SPEC_INPUTS))
         import emit_cxx
         block = re.search(r"^INCS = \[\n(.*?)^\]", text, re.S | re.M).group(1)
         incs = re.findall(r'^\s*"(\w+)",', block, re.M)
@@ -791,7 +799,8 @@ class RealSpec(unittest.TestCase):
                     self.assertEqual((type(got), got), (type(want), want), where)
                 compared += 1
 
-        for fname, (_, doc) in self.files.items():
+        for fname in SPEC_FILES:
+            _, doc = self.files[fname]
             same(export["tables"][fname.removesuffix(".toml")], doc, fname)
         self.assertGreater(compared, 3000)
         inverted = {}
@@ -838,7 +847,7 @@ class StatementTable(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.files = load_files(SPEC)
-        cls.spec = Spec.load([os.path.join(SPEC, f) for f in SPEC_FILES])
+        cls.spec = Spec.load([os.path.join(SPEC, f) for f in SPEC_INPUTS])
 
     def documents(self) -> dict[str, str]:
         where = spec_sources_dir()

@@ -72,6 +72,10 @@ class ErrorKind:
     name: str
     enumerator: str
     doc: str
+    raised_by: str  # "pytorch": a Python exception class PyTorch raises; "suite": NotSupported, Internal
+
+
+RAISED_BY = ("pytorch", "suite")
 
 
 @dataclass
@@ -127,13 +131,25 @@ def _fields(where: str, row: object, required: tuple, optional: tuple = ()) -> d
     return row
 
 
+def error_kinds(interface_path: str, doc: dict) -> list[ErrorKind]:
+    """The [[error]] rows of a parsed interface.toml (also read by generators/spec_model.py: the
+    kinds a spec row may expect are those raised_by "pytorch")."""
+    if not isinstance(doc.get("error"), list):
+        raise InterfaceError(f"{interface_path}: needs [[error]] rows")
+    errors = []
+    for n, row in enumerate(doc["error"], 1):
+        where = f"{interface_path}: [[error]] #{n}"
+        r = _fields(where, row, ("name", "enumerator", "doc", "raised_by"))
+        if r["raised_by"] not in RAISED_BY:
+            raise InterfaceError(f"{where}: raised_by {r['raised_by']!r} is not one of {', '.join(RAISED_BY)}")
+        errors.append(ErrorKind(r["name"], r["enumerator"], r["doc"], r["raised_by"]))
+    return errors
+
+
 def load(interface_path: str, features_path: str) -> Interface:
     doc = _load(interface_path)
     _fields(interface_path, doc, ("protocol_versions", "answer_features", "error", "record", "op"))
-    errors = []
-    for n, row in enumerate(doc["error"], 1):
-        r = _fields(f"{interface_path}: [[error]] #{n}", row, ("name", "enumerator", "doc"))
-        errors.append(ErrorKind(r["name"], r["enumerator"], r["doc"]))
+    errors = error_kinds(interface_path, doc)
     records: list[Record] = []
     for n, row in enumerate(doc["record"], 1):
         where = f"{interface_path}: [[record]] #{n} ({row.get('name')!r})"

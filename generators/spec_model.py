@@ -21,6 +21,7 @@ import tomllib
 from typing import Iterable
 
 import arith_model
+import interface_model
 import interop_model
 import spec_schema
 import strided_model
@@ -41,6 +42,9 @@ ALLOCATING_FORMATS = ("contiguous_format", "channels_last", "channels_last_3d")
 OPS = ("add", "sub", "mul", "div")
 SPEC_FILES = ("sources.toml", "dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml",
               "devices.toml", "asarray.toml", "dlpack.toml", "statements.toml")
+# Read too, for its [[error]] rows only: the error kinds a row's expected error may name.
+INTERFACE_FILE = "interface.toml"
+SPEC_INPUTS = SPEC_FILES + (INTERFACE_FILE,)  # what Spec.load needs: //spec:tables
 VIEW_OPS = tuple(strided_model.VIEW_CAUSES)  # the view ops the strided model implements
 
 
@@ -179,7 +183,7 @@ class Spec:
                 raise SpecError(path, "(file)", f"not valid TOML: {e}") from None
             except OSError as e:
                 raise SpecError(path, "(file)", f"cannot read: {e.strerror}") from None
-        for needed in SPEC_FILES:
+        for needed in SPEC_INPUTS:
             if needed not in files:
                 raise SpecError(needed, "(file)", "missing from the spec inputs")
         return Spec(files)
@@ -193,8 +197,13 @@ class Spec:
         path, doc = self.files["sources.toml"]
         spec_schema.check_file("sources.toml", path, doc, None)
         self.documents, implementation = spec_schema.documents_of(doc)
+        path, doc = self.files[INTERFACE_FILE]
+        try:
+            kinds = tuple(e.name for e in interface_model.error_kinds(path, doc) if e.raised_by == "pytorch")
+        except interface_model.InterfaceError as e:
+            raise SpecError(path, "[[error]]", str(e)) from None
         for name in SPEC_FILES[1:]:
-            spec_schema.check_file(name, *self.files[name], self.documents, implementation)
+            spec_schema.check_file(name, *self.files[name], self.documents, implementation, kinds)
 
     def _claim_id(self, row_id: str, path: str) -> None:
         if not row_id or any(c.isspace() for c in row_id):
@@ -783,7 +792,7 @@ class Spec:
         every row that states a fact is claimed by a statement or listed as [[silent]] (the
         documents say nothing of it: its basis is PyTorch's implementation)."""
         path, doc = self._file("statements.toml")
-        facts = spec_schema.fact_rows({k: v for k, v in self.files.items() if k != "statements.toml"})
+        facts = spec_schema.fact_rows({k: self.files[k] for k in SPEC_FILES if k != "statements.toml"})
         self.statements: list[dict] = []
         self.statements_of: dict[str, list[str]] = {}  # row id -> the statements it tests, in file order
 

@@ -23,7 +23,6 @@ import dataclasses
 import difflib
 import re
 
-ERROR_KINDS = ("RuntimeError", "TypeError", "ValueError", "IndexError", "NotImplementedError")
 OWN = "own"
 
 
@@ -57,6 +56,20 @@ class Str(Type):
             c.fail(row, f"field '{field}' must be {self.what}, got {value!r}")
         if self.pattern and not re.fullmatch(self.pattern, value):
             c.fail(row, f"field '{field}' {value!r} does not match {self.pattern}")
+
+
+class ErrorKind(Type):
+    """An error kind PyTorch raises: spec/interface.toml's [[error]] rows with raised_by = "pytorch"
+    (the checker's error_kinds)."""
+
+    what = "an error kind PyTorch raises"
+
+    def check(self, c, value, row, field):
+        if not isinstance(value, str):
+            c.wrong_type(self, value, row, field)
+        if value not in c.error_kinds:
+            c.fail(row, f"field '{field}' must be an error kind PyTorch raises (spec/interface.toml, "
+                        f"raised_by = \"pytorch\": {', '.join(c.error_kinds)}), got {value!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -252,8 +265,9 @@ def _show(value) -> str:
 
 
 class _Checker:
-    def __init__(self, path: str, documents: dict | None, implementation: str = ""):
+    def __init__(self, path: str, documents: dict | None, implementation: str = "", error_kinds: tuple = ()):
         self.path, self.documents, self.implementation = path, documents, implementation
+        self.error_kinds = error_kinds
 
     def fail(self, row: str, reason: str):
         raise _Invalid(row, reason)
@@ -275,12 +289,14 @@ def _label(key: str, value) -> str:
     return f"[{key}]" if isinstance(value, (dict, Table, MapOf)) else key
 
 
-def check_file(name: str, path: str, doc: dict, documents: dict | None, implementation: str = "") -> None:
-    """Checks one parsed file against FILES[name]; raises SpecError naming file, row and reason."""
+def check_file(name: str, path: str, doc: dict, documents: dict | None, implementation: str = "",
+               error_kinds: tuple = ()) -> None:
+    """Checks one parsed file against FILES[name]; raises SpecError naming file, row and reason.
+    error_kinds: the kinds an expected error may name (spec/interface.toml, raised_by "pytorch")."""
     from spec_model import SpecError
 
     schema = FILES[name]
-    c = _Checker(path, documents, implementation)
+    c = _Checker(path, documents, implementation, error_kinds)
     known = [_label(k, fld.type) for k, fld in schema.items()]
     for key, value in doc.items():
         if key not in schema:
@@ -323,7 +339,7 @@ SOURCE = {"clause": Field(Clause()), "basis": Field(Str(choices=("doc", "pytorch
 
 def ERROR(**more) -> Table:
     """An error spec: kind and a message fragment every conforming message contains."""
-    return Table({"kind": Field(Str(choices=ERROR_KINDS)), "message": Field(TEXT), "source": opt(TEXT),
+    return Table({"kind": Field(ErrorKind()), "message": Field(TEXT), "source": opt(TEXT),
                   **{k: opt(t) for k, t in more.items()}})
 
 
@@ -380,12 +396,12 @@ FILES: dict[str, dict[str, Field]] = {
             pytorch=opt(List(rule("result_type", why=f(TEXT), a=f(Str()), b=f(Str()), result=f(DTYPE)))))),
         "op": f(List(rule(
             name=f(Str()), integer_to_default_float=opt(Bool()),
-            bool_error=opt(Table({"kind": f(Str(choices=ERROR_KINDS)), "both": f(TEXT), "one": f(TEXT)}))))),
+            bool_error=opt(Table({"kind": f(ErrorKind()), "both": f(TEXT), "one": f(TEXT)}))))),
     },
     "casting.toml": {
         "can_cast": f(text_rule(disallow=f(List(text_rule(**{"from": f(List(Str())), "to": f(List(Str()))}))))),
         "output_casting": f(rule(
-            error_kind=f(Str(choices=ERROR_KINDS)), message=f(TEXT), doc_message=f(TEXT), value_path=f(Str()),
+            error_kind=f(ErrorKind()), message=f(TEXT), doc_message=f(TEXT), value_path=f(Str()),
             value_path_source=opt(TEXT),
             example=opt(List(rule("output_casting", expr=f(TEXT), self=f(DTYPE), other=f(DTYPE),
                                   allowed=f(Bool())))))),

@@ -92,6 +92,14 @@ bool ParseErrorKind(std::string_view name, ErrorKind* kind) {
   return false;
 }
 
+bool RaisedByPyTorch(ErrorKind kind) {
+#define TCTS_ERROR_KIND_PYTORCH(e, name) \
+  if (kind == ErrorKind::e) return true;
+  TCTS_FORALL_PYTORCH_ERROR_KINDS(TCTS_ERROR_KIND_PYTORCH)
+#undef TCTS_ERROR_KIND_PYTORCH
+  return false;
+}
+
 const char* ScalarKindName(Scalar::Kind kind) {
   switch (kind) {
     case Scalar::Kind::kBool: return "bool";

@@ -48,8 +48,11 @@ enum class ErrorKind {
 #undef TCTS_ERROR_KIND_ENUMERATOR
 };
 const char* ErrorKindName(ErrorKind kind);
-// Parses a spec error kind ("RuntimeError", ...). Returns false for unknown names.
+// Parses an error kind's name ("RuntimeError", ..., "NotSupported"). Returns false for unknown names.
 bool ParseErrorKind(std::string_view name, ErrorKind* kind);
+// Whether PyTorch raises this kind (raised_by = "pytorch"): the kinds an expected error may name;
+// their names, comma-separated: TCTS_PYTORCH_ERROR_KIND_NAMES.
+bool RaisedByPyTorch(ErrorKind kind);
 
 struct Error {
   ErrorKind kind;

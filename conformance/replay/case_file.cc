@@ -333,9 +333,8 @@ void ParseCall(const Json& call, ReplayCase* c, const std::string& where) {
 void ParseExpect(const Json& e, ReplayCase* c, const std::string& where) {
   if (const Json* err = Find(e, "error")) {
     CheckKeys(e, {"error", "message"}, where);
-    if (!err->is_string() || !ParseErrorKind(Text(*err), &c->error_kind)) {
-      throw Bad{where + ".error: expected an error kind (RuntimeError, TypeError, ValueError, IndexError, "
-                        "NotImplementedError)"};
+    if (!err->is_string() || !ParseErrorKind(Text(*err), &c->error_kind) || !RaisedByPyTorch(c->error_kind)) {
+      throw Bad{where + ".error: expected an error kind PyTorch raises (" TCTS_PYTORCH_ERROR_KIND_NAMES ")"};
     }
     c->error = true;
     if (Find(e, "message")) c->message = Text(Need(e, "message", Kind::kString, where));

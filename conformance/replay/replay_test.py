@@ -159,6 +159,10 @@ class Replay(unittest.TestCase):
                              "call.self: 's' must be a tensor"),
             "out and inplace": (with_case(lambda c: c["call"].update(op="binary_inplace")), 'call: unknown field "a"'),
             "field": (with_case(lambda c: c.update(extra=1)), "unknown field \"extra\""),
+            # An expected error names a kind PyTorch raises (spec/interface.toml raised_by), not the suite's own.
+            "error kind": (with_case(lambda c: c.update(expect={"error": "NotSupported"})),
+                           ".expect.error: expected an error kind PyTorch raises (RuntimeError, TypeError, ValueError, "
+                           "IndexError, NotImplementedError)"),
             # Hostile sizes: an error naming the shape, never an allocation that takes the process down.
             "huge shape": (with_case(lambda c: c["inputs"]["a"]["tensor"].update(sizes=[1099511627776], values={"fill": 1})),
                            "inputs.a.tensor.sizes: [1099511627776] has 1099511627776 elements; a file's inputs hold at most"),

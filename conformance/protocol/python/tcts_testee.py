@@ -317,6 +317,9 @@ class Interface:
             need(key in doc, f"missing {key!r}")
         need(isinstance(doc["records"], dict), "records: expected an object")
         need(isinstance(doc["ops"], list), "ops: expected a list")
+        for key in ("errors", "features", "answer_features"):
+            need(isinstance(doc[key], list) and all(isinstance(x, str) for x in doc[key]),
+                 f"{key}: expected a list of names")
         self.errors = list(doc["errors"])
         self.features = list(doc["features"])
         self.answer_features = set(doc["answer_features"])
@@ -357,13 +360,13 @@ class Interface:
         if t == "ints":
             if not isinstance(v, list):
                 raise ProtocolError(f"{field}: expected a list of integers, got {v!r}")
-            return [decode_int(x, field) for x in v]
+            return [decode_int(x, f"{field}[{i}]") for i, x in enumerate(v)]
         if t == "scalar":
             return decode_scalar(v, field)
         if t == "scalars":
             if not isinstance(v, list):
                 raise ProtocolError(f"{field}: expected a list of scalars, got {v!r}")
-            return [decode_scalar(x, field) for x in v]
+            return [decode_scalar(x, f"{field}[{i}]") for i, x in enumerate(v)]
         if t == "python_value":
             return decode_python_value(v, field)
         if t == "device_arg":

@@ -164,6 +164,17 @@ class Values(unittest.TestCase):
                 same_wire(self.iface.encode(v["type"], one, 1, where), v["v1"], 1, where + " v1")
                 same_wire(self.iface.encode(v["type"], one, 2, where), v["v2"], 2, where + " v2")
 
+    def test_a_malformed_value_or_description_names_the_field(self):
+        with self.assertRaisesRegex(tcts_testee.ProtocolError, r"shape\[1\]: expected an integer"):
+            self.iface.decode("ints", [2, "x"], "shape")
+        with self.assertRaisesRegex(tcts_testee.ProtocolError, r"fill\[0\]: expected a scalar"):
+            self.iface.decode("scalars", [None], "fill")
+        doc = dict(VECTORS["sessions"][0]["steps"][0]["request"]["interface"])
+        for key in ("errors", "features", "answer_features"):
+            with self.subTest(key), self.assertRaisesRegex(tcts_testee.ProtocolError,
+                                                           f"interface: {key}: expected a list of names"):
+                tcts_testee.Interface(dict(doc, **{key: "RuntimeError"}))
+
     def test_a_default_field_may_be_absent(self):
         n = 0
         for k, v in enumerate(VECTORS["values"]):
