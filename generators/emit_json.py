@@ -25,7 +25,7 @@ import sys
 import emit_common as ec
 import spec_schema
 import strided_model
-from spec_model import SPEC_FILES, Spec, SpecError
+from spec_model import SPEC_FILES, Spec
 
 SCHEMA_VERSION = 2  # 2: tables and statements_of_row
 
