@@ -32,7 +32,8 @@
  *                  between dtypes (what nd.copy and friends use). Values of several kinds are
  *                  assigned one by one, each from its own kind. An integer past 2^53 is
  *                  rounded to a JS number (stdlib's largest integer dtype is 32-bit).
- *                  meta: nd.dtype, x.shape, x.strides (stdlib's strides are in elements),
+ *                  meta: nd.dtype, x.shape, x.strides (stdlib's strides are in elements; a 0-d
+                  array's are [0] in stdlib, [] in PyTorch: stridesIn / stridesOut translate),
  *                  x.offset (the index of the first element in the data buffer), device 'cpu'
  *                  (stdlib ndarrays live in JS memory). values: x.get(...) of every index in
  *                  row-major order (nd.ndarray2array; a 0-d array's x.get()).
@@ -64,14 +65,18 @@
  *                  0-d ndarray over that buffer index, and on the element's view
  *                  (nd.slice(x, ...index)). JavaScript has no addresses: data_ptr answers
  *                  NotSupported.
- *   asarray        nd.array(source, {dtype, copy}) for a (nested) sequence or another
- *                  ndarray; stdlib has no device argument and no autograd (NotSupported), and
- *                  reads no host memory of the suite's (array-interface objects, buffers):
- *                  NotSupported.
+ *   asarray        nd.array(source, {dtype, copy}) for a (nested) sequence, another ndarray or
+ *                  a buffer (in JavaScript a Uint8Array over the suite's bytes); an array in
+ *                  the suite's memory is stdlib's ndarray-like object (its dtype, a typed array
+ *                  over the bytes, shape, strides in elements, offset) read by
+ *                  nd.ndarraylike2ndarray (nd.array reads no such object), then nd.array with
+ *                  the dtype / copy asked for, if any. stdlib has no device argument and no
+ *                  autograd: NotSupported.
  * Undeclared, because stdlib ndarray has no such API: binary / binary_out / binary_inplace
  * (@stdlib/ndarray 0.4.1 has no element-wise arithmetic; stdlib's math namespace offers it only
  * for 1-d strided arrays, without division or broadcasting), result_type (no dtype of Python
- * numbers), finfo, legacy_constructor, devices, default_device, device_factories, dlpack,
+ * numbers), default_dtype (nd.defaults.get('dtypes.default') reads stdlib's default, float64,
+but nothing sets it), finfo, legacy_constructor, devices, default_device, device_factories, dlpack,
  * autograd.
  */
 const path = require('path');
@@ -82,7 +87,29 @@ if (process.argv.length > 2) {
   process.exit(2);
 }
 
-const nd = require('@stdlib/ndarray');
+// stdlib's public packages, each by its own entry point (require('@stdlib/ndarray/array') is
+// require('@stdlib/ndarray').array; the namespace's index would load all of them, seconds of
+// start-up): `nd` below reads as the namespace does.
+const ND = {
+  DataType: 'dtype-ctor', array: 'array', broadcastArray: 'broadcast-array', copy: 'copy', dataBuffer: 'data-buffer',
+  defaults: 'defaults', dtype: 'dtype', dtypes: 'dtypes', empty: 'empty', emptyLike: 'empty-like', flag: 'flag',
+  ndarray: 'ctor', ndarray2array: 'to-array', orders: 'orders', promotionRules: 'promotion-rules',
+  removeSingletonDimensions: 'remove-singleton-dimensions', scalar2ndarray: 'from-scalar', slice: 'slice',
+  sliceDimension: 'slice-dimension', transpose: 'transpose', ndarraylike2ndarray: 'ndarraylike2ndarray',
+};
+const BASE = {
+  assign: 'assign', buffer: 'buffer', bufferCtors: 'buffer-ctors', bytesPerElement: 'bytes-per-element', expandDimensions: 'expand-dimensions',
+  minmaxViewBufferIndex: 'minmax-view-buffer-index', strides2offset: 'strides2offset',
+};
+const ASSERT = [
+  'isAllowedDataTypeCast', 'isComplexFloatingPointDataType', 'isFloatingPointDataType', 'isIntegerDataType',
+  'isRealFloatingPointDataType', 'isSignedIntegerDataType',
+];
+const kebab = (name) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const nd = {base: {assert: {}}};
+for (const [name, pkg] of Object.entries(ND)) nd[name] = require(`@stdlib/ndarray/${pkg}`);
+for (const [name, pkg] of Object.entries(BASE)) nd.base[name] = require(`@stdlib/ndarray/base/${pkg}`);
+for (const name of ASSERT) nd.base.assert[name] = require(`@stdlib/ndarray/base/assert/${kebab(name)}`);
 const Slice = require('@stdlib/slice/ctor');
 const Complex128 = require('@stdlib/complex/float64/ctor');
 
@@ -104,6 +131,16 @@ function dtype(name) {
 
 function dim(d) {  // a dimension as stdlib takes it (a JS number)
   return Number(d);
+}
+
+// A 0-d ndarray's strides: stdlib writes them [0] (its constructor requires one entry,
+// nd.empty([]).strides is [0]), PyTorch []. The same strides, each way:
+function stridesIn(shape, strides) {
+  return shape.length ? strides : [0];
+}
+
+function stridesOut(x) {
+  return x.shape.length ? x.strides : [];
 }
 
 /** A decoded scalar as a stdlib value of its own kind: boolean, number or Complex128. */
@@ -197,14 +234,6 @@ class StdlibNdarrayTestee extends tcts.Testee {
     return nd.base.assert.isAllowedDataTypeCast(dtype(from_), dtype(to), nd.defaults.get('casting'));
   }
 
-  default_dtype() {
-    return String(nd.defaults.get('dtypes.default'));
-  }
-
-  set_default_dtype({dtype: name}) {
-    throw new tcts.NotSupported(`stdlib's defaults (nd.defaults) can be read, not set (asked for ${name})`);
-  }
-
   // -- tensors
   make_tensor({sizes, dtype: name, values}) {
     const shape = sizes.map(dim);
@@ -222,7 +251,7 @@ class StdlibNdarrayTestee extends tcts.Testee {
   }
 
   meta({t}) {
-    return {dtype: String(nd.dtype(t)), sizes: t.shape, strides: t.strides, storage_offset: t.offset, device: 'cpu'};
+    return {dtype: String(nd.dtype(t)), sizes: t.shape, strides: stridesOut(t), storage_offset: t.offset, device: 'cpu'};
   }
 
   values({t}) {
@@ -236,9 +265,14 @@ class StdlibNdarrayTestee extends tcts.Testee {
     return nd.empty(sizes.map(dim), {dtype: dtype(name), order: order(fmt)});
   }
 
-  empty_strided({sizes, strides}) {
-    throw new tcts.NotSupported(`stdlib's empty takes a shape and an order, no strides (asked for sizes ` +
-      `[${sizes}], strides [${strides}])`);
+  empty_strided({sizes, strides, dtype: name}) {
+    // stdlib's way to an ndarray of given strides: its constructor over a buffer (nd.base.buffer)
+    // that holds every element the strides reach, from the offset stdlib computes for them.
+    const shape = sizes.map(dim);
+    const st = stridesIn(shape, strides.map(dim));
+    const offset = nd.base.strides2offset(shape, st);
+    const [, last] = nd.base.minmaxViewBufferIndex(shape, st, offset);
+    return new nd.ndarray(dtype(name), nd.base.buffer(dtype(name), last + 1), shape, st, offset, 'row-major');
   }
 
   is_contiguous({t, memory_format: fmt}) {
@@ -248,7 +282,9 @@ class StdlibNdarrayTestee extends tcts.Testee {
 
   // -- views
   as_strided({t, sizes, strides, storage_offset: offset}) {
-    return new nd.ndarray(nd.dtype(t), nd.dataBuffer(t), sizes.map(dim), strides.map(dim), dim(offset), 'row-major');
+    const shape = sizes.map(dim);
+    return new nd.ndarray(nd.dtype(t), nd.dataBuffer(t), shape, stridesIn(shape, strides.map(dim)), dim(offset),
+      'row-major');
   }
 
   t({t}) {
@@ -346,18 +382,46 @@ class StdlibNdarrayTestee extends tcts.Testee {
   }
 
   // -- asarray
-  asarray({source, dtype: name, device, copy, requires_grad: requiresGrad}) {
+  asarray({source, dtype: name, device, copy, requires_grad: requiresGrad}, server) {
     if (device !== null) throw new tcts.NotSupported(`stdlib's array has no device argument (asked for ${device})`);
     if (requiresGrad) throw new tcts.NotSupported('stdlib ndarray has no autograd (asked for requires_grad=True)');
     const opts = {};
     if (name !== null) opts.dtype = dtype(name);
     if (copy !== null) opts.copy = copy;
-    if (source.kind === 'sequence') {
-      const convert = (v) => (Array.isArray(v) ? v.map(convert) : value(v));
-      return nd.array(convert(source.value), opts);
+    const given = (x) => (Object.keys(opts).length ? nd.array(x, opts) : x);
+    switch (source.kind) {
+      case 'sequence': {
+        const convert = (v) => (Array.isArray(v) ? v.map(convert) : value(v));
+        return nd.array(convert(source.value), opts);
+      }
+      case 'tensor':
+        return nd.array(source.tensor, opts);
+      case 'buffer':  // a writable bytes buffer: in JavaScript a Uint8Array over its memory
+        return nd.array(server.lend(source, 'source'), opts);
+      case 'array':
+      case 'array_scalar':
+        return given(nd.ndarraylike2ndarray(this.ndarrayLike(source, server)));
+      default:
+        throw new tcts.NotSupported(`stdlib ndarray reads no ${source.kind} source`);
     }
-    if (source.kind === 'tensor') return nd.array(source.tensor, opts);
-    throw new tcts.NotSupported(`stdlib ndarray reads no ${source.kind} source of the suite's host memory`);
+  }
+
+  /** The suite's array in host memory as stdlib's ndarray-like object (dtype, data, shape,
+   * strides, offset, order: what nd.ndarraylike2ndarray reads) over a typed array of its
+   * dtype over the lent bytes. */
+  ndarrayLike(source, server) {
+    const d = dtype(source.dtype);
+    const bytes = server.lend(source, 'source');
+    const item = nd.base.bytesPerElement(d);
+    const elements = (b, what) => {
+      if (Number(b) % item) throw new tcts.NotSupported(`${what} of ${b} bytes is not a whole number of ${item}-byte elements`);
+      return Number(b) / item;
+    };
+    const data = new (nd.base.bufferCtors(d))(bytes.buffer, bytes.byteOffset, Math.floor(bytes.byteLength / item));
+    const shape = source.shape.map(Number);
+    const strides = stridesIn(shape, source.byte_strides.map((b) => elements(b, 'a stride')));
+    return {dtype: d, data, shape, strides,
+      offset: elements(source.offset, 'the offset'), order: 'row-major'};
   }
 }
 
