@@ -1,14 +1,18 @@
 'use strict';
 /**
  * stdlib-js ndarray as a tensor-cts testee (conformance/protocol/PROTOCOL.md), over
- * @stdlib/ndarray 0.4.1 (package.json here pins it and @stdlib/slice, whose Slice objects its
- * slicing functions take; .ci/setup installs them with `npm ci`):
+ * @stdlib/ndarray 0.4.1 (package.json here pins it, with @stdlib/slice and @stdlib/complex 0.4.1,
+ * whose Slice and Complex128 objects its API takes; .ci/setup installs them with `npm ci`):
  *
  *   bazel run --local_cpu_resources=1 //conformance:run -- --candidate=stdlib_ndarray
  *
- * Every answer is stdlib's own, through its public API (require('@stdlib/ndarray'), `nd` below,
- * and its `base` namespace); this file only translates. Where stdlib has two ways to express a
- * call, the one its docs give as the default is used and named here.
+ * Every answer is stdlib's own, through its public API (the packages of @stdlib/ndarray's
+ * namespace, `nd` below, and of its `base` namespace); this file only translates. Where stdlib
+ * has two ways to express a call, the one its docs give as the default is used and named here:
+ * casting 'safe' (nd.defaults) for can_cast and nd.array, strict slicing, nd.array's default
+ * dtype (float64) for a sequence without a dtype. make_tensor is the one place that opts out of
+ * the default: torch.tensor(values, dtype=) converts each value as a cast would, which nd.array's
+ * 'safe' casting refuses for any generic array, so it assigns (below).
  *
  *   dtypes         the dtypes in DTYPES below: each is in nd.dtypes() and has a buffer
  *                  (nd.base.buffer; stdlib lists float16 and complex32 but their buffer
@@ -156,7 +160,9 @@ function kindOf(v) {
   return v instanceof tcts.Complex ? 'complex128' : 'float64';
 }
 
-/** An ndarray of sizes holding vals (all of one kind), in that kind's dtype. */
+/** An ndarray of sizes holding vals (all of one kind), in that kind's dtype: exact (a JS
+ * boolean array into 'bool', Complex128 objects into 'complex128'; casting 'unsafe' only because
+ * nd.array's 'safe' refuses any generic array). */
 function ofKind(kind, vals, sizes) {
   const data = vals.map(value);
   if (sizes.length === 0) return nd.scalar2ndarray(data[0], {dtype: kind});
