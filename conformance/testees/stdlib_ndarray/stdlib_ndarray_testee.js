@@ -27,8 +27,6 @@
  *                  safely promoted": answered as an error, naming it). can_cast is
  *                  nd.base.assert.isAllowedDataTypeCast(from, to, casting) with stdlib's
  *                  default casting mode, nd.defaults.get('casting') ('safe').
- *                  default_dtype: nd.defaults.get('dtypes.default'); stdlib's defaults can not
- *                  be set (set_default_dtype answers NotSupported).
  *   tensors        make_tensor: the values as an ndarray of their own kind (nd.array of a
  *                  bool array as 'bool', of numbers as 'float64', of complex numbers as
  *                  'complex128'; a 0-d one through nd.scalar2ndarray), assigned into
@@ -37,19 +35,24 @@
  *                  assigned one by one, each from its own kind. An integer past 2^53 is
  *                  rounded to a JS number (stdlib's largest integer dtype is 32-bit).
  *                  meta: nd.dtype, x.shape, x.strides (stdlib's strides are in elements; a 0-d
-                  array's are [0] in stdlib, [] in PyTorch: stridesIn / stridesOut translate),
+ *                  array's are [0] in stdlib, [] in PyTorch: stridesIn / stridesOut translate),
  *                  x.offset (the index of the first element in the data buffer), device 'cpu'
  *                  (stdlib ndarrays live in JS memory). values: x.get(...) of every index in
  *                  row-major order (nd.ndarray2array; a 0-d array's x.get()).
  * memory formats   nd.empty(sizes, {dtype, order: 'row-major'}) (contiguous_format; stdlib's
  *                  orders are row-major and column-major: no channels_last);
- *                  is_contiguous: nd.flag(x, 'ROW_MAJOR_CONTIGUOUS'). stdlib has no
- *                  empty_strided (nd.empty takes a shape and an order): NotSupported.
+ *                  is_contiguous: nd.flag(x, 'ROW_MAJOR_CONTIGUOUS'). empty_strided: nd.empty
+ *                  takes a shape and an order, so it is the ndarray constructor over a new
+ *                  buffer (nd.base.buffer) of as many elements as the strides reach
+ *                  (nd.base.minmaxViewBufferIndex) from the offset nd.base.strides2offset
+ *                  gives them.
  *   views          as_strided: the ndarray constructor, new nd.ndarray(dtype, dataBuffer(x),
- *                  sizes, strides, offset, 'row-major'); t: nd.transpose (stdlib transposes
- *                  the last two dimensions); transpose(dim0, dim1) is nd.transpose when the
- *                  two are the last two dimensions, NotSupported otherwise (stdlib has no
- *                  permute / swapaxes: permute NotSupported); narrow / slice:
+ *                  sizes, strides, offset, 'row-major': stdlib's default order,
+ *                  nd.defaults.get('order'), as for every array made here); t: nd.transpose
+ *                  (stdlib transposes the last two dimensions); transpose(dim0, dim1) is
+ *                  nd.transpose when the two are the last two dimensions, NotSupported
+ *                  otherwise (stdlib has no permute / swapaxes: permute NotSupported);
+ *                  narrow / slice:
  *                  nd.sliceDimension(x, dim, new Slice(start, stop, step)) in its default
  *                  strict mode (a slice past the bounds throws; {strict: false} is the
  *                  opt-in); select: nd.sliceDimension(x, dim, index) (an integer drops the
@@ -80,8 +83,8 @@
  * (@stdlib/ndarray 0.4.1 has no element-wise arithmetic; stdlib's math namespace offers it only
  * for 1-d strided arrays, without division or broadcasting), result_type (no dtype of Python
  * numbers), default_dtype (nd.defaults.get('dtypes.default') reads stdlib's default, float64,
-but nothing sets it), finfo, legacy_constructor, devices, default_device, device_factories, dlpack,
- * autograd.
+ * but nothing sets it), finfo, legacy_constructor, devices, default_device, device_factories,
+ * dlpack, autograd.
  */
 const path = require('path');
 const tcts = require(path.join(__dirname, '..', '..', 'protocol', 'js', 'tcts_testee.js'));
