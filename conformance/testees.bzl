@@ -18,11 +18,13 @@ TESTEES = {
 # those packages are absent. Each directory is the filegroup //conformance/testees:<directory>.
 NODE_TESTEE_DIRS = {
     "tfjs": ("tfjs_testee.js", "@tensorflow/tfjs-core"),
+    "stdlib_ndarray": ("stdlib_ndarray_testee.js", "@stdlib/ndarray"),
 }
 
 NODE_TESTEES = {
     "tfjs_cpu": ("tfjs", "--backend=cpu"),
     "tfjs_wasm": ("tfjs", "--backend=wasm"),
+    "stdlib_ndarray": ("stdlib_ndarray", ""),
 }
 
 def node_testee_command(name):
