@@ -18,11 +18,13 @@ TESTEES = {
 # those packages are absent. Each directory is the filegroup //conformance/testees:<directory>.
 NODE_TESTEE_DIRS = {
     "tfjs": ("tfjs_testee.js", "@tensorflow/tfjs-core"),
+    "onnxruntime": ("onnxruntime_testee.js", "onnxruntime-node"),
 }
 
 NODE_TESTEES = {
     "tfjs_cpu": ("tfjs", "--backend=cpu"),
     "tfjs_wasm": ("tfjs", "--backend=wasm"),
+    "onnxruntime": ("onnxruntime", ""),
 }
 
 def node_testee_command(name):
