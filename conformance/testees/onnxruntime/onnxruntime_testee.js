@@ -64,9 +64,12 @@ function worker() {
   const {port, signal} = workerData;
   const sessions = new Map();  // key -> Promise of an InferenceSession
   const options = {intraOpNumThreads: 1, interOpNumThreads: 1, executionProviders: ['cpu']};
+  // The main thread's tensors are onnxruntime-common's: the same class, or nothing is answered.
+  const common = require(require.resolve('onnxruntime-common', {paths: [path.dirname(require.resolve('onnxruntime-node/package.json'))]}));
   port.on('message', async ({op, types, attrs, feeds}) => {
     let answer;
     try {
+      if (ort.Tensor !== common.Tensor) throw new Error("onnxruntime-node's Tensor is not its onnxruntime-common's Tensor");
       const k = JSON.stringify([op, types, attrs]);
       if (!sessions.has(k)) sessions.set(k, ort.InferenceSession.create(oneNodeModel(op, types, attrs), options));
       const session = await sessions.get(k);
@@ -93,16 +96,24 @@ function main() {
       process.exit(2);
     }
   }
-  const ort = require('onnxruntime-node');
+  // ort.Tensor is onnxruntime-common's Tensor, which onnxruntime-node re-exports: the main
+  // thread loads only that (pure JavaScript), from onnxruntime-node's own dependency; the native
+  // runtime loads in the session thread, started at the first operation.
+  const nodeDir = path.dirname(require.resolve('onnxruntime-node/package.json'));
+  const ort = {Tensor: require(require.resolve('onnxruntime-common', {paths: [nodeDir]})).Tensor};
   const VERSION = require('onnxruntime-node/package.json').version;
 
   // The session thread, and a synchronous call into it.
   const signal = new Int32Array(new SharedArrayBuffer(4));
-  const {port1, port2} = new MessageChannel();
-  const thread = new Worker(__filename, {workerData: {port: port2, signal}, transferList: [port2]});
-  thread.unref();
-  port1.unref();
+  let port1 = null;
   function run(op, inputs, attrs = {}) {
+    if (port1 === null) {
+      const channel = new MessageChannel();
+      port1 = channel.port1;
+      const thread = new Worker(__filename, {workerData: {port: channel.port2, signal}, transferList: [channel.port2]});
+      thread.unref();
+      port1.unref();
+    }
     Atomics.store(signal, 0, 0);
     port1.postMessage({op, types: inputs.map((t) => t.type), attrs,
       feeds: inputs.map((t) => ({type: t.type, data: t.data, dims: [...t.dims]}))});
