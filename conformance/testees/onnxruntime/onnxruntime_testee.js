@@ -47,8 +47,12 @@
  *
  * ORT's session API is asynchronous (Promises) and the kit answers synchronously, so the sessions
  * live in a worker thread of this file: the main thread posts it a request and waits
- * (Atomics.wait) for the answer it posts back (receiveMessageOnPort). Sessions run with one
- * intra-op and one inter-op thread (execution settings only).
+ * (Atomics.wait) for the answer it posts back (receiveMessageOnPort); the main thread also
+ * remembers each model ORT refused to load, and answers its error again without asking. Sessions
+ * run with one intra-op and one inter-op thread (execution settings only).
+ *
+ * --faulty: a deliberately wrong translation (sub runs ONNX Mul), to show the suites' checks
+ * fail on it.
  */
 const path = require('path');
 const {Worker, MessageChannel, isMainThread, workerData, receiveMessageOnPort} = require('worker_threads');
@@ -72,13 +76,19 @@ function worker() {
       if (ort.Tensor !== common.Tensor) throw new Error("onnxruntime-node's Tensor is not its onnxruntime-common's Tensor");
       const k = JSON.stringify([op, types, attrs]);
       if (!sessions.has(k)) sessions.set(k, ort.InferenceSession.create(oneNodeModel(op, types, attrs), options));
-      const session = await sessions.get(k);
+      let session;
+      try {
+        session = await sessions.get(k);
+      } catch (e) {
+        e.atLoad = true;
+        throw e;
+      }
       const inputs = {};
       feeds.forEach((f, i) => { inputs[String.fromCharCode(97 + i)] = new ort.Tensor(f.type, f.data, f.dims); });
       const out = (await session.run(inputs)).y;
       answer = {ok: {type: out.type, data: out.data, dims: [...out.dims]}};
     } catch (e) {
-      answer = {error: {message: e && e.message !== undefined ? e.message : String(e), name: e && e.name}};
+      answer = {error: {message: e && e.message !== undefined ? e.message : String(e), atLoad: Boolean(e && e.atLoad)}};
     }
     port.postMessage(answer);
     Atomics.store(signal, 0, 1);
@@ -106,7 +116,11 @@ function main() {
   // The session thread, and a synchronous call into it.
   const signal = new Int32Array(new SharedArrayBuffer(4));
   let port1 = null;
+  const refused = new Map();  // the models ORT refused to load: their key -> ORT's message
   function run(op, inputs, attrs = {}) {
+    const types = inputs.map((t) => t.type);
+    const key = JSON.stringify([op, types, attrs]);
+    if (refused.has(key)) throw new Error(refused.get(key));  // the same model, the same answer
     if (port1 === null) {
       const channel = new MessageChannel();
       port1 = channel.port1;
@@ -115,11 +129,14 @@ function main() {
       port1.unref();
     }
     Atomics.store(signal, 0, 0);
-    port1.postMessage({op, types: inputs.map((t) => t.type), attrs,
+    port1.postMessage({op, types, attrs,
       feeds: inputs.map((t) => ({type: t.type, data: t.data, dims: [...t.dims]}))});
     if (Atomics.wait(signal, 0, 0, 120000) === 'timed-out') throw new tcts.TesteeError('Internal', `the ORT session thread did not answer ${op} in 120 s`);
     const {message} = receiveMessageOnPort(port1);
-    if (message.error) throw new Error(message.error.message);
+    if (message.error) {
+      if (message.error.atLoad) refused.set(key, message.error.message);
+      throw new Error(message.error.message);
+    }
     return new ort.Tensor(message.ok.type, message.ok.data, message.ok.dims);
   }
 
