@@ -31,7 +31,8 @@
  *              answers NotSupported (no complex type). meta: tensor.type, tensor.dims; strides
  *              are dims' row-major strides and storage_offset 0, because an ort.Tensor is its
  *              dims and one dense data array in row-major order (TensorProto's layout,
- *              onnx.proto; ort.Tensor has no strides or offset); device 'cpu' for
+ *              onnx.proto; ort.Tensor has no strides or offset: for an empty tensor these are
+ *              the testee's, see the expectations); device 'cpu' for
  *              tensor.location 'cpu' (the only location of the CPU execution provider). values:
  *              tensor.data (float16 bits decoded exactly, integers as BigInt, bool as booleans).
  *   binary     ONNX Add / Sub / Mul / Div on the two tensors (multidirectional broadcasting
@@ -41,7 +42,9 @@
  *              Operand dtypes are passed as they are, no Cast inserted: two different element
  *              types are what ORT says of them (a type error at model load).
  * Undeclared, because ORT has no such API: promote_types, result_type, can_cast and the dtype
- * queries; binary_out / binary_inplace (no out= or in-place operation); views, memory_formats,
+ * queries; binary_inplace (no in-place operation); binary_out (not offered: session.run can
+ * write into a preallocated output of the exact type and shape, but the session thread works on
+ * copies of the main thread's tensors, so ORT's write would not reach `out`); views, memory_formats,
  * format_copies, storage (no strides, offsets or views); devices, default_device,
  * device_factories; asarray; dlpack; autograd; legacy_constructor.
  *
