@@ -44,7 +44,8 @@
  * Undeclared, because ORT has no such API: promote_types, result_type, can_cast and the dtype
  * queries; binary_inplace (no in-place operation); binary_out (not offered: session.run can
  * write into a preallocated output of the exact type and shape, but the session thread works on
- * copies of the main thread's tensors, so ORT's write would not reach `out`); views, memory_formats,
+ * copies of the main thread's tensors, so ORT's write would not reach `out`; onnxruntime-node
+ * refuses a typed array over a SharedArrayBuffer, "Invalid argument"); views, memory_formats,
  * format_copies, storage (no strides, offsets or views); devices, default_device,
  * device_factories; asarray; dlpack; autograd; legacy_constructor.
  *
