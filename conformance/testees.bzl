@@ -19,12 +19,14 @@ TESTEES = {
 NODE_TESTEE_DIRS = {
     "tfjs": ("tfjs_testee.js", "@tensorflow/tfjs-core"),
     "stdlib_ndarray": ("stdlib_ndarray_testee.js", "@stdlib/ndarray"),
+    "onnxruntime": ("onnxruntime_testee.js", "onnxruntime-node"),
 }
 
 NODE_TESTEES = {
     "tfjs_cpu": ("tfjs", "--backend=cpu"),
     "tfjs_wasm": ("tfjs", "--backend=wasm"),
     "stdlib_ndarray": ("stdlib_ndarray", ""),
+    "onnxruntime": ("onnxruntime", ""),
 }
 
 def node_testee_command(name):
