@@ -11,8 +11,7 @@ TCTS_HOSTILE=MODE:
     itemsize_wrap     dtype_info's itemsize plus 2^32 (an int field given 2^32 + 4)
     deep              the first dtype_info answer nests 100,000 lists deep
     stderr_flood      the first dtype_info writes 20 MiB to stderr, then the testee exits
-    close_stdout      the first dtype_info closes stdout and the testee sleeps (not in the
-                      test: the /bin/sh running the testee keeps the pipe open, a TIMEOUT)
+    close_stdout      the first dtype_info closes stdout and the testee sleeps
     child_holds       the first dtype_info: a child holding stdout sleeps, the testee exits
                       (the child's pid goes to TCTS_HOSTILE_PIDFILE)
     stream_garbage    the first dtype_info appends a line that is no event to the suite's
