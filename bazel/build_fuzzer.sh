@@ -9,6 +9,7 @@
 # view          reference/fuzz/view_fuzzer.cc                 the reference's view geometry
 # dlpack        reference/fuzz/dlpack_fuzzer.cc               the reference's DLPack import
 # wire          conformance/protocol/fuzz/wire_fuzzer.cc      the reader of testee answers
+# session       conformance/protocol/fuzz/session_fuzzer.cc   the testee session, through real checks
 # replay        conformance/replay/fuzz/replay_fuzzer.cc      the replay case-file reader
 #
 # Each is compiled with the sources its Bazel target links (listed below) and the spec's
@@ -25,12 +26,19 @@ case "$target" in
     sources="reference/fuzz/${target}_fuzzer.cc $reference_sources"; libs="" ;;
   wire)
     sources="conformance/protocol/fuzz/wire_fuzzer.cc conformance/protocol/wire.cc $candidate_sources"; libs="" ;;
+  session)
+    sources="conformance/protocol/fuzz/session_fuzzer.cc conformance/protocol/process_candidate.cc
+             conformance/protocol/testee_session.cc conformance/protocol/testee_pipe.cc conformance/protocol/wire.cc
+             conformance/candidate/fresh_process.cc conformance/checks/dlpack.cc conformance/checks/common.cc
+             conformance/checks/exchange.cc conformance/checks/strided.cc conformance/checks/binary.cc
+             conformance/harness/harness.cc $candidate_sources"
+    libs="-lgtest -lpthread" ;;
   replay)
     sources="conformance/replay/fuzz/replay_fuzzer.cc conformance/replay/case_file.cc conformance/checks/common.cc
              conformance/checks/strided.cc conformance/harness/harness.cc $candidate_sources"
     libs="-lgtest -lpthread" ;;  # the checks' helpers sit on GoogleTest
   *)
-    echo "usage: $0 TARGET, one of: device_string view dlpack wire replay" >&2
+    echo "usage: $0 TARGET, one of: device_string view dlpack wire session replay" >&2
     exit 2 ;;
 esac
 cxx=${CXX:-clang++}
@@ -42,6 +50,11 @@ out=${OUT:-out/fuzz}
 mkdir -p "$out/gen/spec"
 for suite in dtypes devices device_types binary_ops layouts memory_formats view_ops; do
   "${PYTHON:-python3}" generators/emit_cxx.py --suite "$suite" --out "$out/gen/spec/$suite.inc" spec/*.toml
+done
+for suite in enums records virtuals codecs suite; do  # candidate.h's and wire.h's, the suite's end
+  out_file=$(case $suite in enums) echo interface.inc ;; *) echo "interface_$suite.inc" ;; esac)
+  "${PYTHON:-python3}" generators/emit_interface.py --suite "$suite" --out "$out/gen/spec/$out_file" \
+    spec/interface.toml spec/features.toml
 done
 set -x
 # shellcheck disable=SC2086  # word splitting of the source and library lists is meant

@@ -209,7 +209,7 @@ def _arg_code(iface: Interface, a: Arg, end: int) -> str:
 def emit_suite(iface: Interface) -> str:
     lines = [emit_common.header(SRC, GEN, "//"),
              "// Inside class ProcessCandidate: each op not `custom` encodes its arguments, asks the testee",
-             "// and decodes the answer (Ask, AskStatus, AskTensor, Tensor, OperandJson: process_candidate.cc).", ""]
+             "// and decodes the answer (Ask, AskStatus, AskTensor, AskScalars, ...: process_candidate.cc).", ""]
     for o in iface.ops:
         if o.custom:
             continue
@@ -221,6 +221,8 @@ def emit_suite(iface: Interface) -> str:
             lines.append(f"    return AskStatus({name}, std::move(args));")
         elif o.result == "tensor":
             lines.append(f"    return AskTensor({name}, std::move(args), /*may_alias=*/{emit_common.cbool(o.aliases)});")
+        elif o.result == "scalars":
+            lines.append(f"    return AskScalars({name}, std::move(args));")
         else:
             v = cxx_value(iface, o.result)
             lines.append(f"    return Ask<{v}>({name}, std::move(args), [](const Json& v) {{")

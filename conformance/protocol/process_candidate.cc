@@ -175,6 +175,21 @@ class ProcessCandidate : public Candidate {
       return session_.Broken(session_.Where(op) + e.what_for());
     }
   }
+  // A list of scalars (values, storage_values): decoded while the answer is read, its elements
+  // never a JSON tree (an answer costs memory in proportion to its scalars).
+  Result<std::vector<Scalar>> AskScalars(const char* op, Json args) {
+    pins_.clear();
+    wire::OkScalars ok;
+    Result<Json> r = session_.Call(op, std::move(args), &ok);
+    if (!r.ok()) return r.error();
+    try {
+      if (!ok.decoded) return wire::ScalarsOf(r.value(), "ok");  // not a list: ScalarsOf says so
+      if (ok.error) throw *ok.error;
+      return std::move(ok.values);
+    } catch (const ProtocolError& e) {
+      return session_.Broken(session_.Where(op) + e.what_for());
+    }
+  }
   Status AskStatus(const char* op, Json args) {
     pins_.clear();
     Result<Json> r = session_.Call(op, std::move(args));

@@ -7,14 +7,77 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "conformance/protocol/wire.h"
 
 namespace tcts {
+
+namespace {
+bool IsName(const std::string& w, std::size_t end) {
+  if (end == 0 || !(std::isalpha(static_cast<unsigned char>(w[0])) || w[0] == '_')) return false;
+  for (std::size_t i = 1; i < end; ++i) {
+    if (!(std::isalnum(static_cast<unsigned char>(w[i])) || w[i] == '_')) return false;
+  }
+  return true;
+}
+}  // namespace
+
+// A simple command (words, quotes, redirections; no operator, list, pipeline, subshell or
+// substitution) gets `exec` before its first word that is not an assignment, so that the testee
+// replaces the shell: the shell then holds no copy of its stdout, and a testee that closes its
+// stdout while it lives is an end of file at once (a CRASH, not a TIMEOUT). Anything else runs
+// as written, under the shell.
+std::string TesteePipe::ShellForm(const std::string& command) {
+  std::vector<std::pair<std::size_t, std::string>> words;  // (start, the word as written)
+  char quote = 0;
+  bool in_word = false;
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    const char c = command[i];
+    if (quote == '\'' ) {
+      if (c == '\'') quote = 0;
+    } else if (c == '\\') {
+      if (i + 1 >= command.size() || command[i + 1] == '\n') return command;
+      if (!in_word) words.emplace_back(i, "");
+      in_word = true;
+      words.back().second += command.substr(i, 2);
+      ++i;
+      continue;
+    } else if (quote == '"') {
+      if (c == '`' || (c == '$' && i + 1 < command.size() && command[i + 1] == '(')) return command;
+      if (c == '"') quote = 0;
+    } else if (c == ' ' || c == '\t') {
+      in_word = false;
+      continue;
+    } else if (std::strchr(";&|()`\n{}!#", c) != nullptr || (c == '$' && i + 1 < command.size() && command[i + 1] == '(')) {
+      return command;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    }
+    if (!in_word) words.emplace_back(i, "");
+    in_word = true;
+    words.back().second += c;
+  }
+  if (quote != 0) return command;
+  static const char* const kReserved[] = {"if", "then", "else", "elif", "fi", "do", "done", "case", "esac",
+                                          "while", "until", "for", "in", "[[", "function", "select", "time", "exec"};
+  for (const auto& [start, word] : words) {
+    const std::size_t eq = word.find('=');
+    if (eq != std::string::npos && IsName(word, eq)) continue;  // NAME=value: an assignment
+    if (word.find_first_of("<>") != std::string::npos) return command;  // a redirection first: as written
+    for (const char* r : kReserved) {
+      if (word == r) return command;
+    }
+    return command.substr(0, start) + "exec " + command.substr(start);
+  }
+  return command;  // assignments only
+}
 
 bool TesteePipe::Start(const std::string& command, const std::string& cwd, std::string* error) {
   int to_child[2], from_child[2], err_child[2];
@@ -22,6 +85,7 @@ bool TesteePipe::Start(const std::string& command, const std::string& cwd, std::
     *error = std::string("pipe: ") + std::strerror(errno);
     return false;
   }
+  const std::string shell_form = ShellForm(command);
   pid_ = fork();
   if (pid_ < 0) {
     *error = std::string("fork: ") + std::strerror(errno);
@@ -35,7 +99,7 @@ bool TesteePipe::Start(const std::string& command, const std::string& cwd, std::
       std::fprintf(stderr, "tcts: cannot enter the testee's directory '%s': %s\n", cwd.c_str(), std::strerror(errno));
       _exit(127);
     }
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    execl("/bin/sh", "sh", "-c", shell_form.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(to_child[0]);

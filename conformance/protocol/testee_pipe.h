@@ -22,6 +22,8 @@ class TesteePipe {
   TesteePipe& operator=(const TesteePipe&) = delete;
   ~TesteePipe() { Close(); }
 
+  // The script given to /bin/sh -c for `command` (see testee_pipe.cc): a simple command is exec'd.
+  static std::string ShellForm(const std::string& command);
   // Runs `command` with /bin/sh -c in `cwd` ("" for the current directory); false with *error.
   bool Start(const std::string& command, const std::string& cwd, std::string* error);
   bool WriteLine(const std::string& line);

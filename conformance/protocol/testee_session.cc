@@ -132,7 +132,7 @@ std::string TesteeSession::Where(const std::string& op) const {
 }
 
 // One request and its answer: {"ok": value} or an Error (the testee's, or a protocol error).
-Result<nlohmann::json> TesteeSession::Call(const char* op, Json args) {
+Result<nlohmann::json> TesteeSession::Call(const char* op, Json args, wire::OkScalars* ok_scalars) {
   struct InCall {
     bool& flag;
     explicit InCall(bool& f) : flag(f) { flag = true; }
@@ -175,7 +175,7 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args) {
   }
   Json v;
   try {
-    v = Json::parse(answer);
+    v = ok_scalars != nullptr ? wire::ParseAnswer(answer, ok_scalars) : Json::parse(answer);
   } catch (const Json::exception& e) {
     return Broken("testee protocol: the answer to '" + std::string(op) + "' (request " + std::to_string(id) +
                   ") is not JSON (" + e.what() + "): " + answer.substr(0, 200));

@@ -74,7 +74,9 @@ class TesteeSession {
   // one behind): no further request is sent, each call answers an error saying so, and the
   // suite process ends after the running case (fresh_process.h), so that a fresh testee
   // takes the next case.
-  Result<Json> Call(const char* op, Json args);
+  // With `ok_scalars`, an "ok" that is a list is decoded into it while the answer is parsed
+  // (wire::ParseAnswer: no JSON tree of its elements) and answers null here.
+  Result<Json> Call(const char* op, Json args, wire::OkScalars* ok_scalars = nullptr);
   // A protocol error in an answer (`message` names the request and the field): the testee is
   // out of step from now on, as above. Returns the error for the call to answer.
   Error Broken(const std::string& message);

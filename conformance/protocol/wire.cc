@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 namespace tcts {
 namespace wire {
@@ -461,6 +462,147 @@ std::size_t NestingDepth(const std::string& text) {
     }
   }
   return deepest;
+}
+
+namespace {
+// nlohmann's SAX events for an answer: everything goes to a DOM builder (Json::parse's own),
+// except the elements of a top-level "ok" list: each is built alone, decoded to a Scalar and
+// dropped. With `count_only`, nothing is built: the list's elements are counted (a first
+// pass, so that the scalars' vector is allocated once, at its size).
+class AnswerSax {
+ public:
+  using Dom = nlohmann::detail::json_sax_dom_parser<Json>;
+  AnswerSax(Json* root, OkScalars* ok, bool count_only) : dom_(*root), ok_(ok), count_only_(count_only) {}
+  std::size_t count() const { return count_; }
+  void Reserve(std::size_t n) { reserve_ = n; }
+
+  bool null() {
+    return Event([] { return Json(nullptr); }, [](Dom& d) { return d.null(); });
+  }
+  bool boolean(bool v) {
+    return Event([v] { return Json(v); }, [v](Dom& d) { return d.boolean(v); });
+  }
+  bool number_integer(Json::number_integer_t v) {
+    return Event([v] { return Json(v); }, [v](Dom& d) { return d.number_integer(v); });
+  }
+  bool number_unsigned(Json::number_unsigned_t v) {
+    return Event([v] { return Json(v); }, [v](Dom& d) { return d.number_unsigned(v); });
+  }
+  bool number_float(Json::number_float_t v, const Json::string_t& text) {
+    return Event([v] { return Json(v); }, [v, &text](Dom& d) { return d.number_float(v, text); });
+  }
+  bool string(Json::string_t& v) {
+    return Event([&v] { return Json(std::move(v)); }, [&v](Dom& d) { return d.string(v); });
+  }
+  bool binary(Json::binary_t& v) {  // never in a JSON text
+    return Event([&v] { return Json::binary(v); }, [&v](Dom& d) { return d.binary(v); });
+  }
+  bool start_object(std::size_t n) { return Open(true, n); }
+  bool start_array(std::size_t n) { return Open(false, n); }
+  bool end_object() { return Close(true); }
+  bool end_array() { return Close(false); }
+  bool key(Json::string_t& k) {
+    if (in_ok_ > 1) return count_only_ || element_->key(k);
+    ok_key_ = depth_ == 1 && k == "ok";
+    if (ok_key_ && !count_only_) {  // a later "ok" replaces an earlier one, as in Json::parse
+      ok_->decoded = false;
+      ok_->values.clear();
+      ok_->error.reset();
+    }
+    return count_only_ || dom_.key(k);
+  }
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& e) {
+    return dom_.parse_error(position, token, e);  // throws e, as Json::parse does
+  }
+
+ private:
+  // A value: an element of the "ok" list (made, then decoded), or forwarded to the builder in
+  // use (the element's, or the answer's).
+  template <class Make, class Build>
+  bool Event(Make make, Build build) {
+    if (in_ok_ == 1) return Element(make());
+    if (in_ok_ > 1) return count_only_ || build(*element_);
+    ok_key_ = false;
+    return count_only_ || build(dom_);
+  }
+  bool Open(bool object, std::size_t n) {
+    if (in_ok_ == 0 && !object && ok_key_) {  // the top-level "ok" list: decoded, not built
+      ok_key_ = false;
+      in_ok_ = 1;
+      if (count_only_) return true;
+      ok_->decoded = true;
+      ok_->values.clear();
+      ok_->values.reserve(reserve_);
+      ok_->error.reset();
+      return dom_.null();  // its place in the answer
+    }
+    if (in_ok_ >= 1) {
+      if (in_ok_++ == 1 && !count_only_) {
+        element_value_ = Json();
+        element_ = std::make_unique<Dom>(element_value_);
+      }
+      if (count_only_) return true;
+      return object ? element_->start_object(n) : element_->start_array(n);
+    }
+    ok_key_ = false;
+    ++depth_;
+    if (count_only_) return true;
+    return object ? dom_.start_object(n) : dom_.start_array(n);
+  }
+  bool Close(bool object) {
+    if (in_ok_ == 1) {  // the end of the "ok" list
+      in_ok_ = 0;
+      return true;
+    }
+    if (in_ok_ > 1) {
+      bool go = count_only_ || (object ? element_->end_object() : element_->end_array());
+      if (--in_ok_ == 1) {
+        element_.reset();
+        go = go && Element(std::move(element_value_));
+      }
+      return go;
+    }
+    --depth_;
+    if (count_only_) return true;
+    return object ? dom_.end_object() : dom_.end_array();
+  }
+  bool Element(Json v) {  // one element of the "ok" list, whole
+    ++count_;
+    if (count_only_ || ok_->error) return true;
+    try {
+      ok_->values.push_back(ScalarOf(v, "ok"));
+    } catch (const ProtocolError& e) {
+      ok_->error = e;  // raised where ScalarsOf would have raised it, after the answer's checks
+    }
+    return true;
+  }
+
+  Dom dom_;
+  OkScalars* ok_;
+  bool count_only_;
+  std::size_t depth_ = 0;  // of the answer's containers (outside the "ok" list)
+  bool ok_key_ = false;  // the last event was the answer's key "ok"
+  int in_ok_ = 0;  // 1: inside the "ok" list; 2 and more: inside one of its elements
+  std::size_t count_ = 0, reserve_ = 0;
+  Json element_value_;
+  std::unique_ptr<Dom> element_;
+};
+}  // namespace
+
+Json ParseAnswer(const std::string& text, OkScalars* ok) {
+  Json root;
+  std::size_t n = 0;
+  if (text.size() > (std::size_t{1} << 16)) {  // a long answer: its "ok" list counted first
+    Json unused;
+    AnswerSax counter(&unused, ok, /*count_only=*/true);
+    Json::sax_parse(text, &counter);
+    n = counter.count();
+  }
+  AnswerSax sax(&root, ok, /*count_only=*/false);
+  sax.Reserve(n);
+  Json::sax_parse(text, &sax);
+  return root;
 }
 
 namespace {

@@ -199,6 +199,20 @@ bool WriteAll(int fd, const std::string& data);
 // one linear pass that walks nothing recursively: checked before a parser that recurses.
 std::size_t NestingDepth(const std::string& text);
 
+// An answer's top-level "ok" when it is a list, decoded into scalars while the answer is
+// parsed (no JSON tree of its elements: memory in proportion to the scalars, not ~16-250 bytes
+// of tree per element). `decoded` says whether it was (a list); the first element that is no
+// scalar is `error`, ScalarsOf's, raised by whoever reads `values`.
+struct OkScalars {
+  bool decoded = false;
+  std::vector<Scalar> values;
+  std::optional<ProtocolError> error;
+};
+// Json::parse(text) (the same parse errors), except that a top-level "ok" that is a list is
+// decoded into *ok and stands as null in the result. The text must nest at most a few hundred
+// levels (NestingDepth): element values are built recursively.
+Json ParseAnswer(const std::string& text, OkScalars* ok);
+
 std::string Base64(const std::byte* data, std::size_t size);
 std::vector<std::byte> Unbase64(const std::string& text, const char* field);
 

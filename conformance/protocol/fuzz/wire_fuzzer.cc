@@ -88,6 +88,35 @@ void Extent(const Json& v) {
   });
 }
 
+// wire::ParseAnswer (the session's parse of a values answer, no tree of the "ok" list) agrees
+// with Json::parse followed by ScalarsOf: the same parse errors, the same answer with "ok" a
+// null, the same scalars or the same error.
+void ParseAnswerAgrees(const std::string& text, const Json& v, bool shallow) {
+  namespace w = tcts::wire;
+  w::OkScalars ok;
+  Json root;
+  try {
+    root = w::ParseAnswer(text, &ok);
+  } catch (const Json::parse_error&) {
+    if (!v.is_discarded()) std::abort();  // refused what Json::parse reads
+    return;
+  }
+  if (v.is_discarded()) std::abort();  // read what Json::parse refuses
+  const bool list = v.is_object() && v.contains("ok") && v["ok"].is_array();
+  if (ok.decoded != list) std::abort();
+  if (!shallow) return;  // operator== recurses
+  Json expected = v;
+  if (list) expected["ok"] = nullptr;
+  if (root != expected) std::abort();
+  if (!list) return;
+  try {
+    const std::vector<tcts::Scalar> values = w::ScalarsOf(v["ok"], "ok");
+    if (ok.error || ok.values != values) std::abort();
+  } catch (const ProtocolError& e) {
+    if (!ok.error || ok.error->what_for() != e.what_for()) std::abort();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -96,6 +125,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // recurse): the linear pre-scan must never see less depth than the parser does.
   const std::size_t depth = tcts::wire::NestingDepth(std::string(reinterpret_cast<const char*>(data), size));
   const Json v = Json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
+  ParseAnswerAgrees(std::string(reinterpret_cast<const char*>(data), size), v, depth <= 100);
   if (v.is_discarded()) return 0;
   if (depth <= 1000 && Depth(v) > depth) std::abort();
   Decode(v);

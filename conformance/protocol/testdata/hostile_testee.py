@@ -11,8 +11,7 @@ TCTS_HOSTILE=MODE:
     itemsize_wrap     dtype_info's itemsize plus 2^32 (an int field given 2^32 + 4)
     deep              the first dtype_info answer nests 100,000 lists deep
     stderr_flood      the first dtype_info writes 20 MiB to stderr, then the testee exits
-    close_stdout      the first dtype_info closes stdout and the testee sleeps (not in the
-                      test: the /bin/sh running the testee keeps the pipe open, a TIMEOUT)
+    close_stdout      the first dtype_info closes stdout and the testee sleeps
     child_holds       the first dtype_info: a child holding stdout sleeps, the testee exits
                       (the child's pid goes to TCTS_HOSTILE_PIDFILE)
     stream_garbage    the first dtype_info appends a line that is no event to the suite's
@@ -21,6 +20,9 @@ TCTS_HOSTILE=MODE:
     hostile_name      the handshake's name carries control characters that would forge a
                       "CONFORMS" line in a terminal
     long_line         the first dtype_info answer is 300 MiB without a newline
+    big_values        the first values answer lists TCTS_HOSTILE_COUNT (default 60,000,000)
+                      ones: a valid answer of 2 bytes per element (120 MB), for measuring what
+                      decoding it costs the suite
 
 TCTS_HOSTILE_ONCE=PATH fires a one-shot attack only while PATH does not exist (and creates
 it), so that the testee the suite restarts after a crash behaves.
@@ -99,6 +101,10 @@ class Out:
             answer["ok"]["features"] = answer["ok"]["features"] + ["x"] * 5_000_000
         elif MODE == "hostile_name" and op == "hello":
             answer["ok"]["name"] = FORGED_NAME
+        elif MODE == "big_values" and op == "values" and "ok" in answer and fire_once():
+            count = int(os.environ.get("TCTS_HOSTILE_COUNT", "60000000"))
+            self.out.write('{"id":%d,"ok":[%s1]}\n' % (answer["id"], "1," * (count - 1)))
+            return
         elif op == "dtype_info" and MODE in ("deep", "stderr_flood", "close_stdout", "child_holds", "stream_garbage",
                                              "long_line") and fire_once():
             text = self.attack(answer)
