@@ -5,7 +5,10 @@
  *
  *     const tcts = require('./tcts_testee.js');
  *     class MyTestee extends tcts.Testee {
- *       constructor() { super(); this.name = 'mylib'; this.version = mylib.version; }
+ *       constructor() {
+ *         super(); this.name = 'mylib'; this.version = mylib.version;
+ *         this.dtypes = ['bool', 'int32', 'float32'];   // the dtypes mylib has (default: all)
+ *       }
  *       promote_types({a, b}) { return mylib.promote(a, b); }   // dtype names in and out
  *       ...
  *     }
@@ -20,8 +23,10 @@
  *     NotSupported); it takes the request's arguments as one object ({a, b}, {t, dim0, dim1},
  *     ...: PROTOCOL.md's names, except `self` as `target`, `from` as `from_` and `binary_op` as
  *     `op`, as in the Python kit) and the server as its second argument;
- *   - declarations: a feature is declared exactly when every operation of it (the interface's)
- *     is a method of the testee; the interface's answer features (sparse_layout, device_forms,
+ *   - declarations: the dtypes the library has are `this.dtypes` (canonical names; null, the
+ *     default, declares every dtype the suite names: a case needing a dtype left out is
+ *     NOT_SUPPORTED, naming it, instead of a FAIL); a feature is declared exactly when every
+ *     operation of it (the interface's) is a method of the testee; the interface's answer features (sparse_layout, device_forms,
  *     device_repr, cuda_tensors) through `alsoSupports`, withdrawn by `notSupported`;
  *   - errors: throw the library's own error; classify() maps it onto the protocol's kinds
  *     (a JS RangeError is an IndexError, TypeError a TypeError, any other Error a
