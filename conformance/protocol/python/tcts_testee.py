@@ -7,6 +7,7 @@ the operations its library has, and calls serve():
 
     class MyTestee(tcts_testee.Testee):
         name, version = "mylib", mylib.__version__
+        dtypes = ["bool", "int32", "float32"]     # the dtypes mylib has (default: all)
 
         def promote_types(self, a, b):          # dtype names in, a dtype name out
             return NAMES[mylib.promote_types(DTYPES[a], DTYPES[b])]
