@@ -113,4 +113,24 @@ TEST(Shown, ValuesThatPrintAlikeShowTheirKinds) {
   EXPECT_EQ(o2, "int 2");
 }
 
+// A list prints its first 1024 values and its length: a testee's answer of 10^7 values costs the
+// case a mismatch line of a few KB, not 30 MB. Lists alike in what is shown name the first element
+// that differs.
+TEST(Shown, LongListsAreCutAndNameTheirFirstDifference) {
+  std::vector<Scalar> many(3000, Scalar::Int(1));
+  const std::string text = Str(many);
+  EXPECT_LT(text.size(), 4000u);
+  EXPECT_EQ(text.substr(text.size() - 27), ", ... (3000 values in all)]");
+  EXPECT_EQ(Str(std::vector<std::int64_t>(2000, 7)).substr(0, 4), "[7, ");
+  EXPECT_NE(Str(std::vector<std::int64_t>(2000, 7)).find("(2000 values in all)"), std::string::npos);
+  std::vector<Scalar> other = many;
+  other[2500] = Scalar::Int(2);
+  const auto [e, o] = Shown(many, other);
+  EXPECT_NE(e, o);
+  EXPECT_NE(e.find("; element 2500: int 1"), std::string::npos) << e.substr(e.size() - 60);
+  EXPECT_NE(o.find("; element 2500: int 2"), std::string::npos) << o.substr(o.size() - 60);
+  const std::vector<Scalar> few(4, Scalar::Int(1));
+  EXPECT_EQ(Str(few), "[1, 1, 1, 1]");  // short lists whole, as before
+}
+
 }  // namespace tcts
