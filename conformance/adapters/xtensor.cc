@@ -19,8 +19,10 @@
 //    conversions decide the result's value_type (int8 + int8 is int, float + 1.5 is double,
 //    int / int is integer division), xtl::promote_type mixes complex and real, broadcasting is
 //    NumPy's (xt::broadcast_error otherwise). The result is evaluated into an xt::xarray of
-//    that value_type. out=: out = a op b (an xarray resizes to the result, a view keeps its
-//    shape); in-place: self op= other (xsemantic: self = self op other; with a scalar,
+//    that value_type. A strided view operand is copied into an xt::xarray first (the same
+//    elements and value_type, so the same answer), except beside a complex number, where the
+//    view itself does not compile (AsArray below). out=: out = a op b (an xarray resizes to
+//    the result, a view keeps its shape); in-place: self op= other (xsemantic: self = self op other; with a scalar,
 //    scalar_computed_assign with std::plus<> etc.). Both convert to the destination's type
 //    with static_cast, silently.
 //  * add/sub's alpha (when not 1): a + alpha * b, alpha * b evaluated first.
@@ -86,13 +88,50 @@ std::optional<Error> OutsideStorage(const XOperand& o) {
   return o.tensor ? OutsideStorage(o.tensor) : std::nullopt;
 }
 
+// A tensor operand is held as an xt::xarray: a strided view is copied into a new one
+// (xt::xarray<T> = view) to evaluate, and stands as its own array's type for the value type
+// alone. xtensor computes `a op b` element by element with the functor of the two value types,
+// broadcasting by shape alone, whichever kind of expression holds each operand (xfunction.hpp,
+// xoperation.hpp), so the answer is the one the view gives. The exception is a view beside a
+// std::complex number, which does not compile (IllFormedPair::kViewComplex): there the view is
+// kept. What this saves is compiling `a op b` for every pair of expression kinds: more than
+// half of the adapter's instantiations, which were half of a cold build (issue 28).
+template <bool kCopy>
+Result<XOperand> AsArray(const XOperand& o) {
+  if (!o.tensor) return o;
+  return WithBox<Result<XOperand>>(o.tensor, [&](auto& box) -> Result<XOperand> {
+    using T = typename std::decay_t<decltype(box)>::value_type;
+    if (box.whole) return o;
+    if constexpr (kCopy) {
+      return XOperand{Whole<T>(Array<T>(box.View())), 0};
+    } else {
+      auto storage = std::make_shared<TBox<T>>();  // the view's array: its value type, nothing read
+      storage->array = box.array;
+      return XOperand{TensorHandle(storage), 0};
+    }
+  });
+}
+bool IsComplexNumber(const XOperand& o) { return !o.tensor && std::holds_alternative<std::complex<double>>(o.literal); }
+template <bool kCopy, class R, class F>
+R AsArrays(const XOperand& a, const XOperand& b, F&& f) {
+  if (IsComplexNumber(a) || IsComplexNumber(b)) return f(a, b);
+  Result<XOperand> x = AsArray<kCopy>(a), y = AsArray<kCopy>(b);
+  if (!x.ok()) return x.error();
+  if (!y.ok()) return y.error();
+  return f(x.value(), y.value());
+}
+
 Result<TensorHandle> EvaluateExpr(BinaryOp op, const XOperand& a, const XOperand& b) {
   if (auto e = OutsideStorage(a)) return *e;
   if (auto e = OutsideStorage(b)) return *e;
-  return WithOperand<Result<TensorHandle>>(a, [&](const auto& x) { return EvaluateLeft(op, x, b); });
+  return AsArrays<true, Result<TensorHandle>>(a, b, [&](const XOperand& x, const XOperand& y) {
+    return WithOperand<Result<TensorHandle>>(x, [&](const auto& l) { return EvaluateLeft(op, l, y); });
+  });
 }
 Result<DType> ValueTypeExpr(BinaryOp op, const XOperand& a, const XOperand& b) {
-  return WithOperand<Result<DType>>(a, [&](const auto& x) { return ValueTypeLeft(op, x, b); });
+  return AsArrays<false, Result<DType>>(a, b, [&](const XOperand& x, const XOperand& y) {
+    return WithOperand<Result<DType>>(x, [&](const auto& l) { return ValueTypeLeft(op, l, y); });
+  });
 }
 
 bool IsOne(const Scalar& alpha) { return alpha.kind == Scalar::Kind::kInt && alpha.i == 1; }

@@ -272,6 +272,11 @@ inline XOperand ToXOperand(const Operand& o) {
   return XOperand{std::get<TensorHandle>(o), 0};
 }
 
+template <class E>
+struct IsStridedView : std::false_type {};
+template <class CT, class S, xt::layout_type L, class FST>
+struct IsStridedView<xt::xstrided_view<CT, S, L, FST>> : std::true_type {};
+
 // Calls f with the operand as a user holds it: the xt::xarray itself, a strided view of one,
 // or a C++ number.
 template <class R, class F>
@@ -285,10 +290,38 @@ R WithOperand(const XOperand& o, F&& f) {
   return std::visit([&](const auto& s) -> R { return f(s); }, o.literal);
 }
 
+
 template <class E>
-struct IsStridedView : std::false_type {};
-template <class CT, class S, xt::layout_type L, class FST>
-struct IsStridedView<xt::xstrided_view<CT, S, L, FST>> : std::true_type {};
+constexpr bool kIsExpr = xt::is_xexpression<std::decay_t<E>>::value;
+
+// Calls f with the right operand of `a op b` whose left operand has type L. A tensor is a
+// strided view here only beside a std::complex number, the one operand with which the kind of
+// expression matters (IllFormedPair::kViewComplex); everywhere else EvaluateExpr /
+// ValueTypeExpr (xtensor.cc, AsArrays) have made it a whole xt::xarray. So: after a complex
+// number, the right operand as a user holds it; after another number or an xt::xarray, an
+// xt::xarray or a number; after a strided view, a complex number.
+template <class L, class R, class F>
+R WithRight(const XOperand& b, F&& f) {
+  constexpr bool kComplexNumber = !kIsExpr<L> && xtl::is_complex<L>::value;
+  const auto not_applied = [] { return Error{ErrorKind::kInternal, "a strided view where AsArrays makes an xt::xarray"}; };
+  if (b.tensor) {
+    if constexpr (IsStridedView<L>::value) {
+      return not_applied();
+    } else {
+      return WithBox<R>(b.tensor, [&](auto& box) -> R {
+        if (box.whole) return f(static_cast<const std::decay_t<decltype(*box.array)>&>(*box.array));
+        if constexpr (kComplexNumber) return f(box.View());
+        else return not_applied();
+      });
+    }
+  }
+  return std::visit(
+      [&](const auto& s) -> R {
+        if constexpr (IsStridedView<L>::value && !xtl::is_complex<std::decay_t<decltype(s)>>::value) return not_applied();
+        else return f(s);
+      },
+      b.literal);
+}
 
 inline const char* OpSymbol(BinaryOp op) {
   switch (op) {
@@ -300,8 +333,6 @@ inline const char* OpSymbol(BinaryOp op) {
   return "?";
 }
 
-template <class E>
-constexpr bool kIsExpr = xt::is_xexpression<std::decay_t<E>>::value;
 
 // The element type of an operand: an expression's value_type, or the number's own type.
 template <class E, class = void>

@@ -11,7 +11,7 @@ namespace xtensor_adapter {
 
 template <class L>
 Result<TensorHandle> EvaluateLeft(BinaryOp op, const L& a, const XOperand& b) {
-  return WithOperand<Result<TensorHandle>>(b, [&](const auto& y) -> Result<TensorHandle> {
+  return WithRight<L, Result<TensorHandle>>(b, [&](const auto& y) -> Result<TensorHandle> {
     using Y = std::decay_t<decltype(y)>;
     if constexpr (kIsExpr<L> || kIsExpr<Y>) {
       if constexpr (!IllFormedPair<L, Y>::value) {
@@ -26,7 +26,7 @@ Result<TensorHandle> EvaluateLeft(BinaryOp op, const L& a, const XOperand& b) {
 
 template <class L>
 Result<DType> ValueTypeLeft(BinaryOp op, const L& a, const XOperand& b) {
-  return WithOperand<Result<DType>>(b, [&](const auto& y) -> Result<DType> {
+  return WithRight<L, Result<DType>>(b, [&](const auto& y) -> Result<DType> {
     return ApplyTo<Result<DType>>(op, a, y, ValueTypeOf{});
   });
 }
