@@ -22,6 +22,9 @@ import tempfile
 import time
 import unittest
 
+sys.path.insert(0, os.path.join(os.getcwd(), "bazel"))  # the runfiles root
+import unittest_shards  # noqa: E402
+
 ROOT = os.getcwd()  # the runfiles root
 FIXTURE = os.path.join(ROOT, "conformance", "protocol", "testdata", "hostile_testee.py")
 NUMPY_TESTEE_DIR = os.path.join(ROOT, "conformance", "testees", "numpy")
@@ -70,10 +73,10 @@ class Hostile(unittest.TestCase):
             self.clean[suite] = {c["id"]: c["outcome"] for c in report["cases"]}
         return self.clean[suite]
 
-    def attacked(self, mode, suite, *args, leaks_allowed=False):
+    def attacked(self, mode, suite, *args, leaks_allowed=False, env_extra=None):
         """The attacked run's changed cases {id: case}, after the checks every attack shares."""
         clean = self.baseline(suite)
-        p, report, out, seconds = run(self.tmp, mode, suite, *args)
+        p, report, out, seconds = run(self.tmp, mode, suite, *args, env_extra=env_extra)
         where = f"{mode}: exit {p.returncode}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
         self.assertIsNotNone(report, where)
         self.assertIn(p.returncode, (0, 1, 3), where)
@@ -124,6 +127,15 @@ class Hostile(unittest.TestCase):
         self.assertEqual([c["outcome"] for c in changed.values()], ["FAIL"], changed)
         self.assertIn("deeper than 100", json.dumps(changed))
 
+    def test_a_list_past_its_bound_fails_its_case_unkept(self):
+        # 2^24 + 1 values (33 MB): refused when counted, before any is decoded or kept.
+        changed, report, *_ = self.attacked("big_values", "arithmetic",
+                                            env_extra={"TCTS_HOSTILE_COUNT": str((1 << 24) + 1)})
+        hit = [c for c in report["cases"] if "a list of at most 16777216 values, got 16777217 values" in json.dumps(c)]
+        self.assertEqual(len(hit), 1, "the one case whose answer it was")
+        self.assertIn(hit[0]["outcome"], ("FAIL", "XFAIL"), hit[0])
+        self.assertLessEqual(set(changed), {hit[0]["id"]}, changed)
+
     def test_a_stderr_flood_is_capped(self):
         changed, report, out, _, _ = self.attacked("stderr_flood", "dtypes")
         self.assertEqual([c["outcome"] for c in changed.values()], ["CRASH"], changed)
@@ -168,4 +180,4 @@ class Hostile(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main()
+    unittest_shards.main()

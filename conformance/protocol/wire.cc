@@ -465,6 +465,10 @@ std::size_t NestingDepth(const std::string& text) {
 }
 
 namespace {
+ProtocolError TooManyScalars(const std::string& count) {
+  return ProtocolError("ok", "a list of at most " + std::to_string(kMaxScalars) + " values", count + " values");
+}
+
 // nlohmann's SAX events for an answer: everything goes to a DOM builder (Json::parse's own),
 // except the elements of a top-level "ok" list: each is built alone, decoded to a Scalar and
 // dropped. With `count_only`, nothing is built: the list's elements are counted (a first
@@ -530,11 +534,16 @@ class AnswerSax {
     if (in_ok_ == 0 && !object && ok_key_) {  // the top-level "ok" list: decoded, not built
       ok_key_ = false;
       in_ok_ = 1;
+      count_ = 0;  // the last "ok" list is the answer's (as in Json::parse): its length is counted
       if (count_only_) return true;
       ok_->decoded = true;
       ok_->values.clear();
-      ok_->values.reserve(reserve_);
       ok_->error.reset();
+      if (reserve_ > kMaxScalars) {  // counted first (its text is past 64 KiB): refused before any is kept
+        ok_->error = TooManyScalars(std::to_string(reserve_));
+      } else {
+        ok_->values.reserve(reserve_);
+      }
       return dom_.null();  // its place in the answer
     }
     if (in_ok_ >= 1) {
@@ -570,6 +579,10 @@ class AnswerSax {
   bool Element(Json v) {  // one element of the "ok" list, whole
     ++count_;
     if (count_only_ || ok_->error) return true;
+    if (ok_->values.size() == kMaxScalars) {  // (an earlier "ok" list of an answer with two)
+      ok_->error = TooManyScalars("more");
+      return true;
+    }
     try {
       ok_->values.push_back(ScalarOf(v, "ok"));
     } catch (const ProtocolError& e) {

@@ -203,6 +203,11 @@ std::size_t NestingDepth(const std::string& text);
 // parsed (no JSON tree of its elements: memory in proportion to the scalars, not ~16-250 bytes
 // of tree per element). `decoded` says whether it was (a list); the first element that is no
 // scalar is `error`, ScalarsOf's, raised by whoever reads `values`.
+// A list of scalars holds at most kMaxScalars elements (PROTOCOL.md's bounds): past it the list
+// is an error and no further element is kept, so that an answer costs the suite at most
+// kMaxScalars * sizeof(Scalar) (640 MiB) however its line is written. The suites' largest
+// tensors hold thousands of elements.
+constexpr std::size_t kMaxScalars = std::size_t{1} << 24;
 struct OkScalars {
   bool decoded = false;
   std::vector<Scalar> values;

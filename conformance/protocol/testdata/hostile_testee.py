@@ -21,8 +21,8 @@ TCTS_HOSTILE=MODE:
                       "CONFORMS" line in a terminal
     long_line         the first dtype_info answer is 300 MiB without a newline
     big_values        the first values answer lists TCTS_HOSTILE_COUNT (default 60,000,000)
-                      ones: a valid answer of 2 bytes per element (120 MB), for measuring what
-                      decoding it costs the suite
+                      ones, 2 bytes per element (120 MB): past the protocol's 2^24 values, or,
+                      with a count below that, for measuring what decoding it costs the suite
 
 TCTS_HOSTILE_ONCE=PATH fires a one-shot attack only while PATH does not exist (and creates
 it), so that the testee the suite restarts after a crash behaves.
