@@ -14,7 +14,21 @@ whose methods are long, not one whose class setup is.
 
 import os
 import sys
+import time
 import unittest
+
+
+class _TimedResult(unittest.TextTestResult):
+    """unittest's verbose result, with each test's seconds (to balance the shards)."""
+
+    def startTest(self, test):
+        self._started = time.monotonic()
+        super().startTest(test)
+
+    def stopTest(self, test):
+        super().stopTest(test)
+        self.stream.writeln(f"  ({time.monotonic() - self._started:.1f} s)")
+        self.stream.flush()
 
 
 def _flat(suite):
@@ -45,5 +59,5 @@ def main(module="__main__"):
     tests = list(_flat(unittest.defaultTestLoader.loadTestsFromModule(sys.modules[module])))
     mine = tests[index::total]
     print(f"shard {index + 1} of {total}: {len(mine)} of {len(tests)} tests", flush=True)
-    result = unittest.TextTestRunner(verbosity=2).run(unittest.TestSuite(mine))
+    result = unittest.TextTestRunner(verbosity=2, resultclass=_TimedResult).run(unittest.TestSuite(mine))
     sys.exit(0 if result.wasSuccessful() else 1)
