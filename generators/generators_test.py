@@ -358,6 +358,34 @@ class Malformed(unittest.TestCase):
                             self.assertIn(frag, r.stderr)
                     self.assertFalse(os.path.exists(os.path.join(tmp, "out")), "an output was written")
 
+    def test_a_byte_that_is_not_utf8_is_named_with_its_line_and_column(self):
+        # A Latin-1 "é" in a comment of line 3: the spec emitters and the interface's both fail
+        # with one line naming the file, the line, the column and the byte.
+        for fname in ("dtypes.toml", "interface.toml"):
+            with self.subTest(file=fname), tempfile.TemporaryDirectory() as tmp:
+                for f in SPEC_INPUTS:
+                    shutil.copy(os.path.join(FIXTURE, f), tmp)
+                path = os.path.join(tmp, fname)
+                with open(path, "rb") as f:
+                    lines = f.read().split(b"\n")
+                lines.insert(2, b"# caf\xe9 cr\xe8me")
+                with open(path, "wb") as f:
+                    f.write(b"\n".join(lines))
+                if fname == "interface.toml":
+                    out = os.path.join(tmp, "out")
+                    r = subprocess.run([sys.executable, os.path.join(HERE, "emit_interface.py"), "--suite", "enums",
+                                        "--out", out, path, os.path.join(tmp, "features.toml")],
+                                       capture_output=True, text=True)
+                    prefix = f"emit_interface.py: {path}: "
+                else:
+                    out = os.path.join(tmp, "out")
+                    r = run_emitter("emit_cxx.py", "dtypes", tmp, out)
+                    prefix = f"spec error: {path}: (file): "
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+                self.assertEqual(r.stderr.strip(), prefix + "line 3, column 6: byte 0xE9 is not UTF-8 (a TOML file is UTF-8 text)")
+                self.assertFalse(os.path.exists(out), "an output was written")
+
     def test_an_unexpected_error_is_one_line_not_a_traceback(self):
         import contextlib
         import io

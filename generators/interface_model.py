@@ -5,8 +5,9 @@ and validated: the one model every end of the candidate seam is generated from
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
+
+import toml_file
 
 # Wire types that are values (PROTOCOL.md "Values"); "T?" is T or null; a record's name is a record.
 VALUE_TYPES = ("dtype", "int", "int32", "uint8", "uint16", "uint64", "uintptr", "bool", "string", "float",
@@ -112,12 +113,9 @@ class Interface:
 
 def _load(path: str) -> dict:
     try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except OSError as e:
-        raise InterfaceError(f"{path}: cannot read: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise InterfaceError(f"{path}: not valid TOML: {e}") from None
+        return toml_file.load(path)
+    except toml_file.TomlFileError as e:
+        raise InterfaceError(str(e)) from None
 
 
 def _fields(where: str, row: object, required: tuple, optional: tuple = ()) -> dict:

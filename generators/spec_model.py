@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
-import tomllib
 from typing import Iterable
 
 import arith_model
@@ -25,6 +24,7 @@ import interface_model
 import interop_model
 import spec_schema
 import strided_model
+import toml_file
 
 
 class SpecError(Exception):
@@ -177,12 +177,9 @@ class Spec:
         for path in paths:
             base = os.path.basename(path)
             try:
-                with open(path, "rb") as f:
-                    files[base] = (path, tomllib.load(f))
-            except tomllib.TOMLDecodeError as e:
-                raise SpecError(path, "(file)", f"not valid TOML: {e}") from None
-            except OSError as e:
-                raise SpecError(path, "(file)", f"cannot read: {e.strerror}") from None
+                files[base] = (path, toml_file.load(path))
+            except toml_file.TomlFileError as e:
+                raise SpecError(path, "(file)", e.reason) from None
         for needed in SPEC_INPUTS:
             if needed not in files:
                 raise SpecError(needed, "(file)", "missing from the spec inputs")

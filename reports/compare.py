@@ -96,6 +96,32 @@ class Column:
 
 
 # ---------------------------------------------------------------- input
+# The page repeats a candidate's texts (its name in every cell's tooltip, an observed answer in a
+# cell and its tooltip): each is cut to this many characters, so a report's size, not a product
+# of it, bounds the page. The full texts are in each candidate's own report, which the page links.
+NAME_CHARS = 100  # the candidate's name, version and build
+TEXT_CHARS = 300  # a case's observed value, message and expectations reason
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def clip_texts(doc: dict) -> None:
+    """Cuts the texts the page repeats (NAME_CHARS, TEXT_CHARS), in place."""
+    cand = doc["candidate"]
+    for key in ("name", "version", "build"):
+        if isinstance(cand.get(key), str):
+            cand[key] = clip(cand[key], NAME_CHARS)
+    for case in doc["cases"]:
+        for key in ("observed", "message", "reason"):
+            if isinstance(case.get(key), str):
+                case[key] = clip(case[key], TEXT_CHARS)
+        for m in case.get("mismatches") or []:
+            if isinstance(m.get("observed"), str):
+                m["observed"] = clip(m["observed"], TEXT_CHARS)
+
+
 def load(paths: list[str], where: str) -> list[Column]:
     """The reports at `paths` (relative to `where`), validated, each with its column's label."""
     docs, seen = [], {}
@@ -111,6 +137,7 @@ def load(paths: list[str], where: str) -> list[Column]:
             raise CompareError(f"'{full}' is nested too deeply to be a report") from None
         except report_lib.ReportError as e:
             raise CompareError(str(e)) from None
+        clip_texts(docs[-1])
     names = collections.Counter(d["candidate"]["name"] for d in docs)
     columns = []
     for p, d in zip(paths, docs):

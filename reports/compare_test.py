@@ -363,6 +363,32 @@ class Compare(unittest.TestCase):
             self.assertEqual(status, 2, argv)
             self.assertIn(said, err)
 
+    def test_a_long_name_or_answer_costs_the_page_its_clip_not_its_repetitions(self):
+        # The page repeats a candidate's name in every cell's tooltip and an observed answer in a
+        # cell and its tooltip: a 1 MB name and a 1 MB answer are cut (compare.NAME_CHARS,
+        # TEXT_CHARS) before the page is built. Unclipped, this page is over 100 MB.
+        size = {}
+        for kind in ("plain", "long"):
+            docs = copy.deepcopy(self.docs)
+            if kind == "long":
+                docs["bad"]["candidate"]["name"] = "bad" + "N" * 1_000_000
+                for c in docs["bad"]["cases"]:
+                    if c.get("mismatches"):
+                        c["mismatches"][0]["observed"] = c["observed"] = "O" * 1_000_000
+            d = os.path.join(self.d, kind)
+            out = os.path.join(d, "cmp")
+            status, _, err = run(write(d, docs) + ["--out", out])
+            self.assertEqual(status, 0, err)
+            size[kind] = sum(os.path.getsize(os.path.join(out, f)) for f in ("compare.html", "compare.md"))
+            if kind == "long":
+                with open(os.path.join(out, "compare.html"), encoding="utf-8") as f:
+                    page = f.read()
+                # (assertTrue, not assertIn: a failure must not print the page)
+                self.assertTrue("bad" + "N" * (compare.NAME_CHARS - 3) + "…" in page, "the name is not cut")
+                self.assertFalse("N" * (compare.NAME_CHARS + 1) in page, "the name is whole")
+                self.assertFalse("O" * (compare.TEXT_CHARS + 1) in page, "an answer is whole")
+        self.assertLess(size["long"] - size["plain"], 200_000, size)
+
     def test_paths_are_relative_to_where_bazel_run_started(self):
         work, workspace = os.path.join(self.d, "work"), os.path.join(self.d, "ws")
         os.makedirs(workspace)
