@@ -17,14 +17,16 @@ TIMEOUT; '*' in the glob matches any run of characters, '?' exactly one, nothing
 special. Invisible or line-breaking characters (NBSP, U+2028, form feed, a lone CR, zero-width
 and bidi controls, other control characters) are errors naming the line and column, never
 silently taken as separators. Globs match in O(len(pattern) * len(id)) at worst, without
-backtracking. Standard library only.
+backtracking; a run's cases are matched against an Index, which tries each case only against
+the entries whose literal prefix it starts with. Standard library only.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import os
-from typing import Callable
+from typing import Callable, Iterable
 
 OUTCOMES = ("FAIL", "CRASH", "TIMEOUT")
 FIELD_SEPARATORS = " \t"
@@ -351,8 +353,52 @@ def load(path: str) -> list[Entry]:
     return _load(path, None, ())
 
 
-def match(entries: list[Entry], case_id: str) -> Entry | None:
+class Index:
+    """A file's entries, by the literal prefix of their patterns (up to the first wildcard): a
+    case id is tried only against the entries whose prefix it starts with, one dictionary
+    lookup per distinct prefix length, so matching a run's cases costs about cases × (id length
+    + the entries that share a prefix with the id), not cases × entries (100,000 entries that
+    match nothing, against 15,443 cases: 1.5 · 10^9 glob tries before)."""
+
+    def __init__(self, entries: Iterable[Entry]):
+        self.entries = list(entries)
+        buckets: dict[str, list[int]] = collections.defaultdict(list)
+        for k, e in enumerate(self.entries):
+            buckets[e._prefix].append(k)
+        self._buckets = dict(buckets)
+        self._lengths = sorted({len(p) for p in self._buckets})
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __iter__(self):
+        return iter(self.entries)
+
+    def _candidates(self, case_id: str) -> list[int]:
+        """The positions of the entries whose prefix `case_id` starts with, in file order."""
+        found: list[int] = []
+        for n in self._lengths:
+            if n > len(case_id):
+                break
+            found += self._buckets.get(case_id[:n], ())
+        found.sort()
+        return found
+
+    def matching(self, case_id: str) -> list[int]:
+        """The positions of every entry whose glob matches `case_id`, in file order."""
+        return [k for k in self._candidates(case_id) if self.entries[k]._matcher(case_id)]
+
+    def first(self, case_id: str) -> Entry | None:
+        for k in self._candidates(case_id):
+            if self.entries[k]._matcher(case_id):
+                return self.entries[k]
+        return None
+
+
+def match(entries: list[Entry] | Index, case_id: str) -> Entry | None:
     """The first entry whose glob matches `case_id` (earlier entries win)."""
+    if isinstance(entries, Index):
+        return entries.first(case_id)
     for e in entries:
         if e.matches(case_id):
             return e
@@ -360,7 +406,7 @@ def match(entries: list[Entry], case_id: str) -> Entry | None:
 
 
 # ---------------------------------------------------------------- applying entries
-def apply(entries: list[Entry], case_id: str, raw: str) -> tuple[str, Entry | None, str]:
+def apply(entries: list[Entry] | Index, case_id: str, raw: str) -> tuple[str, Entry | None, str]:
     """The verdict on a case whose raw outcome (what the suite binary or the runner saw) is
     `raw`: PASS, FAIL, NOT_SUPPORTED, CRASH or TIMEOUT. Returns (outcome, entry, note):
 

@@ -326,5 +326,50 @@ class Apply(unittest.TestCase):
         self.assertEqual(ex.apply(self.ENTRIES, "x", "FAIL")[1:], (None, ""))
 
 
+class IndexTest(unittest.TestCase):
+    """The runner's and the lint's matcher: the same first entry as trying every entry in file
+    order, reached without trying the entries whose literal prefix the id does not start with."""
+
+    TEXT = ("a.b.c FAIL exact\n"
+            "a.* FAIL any a\n"
+            "*c FAIL ends in c\n"
+            "a.b.? CRASH one more\n"
+            "?.x.* TIMEOUT wildcard first\n"
+            "a.b.c FAIL again (never applies)\n"
+            "b.x.y FAIL b\n")
+    IDS = ["a.b.c", "a.b.d", "a.q", "zc", "b.x.y", "b.x.z", "c.x.1", "a", "", "a.b.cc", "q.b.c"]
+
+    def test_the_first_match_is_the_linear_scans(self):
+        entries = ex.parse("x.txt", self.TEXT)
+        index = ex.Index(entries)
+        for i in self.IDS:
+            self.assertEqual(ex.match(index, i), ex.match(entries, i), i)
+            self.assertEqual([entries[k] for k in index.matching(i)], [e for e in entries if e.matches(i)], i)
+        self.assertEqual(ex.match(index, "a.b.c").reason, "exact")
+        self.assertEqual(ex.match(index, "b.x.z").reason, "wildcard first")
+        self.assertIsNone(ex.match(index, "q"))
+
+    def test_an_id_is_tried_only_against_the_entries_it_may_match(self):
+        # 20,000 entries that no id of another prefix can match: an id tries the ones sharing
+        # its prefix and the wildcard-first ones, not all of them (a scan would try 20,002).
+        entries = ex.parse("x.txt", "".join(f"row{k}.case FAIL r\n" for k in range(20000)) + "*.z FAIL z\nrow7.* FAIL r7\n")
+        index = ex.Index(entries)
+        self.assertEqual(len(index._candidates("row7.case")), 3)  # '*.z', 'row7.case', 'row7.*'
+        self.assertEqual(len(index._candidates("other.z")), 1)
+        self.assertEqual(ex.match(index, "row7.case").pattern, "row7.case")
+        self.assertEqual(ex.match(index, "row7.other").pattern, "row7.*")
+        self.assertEqual(ex.match(index, "other.z").pattern, "*.z")
+
+    def test_stale_entries_through_the_index(self):
+        import run
+        entries = ex.parse("x.txt", "a.* FAIL a\nb.* FAIL only unsupported\nc.* FAIL nothing\n")
+        cases = [{"id": "a.1", "outcome": "FAIL", "kind": "table"},
+                 {"id": "b.1", "outcome": "NOT_SUPPORTED", "kind": "table"},
+                 {"id": "b.2", "outcome": "NOT_SUPPORTED", "kind": "table"}]
+        stale = run.stale_entries(ex.Index(entries), cases)
+        self.assertEqual([(s["pattern"], s.get("not_supported")) for s in stale], [("b.*", 2), ("c.*", None)])
+        self.assertEqual(stale, run.stale_entries(entries, cases))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

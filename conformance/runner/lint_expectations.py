@@ -12,6 +12,7 @@ reason fails the check. The file is read by the one expectations parser
 the runner rejects fails here too. Standard library only.
 """
 
+import collections
 import os
 import sys
 
@@ -32,7 +33,9 @@ def lint(ids: list[str], path: str, reviewed: bool = False) -> list[str]:
     problems = []
     first: dict[str, expectations.Entry] = {}
     unreviewed = 0
-    for e in entries:
+    index = expectations.Index(entries)
+    counts = collections.Counter(k for i in ids for k in index.matching(i))
+    for k, e in enumerate(entries):
         if e.pattern in first:
             problems.append(f"{e.where}: '{e.pattern}' repeats the entry at {first[e.pattern].where} "
                             f"(the first matching entry decides: this one never applies)")
@@ -43,7 +46,7 @@ def lint(ids: list[str], path: str, reviewed: bool = False) -> list[str]:
             if reviewed:
                 problems.append(f"{e.where}: '{e.pattern}' has an unreviewed reason ({e.reason[:80]}): replace it "
                                 f"with the library's rule and its source")
-        matched = sum(1 for i in ids if e.matches(i))
+        matched = counts[k]
         if matched == 0:
             problems.append(f"{e.where}: stale entry: '{e.pattern}' matches no case of the spec")
         else:

@@ -762,15 +762,19 @@ def stale_entries(entries: list, cases: list[dict]) -> list[dict]:
     def decided(c: dict) -> bool:
         return c["outcome"] == "NOT_SUPPORTED" and not (c["kind"] == "property" and c.get("feature"))
 
+    index = entries if isinstance(entries, expectations_file.Index) else expectations_file.Index(entries)
+    ran: set[int] = set()  # the entries that list a case that ran: not stale
+    not_supported: collections.Counter = collections.Counter()
+    for c in cases:
+        for k in index.matching(c["id"]):
+            if decided(c):
+                not_supported[k] += 1
+            else:
+                ran.add(k)
     stale = []
-    for e in entries:
-        n = 0
-        for c in cases:
-            if e.matches(c["id"]):
-                if not decided(c):
-                    break  # it lists a case that ran: not stale
-                n += 1
-        else:
+    for k, e in enumerate(index.entries):
+        if k not in ran:
+            n = not_supported[k]
             stale.append({"pattern": e.pattern, "outcome": e.outcome, "reason": e.reason, "line": e.line,
                           **({"not_supported": n} if n else {})})
     return stale
@@ -1068,7 +1072,7 @@ def run_into(o: Options, argv: list[str], in_test: bool) -> int:
     started_at = datetime.datetime.now(datetime.timezone.utc)
     raw_traces = start_traces(o)
     with tempfile.TemporaryDirectory(prefix="tcts-run-") as workdir:
-        runner = Runner(o, seed, entries, workdir)
+        runner = Runner(o, seed, expectations_file.Index(entries), workdir)
         try:
             runner.run(units_for(suites, o, workdir))
         except UsageError as e:
@@ -1100,7 +1104,7 @@ def run_into(o: Options, argv: list[str], in_test: bool) -> int:
     cases = [runner.records[k] for k in keys]
     if raw_traces:
         attach_traces(o, runner, cases, raw_traces)
-    stale = stale_entries(entries, cases) if o.stale_check else None
+    stale = stale_entries(runner.entries, cases) if o.stale_check else None
     doc = report_lib.build(
         candidate=runner.candidate or {"name": o.candidate, "version": "", "build": ""},
         run={"command": o.command, "suites": names, "filter": o.filter,
