@@ -38,6 +38,26 @@ class ReportError(Exception):
     pass
 
 
+# ---------------------------------------------------------------- what the tools import
+# The Debian packages the report tools import beyond Python's standard library, by module: the
+# schema check and the HTML pages' templates. A run checks them before it starts (run.py), so a
+# machine without one is told which to install instead of losing the run to a traceback at the end.
+LIBRARIES = {"jsonschema": "python3-jsonschema", "jinja2": "python3-jinja2"}
+
+
+def missing_libraries() -> list[str]:
+    """The packages of LIBRARIES whose module this interpreter cannot import."""
+    import importlib
+
+    missing = []
+    for module, package in LIBRARIES.items():
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            missing.append(package)
+    return missing
+
+
 # ---------------------------------------------------------------- the schema
 try:
     import jsonschema

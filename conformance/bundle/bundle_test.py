@@ -71,7 +71,28 @@ def main() -> None:
     env["PATH"] = tools
     if shutil.which("bazel", path=env["PATH"]):
         fail("bazel is still on the test's PATH")
+    # What a testee author reads and copies is in the bundle: the protocol and both kits.
+    for rel in ("conformance/protocol/PROTOCOL.md", "conformance/protocol/python/tcts_testee.py",
+                "conformance/protocol/js/tcts_testee.js"):
+        if not os.path.isfile(os.path.join(root, rel)):
+            fail(f"the bundle has no {rel}")
     testee = "/usr/bin/python3 numpy_testee.py"
+
+    # A machine without one of the report's libraries (here python3-jinja2, shadowed by a module
+    # that cannot be imported) is told what to install before anything runs: exit 2, no report.
+    shadow = os.path.join(tmp, "no-jinja2")
+    os.makedirs(os.path.join(shadow, "jinja2"))
+    with open(os.path.join(shadow, "jinja2", "__init__.py"), "w") as f:
+        f.write("raise ImportError('python3-jinja2 is not installed here')\n")
+    p = subprocess.run([os.path.join(root, "tcts"), f"--testee={testee}", "--expectations=expectations.txt",
+                        "--candidate=numpy", f"--suites={SUITES}", "--out=out/no-jinja2"],
+                       cwd=user, env=dict(env, PYTHONPATH=shadow), capture_output=True, text=True)
+    if p.returncode != 2 or "python3-jinja2" not in p.stderr or "Traceback" in p.stderr:
+        fail(f"without python3-jinja2 the bundle exited {p.returncode}, not 2 naming the package:\n{p.stderr[-2000:]}")
+    if os.path.exists(os.path.join(user, "out", "no-jinja2", "report.json")):
+        fail("without python3-jinja2 the bundle still ran and wrote a report")
+    print(f"without python3-jinja2: exit 2, {p.stderr.strip()}")
+
     p = run([os.path.join(root, "tcts"), f"--testee={testee}", "--expectations=expectations.txt",
              "--candidate=numpy", f"--suites={SUITES}", "--jobs=1", "--no-stale-check"],
             user, env, "the bundle's run")

@@ -1049,7 +1049,13 @@ def run_into(o: Options, argv: list[str], in_test: bool) -> int:
     except (expectations_file.ExpectationsError, features_file.FeaturesError) as e:
         print(f"run: {e}", file=sys.stderr)
         return EXIT_USAGE
-    import report as report_lib  # reports/report.py: needs python3-jsonschema (/usr/bin/python3)
+    import report as report_lib  # reports/report.py: needs report_lib.LIBRARIES (Debian's /usr/bin/python3)
+
+    missing = report_lib.missing_libraries()
+    if missing:
+        print(f"run: writing the report needs {' and '.join(missing)}, which {sys.executable} cannot import "
+              f"(Debian: apt-get install {' '.join(missing)}); nothing was run", file=sys.stderr)
+        return EXIT_USAGE
 
     try:
         statements = report_lib.load_statements(o.statements)

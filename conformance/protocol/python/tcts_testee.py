@@ -17,7 +17,8 @@ the operations its library has, and calls serve():
         tcts_testee.serve(MyTestee())
 
 The suite starts it (`bazel run //conformance:run -- --testee='python3 my_testee.py'
---expectations=my_expectations.txt`) and sends one request per line on stdin; the kit answers
+--expectations=my_expectations.txt` in a checkout, `tensor-cts-suite/tcts --testee=...` from the
+suite bundle, README "The suite in your own CI") and sends one request per line on stdin; the kit answers
 each on stdout (conformance/protocol/PROTOCOL.md). Stdlib only: copy this file, or let the
 runner put it on PYTHONPATH (it does).
 
