@@ -51,12 +51,15 @@
  *
  * ORT's session API is asynchronous (Promises) and the kit answers synchronously, so the sessions
  * live in a worker thread of this file: the main thread posts it a request and waits
- * (Atomics.wait) for the answer it posts back (receiveMessageOnPort); the main thread also
+ * (Atomics.wait) for the signal the thread raises once it has posted the answer, then takes the
+ * answer (receiveMessageOnPort), which can reach the port a moment after the signal: it polls
+ * until the answer with its request's number is there; the main thread also
  * remembers each model ORT refused to load, and answers its error again without asking. Sessions
  * run with one intra-op and one inter-op thread (execution settings only).
  *
  * --faulty: a deliberately wrong translation (sub runs ONNX Mul), to show the suites' checks
- * fail on it.
+ * fail on it. --late-answers: the session thread posts each answer 2 ms after raising the signal
+ * (//conformance:arithmetic_onnxruntime_late_answers: the same outcomes as without).
  */
 const path = require('path');
 const {Worker, MessageChannel, isMainThread, workerData, receiveMessageOnPort} = require('worker_threads');
@@ -69,12 +72,12 @@ if (isMainThread) main(); else worker();
 // ------------------------------------------------------------------ worker: ORT's sessions
 function worker() {
   const ort = require('onnxruntime-node');
-  const {port, signal} = workerData;
+  const {port, signal, late} = workerData;
   const sessions = new Map();  // key -> Promise of an InferenceSession
   const options = {intraOpNumThreads: 1, interOpNumThreads: 1, executionProviders: ['cpu']};
   // The main thread's tensors are onnxruntime-common's: the same class, or nothing is answered.
   const common = require(require.resolve('onnxruntime-common', {paths: [path.dirname(require.resolve('onnxruntime-node/package.json'))]}));
-  port.on('message', async ({op, types, attrs, feeds}) => {
+  port.on('message', async ({id, op, types, attrs, feeds}) => {
     let answer;
     try {
       if (ort.Tensor !== common.Tensor) throw new Error("onnxruntime-node's Tensor is not its onnxruntime-common's Tensor");
@@ -94,7 +97,15 @@ function worker() {
     } catch (e) {
       answer = {error: {message: e && e.message !== undefined ? e.message : String(e), atLoad: Boolean(e && e.atLoad)}};
     }
-    port.postMessage(answer);
+    if (late) {
+      // --late-answers: the answer reaches the port well after the signal (what the main thread
+      // must wait out; without polling, each answer would go to the request after it).
+      Atomics.store(signal, 0, 1);
+      Atomics.notify(signal, 0);
+      setTimeout(() => port.postMessage({id, ...answer}), 2);
+      return;
+    }
+    port.postMessage({id, ...answer});
     Atomics.store(signal, 0, 1);
     Atomics.notify(signal, 0);
   });
@@ -105,8 +116,8 @@ function main() {
   const tcts = require(path.join(__dirname, '..', '..', 'protocol', 'js', 'tcts_testee.js'));
   tcts.protectStdout();
   for (const arg of process.argv.slice(2)) {
-    if (arg !== '--faulty') {
-      process.stderr.write(`onnxruntime_testee.js: unknown argument ${JSON.stringify(arg)} (usage: onnxruntime_testee.js [--faulty])\n`);
+    if (arg !== '--faulty' && arg !== '--late-answers') {
+      process.stderr.write(`onnxruntime_testee.js: unknown argument ${JSON.stringify(arg)} (usage: onnxruntime_testee.js [--faulty] [--late-answers])\n`);
       process.exit(2);
     }
   }
@@ -119,7 +130,9 @@ function main() {
 
   // The session thread, and a synchronous call into it.
   const signal = new Int32Array(new SharedArrayBuffer(4));
+  const pause = new Int32Array(new SharedArrayBuffer(4));  // never notified: Atomics.wait on it sleeps
   let port1 = null;
+  let sequence = 0;  // the number of the request in flight
   const refused = new Map();  // the models ORT refused to load: their key -> ORT's message
   function run(op, inputs, attrs = {}) {
     const types = inputs.map((t) => t.type);
@@ -128,15 +141,35 @@ function main() {
     if (port1 === null) {
       const channel = new MessageChannel();
       port1 = channel.port1;
-      const thread = new Worker(__filename, {workerData: {port: channel.port2, signal}, transferList: [channel.port2]});
+      const late = process.argv.includes('--late-answers');
+      const thread = new Worker(__filename, {workerData: {port: channel.port2, signal, late}, transferList: [channel.port2]});
       thread.unref();
       port1.unref();
     }
+    const id = ++sequence;
     Atomics.store(signal, 0, 0);
-    port1.postMessage({op, types, attrs,
+    port1.postMessage({id, op, types, attrs,
       feeds: inputs.map((t) => ({type: t.type, data: t.data, dims: [...t.dims]}))});
-    if (Atomics.wait(signal, 0, 0, 120000) === 'timed-out') throw new tcts.TesteeError('Internal', `the ORT session thread did not answer ${op} in 120 s`);
-    const {message} = receiveMessageOnPort(port1);
+    // The thread raises the signal after posting its answer, which may reach port1 a moment
+    // later: wait for the signal, then take messages until this request's answer is there (an
+    // older one is the late answer of a request that timed out here, and is dropped).
+    const deadline = Date.now() + 120000;
+    let message;
+    for (;;) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new tcts.TesteeError('Internal', `the ORT session thread did not answer ${op} in 120 s`);
+      if (Atomics.load(signal, 0) === 0) {
+        Atomics.wait(signal, 0, 0, left);
+        continue;
+      }
+      const received = receiveMessageOnPort(port1);
+      if (received === undefined) {
+        Atomics.wait(pause, 0, 0, 1);
+      } else if (received.message.id === id) {
+        message = received.message;
+        break;
+      }
+    }
     if (message.error) {
       if (message.error.atLoad) refused.set(key, message.error.message);
       throw new Error(message.error.message);
