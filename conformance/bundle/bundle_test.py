@@ -71,9 +71,10 @@ def main() -> None:
     env["PATH"] = tools
     if shutil.which("bazel", path=env["PATH"]):
         fail("bazel is still on the test's PATH")
-    # What a testee author reads and copies is in the bundle: the protocol and both kits.
+    # What a testee author reads and copies is in the bundle: the protocol, both kits, what each
+    # operation means (the interface description) and the expectations grammar.
     for rel in ("conformance/protocol/PROTOCOL.md", "conformance/protocol/python/tcts_testee.py",
-                "conformance/protocol/js/tcts_testee.js"):
+                "conformance/protocol/js/tcts_testee.js", "spec/interface.toml", "conformance/expectations/FORMAT.md"):
         if not os.path.isfile(os.path.join(root, rel)):
             fail(f"the bundle has no {rel}")
     testee = "/usr/bin/python3 numpy_testee.py"
@@ -105,6 +106,32 @@ def main() -> None:
         fail(f"the report does not carry the bundle's commit: tool.commit = {version!r}")
     if f"{root}/tcts" not in doc["run"]["command"]:
         fail(f"the report's command is not the bundle's: {doc['run']['command']!r}")
+
+    # What a run tells its user to run next works from the bundle, wherever it is started: with
+    # an empty expectations file NumPy's promotion deviates; the printed write_expectations
+    # command, run as printed, lists the deviations, and a failure's repro command replays it.
+    open(os.path.join(user, "empty.txt"), "w").close()
+    p = subprocess.run([os.path.join(root, "tcts"), f"--testee={testee}", "--expectations=empty.txt", "--candidate=numpy",
+                        "--suites=promotion", "--jobs=1", "--trace", "--out=out/first"],
+                       cwd=user, env=env, capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    hint = [lines[k + 1].strip() for k, line in enumerate(lines[:-1]) if line.startswith("to list these outcomes")]
+    if p.returncode != 1 or not hint:
+        fail(f"a run with an empty expectations file exited {p.returncode} without the write_expectations command:\n"
+             f"{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
+    elsewhere = os.path.join(tmp, "elsewhere")
+    os.makedirs(elsewhere)
+    q = subprocess.run(["sh", "-c", hint[0]], cwd=elsewhere, env=env, capture_output=True, text=True)
+    if q.returncode != 0 or os.path.getsize(os.path.join(user, "empty.txt")) == 0:
+        fail(f"the printed command `{hint[0]}` exited {q.returncode} and wrote no entries:\n{q.stdout[-2000:]}\n{q.stderr[-2000:]}")
+    first = json.load(open(os.path.join(user, "out", "first", "report.json"), encoding="utf-8"))
+    repro = next((c["repro"] for c in first["cases"] if c.get("repro")), None)
+    if repro is None:
+        fail("no case of the traced run has a repro command")
+    r = subprocess.run(["sh", "-c", repro], cwd=elsewhere, env=env, capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"the report's repro command `{repro}` exited {r.returncode}:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
+    print(f"from the bundle: `{hint[0]}` exit 0; `{repro}` exit 0")
 
     # The same run in the repository, through the suite binary of this build.
     ref_out = os.path.join(tmp, "in-repo")

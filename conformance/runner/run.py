@@ -830,6 +830,15 @@ def run_command(o: Options) -> str:
     return os.environ.get("TCTS_RUN_COMMAND") or "bazel run //conformance:%s --" % ("replay" if o.replay else "run")
 
 
+def runner_script(name: str) -> str:
+    """How the user names one of the runner's scripts in a command they are told to run: from
+    the suite bundle (tcts sets TCTS_RUN_COMMAND), its absolute path in the bundle; in a
+    checkout, its path in the repository (the command runs in the workspace)."""
+    if os.environ.get("TCTS_RUN_COMMAND"):
+        return os.path.join(HERE, name)
+    return f"conformance/runner/{name}"
+
+
 def bazel_command(o: Options, environ) -> str:
     target = environ.get("TEST_TARGET") or o.target or "//conformance:<suite>_<candidate>"
     return f"bazel test {target}" + (f" --test_filter='{o.test_filter}'" if o.test_filter else "") + (
@@ -892,7 +901,7 @@ def attach_traces(o: Options, runner: "Runner", cases: list[dict], raw: str) -> 
                 for r in [header] + handshake + records:
                     f.write(json.dumps(r, ensure_ascii=False) + "\n")
             c["trace"] = rel
-            c["repro"] = f"/usr/bin/python3 conformance/runner/repro.py {os.path.join(o.out, rel)}"
+            c["repro"] = f"/usr/bin/python3 {runner_script('repro.py')} {os.path.join(o.out, rel)}"
     shutil.rmtree(raw, ignore_errors=True)
     TESTEE_ENV.pop("TCTS_TRACE_DIR", None)
 
@@ -913,7 +922,7 @@ def expectations_after_run(o: Options, doc: dict, suites: list) -> int | None:
             report = os.path.join(o.out, "report.json")
             if o.stale_check:
                 print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED):\n"
-                      f"  cd {workspace} && /usr/bin/python3 conformance/runner/write_expectations.py "
+                      f"  cd {workspace} && /usr/bin/python3 {runner_script('write_expectations.py')} "
                       f"--from-report={report} --update={exp}")
             else:
                 print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED): rerun with "
