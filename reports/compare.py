@@ -99,7 +99,7 @@ class Column:
 # The page repeats a candidate's texts (its name in every cell's tooltip, an observed answer in a
 # cell and its tooltip): each is cut to this many characters, so a report's size, not a product
 # of it, bounds the page. The full texts are in each candidate's own report, which the page links.
-NAME_CHARS = 100  # the candidate's name, version and build
+NAME_CHARS = 60  # the candidate's name, version and build
 TEXT_CHARS = 300  # a case's observed value, message and expectations reason
 
 
