@@ -35,7 +35,8 @@ def run(cmd, cwd, env, what):
 def main() -> None:
     bundle = os.path.abspath(sys.argv[1])
     repo = os.getcwd()  # the test's runfiles tree: the in-repository runner and testee
-    tmp = tempfile.mkdtemp(prefix="tcts-bundle-", dir=os.environ.get("TEST_TMPDIR"))
+    # A space in every path: the commands the bundle prints must quote them.
+    tmp = tempfile.mkdtemp(prefix="tcts bundle-", dir=os.environ.get("TEST_TMPDIR"))
     with tarfile.open(bundle) as t:
         t.extractall(tmp)
     root = os.path.join(tmp, "tensor-cts-suite")

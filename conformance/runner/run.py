@@ -69,6 +69,7 @@ import datetime
 import fcntl
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -901,7 +902,7 @@ def attach_traces(o: Options, runner: "Runner", cases: list[dict], raw: str) -> 
                 for r in [header] + handshake + records:
                     f.write(json.dumps(r, ensure_ascii=False) + "\n")
             c["trace"] = rel
-            c["repro"] = f"/usr/bin/python3 {runner_script('repro.py')} {os.path.join(o.out, rel)}"
+            c["repro"] = f"/usr/bin/python3 {shlex.quote(runner_script('repro.py'))} {shlex.quote(os.path.join(o.out, rel))}"
     shutil.rmtree(raw, ignore_errors=True)
     TESTEE_ENV.pop("TCTS_TRACE_DIR", None)
 
@@ -922,8 +923,8 @@ def expectations_after_run(o: Options, doc: dict, suites: list) -> int | None:
             report = os.path.join(o.out, "report.json")
             if o.stale_check:
                 print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED):\n"
-                      f"  cd {workspace} && /usr/bin/python3 {runner_script('write_expectations.py')} "
-                      f"--from-report={report} --update={exp}")
+                      f"  cd {shlex.quote(workspace)} && /usr/bin/python3 {shlex.quote(runner_script('write_expectations.py'))} "
+                      f"--from-report={shlex.quote(report)} --update={shlex.quote(exp)}")
             else:
                 print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED): rerun with "
                       f"--update-expectations={exp}")
