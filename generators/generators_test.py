@@ -371,14 +371,13 @@ class Malformed(unittest.TestCase):
                 lines.insert(2, b"# caf\xe9 cr\xe8me")
                 with open(path, "wb") as f:
                     f.write(b"\n".join(lines))
+                out = os.path.join(tmp, "out")
                 if fname == "interface.toml":
-                    out = os.path.join(tmp, "out")
                     r = subprocess.run([sys.executable, os.path.join(HERE, "emit_interface.py"), "--suite", "enums",
                                         "--out", out, path, os.path.join(tmp, "features.toml")],
                                        capture_output=True, text=True)
                     prefix = f"emit_interface.py: {path}: "
                 else:
-                    out = os.path.join(tmp, "out")
                     r = run_emitter("emit_cxx.py", "dtypes", tmp, out)
                     prefix = f"spec error: {path}: (file): "
                 self.assertEqual(r.returncode, 1, r.stderr)

@@ -368,12 +368,6 @@ class Index:
         self._buckets = dict(buckets)
         self._lengths = sorted({len(p) for p in self._buckets})
 
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def __iter__(self):
-        return iter(self.entries)
-
     def _candidates(self, case_id: str) -> list[int]:
         """The positions of the entries whose prefix `case_id` starts with, in file order."""
         found: list[int] = []

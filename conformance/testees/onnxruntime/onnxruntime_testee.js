@@ -66,6 +66,7 @@ const {Worker, MessageChannel, isMainThread, workerData, receiveMessageOnPort} =
 const {oneNodeModel, ELEM_TYPES} = require('./onnx_model.js');
 
 const FAULTY = process.argv.includes('--faulty');  // a deliberately wrong translation (mul for sub): the check can fail
+const LATE = process.argv.includes('--late-answers');  // the session thread answers after its signal (main thread only)
 
 if (isMainThread) main(); else worker();
 
@@ -141,8 +142,7 @@ function main() {
     if (port1 === null) {
       const channel = new MessageChannel();
       port1 = channel.port1;
-      const late = process.argv.includes('--late-answers');
-      const thread = new Worker(__filename, {workerData: {port: channel.port2, signal, late}, transferList: [channel.port2]});
+      const thread = new Worker(__filename, {workerData: {port: channel.port2, signal, late: LATE}, transferList: [channel.port2]});
       thread.unref();
       port1.unref();
     }
