@@ -118,8 +118,13 @@ def emit_enums(iface: Interface) -> str:
               "// expected error may name.", "#define TCTS_FORALL_PYTORCH_ERROR_KINDS(_) \\"]
     lines += [f"  _({e.enumerator}, {emit_common.cstr(e.name)}) \\" for e in pytorch]
     lines += ["", f"#define TCTS_PYTORCH_ERROR_KIND_NAMES {emit_common.cstr(', '.join(e.name for e in pytorch))}"]
-    lines += ["", "// TCTS_FORALL_OPS(_): _(\"op\", feature enumerator).", "#define TCTS_FORALL_OPS(_) \\"]
     feats = {f.name: f for f in iface.features}
+    lines += ["", "// TCTS_FORALL_CHECKS(_): _(enumerator, \"name\", the Feature it needs or std::nullopt), every",
+              "// aspect a case's checks judge ([[check]] in spec/interface.toml), in its order.",
+              "#define TCTS_FORALL_CHECKS(_) \\"]
+    lines += [f"  _({c.enumerator}, {emit_common.cstr(c.name)}, {'Feature::' + feats[c.needs].enumerator if c.needs else 'std::nullopt'}) \\"
+              for c in iface.checks]
+    lines += ["", "// TCTS_FORALL_OPS(_): _(\"op\", feature enumerator).", "#define TCTS_FORALL_OPS(_) \\"]
     lines += [f"  _({emit_common.cstr(o.name)}, {feats[o.feature].enumerator}) \\" for o in iface.ops]
     lines += ["", "// TCTS_FORALL_RECORDS(_): _(Record), every record of the interface.", "#define TCTS_FORALL_RECORDS(_) \\"]
     lines += [f"  _({r.name}) \\" for r in iface.records]

@@ -80,6 +80,15 @@ RAISED_BY = ("pytorch", "suite")
 
 
 @dataclass
+class CheckKind:
+    """One aspect a case's checks judge ([[check]]): its verdict is recorded per case."""
+    name: str
+    enumerator: str
+    doc: str
+    needs: str  # the feature the check needs, "" for none
+
+
+@dataclass
 class Interface:
     protocol_versions: list[int]
     errors: list[ErrorKind]
@@ -87,6 +96,7 @@ class Interface:
     ops: list[Op]
     features: list[Feature]
     answer_features: list[str]
+    checks: list[CheckKind] = field(default_factory=list)
 
     def record(self, name: str) -> Record | None:
         return next((r for r in self.records if r.name == name), None)
@@ -105,6 +115,7 @@ class Interface:
             "errors": [e.name for e in self.errors],
             "features": [f.name for f in self.features],
             "answer_features": self.answer_features,
+            "checks": [c.name for c in self.checks],
             "records": {r.name: [arg(a) for a in r.fields] for r in self.records},
             "ops": [{"name": o.name, "feature": o.feature, "args": [arg(a) for a in o.args], "result": o.result,
                      "aliases": o.aliases} for o in self.ops],
@@ -146,8 +157,12 @@ def error_kinds(interface_path: str, doc: dict) -> list[ErrorKind]:
 
 def load(interface_path: str, features_path: str) -> Interface:
     doc = _load(interface_path)
-    _fields(interface_path, doc, ("protocol_versions", "answer_features", "error", "record", "op"))
+    _fields(interface_path, doc, ("protocol_versions", "answer_features", "error", "record", "op"), ("check",))
     errors = error_kinds(interface_path, doc)
+    checks = []
+    for n, row in enumerate(doc.get("check", []), 1):
+        r = _fields(f"{interface_path}: [[check]] #{n} ({row.get('name')!r})", row, ("name", "enumerator", "doc"), ("needs",))
+        checks.append(CheckKind(r["name"], r["enumerator"], r["doc"], r.get("needs", "")))
     records: list[Record] = []
     for n, row in enumerate(doc["record"], 1):
         where = f"{interface_path}: [[record]] #{n} ({row.get('name')!r})"
@@ -168,7 +183,7 @@ def load(interface_path: str, features_path: str) -> Interface:
         if not isinstance(row, dict) or "name" not in row or "enumerator" not in row or "level" not in row:
             raise InterfaceError(f"{features_path}: [[feature]] #{n}: needs name, enumerator and level")
         features.append(Feature(row["name"], row["enumerator"], row["level"]))
-    iface = Interface(doc["protocol_versions"], errors, records, ops, features, list(doc["answer_features"]))
+    iface = Interface(doc["protocol_versions"], errors, records, ops, features, list(doc["answer_features"]), checks)
     _check(iface, interface_path, features_path, record_names)
     return iface
 
@@ -193,7 +208,11 @@ def _check(iface: Interface, ipath: str, fpath: str, record_names: set) -> None:
     unique("record", [r.name for r in iface.records])
     unique("error kind", [e.name for e in iface.errors])
     unique("feature", [f.name for f in iface.features])
+    unique("check", [c.name for c in iface.checks])
     features = {f.name: f for f in iface.features}
+    for c in iface.checks:
+        if c.needs and c.needs not in features:
+            raise InterfaceError(f"{ipath}: check {c.name!r} needs feature {c.needs!r}, which has no row in {fpath}")
     for r in iface.records:
         for a in r.fields:
             if a.base not in VALUE_TYPES and a.base not in record_names:

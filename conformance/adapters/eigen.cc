@@ -164,6 +164,7 @@ class EigenCandidate final : public Candidate {
       case Feature::kBinaryOut:
       case Feature::kBinaryInplace:
       case Feature::kStorage:
+      case Feature::kValues:
         return true;
       default:
         return false;

@@ -196,6 +196,7 @@ class XtensorCandidate final : public Candidate {
       case Feature::kBinaryInplace:
       case Feature::kViews:
       case Feature::kStorage:
+      case Feature::kValues:
         return true;
       default:
         return false;

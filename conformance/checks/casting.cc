@@ -9,8 +9,8 @@ void CheckCanCast(const CanCastRow& row) {
   Result<bool> r = CurrentCandidate().can_cast(row.from, row.to);
   const std::string call = "can_cast(" + Str(row.from) + ", " + Str(row.to) + ")";
   if (c.Usable(Feature::kCanCast, r, call)) {
-    if (!r.ok()) c.Mismatch(call, Str(row.expected), Describe(r.error()));
-    else ExpectEq(c, call, row.expected, r.value());
+    if (!r.ok()) c.Mismatch(Check::kError, call, Str(row.expected), Describe(r.error()));
+    else ExpectEq(c, Check::kAnswer, call, row.expected, r.value());
   }
   c.Finish();
 }

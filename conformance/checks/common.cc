@@ -60,14 +60,14 @@ std::pair<std::string, std::string> Shown(const std::vector<Scalar>& expected, c
   }
   return {e, o};
 }
-void MismatchValues(Case& c, const std::string& check, const Scalar& expected, const Scalar& observed) {
+void MismatchValues(Case& c, Check kind, const std::string& check, const Scalar& expected, const Scalar& observed) {
   const auto [e, o] = Shown(expected, observed);
-  c.Mismatch(check, e, o);
+  c.Mismatch(kind, check, e, o);
 }
-void MismatchValues(Case& c, const std::string& check, const std::vector<Scalar>& expected,
+void MismatchValues(Case& c, Check kind, const std::string& check, const std::vector<Scalar>& expected,
                     const std::vector<Scalar>& observed) {
   const auto [e, o] = Shown(expected, observed);
-  c.Mismatch(check, e, o);
+  c.Mismatch(kind, check, e, o);
 }
 
 Scalar ToScalar(const Value& v) {
@@ -129,12 +129,14 @@ std::int64_t Numel(const std::vector<std::int64_t>& sizes) {
 }
 
 std::optional<std::vector<Scalar>> ReadValues(Case& c, const TensorHandle& t, const std::string& what) {
+  if (!c.Can(Check::kValues, "values of " + what)) return std::nullopt;
   Result<std::vector<Scalar>> v = CurrentCandidate().values(t);
-  if (!c.Usable(Feature::kTensors, v, "values(" + what + ")")) return std::nullopt;
+  if (!c.Usable(Feature::kValues, v, "values(" + what + ")")) return std::nullopt;
   if (!v.ok()) {
-    c.Mismatch("values(" + what + ")", "the tensor's values", Describe(v.error()));
+    c.Mismatch(Check::kValues, "values(" + what + ")", "the tensor's values", Describe(v.error()));
     return std::nullopt;
   }
+  c.Checked(Check::kValues);
   return std::move(v.value());  // a move: an answer of 10^7 scalars is 400 MB
 }
 
@@ -158,9 +160,9 @@ std::optional<StorageInfo> Storage(Case& c, const TensorHandle& t, const std::st
 
 void ExpectGeometry(Case& c, const std::string& call, const TensorMeta& m, const std::vector<std::int64_t>& sizes,
                     const std::vector<std::int64_t>& strides, std::int64_t offset) {
-  ExpectEq(c, call + " sizes", sizes, m.sizes);
-  ExpectEq(c, call + " strides", strides, m.strides);
-  ExpectEq(c, call + " storage_offset", offset, m.storage_offset);
+  ExpectEq(c, Check::kSizes, call + " sizes", sizes, m.sizes);
+  ExpectEq(c, Check::kStrides, call + " strides", strides, m.strides);
+  ExpectEq(c, Check::kOffset, call + " storage_offset", offset, m.storage_offset);
 }
 
 }  // namespace tcts

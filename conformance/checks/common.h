@@ -70,18 +70,21 @@ std::string Str(const std::vector<Scalar>& v);
 // or, where they print alike, with each value's kind ("int 16777216" vs "float 16777216").
 std::pair<std::string, std::string> Shown(const Scalar& expected, const Scalar& observed);
 std::pair<std::string, std::string> Shown(const std::vector<Scalar>& expected, const std::vector<Scalar>& observed);
-// Records a mismatch of two scalars (lists of scalars), as Shown prints them.
-void MismatchValues(Case& c, const std::string& check, const Scalar& expected, const Scalar& observed);
-void MismatchValues(Case& c, const std::string& check, const std::vector<Scalar>& expected,
+// Records a mismatch of two scalars (lists of scalars), as Shown prints them, found by a check
+// of kind `kind` (Check::kValues for element values, Check::kAnswer for a scalar answer).
+void MismatchValues(Case& c, Check kind, const std::string& check, const Scalar& expected, const Scalar& observed);
+void MismatchValues(Case& c, Check kind, const std::string& check, const std::vector<Scalar>& expected,
                     const std::vector<Scalar>& observed);
-// Compares one field; records a mismatch when it differs.
+// Compares one field, a check of kind `kind`: records that it ran, and a mismatch when it differs.
 template <class T>
-void ExpectEq(Case& c, const std::string& check, const T& expected, const T& observed) {
-  if (!(expected == observed)) c.Mismatch(check, Str(expected), Str(observed));
+void ExpectEq(Case& c, Check kind, const std::string& check, const T& expected, const T& observed) {
+  c.Checked(kind);
+  if (!(expected == observed)) c.Mismatch(kind, check, Str(expected), Str(observed));
 }
-inline void ExpectEq(Case& c, const std::string& check, const std::vector<Scalar>& expected,
+inline void ExpectEq(Case& c, Check kind, const std::string& check, const std::vector<Scalar>& expected,
                      const std::vector<Scalar>& observed) {
-  if (expected != observed) MismatchValues(c, check, expected, observed);
+  c.Checked(kind);
+  if (expected != observed) MismatchValues(c, kind, check, expected, observed);
 }
 // The number of elements of a tensor of `sizes` (1 for a zero-dim tensor), or nullopt when a
 // size is negative or the product does not fit int64.
@@ -89,7 +92,9 @@ std::optional<std::int64_t> CheckedNumel(const std::vector<std::int64_t>& sizes)
 // The same for sizes a row or a candidate gave, known to be valid: a size that is not
 // (negative, or an overflowing product) counts as 0 elements, never as a wrapped number.
 std::int64_t Numel(const std::vector<std::int64_t>& sizes);
-// Reads a tensor's values; records a mismatch and returns nullopt when that fails.
+// Reads a tensor's values for a values check; returns nullopt after recording a mismatch when
+// that fails, or the check as NOT_SUPPORTED (by itself: the rest of the case goes on) when the
+// candidate declares values unreadable (Feature::kValues: the meta device, FakeTensor).
 std::optional<std::vector<Scalar>> ReadValues(Case& c, const TensorHandle& t, const std::string& what);
 
 
@@ -114,25 +119,28 @@ std::string ExpectedText(const ExpectedError& e);
 // go on to look at a value (no error expected and none came).
 template <class T>
 bool CheckOutcome(Case& c, const ExpectedError& e, const Result<T>& r, const std::string& call, const std::string& want) {
+  c.Checked(Check::kError);
   if (e.expected) {
-    if (r.ok()) c.Mismatch(call, ExpectedText(e), "no error");
+    if (r.ok()) c.Mismatch(Check::kError, call, ExpectedText(e), "no error");
     else if (r.error().kind != e.kind || r.error().message.find(e.fragment) == std::string::npos)
-      c.Mismatch(call, ExpectedText(e), Describe(r.error()));
+      c.Mismatch(Check::kError, call, ExpectedText(e), Describe(r.error()));
     return false;
   }
   if (!r.ok()) {
-    c.Mismatch(call, want, Describe(r.error()));
+    c.Mismatch(Check::kError, call, want, Describe(r.error()));
     return false;
   }
   return true;
 }
 
-// The answer of a call, or nullopt after recording NOT_SUPPORTED or a mismatch.
+// The answer of a call, or nullopt after recording NOT_SUPPORTED or a mismatch (an error from
+// a call that must answer fails the check `kind`: the error check for the operation under test,
+// the setup check for a call made before it).
 template <class T>
-std::optional<T> Get(Case& c, Feature f, Result<T> r, const std::string& call) {
+std::optional<T> Get(Case& c, Feature f, Result<T> r, const std::string& call, Check kind = Check::kError) {
   if (!c.Usable(f, r, call)) return std::nullopt;
   if (!r.ok()) {
-    c.Mismatch(call, "an answer", Describe(r.error()));
+    c.Mismatch(kind, call, "an answer", Describe(r.error()));
     return std::nullopt;
   }
   return std::move(r.value());

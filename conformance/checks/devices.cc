@@ -22,11 +22,11 @@ void CheckDevice(const DeviceRow& row) {
   if (c.Usable(FeatureOf(arg), r, call)) {
     if (CheckOutcome(c, row.error, r, call, row.repr)) {
       const DeviceInfo& d = r.value();
-      ExpectEq(c, call + ".type", std::string(row.type), d.type);
-      ExpectEq(c, call + ".index", row.index, d.index.value_or(-1));
-      ExpectEq(c, "str(" + call + ")", std::string(row.str), d.str);
-      if (c.Supports(Feature::kDeviceRepr, "repr(" + call + ")")) {
-        ExpectEq(c, "repr(" + call + ")", std::string(row.repr), d.repr);
+      ExpectEq(c, Check::kAnswer, call + ".type", std::string(row.type), d.type);
+      ExpectEq(c, Check::kAnswer, call + ".index", row.index, d.index.value_or(-1));
+      ExpectEq(c, Check::kAnswer, "str(" + call + ")", std::string(row.str), d.str);
+      if (c.Supports(Feature::kDeviceRepr, Check::kAnswer, "repr(" + call + ")")) {
+        ExpectEq(c, Check::kAnswer, "repr(" + call + ")", std::string(row.repr), d.repr);
       }
     } else if (row.error.expected && !r.ok() && row.lists_types) {
       static const char* const kDocumented[] = {
@@ -36,7 +36,7 @@ void CheckDevice(const DeviceRow& row) {
       };
       for (const char* type : kDocumented) {
         if (r.error().message.find(type) == std::string::npos) {
-          c.Mismatch(call + " error names the accepted types", std::string("a message naming '") + type + "'",
+          c.Mismatch(Check::kError, call + " error names the accepted types", std::string("a message naming '") + type + "'",
                      r.error().message);
         }
       }
@@ -52,8 +52,8 @@ void CheckDeviceEquality(const DeviceEqualityRow& row) {
   const Feature f = FeatureOf(a) == Feature::kDevices ? FeatureOf(b) : FeatureOf(a);
   const auto r = Get(c, f, CurrentCandidate().compare_devices(a, b), call);
   if (r) {
-    ExpectEq(c, call, row.equal, r->equal);
-    if (row.equal) ExpectEq(c, "hash(" + a.ToString() + ") == hash(" + b.ToString() + ")", true, r->same_hash);
+    ExpectEq(c, Check::kAnswer, call, row.equal, r->equal);
+    if (row.equal) ExpectEq(c, Check::kAnswer, "hash(" + a.ToString() + ") == hash(" + b.ToString() + ")", true, r->same_hash);
   }
   c.Finish();
 }
@@ -88,27 +88,27 @@ void CheckDefaultDevice(const DefaultDeviceRow& row) {
         const Status st = cand.set_default_device(dev);
         if (!c.Usable(Feature::kDefaultDevice, st, call)) break;
         restore.changed = true;
-        if (!st.ok()) c.Mismatch(call, "ok", Describe(st.error()));
+        if (!st.ok()) c.Mismatch(Check::kError, call, "ok", Describe(st.error()));
         break;
       }
       case DeviceStepKind::kEnter: {
         const std::string call = "with torch.device('" + dev + "'): (enter)";
         const Status st = cand.enter_device(dev);
         if (!c.Usable(Feature::kDefaultDevice, st, call)) break;
-        if (!st.ok()) c.Mismatch(call, "ok", Describe(st.error()));
+        if (!st.ok()) c.Mismatch(Check::kError, call, "ok", Describe(st.error()));
         else ++restore.open;
         break;
       }
       case DeviceStepKind::kExit: {
         const Status st = cand.exit_device();
         if (!c.Usable(Feature::kDefaultDevice, st, "(leaving the with block)")) break;
-        if (!st.ok()) c.Mismatch("(leaving the with block)", "ok", Describe(st.error()));
+        if (!st.ok()) c.Mismatch(Check::kError, "(leaving the with block)", "ok", Describe(st.error()));
         else --restore.open;
         break;
       }
       case DeviceStepKind::kGet: {
         const auto d = Get(c, Feature::kDefaultDevice, cand.default_device(), "get_default_device()");
-        if (d) ExpectEq(c, "get_default_device() (step " + std::to_string(k + 1) + ")", std::string(s.expect), *d);
+        if (d) ExpectEq(c, Check::kDevice, "get_default_device() (step " + std::to_string(k + 1) + ")", std::string(s.expect), *d);
         break;
       }
       case DeviceStepKind::kFactory:
@@ -147,7 +147,7 @@ void CheckDefaultDevice(const DefaultDeviceRow& row) {
         const auto handle = Get(c, f, std::move(t), call);
         if (!handle) break;
         if (auto m = Meta(c, *handle, call)) {
-          ExpectEq(c, call + ".device (step " + std::to_string(k + 1) + ")", std::string(s.expect), m->device);
+          ExpectEq(c, Check::kDevice, call + ".device (step " + std::to_string(k + 1) + ")", std::string(s.expect), m->device);
         }
         break;
       }

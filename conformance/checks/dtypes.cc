@@ -9,8 +9,8 @@ void CheckDTypeName(const DTypeNameRow& row) {
   Result<DType> r = CurrentCandidate().dtype_from_name(row.name);
   const std::string call = std::string("dtype_from_name(\"") + row.name + "\")";
   if (c.Usable(Feature::kDTypeNames, r, call)) {
-    if (!r.ok()) c.Mismatch(call, Str(row.dtype), Describe(r.error()));
-    else ExpectEq(c, call, row.dtype, r.value());
+    if (!r.ok()) c.Mismatch(Check::kError, call, Str(row.dtype), Describe(r.error()));
+    else ExpectEq(c, Check::kAnswer, call, row.dtype, r.value());
   }
   c.Finish();
 }
@@ -21,12 +21,12 @@ void CheckDTypeInfo(const DTypeInfoRow& row) {
   const std::string call = std::string("dtype_info(") + DTypeName(row.dtype) + ")";
   if (c.Usable(Feature::kDTypeInfo, r, call)) {
     if (!r.ok()) {
-      c.Mismatch(call, "the dtype's attributes", Describe(r.error()));
+      c.Mismatch(Check::kError, call, "the dtype's attributes", Describe(r.error()));
     } else {
-      ExpectEq(c, call + ".itemsize", row.itemsize, r.value().itemsize);
-      ExpectEq(c, call + ".is_floating_point", row.is_floating_point, r.value().is_floating_point);
-      ExpectEq(c, call + ".is_complex", row.is_complex, r.value().is_complex);
-      ExpectEq(c, call + ".is_signed", row.is_signed, r.value().is_signed);
+      ExpectEq(c, Check::kAnswer, call + ".itemsize", row.itemsize, r.value().itemsize);
+      ExpectEq(c, Check::kAnswer, call + ".is_floating_point", row.is_floating_point, r.value().is_floating_point);
+      ExpectEq(c, Check::kAnswer, call + ".is_complex", row.is_complex, r.value().is_complex);
+      ExpectEq(c, Check::kAnswer, call + ".is_signed", row.is_signed, r.value().is_signed);
     }
   }
   c.Finish();
@@ -38,13 +38,13 @@ void CheckFloatInfo(const FloatInfoRow& row) {
   const std::string call = std::string("finfo(") + DTypeName(row.dtype) + ")";
   if (c.Usable(Feature::kFloatInfo, r, call)) {
     if (!r.ok()) {
-      c.Mismatch(call, "finfo", Describe(r.error()));
+      c.Mismatch(Check::kError, call, "finfo", Describe(r.error()));
     } else {
-      ExpectEq(c, call + ".bits", row.bits, r.value().bits);
-      ExpectEq(c, call + ".eps", row.eps, r.value().eps);
-      ExpectEq(c, call + ".max", row.max, r.value().max);
-      ExpectEq(c, call + ".min", -row.max, r.value().min);
-      ExpectEq(c, call + ".tiny", row.tiny, r.value().tiny);
+      ExpectEq(c, Check::kAnswer, call + ".bits", row.bits, r.value().bits);
+      ExpectEq(c, Check::kAnswer, call + ".eps", row.eps, r.value().eps);
+      ExpectEq(c, Check::kAnswer, call + ".max", row.max, r.value().max);
+      ExpectEq(c, Check::kAnswer, call + ".min", -row.max, r.value().min);
+      ExpectEq(c, Check::kAnswer, call + ".tiny", row.tiny, r.value().tiny);
     }
   }
   c.Finish();
@@ -55,8 +55,8 @@ void CheckLegacyConstructor(const LegacyConstructorRow& row) {
   Result<std::string> r = CurrentCandidate().legacy_constructor(row.dtype);
   const std::string call = std::string("legacy_constructor(") + DTypeName(row.dtype) + ")";
   if (c.Usable(Feature::kLegacyConstructor, r, call)) {
-    if (!r.ok()) c.Mismatch(call, row.name, Describe(r.error()));
-    else if (r.value() != row.name) c.Mismatch(call, row.name, r.value());
+    if (!r.ok()) c.Mismatch(Check::kError, call, row.name, Describe(r.error()));
+    else ExpectEq(c, Check::kAnswer, call, std::string(row.name), r.value());
   }
   c.Finish();
 }

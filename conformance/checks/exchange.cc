@@ -193,7 +193,7 @@ std::optional<TensorHandle> MakeView(Case& c, Candidate& cand, DType dtype, cons
   const std::vector<std::int64_t> sizes = base.vec();
   const auto get = [&](Feature f, Result<TensorHandle> r, const std::string& what) -> std::optional<TensorHandle> {
     if (&cand == &CurrentCandidate()) return Get(c, f, std::move(r), what);
-    if (!r.ok()) c.Mismatch(what + " (on the peer)", "a tensor", Describe(r.error()));
+    if (!r.ok()) c.Mismatch(Check::kSetup, what + " (on the peer)", "a tensor", Describe(r.error()));
     return r.ok() ? std::optional<TensorHandle>(r.value()) : std::nullopt;
   };
   std::optional<TensorHandle> t = get(Feature::kTensors, cand.make_tensor(sizes, dtype, Alternating(Numel(sizes))),

@@ -9,8 +9,8 @@ void CheckPromote(const PromoteRow& row) {
   Result<DType> r = CurrentCandidate().promote_types(row.a, row.b);
   const std::string call = "promote_types(" + Str(row.a) + ", " + Str(row.b) + ")";
   if (c.Usable(Feature::kPromoteTypes, r, call)) {
-    if (!r.ok()) c.Mismatch(call, Str(row.expected), Describe(r.error()));
-    else ExpectEq(c, call, row.expected, r.value());
+    if (!r.ok()) c.Mismatch(Check::kError, call, Str(row.expected), Describe(r.error()));
+    else ExpectEq(c, Check::kAnswer, call, row.expected, r.value());
   }
   c.Finish();
 }
@@ -25,8 +25,8 @@ void CheckResultType(const ResultTypeRow& row) {
       Result<DType> r = CurrentCandidate().result_type(*a, *b);
       const std::string call = "result_type(" + ToString(row.a) + ", " + ToString(row.b) + ")";
       if (c.Usable(Feature::kResultType, r, call)) {
-        if (!r.ok()) c.Mismatch(call, Str(row.expected), Describe(r.error()));
-        else ExpectEq(c, call, row.expected, r.value());
+        if (!r.ok()) c.Mismatch(Check::kError, call, Str(row.expected), Describe(r.error()));
+        else ExpectEq(c, Check::kAnswer, call, row.expected, r.value());
       }
     }
   }

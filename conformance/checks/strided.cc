@@ -134,30 +134,33 @@ std::vector<Scalar> IotaValues(std::int64_t n) {
 std::optional<TensorHandle> MakeIota(Case& c, const std::vector<std::int64_t>& sizes) {
   const DType d = FixtureDType();
   return Get(c, Feature::kTensors, CurrentCandidate().make_tensor(sizes, d, IotaValues(Numel(sizes))),
-             "make_tensor(" + Str(sizes) + ", " + DTypeName(d) + ", 0..n-1)");
+             "make_tensor(" + Str(sizes) + ", " + DTypeName(d) + ", 0..n-1)", Check::kSetup);
 }
 
 void CheckAddressFormula(Case& c, const TensorHandle& t, const std::string& what) {
+  // The formula is observed by reading elements and the storage: a values check.
+  if (!c.Can(Check::kValues, "the address formula of " + what + " (004)")) return;
   const auto m = Meta(c, t, what);
   const auto values = ReadValues(c, t, what);
-  const auto storage = Get(c, Feature::kStorage, CurrentCandidate().storage_values(t), "storage_values(" + what + ")");
+  const auto storage = Get(c, Feature::kValues, CurrentCandidate().storage_values(t), "storage_values(" + what + ")",
+                           Check::kValues);
   if (!m || !values || !storage) return;
   const auto indices = Indices(m->sizes);
-  if (indices.size() != values->size()) {
-    c.Mismatch("values(" + what + ")", std::to_string(indices.size()) + " elements", std::to_string(values->size()));
+  if (!c.Expect(Check::kValues, indices.size() == values->size(), "values(" + what + ")",
+                std::to_string(indices.size()) + " elements", std::to_string(values->size()))) {
     return;
   }
   for (std::size_t k = 0; k < indices.size(); ++k) {
     const std::int64_t a = Address(*m, indices[k]);
     const std::string where = what + Str(indices[k]);
     if (a < 0 || a >= static_cast<std::int64_t>(storage->size())) {
-      c.Mismatch(where + " address", "inside a storage of " + std::to_string(storage->size()) + " elements",
+      c.Mismatch(Check::kValues, where + " address", "inside a storage of " + std::to_string(storage->size()) + " elements",
                  std::to_string(a));
       return;
     }
     if ((*values)[k] != (*storage)[static_cast<std::size_t>(a)]) {
-      MismatchValues(c, where + " == storage[offset + sum(stride*index)] (004)", (*storage)[static_cast<std::size_t>(a)],
-                     (*values)[k]);
+      MismatchValues(c, Check::kValues, where + " == storage[offset + sum(stride*index)] (004)",
+                     (*storage)[static_cast<std::size_t>(a)], (*values)[k]);
       return;
     }
   }
@@ -174,17 +177,17 @@ void CheckLayout(const LayoutRow& row) {
   const Feature f = row.required ? Feature::kMemoryFormats : Feature::kSparseLayout;
   if (c.Usable(f, t, call)) {
     if (!t.ok()) {
-      c.Mismatch(call, "a tensor", Describe(t.error()));
+      c.Mismatch(Check::kError, call, "a tensor", Describe(t.error()));
     } else if (auto m = Meta(c, t.value(), "empty")) {
-      if (m->layout != row.layout) c.Mismatch(call + " layout", LayoutName(row.layout), LayoutName(m->layout));
-      ExpectEq(c, call + " sizes", sizes, m->sizes);
+      c.Expect(Check::kLayout, m->layout == row.layout, call + " layout", LayoutName(row.layout), LayoutName(m->layout));
+      ExpectEq(c, Check::kSizes, call + " sizes", sizes, m->sizes);
     }
   }
   // Every tensor made without a layout is strided.
   if (row.layout == Layout::kStrided) {
     if (auto base = MakeIota(c, sizes)) {
       if (auto m = Meta(c, *base, "make_tensor")) {
-        if (m->layout != Layout::kStrided) c.Mismatch("make_tensor layout", "strided", LayoutName(m->layout));
+        c.Expect(Check::kLayout, m->layout == Layout::kStrided, "make_tensor layout", "strided", LayoutName(m->layout));
       }
     }
   }
@@ -199,20 +202,20 @@ void CheckAddress(const AddressRow& row) {
   const std::string call = "tensor(" + Str(row.values.vec()) + ").view(" + Str(row.sizes.vec()) + ")";
   const DType fixture = FixtureDType();
   const auto t = Get(c, Feature::kTensors, cand.make_tensor(row.sizes.vec(), fixture, values),
-                     call + (fixture == DType::kInt64 ? "" : std::string(" as ") + DTypeName(fixture)));
+                     call + (fixture == DType::kInt64 ? "" : std::string(" as ") + DTypeName(fixture)), Check::kSetup);
   if (!t) return c.Finish();
   if (auto m = Meta(c, *t, "t")) ExpectGeometry(c, call, *m, row.sizes.vec(), row.strides.vec(), row.offset);
   CheckAddressFormula(c, *t, "t");
-  if (row.write) {
+  if (row.write && c.Can(Check::kValues, "values of t after a write to its storage")) {
     const std::string w = "t.storage()[" + std::to_string(row.write_index) + "] = " + std::to_string(row.write_value);
     Status s = cand.write_storage(*t, row.write_index, Scalar::Int(row.write_value));
-    if (c.Usable(Feature::kStorage, s.ok() ? nullptr : &s.error(), w)) {
+    if (c.Usable(Feature::kValues, s.ok() ? nullptr : &s.error(), w)) {
       if (!s.ok()) {
-        c.Mismatch(w, "ok", Describe(s.error()));
+        c.Mismatch(Check::kError, w, "ok", Describe(s.error()));
       } else if (auto after = ReadValues(c, *t, "t after the write")) {
         std::vector<Scalar> want;
         for (std::int64_t v : row.after.vec()) want.push_back(FixtureValue(fixture, v));
-        if (*after != want) MismatchValues(c, w + "; values(t)", want, *after);
+        ExpectEq(c, Check::kValues, w + "; values(t)", want, *after);
       }
     }
   }
@@ -235,12 +238,14 @@ void CheckContiguity(const ContiguityRow& row) {
   Case c(row.meta);
   Candidate& cand = CurrentCandidate();
   const std::string made = "empty_strided(" + Str(row.sizes.vec()) + ", " + Str(row.strides.vec()) + ")";
-  const auto t = Get(c, Feature::kMemoryFormats, cand.empty_strided(row.sizes.vec(), row.strides.vec(), DType::kFloat32), made);
+  const auto t = Get(c, Feature::kMemoryFormats, cand.empty_strided(row.sizes.vec(), row.strides.vec(), DType::kFloat32), made,
+                     Check::kSetup);
   if (t) {
     if (auto m = Meta(c, *t, "empty_strided")) ExpectGeometry(c, made, *m, row.sizes.vec(), row.strides.vec(), 0);
     for (const auto& [format, expected] : row.answers) {
       const std::string call = made + ".is_contiguous(" + MemoryFormatName(format) + ")";
-      if (auto got = Get(c, Feature::kMemoryFormats, cand.is_contiguous(*t, format), call)) ExpectEq(c, call, expected, *got);
+      if (auto got = Get(c, Feature::kMemoryFormats, cand.is_contiguous(*t, format), call))
+        ExpectEq(c, Check::kAnswer, call, expected, *got);
     }
   }
   c.Finish();
@@ -253,7 +258,7 @@ void CheckView(const ViewRow& row) {
   std::string chain = "make_tensor(" + Str(row.base.vec()) + ")";
   for (int k = 0; k + 1 < row.nsteps; ++k) {  // the setup steps must work
     chain += "." + ToString(row.steps[k]);
-    const auto next = Get(c, FeatureOf(row.steps[k].kind), Apply(row.steps[k], *t), chain);
+    const auto next = Get(c, FeatureOf(row.steps[k].kind), Apply(row.steps[k], *t), chain, Check::kSetup);
     if (!next) return c.Finish();
     t = next;
   }
@@ -261,7 +266,7 @@ void CheckView(const ViewRow& row) {
   const std::string call = chain + "." + ToString(step);
   // Storage identity (view or copy) and the address formula need storage access; the
   // geometry does not, so a candidate without storage still has it checked.
-  const bool storage = c.Supports(Feature::kStorage, "view-or-copy storage identity and the address formula");
+  const bool storage = c.Supports(Feature::kStorage, Check::kAliasing, "view-or-copy storage identity and the address formula");
   const auto input_storage = storage ? Storage(c, *t, "input") : std::nullopt;
   Result<TensorHandle> r = Apply(step, *t);
   if ((storage && !input_storage) || !c.Usable(FeatureOf(step.kind), r, call)) return c.Finish();
@@ -271,12 +276,12 @@ void CheckView(const ViewRow& row) {
   const TensorHandle& out = r.value();
   if (auto m = Meta(c, out, "result")) ExpectGeometry(c, call, *m, row.sizes.vec(), row.strides.vec(), row.offset);
   if (auto s = storage ? Storage(c, out, "result") : std::nullopt) {
-    if (row.copies && s->id == input_storage->id) c.Mismatch(call + " storage", "a new storage (a copy)", "the input's storage");
-    if (!row.copies && s->id != input_storage->id) c.Mismatch(call + " storage", "the input's storage (a view)", "a new storage");
+    if (row.copies) c.Expect(Check::kAliasing, s->id != input_storage->id, call + " storage", "a new storage (a copy)", "the input's storage");
+    else c.Expect(Check::kAliasing, s->id == input_storage->id, call + " storage", "the input's storage (a view)", "a new storage");
   }
   if (row.copies && row.check_values) {
     const auto before = ReadValues(c, *t, "input"), after = ReadValues(c, out, "result");
-    if (before && after && *before != *after) MismatchValues(c, call + " values", *before, *after);
+    if (before && after) ExpectEq(c, Check::kValues, call + " values", *before, *after);
   }
   if (storage && step.kind != ViewKind::kEmptyLike) CheckAddressFormula(c, out, "result");
   c.Finish();

@@ -42,6 +42,8 @@ struct PropertyTally {
   std::string not_supported;
   std::string feature;  // FeatureName of the feature that answered NotSupported
   std::string dtype;    // or the first dtype of PropertyUndeclaredDTypes
+  std::vector<std::string> skipped;  // sub-checks skipped in some draw (PropertySkippedChecks)
+  std::vector<CaseRecord::Verdict> checks;  // each check met in some draw, as a case records it
 };
 PropertyTally& TallySlot() {
   static PropertyTally tally;
@@ -106,11 +108,34 @@ bool LoadCaseFile(const std::string& path, std::string* error) {
 
 const RunConfig& Config() { return MutableConfig(); }
 void SetConfig(RunConfig config) { MutableConfig() = std::move(config); }
-bool TensorsOnCpu() { return Config().device.empty() || Config().device == "cpu"; }
+bool TensorsOnCpu() {
+  const std::string& d = Config().resolved_device;
+  return d.empty() || d.substr(0, d.find(':')) == "cpu";
+}
+
+namespace {
+// The device the candidate's tensors claim: meta().device of a tensor it makes, as every check
+// then sees them (PyTorch's meta device says "meta"; FakeTensor says the device it fakes).
+// "cpu", the documented initial default, when the candidate cannot make or describe one (its
+// cases then say why themselves).
+std::string ClaimedDevice(Candidate& candidate) {
+  if (!candidate.supports(Feature::kTensors)) return "cpu";
+  for (DType d : DocumentedDTypes()) {
+    if (!candidate.supports_dtype(d)) continue;
+    const Result<TensorHandle> t = candidate.make_tensor({1}, d, {Scalar::Int(0)});
+    const Result<TensorMeta> m = t.ok() ? candidate.meta(t.value()) : Result<TensorMeta>(t.error());
+    return m.ok() && !m.value().device.empty() ? m.value().device : "cpu";
+  }
+  return "cpu";
+}
+}  // namespace
 
 bool UseDeviceForTensors(Candidate& candidate, RunConfig* config, std::string* why, Feature* feature) {
   const std::string& device = config->device;
-  if (device.empty() || device == "cpu") return true;
+  if (device.empty() || device == "cpu") {
+    config->resolved_device = ClaimedDevice(candidate);
+    return true;
+  }
   const std::string who = candidate.name() + " cannot run this suite on '" + device + "': ";
   if (!candidate.supports(Feature::kDefaultDevice)) {
     *why = who + "it declares no default device (the suite makes its tensors through torch.set_default_device)";
@@ -196,13 +221,70 @@ std::string RerunCommand(const ::testing::TestInfo& info) {
            " --filter='" + (info.value_param() ? info.value_param() : filter) + "'";
   }
   return "<test binary> --candidate=" + Config().candidate + " --gtest_filter='" + filter + "'" +
-         (property ? " --seed=" + Config().seed : "") + (TensorsOnCpu() ? "" : " --device=" + Config().device);
+         (property ? " --seed=" + Config().seed : "") + (Config().device.empty() ? "" : " --device=" + Config().device);
+}
+
+// ---------------------------------------------------------------- checks
+const char* CheckName(Check check) {
+  switch (check) {
+#define TCTS_CHECK_NAME(e, name, needs) \
+  case Check::e:                        \
+    return name;
+    TCTS_FORALL_CHECKS(TCTS_CHECK_NAME)
+#undef TCTS_CHECK_NAME
+  }
+  return "?";
+}
+
+std::optional<Feature> CheckNeeds(Check check) {
+  switch (check) {
+#define TCTS_CHECK_NEEDS(e, name, needs) \
+  case Check::e:                         \
+    return needs;
+    TCTS_FORALL_CHECKS(TCTS_CHECK_NEEDS)
+#undef TCTS_CHECK_NEEDS
+  }
+  return std::nullopt;
 }
 
 Case::Case(const RowMeta& row) : row_(row) {}
 
-void Case::Mismatch(const std::string& check, const std::string& expected, const std::string& observed) {
-  mismatches_.push_back({check, expected, observed});
+void Case::Verdict(Check kind, int verdict) {
+  for (auto& [k, v] : verdicts_) {
+    if (k == kind) {
+      v = std::max(v, verdict);
+      return;
+    }
+  }
+  verdicts_.emplace_back(kind, verdict);
+}
+
+void Case::Mismatch(Check kind, const std::string& check, const std::string& expected, const std::string& observed) {
+  mismatches_.push_back({check, expected, observed, CheckName(kind)});
+  Verdict(kind, 2);
+}
+
+void Case::Checked(Check kind) { Verdict(kind, 1); }
+
+CaseRecord Case::Verdicts() const {
+  static const char* const kVerdictNames[] = {"NOT_SUPPORTED", "PASS", "FAIL"};
+  CaseRecord record;
+  record.skipped_checks = skipped_checks_;
+  for (const auto& [kind, verdict] : verdicts_) record.checks.push_back({CheckName(kind), kVerdictNames[verdict]});
+  return record;
+}
+
+bool Case::Expect(Check kind, bool ok, const std::string& check, const std::string& expected,
+                  const std::string& observed) {
+  Checked(kind);
+  if (!ok) Mismatch(kind, check, expected, observed);
+  return ok;
+}
+
+bool Case::Can(Check kind, const std::string& what) {
+  const std::optional<Feature> needs = CheckNeeds(kind);
+  if (!needs || CurrentCandidate().supports(*needs)) return true;
+  return Supports(*needs, kind, what);
 }
 
 std::string Case::MismatchText() const {
@@ -216,12 +298,16 @@ static void Use(std::vector<Feature>* used, Feature feature) {
   if (std::find(used->begin(), used->end(), feature) == used->end()) used->push_back(feature);
 }
 
-bool Case::Supports(Feature feature, const std::string& check) {
+bool Case::Supports(Feature feature, Check kind, const std::string& check) {
   if (CurrentCandidate().supports(feature)) {
     Use(&used_, feature);  // the sub-check runs: the case uses the feature (feature table, score)
     return true;
   }
-  skipped_checks_.push_back(check + " (needs " + FeatureName(feature) + ")");
+  const std::string skipped = check + " (needs " + FeatureName(feature) + ")";
+  if (std::find(skipped_checks_.begin(), skipped_checks_.end(), skipped) == skipped_checks_.end())
+    skipped_checks_.push_back(skipped);
+  if (!first_skipped_feature_) first_skipped_feature_ = feature;
+  Verdict(kind, 0);
   return false;
 }
 
@@ -230,7 +316,7 @@ bool Case::Usable(Feature feature, const Error* error, const std::string& call) 
   const bool answered_unsupported = error && error->kind == ErrorKind::kNotSupported;
   if (answered_unsupported) {
     if (declared) {
-      Mismatch(call, std::string("an answer (") + FeatureName(feature) + " is declared supported)", Describe(*error));
+      Mismatch(Check::kDeclaration, call, std::string("an answer (") + FeatureName(feature) + " is declared supported)", Describe(*error));
     } else {
       if (!not_supported_) not_supported_feature_ = feature;  // the first one stopped the case
       not_supported_ = true;
@@ -239,7 +325,7 @@ bool Case::Usable(Feature feature, const Error* error, const std::string& call) 
     return false;
   }
   if (!declared) {
-    Mismatch(call, std::string("NotSupported (") + FeatureName(feature) + " is declared unsupported)",
+    Mismatch(Check::kDeclaration, call, std::string("NotSupported (") + FeatureName(feature) + " is declared unsupported)",
              error ? Describe(*error) : "a value: the operation works");
     return false;
   }
@@ -277,10 +363,11 @@ void Case::Finish() {
   if (row_.spec_row && *row_.spec_row) ::testing::Test::RecordProperty("spec_row", row_.spec_row);
   ::testing::Test::RecordProperty("candidate", Config().candidate);
 
-  CaseRecord record;
+  CaseRecord record = Verdicts();
   record.mismatches = mismatches_;
   for (Feature f : used_) record.features.push_back(FeatureName(f));
-  record.skipped_checks = skipped_checks_;
+  const bool any_ran =
+      std::any_of(verdicts_.begin(), verdicts_.end(), [](const std::pair<Check, int>& v) { return v.second > 0; });
   std::ostringstream report;
   report << "case " << row_.id << "\n"
          << "  clause:   " << row_.clause << "\n"
@@ -304,6 +391,14 @@ void Case::Finish() {
     record.dtype = undeclared_dtype_;
     record.mismatches.clear();
   } else if (not_supported_ && mismatches_.empty()) {
+    record.outcome = "NOT_SUPPORTED";
+    record.not_supported = not_supported_call_;
+    record.feature = FeatureName(not_supported_feature_);
+  } else if (mismatches_.empty() && !any_ran && first_skipped_feature_) {
+    // Every check the case would make needs a feature the candidate declares unsupported.
+    not_supported_ = true;
+    not_supported_feature_ = *first_skipped_feature_;
+    not_supported_call_ = skipped_checks_.front();
     record.outcome = "NOT_SUPPORTED";
     record.not_supported = not_supported_call_;
     record.feature = FeatureName(not_supported_feature_);
@@ -352,6 +447,19 @@ const std::string& PropertyNotSupportedCall() { return TallySlot().not_supported
 
 void PropertyDrawFailed() { TallySlot().failed = true; }
 
+void PropertyChecks(const CaseRecord& draw) {
+  PropertyTally& t = TallySlot();
+  for (const std::string& s : draw.skipped_checks)
+    if (std::find(t.skipped.begin(), t.skipped.end(), s) == t.skipped.end()) t.skipped.push_back(s);
+  static const std::vector<std::string> order = {"NOT_SUPPORTED", "PASS", "FAIL"};
+  auto rank = [](const std::string& o) { return std::find(order.begin(), order.end(), o) - order.begin(); };
+  for (const CaseRecord::Verdict& v : draw.checks) {
+    auto it = std::find_if(t.checks.begin(), t.checks.end(), [&](const CaseRecord::Verdict& w) { return w.check == v.check; });
+    if (it == t.checks.end()) t.checks.push_back(v);
+    else if (rank(v.outcome) > rank(it->outcome)) it->outcome = v.outcome;
+  }
+}
+
 void FinishProperty() {
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
   const std::string test = std::string(info->test_suite_name()) + "." + info->name();
@@ -364,6 +472,8 @@ void FinishProperty() {
 
   CaseRecord record;
   record.draws = tally.checked;
+  record.skipped_checks = tally.skipped;
+  record.checks = tally.checks;
   if (::testing::Test::HasFailure()) {
     record.outcome = "FAIL";  // RapidCheck reported the counterexample
   } else if (!tally.not_supported.empty()) {
@@ -373,7 +483,7 @@ void FinishProperty() {
     record.dtype = tally.dtype;
   } else if (tally.checked == 0) {
     record.outcome = "FAIL";
-    record.mismatches.push_back({"checked draws", "at least one", "none: every draw ended before the checks"});
+    record.mismatches.push_back({"checked draws", "at least one", "none: every draw ended before the checks", "setup"});
     ADD_FAILURE() << "[tcts] FAIL property " << (row ? row->id : test) << ": no draw reached its checks, "
                   << "so it would hold vacuously\n  rerun:    " << RerunCommand() << "\n";
   } else {
@@ -401,7 +511,7 @@ DefaultDTypeScope::DefaultDTypeScope(Case& c, DType dtype) {
     return;
   }
   if (!prev.ok()) {  // an error other than NotSupported from a declared feature
-    c.Mismatch("default_dtype()", "the default dtype", Describe(prev.error()));
+    c.Mismatch(Check::kSetup, "default_dtype()", "the default dtype", Describe(prev.error()));
     ok_ = false;
     return;
   }
@@ -412,7 +522,7 @@ DefaultDTypeScope::DefaultDTypeScope(Case& c, DType dtype) {
     return;
   }
   if (!s.ok()) {
-    c.Mismatch(std::string("set_default_dtype(") + DTypeName(dtype) + ")", "ok", Describe(s.error()));
+    c.Mismatch(Check::kSetup, std::string("set_default_dtype(") + DTypeName(dtype) + ")", "ok", Describe(s.error()));
     ok_ = false;
     return;
   }

@@ -57,12 +57,15 @@ struct RunConfig {
   // --device=DEVICE: the suite runs with every tensor it makes on DEVICE ("cuda", "cuda:1"),
   // through the candidate's default device (torch.set_default_device). Empty: the cpu.
   std::string device;
-  // The device those tensors report (meta().device of a probe: "cuda:0" for "cuda").
+  // The device the suite's tensors claim, which checks compare against: meta().device of a
+  // tensor the candidate makes ("cuda:0" for --device=cuda; "meta" for a candidate whose
+  // tensors live on PyTorch's meta device, with or without --device).
   std::string resolved_device;
 };
 const RunConfig& Config();
 void SetConfig(RunConfig config);
-// Whether the suite's tensors live on the cpu (no --device, or --device=cpu).
+// Whether the device the suite's tensors claim (resolved_device) is of type cpu: rows whose
+// rule differs by device take their cpu column then, and their other devices' column otherwise.
 bool TensorsOnCpu();
 
 // Puts the suite's tensors on config->device: checks the candidate can make a tensor there,
@@ -88,12 +91,31 @@ void SetCurrentCandidate(std::unique_ptr<Candidate> candidate);
 // expectations matched by the runner alone (conformance/runner/expectations.py).
 bool GlobMatch(const std::string& pattern, const std::string& text);
 
+// ---------------------------------------------------------------- checks
+// What a case's checks judge, one aspect each (spec/interface.toml [[check]], generated:
+// TCTS_FORALL_CHECKS): a case's verdict is made of its checks' verdicts. A check that needs a
+// feature the candidate declares unsupported (values, for the meta device) is NOT_SUPPORTED by
+// itself, and the case is judged on the checks that ran.
+enum class Check {
+#define TCTS_CHECK_ENUMERATOR(e, name, needs) e,
+  TCTS_FORALL_CHECKS(TCTS_CHECK_ENUMERATOR)
+#undef TCTS_CHECK_ENUMERATOR
+};
+const char* CheckName(Check check);
+// The feature the check needs, if any.
+std::optional<Feature> CheckNeeds(Check check);
+
 // ---------------------------------------------------------------- case records
-// What one finished case reports: its raw outcome and every mismatch.
+// What one finished case reports: its raw outcome, each check's verdict and every mismatch.
 // (The row itself is registered, below; the runner has it from the case list.)
 struct CaseRecord {
   struct Diff {
     std::string check, expected, observed;
+    std::string kind;  // the Check it belongs to (CheckName)
+  };
+  struct Verdict {
+    std::string check;    // CheckName
+    std::string outcome;  // PASS, FAIL, NOT_SUPPORTED
   };
   std::string outcome;        // PASS, FAIL, NOT_SUPPORTED
   std::string not_supported;  // the call the candidate declared unsupported
@@ -101,6 +123,9 @@ struct CaseRecord {
   std::string dtype;          // or the dtype the row needs and the candidate does not declare
   std::vector<std::string> features;  // the features the case's checks went on to use
   std::vector<Diff> mismatches;
+  // Each check the case made or skipped, in the order first met: FAIL when one of its
+  // comparisons failed, else PASS when one ran, else NOT_SUPPORTED (every one was skipped).
+  std::vector<Verdict> checks;
   // Sub-checks not made because they need a feature the candidate declares unsupported
   // ("storage identity (needs storage)"); the case's verdict covers the rest.
   std::vector<std::string> skipped_checks;
@@ -162,6 +187,9 @@ void PropertyUndeclaredDTypes(const std::vector<DType>& missing);
 const std::string& PropertyNotSupportedCall();
 // A draw failed: later draws (RapidCheck's shrinking) are not counted.
 void PropertyDrawFailed();
+// A draw's checks (a Case's verdicts and skipped sub-checks, Case::Record): the property's
+// record lists each check met in any draw, with its worst verdict, and every sub-check skipped.
+void PropertyChecks(const CaseRecord& draw);
 // Decides and reports the property's outcome. Call once, after RapidCheck's verdict.
 void FinishProperty();
 
@@ -172,8 +200,17 @@ class Case {
   Case(const Case&) = delete;
   Case& operator=(const Case&) = delete;
 
-  // Records a difference between the spec and the candidate.
-  void Mismatch(const std::string& check, const std::string& expected, const std::string& observed);
+  // Records a difference between the spec and the candidate, found by a check of kind `kind`
+  // (`check` says what was compared: "add(tensor:int8, scalar:int) result dtype").
+  void Mismatch(Check kind, const std::string& check, const std::string& expected, const std::string& observed);
+  // A check of kind `kind` ran (it passes unless a Mismatch of its kind is recorded).
+  void Checked(Check kind);
+  // Checked(kind), and a Mismatch when !ok. Returns ok.
+  bool Expect(Check kind, bool ok, const std::string& check, const std::string& expected, const std::string& observed);
+  // Whether a check of kind `kind` can be made: false when it needs a feature the candidate
+  // declares unsupported (CheckNeeds), after recording `what` as a sub-check skipped for it
+  // ("values of the result (needs values)") and the check as NOT_SUPPORTED unless it ran.
+  bool Can(Check kind, const std::string& what);
   // Checks a call's answer against the candidate's declared capabilities. Returns true
   // when the check should go on to look at the answer; false when the candidate does not
   // support the feature (outcome NOT_SUPPORTED, or a mismatch if the claim was false).
@@ -182,10 +219,10 @@ class Case {
   bool Usable(Feature feature, const Result<T>& r, const std::string& call) {
     return Usable(feature, r.ok() ? nullptr : &r.error(), call);
   }
-  // Whether the candidate declares `feature`. When it does not, records `check` as a
-  // sub-check skipped for it (named in the case record) and returns false: a check calls
-  // this before a sub-check that needs a feature the rest of the case does not.
-  bool Supports(Feature feature, const std::string& check);
+  // Whether the candidate declares `feature`. When it does not, records `check` (of kind
+  // `kind`) as a sub-check skipped for it (named in the case record) and returns false: a check
+  // calls this before a sub-check that needs a feature the rest of the case does not.
+  bool Supports(Feature feature, Check kind, const std::string& check);
   bool failed() const { return !mismatches_.empty(); }
   // The mismatches so far, one per line ("check: expected X, observed Y"); properties
   // use it as their failure message.
@@ -197,6 +234,9 @@ class Case {
   // The features the case's checks were allowed to go on with (Usable() returned true).
   const std::vector<Feature>& used_features() const { return used_; }
   const RowMeta& row() const { return row_; }
+  // The checks' verdicts and skipped sub-checks so far, as Finish records them (for a property's
+  // draw, which is no case of its own: PropertyChecks).
+  CaseRecord Verdicts() const;
 
   // The case needs `dtype`, which the candidate does not declare: it is NOT_SUPPORTED, naming
   // the dtype (Finish), whatever else it recorded.
@@ -213,6 +253,9 @@ class Case {
   Feature not_supported_feature_ = Feature::kTensors;
   std::string not_supported_call_;
   std::vector<std::string> skipped_checks_;
+  std::optional<Feature> first_skipped_feature_;  // the feature the first skipped sub-check needed
+  std::vector<std::pair<Check, int>> verdicts_;   // 0 NOT_SUPPORTED, 1 PASS, 2 FAIL
+  void Verdict(Check kind, int verdict);
   std::vector<Feature> used_;
   std::string undeclared_dtype_;
   bool finished_ = false;

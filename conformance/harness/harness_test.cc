@@ -52,21 +52,21 @@ TEST_F(HarnessTest, UnlistedMismatchFailsWithRowClauseExpectedObservedAndRerun) 
   EXPECT_NONFATAL_FAILURE(
       {
         Case c(kRowA);
-        c.Mismatch("promote_types(uint8, bool)", "uint8", "int16");
+        c.Mismatch(Check::kAnswer, "promote_types(uint8, bool)", "uint8", "int16");
         c.Finish();
       },
       "[tcts] FAIL case promote_types.uint8.bool");
   EXPECT_NONFATAL_FAILURE(
       {
         Case c(kRowA);
-        c.Mismatch("promote_types(uint8, bool)", "uint8", "int16");
+        c.Mismatch(Check::kAnswer, "promote_types(uint8, bool)", "uint8", "int16");
         c.Finish();
       },
       "rerun:    bazel test //conformance:x_fake --test_filter=");
   EXPECT_NONFATAL_FAILURE(
       {
         Case c(kRowA);
-        c.Mismatch("promote_types(uint8, bool)", "uint8", "int16");
+        c.Mismatch(Check::kAnswer, "promote_types(uint8, bool)", "uint8", "int16");
         c.Finish();
       },
       "  basis:    doc\n  spec row: promote_types\n  row:      promote_types(uint8, bool) = uint8\n");
@@ -76,7 +76,7 @@ TEST_F(HarnessTest, AMismatchIsARawFailWhateverTheExpectationsSay) {
   EXPECT_NONFATAL_FAILURE(
       {
         Case c(kRowB);
-        c.Mismatch("promote_types(int8, bool)", "int8", "int16");
+        c.Mismatch(Check::kAnswer, "promote_types(int8, bool)", "int8", "int16");
         c.Finish();
       },
       "[tcts] FAIL case promote_types.int8.bool");
@@ -86,6 +86,52 @@ TEST_F(HarnessTest, AMismatchIsARawFailWhateverTheExpectationsSay) {
   EXPECT_TRUE(r->reported_failure);
   ASSERT_EQ(r->mismatches.size(), 1u);
   EXPECT_EQ(r->mismatches[0].observed, "int16");
+}
+
+// The fake candidate declares values unsupported (as the meta device): a values check is
+// NOT_SUPPORTED by itself, and the case is judged on the checks that ran.
+TEST_F(HarnessTest, EachCheckHasItsOwnVerdict) {
+  {
+    Case c(kRowB);
+    c.Checked(Check::kDType);
+    EXPECT_FALSE(c.Can(Check::kValues, "values of the result"));
+    c.Mismatch(Check::kStrides, "add(a, b) strides", "[1]", "[2]");
+    EXPECT_NONFATAL_FAILURE(c.Finish(), "[tcts] FAIL case promote_types.int8.bool");
+  }
+  std::optional<CaseRecord> r = TakeCaseRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->outcome, "FAIL");
+  ASSERT_EQ(r->checks.size(), 3u);
+  EXPECT_EQ(r->checks[0].check, "dtype");
+  EXPECT_EQ(r->checks[0].outcome, "PASS");
+  EXPECT_EQ(r->checks[1].check, "values");
+  EXPECT_EQ(r->checks[1].outcome, "NOT_SUPPORTED");
+  EXPECT_EQ(r->checks[2].check, "strides");
+  EXPECT_EQ(r->checks[2].outcome, "FAIL");
+  EXPECT_EQ(r->mismatches[0].kind, "strides");
+  EXPECT_EQ(r->skipped_checks, std::vector<std::string>{"values of the result (needs values)"});
+}
+
+TEST_F(HarnessTest, ACaseWhoseOnlyChecksNeedValuesIsNotSupported) {
+  {
+    Case c(kRowB);
+    EXPECT_FALSE(c.Can(Check::kValues, "values of the result"));
+    c.Finish();
+  }
+  std::optional<CaseRecord> r = TakeCaseRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->outcome, "NOT_SUPPORTED");
+  EXPECT_EQ(r->feature, "values");
+  {
+    Case c(kRowB);
+    c.Checked(Check::kError);
+    EXPECT_FALSE(c.Can(Check::kValues, "values of the result"));
+    c.Finish();
+  }
+  r = TakeCaseRecord();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->outcome, "PASS");  // judged on its error check; values named as not supported
+  EXPECT_EQ(r->checks.back().outcome, "NOT_SUPPORTED");
 }
 
 TEST_F(HarnessTest, NoMismatchIsARawPassAndNamesTheFeaturesUsed) {
@@ -216,7 +262,7 @@ TEST_F(HarnessTest, RerunWithTheRunnersCommandNamesTheCaseId) {
   EXPECT_NONFATAL_FAILURE(
       {
         Case c(kRowA);
-        c.Mismatch("promote_types(uint8, bool)", "uint8", "int16");
+        c.Mismatch(Check::kAnswer, "promote_types(uint8, bool)", "uint8", "int16");
         c.Finish();
       },
       "rerun:    bazel run //conformance:run -- --testee='./t' --candidate='t' --filter='HarnessTest.");

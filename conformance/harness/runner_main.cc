@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
   std::string unusable;
   tcts::Feature missing = tcts::Feature::kDefaultDevice;
   const bool usable = tcts::UseDeviceForTensors(*candidate, &config, &unusable, &missing);
-  if (usable && !config.device.empty()) std::cout << "[tcts] tensors on: " << config.resolved_device << "\n";
+  if (usable) std::cout << "[tcts] tensors on: " << config.resolved_device << "\n";
   tcts::SetCurrentCandidate(std::move(candidate));
   tcts::SetConfig(config);
   if (!usable) {

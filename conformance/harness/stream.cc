@@ -98,6 +98,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
     }
     begin["dtypes"] = dtypes;
     begin["seed"] = Config().seed;
+    begin["device"] = Config().resolved_device;  // the device the candidate's tensors claim
     begin["pid"] = getpid();
     begin["cases"] = CaseListJson(chosen_);
     Write(begin);
@@ -131,8 +132,10 @@ class StreamListener : public ::testing::EmptyTestEventListener {
     }
     Json mismatches = Json::array();
     for (const CaseRecord::Diff& d : record->mismatches) {
-      mismatches.push_back({{"check", d.check}, {"expected", d.expected}, {"observed", d.observed}});
+      mismatches.push_back({{"check", d.check}, {"kind", d.kind}, {"expected", d.expected}, {"observed", d.observed}});
     }
+    Json checks = Json::object();
+    for (const CaseRecord::Verdict& v : record->checks) checks[v.check] = v.outcome;
     Json end = {{"event", "end"},
                 {"test", FullName(info)},
                 {"outcome", record->outcome},
@@ -143,6 +146,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
                 {"unclassified", unclassified},
                 {"mismatches", mismatches},
                 {"skipped_checks", record->skipped_checks},
+                {"checks", checks},
                 {"message", message},
                 {"ms", result.elapsed_time()}};
     if (record->draws >= 0) end["draws"] = record->draws;  // properties

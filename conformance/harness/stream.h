@@ -21,9 +21,11 @@
 //    "dtype":<the dtype the row needs and the candidate does not declare, for NOT_SUPPORTED>,
 //    "features":[<features the case's checks used>],"unclassified":<a failure outside the
 //    case's checks: an exception, an assertion, or a table case that never decided>,
-//    "mismatches":[{"check":..,"expected":..,"observed":..}],"skipped_checks":[..],"message":..,
-//    "ms":N[,"draws":N]}   (skipped_checks: sub-checks a declared-unsupported feature skipped;
-//    draws: a property's checked draws)
+//    "mismatches":[{"check":..,"kind":..,"expected":..,"observed":..}],"skipped_checks":[..],
+//    "checks":{"dtype":"PASS","values":"NOT_SUPPORTED",..},"message":..,
+//    "ms":N[,"draws":N]}   (kind: the check a mismatch belongs to, spec/interface.toml [[check]];
+//    checks: each check's verdict, harness.h CaseRecord::checks; skipped_checks: sub-checks a
+//    declared-unsupported feature skipped; draws: a property's checked draws)
 //   {"event":"done"}
 // Outcomes are raw: the runner applies the candidate's expectations (XFAIL, XPASS) and
 // decides CRASH and TIMEOUT. A table case that ends without Case::Finish (and was not

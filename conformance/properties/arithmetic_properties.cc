@@ -36,11 +36,13 @@ TCTS_PROPERTY(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays) {
   RC_ASSERT(m.sizes == ma.sizes);
   RC_ASSERT(m.dtype == a.dtype);
   if (Numel(m.sizes) > 0) RC_ASSERT(prop::DenseStrides(m.sizes, m.strides));  // an empty result has no memory to be dense in
-  const std::vector<Scalar> got = prop::ValuesOf(add.result);
-  const std::vector<std::vector<std::int64_t>> index = Indices(m.sizes);
-  RC_ASSERT(got.size() == index.size());
-  for (std::size_t k = 0; k < index.size(); ++k) {
-    RC_ASSERT(got[k] == FixtureValue(a.dtype, a.model.ids[k] + b.At(index[k])));
+  if (prop::ValuesReadable("the result's values")) {
+    const std::vector<Scalar> got = prop::ValuesOf(add.result);
+    const std::vector<std::vector<std::int64_t>> index = Indices(m.sizes);
+    RC_ASSERT(got.size() == index.size());
+    for (std::size_t k = 0; k < index.size(); ++k) {
+      RC_ASSERT(got[k] == FixtureValue(a.dtype, a.model.ids[k] + b.At(index[k])));
+    }
   }
   const bool decides = prop::DenseStrides(ma.sizes, ma.strides) && Numel(ma.sizes) > 0 &&
                        std::none_of(ma.sizes.begin(), ma.sizes.end(), [](std::int64_t s) { return s == 1; });
@@ -57,14 +59,15 @@ TCTS_PROPERTY(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm) {
   const prop::Layout& b = add.b;
   const TensorMeta& ma = add.a_meta;
   const TensorMeta& mr = add.result_meta;
-  const std::vector<Scalar> want = prop::ValuesOf(add.result);
+  const bool readable = prop::ValuesReadable("out= and in-place values equal the functional result's");
+  const std::vector<Scalar> want = readable ? prop::ValuesOf(add.result) : std::vector<Scalar>{};
   const std::string call = "add(" + prop::Describe(a) + ", " + b.text + ", out=";
 
   const TensorHandle empty = prop::MakeTensor({0}, a.dtype, {});
   prop::Get(Feature::kBinaryOut, cand.binary_out(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), empty),
             call + "empty)");
   RC_ASSERT(prop::MetaOf(empty).strides == mr.strides);
-  RC_ASSERT(prop::ValuesOf(empty) == want);
+  if (readable) RC_ASSERT(prop::ValuesOf(empty) == want);
 
   const prop::Layout out = prop::RandomBroadcastLayout(ma.sizes, a.dtype);
   const bool right_shape = out.sizes == ma.sizes &&
@@ -77,7 +80,7 @@ TCTS_PROPERTY(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm) {
     RC_ASSERT(mo.strides == out.strides);
     RC_ASSERT(mo.storage_offset == out.offset);
     RC_ASSERT(prop::StorageOf(out.tensor).id == before.id);
-    RC_ASSERT(prop::ValuesOf(out.tensor) == want);
+    if (readable) RC_ASSERT(prop::ValuesOf(out.tensor) == want);
   }
 
   bool writable = true;  // no dimension of size > 1 with stride 0 (an expanded view)
@@ -86,7 +89,7 @@ TCTS_PROPERTY(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm) {
     prop::Get(Feature::kBinaryInplace, cand.binary_inplace(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)),
               prop::Describe(a) + ".add_(" + b.text + ")");
     RC_ASSERT(prop::MetaOf(a.tensor).strides == ma.strides);
-    RC_ASSERT(prop::ValuesOf(a.tensor) == want);
+    if (readable) RC_ASSERT(prop::ValuesOf(a.tensor) == want);
   }
 }
 

@@ -56,12 +56,15 @@ TCTS_PROPERTY(CastingProperties, RejectedInplaceLeavesDestinationUnchanged) {
   const Operand other = prop::RandomOperand({OperandKind::kTensor, r.other, Scalar::Kind::kInt}, shape);
   Candidate& cand = CurrentCandidate();
   const TensorHandle dest = std::get<TensorHandle>(self);
-  const std::vector<Scalar> before = prop::ValuesOf(dest);
+  // The destination's values are read before the call only where they can be: the rejection
+  // itself (the casting rule) is judged without them.
+  const bool readable = prop::ValuesReadable("the destination's values after the rejection");
+  const std::vector<Scalar> before = readable ? prop::ValuesOf(dest) : std::vector<Scalar>{};
   const Status s = cand.binary_inplace(r.op, dest, other, Scalar::Int(1));
   prop::Usable(Feature::kBinaryInplace, s,
                std::string("tensor:") + DTypeName(r.self) + "." + BinaryOpName(r.op) + "_(tensor:" + DTypeName(r.other) + ")");
   RC_ASSERT(!s.ok());
-  RC_ASSERT(prop::ValuesOf(dest) == before);
+  if (readable) RC_ASSERT(prop::ValuesOf(dest) == before);
 }
 
 // Every row of the table has its property above.

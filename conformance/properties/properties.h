@@ -126,6 +126,7 @@ inline void Get(Feature feature, const Status& s, const std::string& call) {
 // CheckAddressFormula, ...): its mismatches fail the draw; its NOT_SUPPORTED ends it, and the
 // property is NOT_SUPPORTED.
 inline void Settle(const Case& c) {
+  PropertyChecks(c.Verdicts());
   if (c.failed()) RC_FAIL(c.MismatchText());
   if (c.not_supported()) {
     PropertyNotSupported(c.not_supported_call(), c.not_supported_feature());
@@ -174,7 +175,17 @@ inline std::vector<DType> Drawable(const std::vector<DType>& from) {
 // The calls nearly every property makes, each as Get.
 inline TensorMeta MetaOf(const TensorHandle& t) { return Get(Feature::kTensors, CurrentCandidate().meta(t), "meta()"); }
 inline std::vector<Scalar> ValuesOf(const TensorHandle& t) {
-  return Get(Feature::kTensors, CurrentCandidate().values(t), "values()");
+  return Get(Feature::kValues, CurrentCandidate().values(t), "values()");
+}
+// Whether the candidate's values can be read (Feature::kValues). When they cannot, the
+// property's values check is NOT_SUPPORTED by itself, `what` named among its skipped checks,
+// and the draw goes on to judge the rest (dtype, sizes, strides, storage): call it before each
+// comparison of values.
+inline bool ValuesReadable(const std::string& what) {
+  Case c(RowMeta{"", "", "property", "", "", ""});
+  const bool readable = c.Can(Check::kValues, what);
+  PropertyChecks(c.Verdicts());
+  return readable;
 }
 inline StorageInfo StorageOf(const TensorHandle& t) {
   return Get(Feature::kStorage, CurrentCandidate().storage(t), "storage()");

@@ -72,17 +72,17 @@ void RunCase(const ReplayCase& rc) {
   if (!CheckOutcome(k, expected, result, call, want)) return k.Finish();
   const std::optional<TensorMeta> m = Meta(k, result.value(), call);
   if (m) {
-    if (m->dtype != rc.dtype) k.Mismatch(call + " dtype", DTypeName(rc.dtype), DTypeName(m->dtype));
+    ExpectEq(k, Check::kDType, call + " dtype", rc.dtype, m->dtype);
     ExpectGeometry(k, call, *m, rc.sizes, rc.strides, rc.offset.value_or(m->storage_offset));
   }
   if (rc.values && m && m->sizes == rc.sizes) {
-    const std::optional<std::vector<Scalar>> got = Get(k, Feature::kTensors, cand.values(result.value()), call + " values");
+    const std::optional<std::vector<Scalar>> got = ReadValues(k, result.value(), call);
     if (got) {
       bool same = got->size() == rc.values->size();
       for (std::size_t i = 0; same && i < got->size(); ++i) {
         same = rc.rtol > 0 ? WithinTolerance((*rc.values)[i], (*got)[i], 0, rc.rtol) : (*rc.values)[i] == (*got)[i];
       }
-      if (!same) k.Mismatch(call + " values", Str(*rc.values), Str(*got));
+      k.Expect(Check::kValues, same, call + " values", Str(*rc.values), Str(*got));
     }
   }
   k.Finish();

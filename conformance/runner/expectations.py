@@ -26,9 +26,27 @@ from __future__ import annotations
 import collections
 import dataclasses
 import os
+import re
 from typing import Callable, Iterable
 
 OUTCOMES = ("FAIL", "CRASH", "TIMEOUT")
+# "FAIL(dtype,strides)": a FAIL naming the checks (spec/interface.toml [[check]]) it expects to
+# fail; a failure of any other check of the case is unexpected.
+_CHECKED_FAIL = re.compile(r"FAIL\(([a-z_]+(?:,[a-z_]+)*)\)")
+
+
+def split_outcome(token: str) -> tuple[str, tuple[str, ...]] | None:
+    """(outcome, checks) of an outcome field — "FAIL" is ("FAIL", ()), "FAIL(values,dtype)" is
+    ("FAIL", ("dtype", "values")) — or None when it is none."""
+    if token in OUTCOMES:
+        return token, ()
+    m = _CHECKED_FAIL.fullmatch(token)
+    return ("FAIL", tuple(sorted(set(m.group(1).split(","))))) if m else None
+
+
+def outcome_text(outcome: str, checks: tuple[str, ...] = ()) -> str:
+    """The outcome field as the file writes it: FAIL, or FAIL(check,check)."""
+    return f"{outcome}({','.join(checks)})" if checks else outcome
 FIELD_SEPARATORS = " \t"
 
 # Code points that may not appear anywhere in the file (FORMAT.md, "Characters"), with a name
@@ -153,12 +171,18 @@ class Entry:
     line: int
     path: str = ""  # the file the entry is in (an included file's path, for entries from an include)
     col: int = 1  # where its pattern starts
+    checks: tuple = ()  # FAIL(check,...): the only checks it expects to fail ((): any)
     _matcher: Callable[[str], bool] = dataclasses.field(repr=False, compare=False, default=None)
     _prefix: str = dataclasses.field(repr=False, compare=False, default="")
 
     @staticmethod
-    def make(pattern: str, outcome: str, reason: str, line: int, path: str = "", col: int = 1) -> "Entry":
-        return Entry(pattern, outcome, reason, line, path, col, compile_glob(pattern), literal_prefix(pattern))
+    def make(pattern: str, outcome: str, reason: str, line: int, path: str = "", col: int = 1,
+             checks: tuple = ()) -> "Entry":
+        return Entry(pattern, outcome, reason, line, path, col, tuple(checks), compile_glob(pattern), literal_prefix(pattern))
+
+    @property
+    def outcome_text(self) -> str:
+        return outcome_text(self.outcome, self.checks)
 
     def matches(self, case_id: str) -> bool:
         return case_id.startswith(self._prefix) and self._matcher(case_id)
@@ -285,23 +309,24 @@ def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = ()) -
         (col0, first), rest = fields[0], fields[1:]
         if block is not None and indented:
             for col, pattern in _words(line):
-                if pattern in OUTCOMES or pattern in _HEADERS:
+                if split_outcome(pattern) or split_outcome(pattern[:-1]) and pattern.endswith(":"):
                     raise ExpectationsError(f"{path}:{n}:{col}: '{pattern}' in the patterns of the block at line "
                                             f"{block[2]}: a block's indented lines hold only patterns (a one-line "
                                             f"entry or a new block starts unindented)")
-                entries.append(Entry.make(pattern, block[0], block[1], n, path, col))
+                entries.append(Entry.make(pattern, block[0][0], block[1], n, path, col, block[0][1]))
                 block[3].append(pattern)
             continue
         if block is not None:
             if not block[3]:
-                raise ExpectationsError(f"{path}:{block[2]}: the block '{block[0]}: {block[1]}' lists no pattern "
+                raise ExpectationsError(f"{path}:{block[2]}: the block '{outcome_text(*block[0])}: {block[1]}' lists no pattern "
                                         f"(indent its patterns below it)")
             block = None
-        if first in _HEADERS and not indented:
+        header = split_outcome(first[:-1]) if first.endswith(":") else None
+        if header and not indented:
             if not rest:
                 raise ExpectationsError(f"{path}:{n}:{col0}: block '{first}' needs a reason after it")
             reason = line[rest[0][0] - 1:].rstrip(FIELD_SEPARATORS)
-            block = (_HEADERS[first], reason, n, [])
+            block = (header, reason, n, [])
             continue
         if first == INCLUDE and len(rest) == 1 and not indented:
             col, name = rest[0]
@@ -316,14 +341,16 @@ def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = ()) -
                                         f"(a block starts with an unindented line '{'/'.join(_HEADERS)} reason')")
             raise ExpectationsError(f"{path}:{n}: '{first}' has no outcome (expected {expected})")
         col, outcome = rest[0]
-        if outcome not in OUTCOMES:
-            raise ExpectationsError(f"{path}:{n}:{col}: unknown outcome '{outcome}' (expected {expected})")
+        split = split_outcome(outcome)
+        if split is None:
+            raise ExpectationsError(f"{path}:{n}:{col}: unknown outcome '{outcome}' (expected {expected}, or "
+                                    f"FAIL(check,...) naming the checks that fail)")
         if len(rest) < 2:
             raise ExpectationsError(f"{path}:{n}: '{first}' needs a reason")
-        entries.append(Entry.make(first, outcome, rest[1][1], n, path, col0))
+        entries.append(Entry.make(first, split[0], rest[1][1], n, path, col0, split[1]))
     if block is not None and not block[3]:
-        raise ExpectationsError(f"{path}:{block[2]}: the block '{block[0]}: {block[1]}' lists no pattern "
-                                f"(indent its patterns below it)")
+        raise ExpectationsError(f"{path}:{block[2]}: the block '{outcome_text(*block[0])}: {block[1]}' lists no "
+                                f"pattern (indent its patterns below it)")
     return entries
 
 
@@ -400,7 +427,8 @@ def match(entries: list[Entry] | Index, case_id: str) -> Entry | None:
 
 
 # ---------------------------------------------------------------- applying entries
-def apply(entries: list[Entry] | Index, case_id: str, raw: str) -> tuple[str, Entry | None, str]:
+def apply(entries: list[Entry] | Index, case_id: str, raw: str,
+          failed_checks: tuple[str, ...] | None = None) -> tuple[str, Entry | None, str]:
     """The verdict on a case whose raw outcome (what the suite binary or the runner saw) is
     `raw`: PASS, FAIL, NOT_SUPPORTED, CRASH or TIMEOUT. Returns (outcome, entry, note):
 
@@ -412,6 +440,9 @@ def apply(entries: list[Entry] | Index, case_id: str, raw: str) -> tuple[str, En
       NOT_SUPPORTED  anything         NOT_SUPPORTED (the declaration decides, not the list)
       anything       not listed       the raw outcome
 
+    An entry FAIL(check,...) names the checks it expects to fail: a FAIL one of whose failing
+    checks (`failed_checks`, from the case's record) it does not name is a FAIL, saying which.
+
     `note` is the entry's reason, or for a mismatch between list and observation, what the
     entry said and what happened instead."""
     entry = match(entries, case_id)
@@ -420,6 +451,10 @@ def apply(entries: list[Entry] | Index, case_id: str, raw: str) -> tuple[str, En
     if raw == "PASS":
         return "XPASS", entry, entry.reason
     if raw == entry.outcome:
+        unlisted = sorted(set(failed_checks or ()) - set(entry.checks)) if entry.checks else []
+        if unlisted:
+            return raw, entry, (f"listed as {entry.outcome_text} ({entry.reason}), but check "
+                                f"{', '.join(unlisted)} fails too")
         return "XFAIL", entry, entry.reason
     if raw == "NOT_SUPPORTED":
         return raw, entry, entry.reason

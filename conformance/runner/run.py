@@ -510,6 +510,7 @@ class Runner:
         self.declared: dict[str, bool] | None = None  # feature -> supported, from the begin event
         self.announced: list[str] = []  # every feature of the interface, in order
         self.dtypes: list[dict] | None = None  # every dtype: required, declared (the begin event)
+        self.tensor_device: str | None = None  # the device the candidate's tensors claim (the begin event)
         self.serial = 0
         self.processes = 0
         self.isolated = 0  # processes that crashed or hung
@@ -585,6 +586,8 @@ class Runner:
                 self.announced = [f["name"] for f in p.begin["features"]]
             if self.dtypes is None and "dtypes" in p.begin:
                 self.dtypes = p.begin["dtypes"]
+            if self.tensor_device is None and p.begin.get("device"):
+                self.tensor_device = p.begin["device"]
             self.learn(p.unit, [listed_case(c, suite.name) for c in p.begin["cases"]])
         for test, event in p.ended.items():
             try:
@@ -621,7 +624,9 @@ class Runner:
         c = self.listed[(suite.name, e["test"])]
         mismatches = e.get("mismatches", [])
         raw = e["outcome"]
-        outcome, entry, reason = expectations_file.apply(self.entries, c.id, raw)
+        checks = e.get("checks") or {}
+        failed_checks = tuple(sorted(k for k, v in checks.items() if v == "FAIL"))
+        outcome, entry, reason = expectations_file.apply(self.entries, c.id, raw, failed_checks)
         message = e.get("message", "").strip()
         if raw == "FAIL" and e.get("unclassified") and outcome == "XFAIL":
             # A failure outside the case's checks (an exception, no verdict) is never the
@@ -653,6 +658,8 @@ class Runner:
             record["features"] = list(e["features"])
         if e.get("skipped_checks"):
             record["skipped_checks"] = e["skipped_checks"]
+        if checks:
+            record["checks"] = dict(checks)
         if c.kind == "property":
             record["seed"] = self.seed
             if "draws" in e:
@@ -1124,7 +1131,7 @@ def run_into(o: Options, argv: list[str], in_test: bool) -> int:
     doc = report_lib.build(
         candidate=runner.candidate or {"name": o.candidate, "version": "", "build": ""},
         run={"command": o.command, "suites": names, "filter": o.filter,
-             "device": o.device or "cpu", "seed": seed,
+             "device": runner.tensor_device or o.device or "cpu", "seed": seed,
              "jobs": o.jobs, "case_timeout_s": o.case_timeout, "processes": runner.processes,
              "isolated_processes": runner.isolated, "started": started_at.isoformat(timespec="seconds"),
              "wall_s": round(wall, 3), "replay_file": o.replay or None},
