@@ -211,16 +211,16 @@ class Compare(unittest.TestCase):
         self.assertEqual(compare.top_deviations(self.docs["bad"]["cases"]),
                          [("CRASH in 002#x", 1, True), ("FAIL in 002#type-promotion", 1, True)])
         self.assertEqual(self.stdout.splitlines(), [
-            "| candidate | verdict | cases | PASS | XFAIL | unexpected | NOT_SUPPORTED | top deviations (cases) |",
+            "| candidate | headline | cases | PASS | XFAIL | unexpected | NOT_SUPPORTED | top deviations (cases) |",
             "|---|---|---|---|---|---|---|---|",
             "| good 1 | CONFORMS | 10 | 10 | 0 | 0 | 0 | — |",
-            "| partial 2.0 | CONFORMS PARTIALLY | 16 | 6 | 6 | 0 | 4 | known (2)<br>rule A (2)<br>a rare rule (1) |",
-            "| bad 1 | DOES NOT CONFORM | 10 | 8 | 0 | 2 | 0 | CRASH in 002#x (1)<br>FAIL in 002#type-promotion (1) |"])
+            "| partial 2.0 | CONFORMS PARTIALLY — 40.0 % conformant | 16 | 6 | 6 | 0 | 4 | known (2)<br>rule A (2)<br>a rare rule (1) |",
+            "| bad 1 | DOES NOT CONFORM — 80.0 % conformant | 10 | 8 | 0 | 2 | 0 | CRASH in 002#x (1)<br>FAIL in 002#type-promotion (1) |"])
         self.assertIn(self.stdout, self.md)
         summary = self.tables.grid(self.tables.table("Summary"))
         self.assertEqual(summary[("partial 2.0", "XFAIL")][2], "6")
         self.assertEqual(summary[("bad 1", "unexpected")][1]["style"], f"background:{render.COLORS['FAIL']}")
-        self.assertEqual(summary[("bad 1", "verdict")][2], "DOES NOT CONFORM")
+        self.assertEqual(summary[("bad 1", "headline")][2], "DOES NOT CONFORM — 80.0 % conformant")
 
     def test_clause_cells_count_and_link_into_each_report(self):
         grid = self.tables.grid(self.tables.table("Per spec file and clause"))
@@ -308,7 +308,8 @@ class Compare(unittest.TestCase):
 
     def test_verdicts_and_features(self):
         grid = self.tables.grid(self.tables.table("Verdicts and features"))
-        self.assertEqual(grid[("verdict", "partial")][2], "CONFORMS PARTIALLY")
+        self.assertEqual(grid[("headline", "partial")][2], "CONFORMS PARTIALLY — 40.0 % conformant")
+        self.assertEqual(grid[("gate verdict", "partial")][2], "CONFORMS PARTIALLY")
         self.assertIn("required feature asarray answered NotSupported: 2 cases not exercised", grid[("why", "partial")][2])
         self.assertEqual(grid[("why", "good")][2], "—")
         tag, attrs, text, _ = grid[("asarray", "partial")]
@@ -319,7 +320,9 @@ class Compare(unittest.TestCase):
         self.assertEqual(grid[("asarray", "level")][2], "required")
         heads = {c[2].split("\n")[0]: c[1] for c in self.tables.table("Verdicts and features")["rows"][0]}
         self.assertIn("build: clang 16", heads["partial"]["title"])
-        self.assertIn("| **verdict** |  | **CONFORMS** | **CONFORMS PARTIALLY** | **DOES NOT CONFORM** |", self.md)
+        self.assertIn("| **headline** |  | **CONFORMS** | **CONFORMS PARTIALLY — 40.0 % conformant** | "
+                      "**DOES NOT CONFORM — 80.0 % conformant** |", self.md)
+        self.assertIn("| gate verdict |  | CONFORMS | CONFORMS PARTIALLY | DOES NOT CONFORM |", self.md)
 
     def test_same_candidate_twice_is_labelled_by_directory_or_refused(self):
         docs = {"ref": named(make(matrix_cases()), "ref"), "ref-cuda": named(make(matrix_cases()), "ref")}

@@ -105,6 +105,10 @@ def verdict(doc: dict) -> str:
     return report_lib.verdict(doc)
 
 
+def headline(doc: dict) -> str:
+    return report_lib.headline_of(doc)
+
+
 def why(doc: dict) -> list[str]:
     return doc["summary"].get("why", [])
 
@@ -160,7 +164,7 @@ def score_markdown(doc: dict) -> list[str]:
     if not score or score["percent"] is None:
         return []
     rf = score["required_features"]
-    out = [f"**{_md(doc['summary']['headline'])}** — conformance beside the gate: **{score['percent']:.1f} %** "
+    out = [f"Conformance beside the gate: **{score['percent']:.1f} %** "
            f"({score['conformant']} of {score['cases']} cases of required features behave as the spec says); "
            f"required features exercised: {rf['exercised']} of {rf['total']}"
            + (f"; {score['optional_excluded']} cases of optional features not counted" if score["optional_excluded"]
@@ -176,8 +180,12 @@ def score_markdown(doc: dict) -> list[str]:
 def markdown(doc: dict) -> str:
     cases = doc["cases"]
     s = doc["summary"]
-    out = [_md(f"# tensor-cts conformance report: {doc['candidate']['name']} {doc['candidate']['version']}".rstrip()),
-           "", f"**{verdict(doc)}** — {s['total']} cases: "
+    # The first line leads with the headline (summary.headline), never the bare gate verdict: a
+    # candidate that passes the gate only by its own list of deviations does not read as one
+    # without any.
+    name = f"{doc['candidate']['name']} {doc['candidate']['version']}".strip()
+    out = [_md(f"# {name}: {headline(doc)}"), "",
+           f"tensor-cts conformance report. Gate verdict (nothing unexpected?): **{verdict(doc)}** — {s['total']} cases: "
            + ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]), ""]
     out += score_markdown(doc)
     if why(doc):
@@ -393,7 +401,8 @@ def html(doc: dict) -> str:
         features.append((color, r))
     context = {
         "name": f"{doc['candidate']['name']} {doc['candidate']['version']}".strip(),
-        "verdict": verdict(doc), "summary": s, "why": why(doc), "outcomes": OUTCOMES,
+        "verdict": verdict(doc), "headline": headline(doc), "headline_class": report_lib.headline_class(doc),
+        "summary": s, "why": why(doc), "outcomes": OUTCOMES,
         "counts": ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]),
         "score": score, "score_by": {k: order(score["by_" + k]) for k in ("spec_file", "feature", "clause")} if score
         else {}, "facts": facts(doc), "features": features, "feature_header": FEATURE_HEADER,
