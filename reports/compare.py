@@ -7,7 +7,8 @@ Writes DIR/compare.html and DIR/compare.md (default DIR: out/ in the workspace; 
 relative to where `bazel run` was started) and prints the summary table as Markdown, for the
 README. The candidates are the columns, in the order given. Both files show:
 
-- first, the scores: per candidate (a row each, the most conformant first) its headline, its
+- first, the scores: per candidate (a row each, the most conformant first) its headline, the
+  promotion family it follows (reports/families.py), its
   conformance — of the cases of required features, the share that behaves as the spec says —
   in all and per spec file (coloured from red, below 50 %, to green, 100 %), and the required
   features it exercised (report.json `conformance`, schema version 3; computed from the cases
@@ -46,6 +47,7 @@ import sys
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import families  # noqa: E402
 import pages  # noqa: E402
 import render  # noqa: E402
 import report as report_lib  # noqa: E402
@@ -506,7 +508,7 @@ def _score_rows(columns: list[Column]) -> tuple[list, list[dict]]:
         return {"color": pages.score_color(None if r is None else r["percent"]), "title": title, "text": text,
                 "under": under}
     out = [{"tooltip": c.tooltip(), "href": c.href, "title": c.title(), "headline": headline_of(c.doc),
-            "headline_class": report_lib.headline_class(c.doc),
+            "headline_class": report_lib.headline_class(c.doc), "follows": follows(c.doc),
             "overall": cell(score, _pct(score), f"{score['conformant']} of {score['cases']}"),
             "exercised": f"{score['required_features']['exercised']} of {score['required_features']['total']}",
             "files": [cell(per.get(f), _pct(per.get(f))) for f in files]} for c, score, per in rows]
@@ -595,6 +597,17 @@ def score_of(doc: dict) -> dict:
     return doc.get("conformance") or report_lib.conformance(doc["cases"], doc.get("features", []))
 
 
+def follows(doc: dict) -> str:
+    """The promotion family the candidate follows, with the share of the cells it states that
+    agree (report.json `promotion_family`, or from the cases for an older report); — without
+    promote_types, result_type or can_cast answers."""
+    fam = doc.get("promotion_family") or families.classify(doc["cases"])
+    if not fam:
+        return "—"
+    row = next(r for r in fam["families"] if r["key"] == fam["closest"])
+    return f"{fam['name']} ({row['agree']} of {row['compared']})"
+
+
 def headline_of(doc: dict) -> str:
     return report_lib.headline_of(doc)
 
@@ -620,8 +633,9 @@ SCORE_NOTE = ("Conformance, beside the verdict: of the cases of required feature
 
 def score_markdown(columns: list[Column]) -> list[str]:
     files, rows = score_table(columns)
-    header = ["candidate", "headline", "conformance", "required features", *(os.path.basename(f) for f in files)]
-    body = [[c.title(), headline_of(c.doc), f"{_pct(score)} ({score['conformant']} of {score['cases']})",
+    header = ["candidate", "headline", "follows", "conformance", "required features",
+              *(os.path.basename(f) for f in files)]
+    body = [[c.title(), headline_of(c.doc), follows(c.doc), f"{_pct(score)} ({score['conformant']} of {score['cases']})",
              f"{score['required_features']['exercised']} of {score['required_features']['total']}",
              *(_pct(per.get(f)) for f in files)] for c, score, per in rows]
     return ["## Scores", "", SCORE_NOTE, ""] + pages.md_table(header, body) + [""]

@@ -21,6 +21,7 @@ import sys
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import families as families_lib  # noqa: E402
 import pages  # noqa: E402
 import report as report_lib  # noqa: E402
 from pages import COLORS, MARKS, MdRaw  # noqa: E402
@@ -213,6 +214,7 @@ def markdown(doc: dict) -> str:
                 row.append("" if c is None else label(c) + MARKS[c["outcome"]])
             rows.append(row)
         out += _md_table(["", *order], rows) + [""]
+    out += family_markdown(doc)
     out += coverage_markdown(doc)
     deviations = by_clause(cases, ("XFAIL",))
     out += ["## Expected deviations, by clause", ""]
@@ -262,6 +264,38 @@ def markdown(doc: dict) -> str:
                            f"{x['not_supported']} NOT_SUPPORTED" if x.get("not_supported") else "no case"]
                           for x in stale]) + [""]
     return "\n".join(out).rstrip() + "\n"
+
+
+RESIDUAL_SHOWN = 50  # residual cells listed in report.md / report.html (report.json holds up to 200)
+FAMILY_HEADER = ["family", "cells agreeing", "of the cells it states", "promote_types", "result_type", "can_cast"]
+
+
+def family_rows(fam: dict) -> list[list]:
+    return [[r["name"], r["agree"], r["compared"], *(f"{v['agree']} of {v['compared']}" for v in r["by_kind"].values())]
+            for r in fam["families"]]
+
+
+def family_intro(fam: dict) -> str:
+    closest = next(r for r in fam["families"] if r["key"] == fam["closest"])
+    return (f"of the candidate's {fam['cells']} promote_types, result_type and can_cast answers, {closest['agree']} of "
+            f"the {closest['compared']} it states agree (reports/families/{fam['closest']}.toml: {closest['source']}); "
+            f"{fam['residual_total']} residual cell{'s' if fam['residual_total'] != 1 else ''}.")
+
+
+def family_markdown(doc: dict) -> list[str]:
+    """The promotion family the candidate follows (report.json `promotion_family`)."""
+    fam = doc.get("promotion_family")
+    if not fam:
+        return []
+    out = ["## Promotion family", "", f"The candidate follows **{_md(fam['name'])}** most closely: " + _md(family_intro(fam)), ""]
+    out += _md_table(FAMILY_HEADER, family_rows(fam)) + [""]
+    if fam["residual"]:
+        out += [f"Residual cells (answered otherwise than {_md(fam['name'])}):", ""]
+        out += [f"- {_md(families_lib.cell_text(r))}" for r in fam["residual"][:RESIDUAL_SHOWN]]
+        more = fam["residual_total"] - min(len(fam["residual"]), RESIDUAL_SHOWN)
+        out += [f"- … and {more} more (report.json lists {len(fam['residual'])})"] if more > 0 else []
+        out += [""]
+    return out
 
 
 BROKEN = ("FAIL", "XFAIL", "CRASH", "TIMEOUT")  # a statement whose case had one of these is not met
@@ -359,6 +393,16 @@ def coverage_context(doc: dict) -> dict | None:
             "sections": sections}
 
 
+def family_context(doc: dict) -> dict | None:
+    fam = doc.get("promotion_family")
+    if not fam:
+        return None
+    shown = fam["residual"][:RESIDUAL_SHOWN]
+    return {"name": fam["name"], "intro": family_intro(fam), "header": FAMILY_HEADER, "rows": family_rows(fam),
+            "closest": [r["key"] == fam["closest"] for r in fam["families"]],
+            "residual": [families_lib.cell_text(r) for r in shown], "more": fam["residual_total"] - len(shown)}
+
+
 def _group_by_reason(group: list[dict]):
     by = collections.defaultdict(list)
     for c in group:
@@ -411,6 +455,7 @@ def html(doc: dict) -> str:
         "calls": not_supported_calls(cases).most_common(), "stale": doc["expectations"]["stale"],
         "expectations_file": doc["expectations"]["file"],
         "coverage": coverage_context(doc),
+        "family": family_context(doc),
     }
     return pages.templates().get_template("report.html.j2").render(context)
 

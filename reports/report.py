@@ -354,6 +354,9 @@ def build(candidate: dict, run: dict, expectations: dict, features: list[dict], 
         "cases": cases,
         **({"spec_coverage": coverage} if coverage is not None else {}),
     }
+    family = promotion_family(cases)
+    if family is not None:
+        doc["promotion_family"] = family
     doc["summary"] = {"total": doc["summary"]["total"], "outcomes": doc["summary"]["outcomes"],
                       "headline": headline(doc["summary"]["verdict"], doc["conformance"],
                                            doc["summary"]["outcomes"]["XFAIL"]),
@@ -362,6 +365,14 @@ def build(candidate: dict, run: dict, expectations: dict, features: list[dict], 
         doc["dtypes"] = dtypes
     validate(doc)
     return doc
+
+
+def promotion_family(cases: list[dict]) -> dict | None:
+    """The promotion family the candidate's promote_types, result_type and can_cast answers
+    follow most closely (reports/families.py, the families under reports/families/)."""
+    import families  # reports/families.py, beside this file
+
+    return families.classify(cases)
 
 
 def write_all(doc: dict, out_dir: str) -> list[str]:
