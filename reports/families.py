@@ -85,15 +85,9 @@ def _table(path: str, part: dict, key: str, cell) -> dict:
 
 
 def load_family(path: str) -> dict:
-    import tomllib
+    import report  # reports/report.py, beside this file
 
-    try:
-        with open(path, "rb") as f:
-            doc = tomllib.load(f)
-    except OSError as e:
-        raise FamilyError(f"{path}: cannot read: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise FamilyError(f"{path}: not valid TOML: {e}") from None
+    doc = report.read_toml(path, path, FamilyError)
     for k in ("key", "name", "source"):
         if not isinstance(doc.get(k), str):
             raise FamilyError(f"{path}: needs {k} (a string)")

@@ -222,18 +222,24 @@ def summary(cases: list[dict], stale, features: list[dict], dtypes: list[dict] |
 
 
 # ---------------------------------------------------------------- spec coverage
-def load_statements(path: str) -> list[dict]:
-    """The statement table (spec/statements.toml; the generators validate it): each statement's
-    id, clause, quote, and the spec rows that test it or why none does."""
+def read_toml(path: str, what: str, error=ReportError) -> dict:
+    """A TOML file (stdlib tomllib); `error` naming `what` and the problem where it cannot be
+    read or is not TOML."""
     import tomllib
 
     try:
         with open(path, "rb") as f:
-            doc = tomllib.load(f)
+            return tomllib.load(f)
     except OSError as e:
-        raise ReportError(f"statement table '{path}': cannot read: {e.strerror}") from None
+        raise error(f"{what}: cannot read: {e.strerror}") from None
     except tomllib.TOMLDecodeError as e:
-        raise ReportError(f"statement table '{path}': not valid TOML: {e}") from None
+        raise error(f"{what}: not valid TOML: {e}") from None
+
+
+def load_statements(path: str) -> list[dict]:
+    """The statement table (spec/statements.toml; the generators validate it): each statement's
+    id, clause, quote, and the spec rows that test it or why none does."""
+    doc = read_toml(path, f"statement table '{path}'")
     out = []
     for i, s in enumerate(doc.get("statement", [])):
         if not isinstance(s, dict) or not all(isinstance(s.get(k), str) for k in ("id", "clause", "quote")):
