@@ -7,16 +7,18 @@ Writes DIR/compare.html and DIR/compare.md (default DIR: out/ in the workspace; 
 relative to where `bazel run` was started) and prints the summary table as Markdown, for the
 README. The candidates are the columns, in the order given. Both files show:
 
-- first, the scores: per candidate (a row each, the most conformant first) its headline, its
+- first, the scores: per candidate (a row each, the most conformant first) its headline, the
+  promotion family it follows (reports/families.py), its
   conformance — of the cases of required features, the share that behaves as the spec says —
   in all and per spec file (coloured from red, below 50 %, to green, 100 %), and the required
   features it exercised (report.json `conformance`, schema version 3; computed from the cases
   for older reports);
 
-- the summary: per candidate its verdict, its PASS, XFAIL, unexpected (FAIL, XPASS, CRASH,
+- the summary: per candidate its headline, its PASS, XFAIL, unexpected (FAIL, XPASS, CRASH,
   TIMEOUT) and NOT_SUPPORTED counts and its three top deviations (top_deviations says which);
-- the verdicts with their reasons, and every feature of the candidate interface with its
-  conformance level and what each candidate declared, used and could not exercise;
+- the headlines, the gate's verdicts with their reasons, and every feature of the candidate
+  interface with its conformance level and what each candidate declared, used and could not
+  exercise;
 - per spec file and clause, each candidate's passes (✓), expected deviations (XFAIL, ⚠),
   unexpected outcomes (✗ FAIL, ✚ XPASS, ☠ CRASH, ⌛ TIMEOUT) and NOT_SUPPORTED cases (–); on
   the page each count links to that part of the candidate's report.html (the one beside its
@@ -45,6 +47,7 @@ import sys
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import families  # noqa: E402
 import pages  # noqa: E402
 import render  # noqa: E402
 import report as report_lib  # noqa: E402
@@ -196,7 +199,7 @@ FEATURES_NOTE = ("A required feature answered NotSupported makes the verdict CON
 COUNT_ORDER = ("PASS", "XFAIL", *UNEXPECTED, "NOT_SUPPORTED")
 COUNT_NOTE = ("Each cell: " + ", ".join(f"{MARKS[o]} {o}" for o in COUNT_ORDER)
               + " (XFAIL: an expected deviation; FAIL, XPASS, CRASH, TIMEOUT: unexpected); — no such case.")
-SUMMARY_HEADER = ["candidate", "verdict", "cases", "PASS", "XFAIL", "unexpected", "NOT_SUPPORTED", "top deviations (cases)"]
+SUMMARY_HEADER = ["candidate", "headline", "cases", "PASS", "XFAIL", "unexpected", "NOT_SUPPORTED", "top deviations (cases)"]
 
 
 def summary_markdown(columns: list[Column]) -> str:
@@ -205,7 +208,7 @@ def summary_markdown(columns: list[Column]) -> str:
     for c in columns:
         s = c.doc["summary"]
         top = pages.MdRaw("<br>".join(_md(f"{what} ({n})") for what, n, _ in top_deviations(c.cases)) or "—")
-        rows.append([c.title(), render.verdict(c.doc), s["total"], s["outcomes"]["PASS"], s["outcomes"]["XFAIL"],
+        rows.append([c.title(), headline_of(c.doc), s["total"], s["outcomes"]["PASS"], s["outcomes"]["XFAIL"],
                      unexpected_count(c.doc), s["outcomes"]["NOT_SUPPORTED"], top])
     return "\n".join(pages.md_table(SUMMARY_HEADER, rows)) + "\n"
 
@@ -302,7 +305,8 @@ def markdown(columns: list[Column]) -> str:
            TOP_NOTE, "", summary_markdown(columns)]
     out += ["## Verdicts and features", "", FEATURES_NOTE, ""]
     header = ["", "level", *(c.title() for c in columns)]
-    rows = [["**verdict**", "", *(f"**{render.verdict(c.doc)}**" for c in columns)],
+    rows = [["**headline**", "", *(f"**{headline_of(c.doc)}**" for c in columns)],
+            ["gate verdict", "", *(render.verdict(c.doc) for c in columns)],
             ["why", "", *("; ".join(render.why(c.doc)) or "—" for c in columns)]]
     rows += [[name, level, *(_feature_text(f) for f in per_col)] for name, level, per_col in feature_rows(columns)]
     out += pages.md_table(header, rows) + [""]
@@ -400,7 +404,8 @@ def _summary_rows(columns: list[Column]) -> list[dict]:
         s = c.doc["summary"]["outcomes"]
         counts = [("PASS", s["PASS"]), ("XFAIL", s["XFAIL"]), ("FAIL", unexpected_count(c.doc)),
                   ("NOT_SUPPORTED", s["NOT_SUPPORTED"])]
-        rows.append({"tooltip": c.tooltip(), "href": c.href, "title": c.title(), "verdict": render.verdict(c.doc),
+        rows.append({"tooltip": c.tooltip(), "href": c.href, "title": c.title(), "headline": headline_of(c.doc),
+                     "headline_class": report_lib.headline_class(c.doc),
                      "total": c.doc["summary"]["total"], "counts": [(n, COLORS[o]) for o, n in counts],
                      "top": top_deviations(c.cases)})
     return rows
@@ -503,6 +508,7 @@ def _score_rows(columns: list[Column]) -> tuple[list, list[dict]]:
         return {"color": pages.score_color(None if r is None else r["percent"]), "title": title, "text": text,
                 "under": under}
     out = [{"tooltip": c.tooltip(), "href": c.href, "title": c.title(), "headline": headline_of(c.doc),
+            "headline_class": report_lib.headline_class(c.doc), "follows": follows(c.doc),
             "overall": cell(score, _pct(score), f"{score['conformant']} of {score['cases']}"),
             "exercised": f"{score['required_features']['exercised']} of {score['required_features']['total']}",
             "files": [cell(per.get(f), _pct(per.get(f))) for f in files]} for c, score, per in rows]
@@ -577,6 +583,7 @@ def html(columns: list[Column]) -> str:
         "n": len(columns), "css": CSS, "score_note": SCORE_NOTE, "score_files": score_files, "scores": scores,
         "top_note": TOP_NOTE, "summary_header": SUMMARY_HEADER, "summary": _summary_rows(columns),
         "features_note": FEATURES_NOTE, "heads": [_head(c) for c in columns],
+        "headlines": [(headline_of(c.doc), report_lib.headline_class(c.doc)) for c in columns],
         "verdicts": [render.verdict(c.doc) for c in columns], "whys": [render.why(c.doc) for c in columns],
         "features": _feature_cells(columns), "count_order": COUNT_ORDER, "marks": MARKS,
         "clauses": _clause_rows(columns), "coverage": _coverage_context(columns), "promote": _promote(columns),
@@ -590,8 +597,19 @@ def score_of(doc: dict) -> dict:
     return doc.get("conformance") or report_lib.conformance(doc["cases"], doc.get("features", []))
 
 
+def follows(doc: dict) -> str:
+    """The promotion family the candidate follows, with the share of the cells it states that
+    agree (report.json `promotion_family`, or from the cases for an older report); — without
+    promote_types, result_type or can_cast answers."""
+    fam = doc.get("promotion_family") or families.classify(doc["cases"])
+    if not fam:
+        return "—"
+    row = next(r for r in fam["families"] if r["key"] == fam["closest"])
+    return f"{fam['name']} ({row['agree']} of {row['compared']})"
+
+
 def headline_of(doc: dict) -> str:
-    return doc["summary"].get("headline") or report_lib.headline(render.verdict(doc), score_of(doc))
+    return report_lib.headline_of(doc)
 
 
 def score_table(columns: list[Column]) -> tuple[list[str], list[tuple[Column, dict, dict]]]:
@@ -615,8 +633,9 @@ SCORE_NOTE = ("Conformance, beside the verdict: of the cases of required feature
 
 def score_markdown(columns: list[Column]) -> list[str]:
     files, rows = score_table(columns)
-    header = ["candidate", "headline", "conformance", "required features", *(os.path.basename(f) for f in files)]
-    body = [[c.title(), headline_of(c.doc), f"{_pct(score)} ({score['conformant']} of {score['cases']})",
+    header = ["candidate", "headline", "follows", "conformance", "required features",
+              *(os.path.basename(f) for f in files)]
+    body = [[c.title(), headline_of(c.doc), follows(c.doc), f"{_pct(score)} ({score['conformant']} of {score['cases']})",
              f"{score['required_features']['exercised']} of {score['required_features']['total']}",
              *(_pct(per.get(f)) for f in files)] for c, score, per in rows]
     return ["## Scores", "", SCORE_NOTE, ""] + pages.md_table(header, body) + [""]

@@ -8,8 +8,9 @@ How each outcome reads to a JUnit consumer (CI counts cases from these files:
     FAIL, XPASS, CRASH, TIMEOUT      <failure>, with expected, observed, reason and rerun command
     a stale expectations entry       a <testcase> of its own with a <failure>
 
-The report's verdict is a <property> of the test suite. Characters XML 1.0 cannot carry
-(most control characters) are replaced by U+FFFD. Standard library only.
+The report's headline (summary.headline; reports/report.py headline_of) and verdict are
+<property>s of the test suite, the headline first. Characters XML 1.0 cannot carry (most
+control characters) are replaced by U+FFFD. Standard library only (and reports/report.py).
 """
 
 from __future__ import annotations
@@ -41,7 +42,12 @@ def testsuite(doc: dict, name: str) -> ET.Element:
     props = ET.SubElement(suite, "properties")
     cand = doc["candidate"]
     verdict = doc["summary"].get("verdict") or ("CONFORMS" if doc["summary"]["conforms"] else "DOES NOT CONFORM")
-    for key, value in (("candidate", f"{cand['name']} {cand['version']}".strip()), ("verdict", verdict),
+    # The headline first (summary.headline): a candidate that passes only by its own list of
+    # deviations does not read like one without any; the gate's verdict follows it.
+    import report as report_lib  # reports/report.py, beside this file
+
+    for key, value in (("candidate", f"{cand['name']} {cand['version']}".strip()),
+                       ("headline", report_lib.headline_of(doc)), ("verdict", verdict),
                        ("why", "; ".join(doc["summary"].get("why", []))), ("seed", doc["run"]["seed"]),
                        ("command", doc["run"]["command"])):
         ET.SubElement(props, "property", name=key, value=_text(value))

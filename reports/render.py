@@ -21,6 +21,7 @@ import sys
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import families as families_lib  # noqa: E402
 import pages  # noqa: E402
 import report as report_lib  # noqa: E402
 from pages import COLORS, MARKS, MdRaw  # noqa: E402
@@ -105,6 +106,10 @@ def verdict(doc: dict) -> str:
     return report_lib.verdict(doc)
 
 
+def headline(doc: dict) -> str:
+    return report_lib.headline_of(doc)
+
+
 def why(doc: dict) -> list[str]:
     return doc["summary"].get("why", [])
 
@@ -160,7 +165,7 @@ def score_markdown(doc: dict) -> list[str]:
     if not score or score["percent"] is None:
         return []
     rf = score["required_features"]
-    out = [f"**{_md(doc['summary']['headline'])}** — conformance beside the gate: **{score['percent']:.1f} %** "
+    out = [f"Conformance beside the gate: **{score['percent']:.1f} %** "
            f"({score['conformant']} of {score['cases']} cases of required features behave as the spec says); "
            f"required features exercised: {rf['exercised']} of {rf['total']}"
            + (f"; {score['optional_excluded']} cases of optional features not counted" if score["optional_excluded"]
@@ -176,8 +181,12 @@ def score_markdown(doc: dict) -> list[str]:
 def markdown(doc: dict) -> str:
     cases = doc["cases"]
     s = doc["summary"]
-    out = [_md(f"# tensor-cts conformance report: {doc['candidate']['name']} {doc['candidate']['version']}".rstrip()),
-           "", f"**{verdict(doc)}** — {s['total']} cases: "
+    # The first line leads with the headline (summary.headline), never the bare gate verdict: a
+    # candidate that passes the gate only by its own list of deviations does not read as one
+    # without any.
+    name = f"{doc['candidate']['name']} {doc['candidate']['version']}".strip()
+    out = [_md(f"# {name}: {headline(doc)}"), "",
+           f"tensor-cts conformance report. Gate verdict (nothing unexpected?): **{verdict(doc)}** — {s['total']} cases: "
            + ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]), ""]
     out += score_markdown(doc)
     if why(doc):
@@ -205,6 +214,7 @@ def markdown(doc: dict) -> str:
                 row.append("" if c is None else label(c) + MARKS[c["outcome"]])
             rows.append(row)
         out += _md_table(["", *order], rows) + [""]
+    out += family_markdown(doc)
     out += coverage_markdown(doc)
     deviations = by_clause(cases, ("XFAIL",))
     out += ["## Expected deviations, by clause", ""]
@@ -254,6 +264,38 @@ def markdown(doc: dict) -> str:
                            f"{x['not_supported']} NOT_SUPPORTED" if x.get("not_supported") else "no case"]
                           for x in stale]) + [""]
     return "\n".join(out).rstrip() + "\n"
+
+
+RESIDUAL_SHOWN = 50  # residual cells listed in report.md / report.html (report.json holds up to 200)
+FAMILY_HEADER = ["family", "cells agreeing", "of the cells it states", "promote_types", "result_type", "can_cast"]
+
+
+def family_rows(fam: dict) -> list[list]:
+    return [[r["name"], r["agree"], r["compared"], *(f"{v['agree']} of {v['compared']}" for v in r["by_kind"].values())]
+            for r in fam["families"]]
+
+
+def family_intro(fam: dict) -> str:
+    closest = next(r for r in fam["families"] if r["key"] == fam["closest"])
+    return (f"of the candidate's {fam['cells']} promote_types, result_type and can_cast answers, {closest['agree']} of "
+            f"the {closest['compared']} it states agree (reports/families/{fam['closest']}.toml: {closest['source']}); "
+            f"{fam['residual_total']} residual cell{'s' if fam['residual_total'] != 1 else ''}.")
+
+
+def family_markdown(doc: dict) -> list[str]:
+    """The promotion family the candidate follows (report.json `promotion_family`)."""
+    fam = doc.get("promotion_family")
+    if not fam:
+        return []
+    out = ["## Promotion family", "", f"The candidate follows **{_md(fam['name'])}** most closely: " + _md(family_intro(fam)), ""]
+    out += _md_table(FAMILY_HEADER, family_rows(fam)) + [""]
+    if fam["residual"]:
+        out += [f"Residual cells (answered otherwise than {_md(fam['name'])}):", ""]
+        out += [f"- {_md(families_lib.cell_text(r))}" for r in fam["residual"][:RESIDUAL_SHOWN]]
+        more = fam["residual_total"] - min(len(fam["residual"]), RESIDUAL_SHOWN)
+        out += [f"- … and {more} more (report.json lists {len(fam['residual'])})"] if more > 0 else []
+        out += [""]
+    return out
 
 
 BROKEN = ("FAIL", "XFAIL", "CRASH", "TIMEOUT")  # a statement whose case had one of these is not met
@@ -351,6 +393,16 @@ def coverage_context(doc: dict) -> dict | None:
             "sections": sections}
 
 
+def family_context(doc: dict) -> dict | None:
+    fam = doc.get("promotion_family")
+    if not fam:
+        return None
+    shown = fam["residual"][:RESIDUAL_SHOWN]
+    return {"name": fam["name"], "intro": family_intro(fam), "header": FAMILY_HEADER, "rows": family_rows(fam),
+            "closest": [r["key"] == fam["closest"] for r in fam["families"]],
+            "residual": [families_lib.cell_text(r) for r in shown], "more": fam["residual_total"] - len(shown)}
+
+
 def _group_by_reason(group: list[dict]):
     by = collections.defaultdict(list)
     for c in group:
@@ -393,7 +445,8 @@ def html(doc: dict) -> str:
         features.append((color, r))
     context = {
         "name": f"{doc['candidate']['name']} {doc['candidate']['version']}".strip(),
-        "verdict": verdict(doc), "summary": s, "why": why(doc), "outcomes": OUTCOMES,
+        "verdict": verdict(doc), "headline": headline(doc), "headline_class": report_lib.headline_class(doc),
+        "summary": s, "why": why(doc), "outcomes": OUTCOMES,
         "counts": ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]),
         "score": score, "score_by": {k: order(score["by_" + k]) for k in ("spec_file", "feature", "clause")} if score
         else {}, "facts": facts(doc), "features": features, "feature_header": FEATURE_HEADER,
@@ -402,6 +455,7 @@ def html(doc: dict) -> str:
         "calls": not_supported_calls(cases).most_common(), "stale": doc["expectations"]["stale"],
         "expectations_file": doc["expectations"]["file"],
         "coverage": coverage_context(doc),
+        "family": family_context(doc),
     }
     return pages.templates().get_template("report.html.j2").render(context)
 

@@ -222,18 +222,24 @@ def summary(cases: list[dict], stale, features: list[dict], dtypes: list[dict] |
 
 
 # ---------------------------------------------------------------- spec coverage
-def load_statements(path: str) -> list[dict]:
-    """The statement table (spec/statements.toml; the generators validate it): each statement's
-    id, clause, quote, and the spec rows that test it or why none does."""
+def read_toml(path: str, what: str, error=ReportError) -> dict:
+    """A TOML file (stdlib tomllib); `error` naming `what` and the problem where it cannot be
+    read or is not TOML."""
     import tomllib
 
     try:
         with open(path, "rb") as f:
-            doc = tomllib.load(f)
+            return tomllib.load(f)
     except OSError as e:
-        raise ReportError(f"statement table '{path}': cannot read: {e.strerror}") from None
+        raise error(f"{what}: cannot read: {e.strerror}") from None
     except tomllib.TOMLDecodeError as e:
-        raise ReportError(f"statement table '{path}': not valid TOML: {e}") from None
+        raise error(f"{what}: not valid TOML: {e}") from None
+
+
+def load_statements(path: str) -> list[dict]:
+    """The statement table (spec/statements.toml; the generators validate it): each statement's
+    id, clause, quote, and the spec rows that test it or why none does."""
+    doc = read_toml(path, f"statement table '{path}'")
     out = []
     for i, s in enumerate(doc.get("statement", [])):
         if not isinstance(s, dict) or not all(isinstance(s.get(k), str) for k in ("id", "clause", "quote")):
@@ -301,16 +307,40 @@ def conformance(cases: list[dict], features: list[dict]) -> dict:
             "by_spec_file": rows("spec_file"), "by_clause": rows("clause"), "by_feature": rows("feature")}
 
 
-def headline(verdict_text: str, score: dict) -> str:
+def headline(verdict_text: str, score: dict, xfail: int = 0) -> str:
     """The gate's verdict, told apart from a candidate without deviations: CONFORMS only when
-    every counted case behaves as the spec says; a candidate that conforms to its own list of
-    deviations PASSES ITS EXPECTATIONS, with its score."""
+    every counted case behaves as the spec says and no case is a listed deviation (`xfail`:
+    the run's XFAIL cases, an optional feature's included); a candidate that conforms to its
+    own list of deviations PASSES ITS EXPECTATIONS, with its score."""
     pct = score["percent"]
-    if pct is None:
-        return verdict_text
     if verdict_text == "CONFORMS":
-        return "CONFORMS" if score["conformant"] == score["cases"] else f"PASSES ITS EXPECTATIONS — {pct:.1f} % conformant"
-    return f"{verdict_text} — {pct:.1f} % conformant"
+        if score["conformant"] == score["cases"] and not xfail:
+            return "CONFORMS"
+        return "PASSES ITS EXPECTATIONS" + ("" if pct is None else f" — {pct:.1f} % conformant")
+    return verdict_text if pct is None else f"{verdict_text} — {pct:.1f} % conformant"
+
+
+def headline_of(doc: dict) -> str:
+    """A report's headline: summary.headline, or for a report before version 3 the same from
+    its verdict and cases. A report whose stored headline says CONFORMS while it lists
+    deviations (written before optional features' XFAILs counted) is told as it is."""
+    s = doc["summary"]
+    xfail = s["outcomes"].get("XFAIL", 0)
+    stored = s.get("headline")
+    if stored and not (stored == "CONFORMS" and xfail):
+        return stored
+    score = doc.get("conformance") or conformance(doc["cases"], doc.get("features", []))
+    return headline(verdict(doc), score, xfail)
+
+
+def headline_class(doc: dict) -> str:
+    """The headline's colour (a class of reports/pages.py CSS): ok (green) only for CONFORMS
+    with no listed deviation; bad (red) for DOES NOT CONFORM; partial (amber) otherwise —
+    PASSES ITS EXPECTATIONS and CONFORMS PARTIALLY. Never the bare gate verdict's."""
+    text = headline_of(doc)
+    if text == "CONFORMS" and not doc["summary"]["outcomes"].get("XFAIL", 0):
+        return "ok"
+    return "bad" if text.startswith("DOES NOT CONFORM") else "partial"
 
 
 def build(candidate: dict, run: dict, expectations: dict, features: list[dict], cases: list[dict],
@@ -330,13 +360,25 @@ def build(candidate: dict, run: dict, expectations: dict, features: list[dict], 
         "cases": cases,
         **({"spec_coverage": coverage} if coverage is not None else {}),
     }
+    family = promotion_family(cases)
+    if family is not None:
+        doc["promotion_family"] = family
     doc["summary"] = {"total": doc["summary"]["total"], "outcomes": doc["summary"]["outcomes"],
-                      "headline": headline(doc["summary"]["verdict"], doc["conformance"]),
+                      "headline": headline(doc["summary"]["verdict"], doc["conformance"],
+                                           doc["summary"]["outcomes"]["XFAIL"]),
                       **{k: v for k, v in doc["summary"].items() if k not in ("total", "outcomes")}}
     if dtypes is not None:
         doc["dtypes"] = dtypes
     validate(doc)
     return doc
+
+
+def promotion_family(cases: list[dict]) -> dict | None:
+    """The promotion family the candidate's promote_types, result_type and can_cast answers
+    follow most closely (reports/families.py, the families under reports/families/)."""
+    import families  # reports/families.py, beside this file
+
+    return families.classify(cases)
 
 
 def write_all(doc: dict, out_dir: str) -> list[str]:
@@ -443,7 +485,7 @@ def text_summary(doc: dict, limit: int = 30) -> str:
     lines += score_lines(doc)
     # The headline, not the bare verdict: a candidate that conforms only to its own list of
     # deviations does not read like one without any (summary.headline, schema 3).
-    lines.append(f"\nresult: {inert(cand['name'])} {doc['summary'].get('headline') or verdict(doc)}: "
+    lines.append(f"\nresult: {inert(cand['name'])} {headline_of(doc)}: "
                  f"{total['PASS']} pass, {total['XFAIL']} expected deviations, "
                  f"{total['FAIL']} fail, {total['XPASS']} unexpected passes, {total['NOT_SUPPORTED']} not supported, "
                  f"{total['CRASH']} crash, {total['TIMEOUT']} timeout"

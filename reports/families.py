@@ -1,0 +1,294 @@
+"""Which promotion rule a library follows (issue 37 item 3): the report's promote_types,
+result_type and can_cast answers held against known families of rules, each one TOML file
+under reports/families/ (read by the standard library's tomllib):
+
+    pytorch     PyTorch (torch docs, torch.dtype "Type promotion"; c10 promoteTypes)
+    legacy      NumPy 1.x value-based promotion (NumPy 1.24's default; NEP 50 describes it)
+    weak        NEP 50 "weak" Python scalars (NumPy 1.24 opt-in, NumPy 2's default)
+    array_api   the Array API standard's promotion table: no promotion across kinds
+    cxx         C++'s usual arithmetic conversions ([expr.arith.conv], [conv.prom])
+    none        one type per operation: no promotion at all
+
+A family file holds its name, its source, and three parts:
+
+- [promote_types]: a table in spec/promotion.toml's form (rows and columns of dtype short
+  codes): each cell a dtype's short code, "-" where the family refuses the pair (an error), or
+  "?" where it says nothing (the cell is not compared);
+- [can_cast]: the same, each cell "y", "n" or "?";
+- [result_type]: how each class of operand takes part: `tensor` (a dimensioned tensor) always
+  by its dtype; `zero_dim` and `scalar` (a Python number) each one of
+      strong    by its dtype (a scalar: scalar_dtype of its kind), through promote_types
+      category  PyTorch's: a lower class counts only where its category (bool < integral <
+                floating < complex) is higher; a complex one over a floating one gives
+                to_complex of the floating dtype
+      weak      NEP 50: the other operand's dtype where the category is not higher; else
+                promote_types with scalar_dtype (a complex over a floating: to_complex)
+      value     NumPy 1.x: where a dimensioned tensor of at least its category is present, by
+                the smallest dtype that holds its value (the suite's 3, 2 and True); else strong
+      same_kind the Array API: the other operand's dtype where the category is not higher,
+                else an error
+      adopt     the other operand's dtype whatever it is
+  `categories` (lowest first; default bool, integral, floating, complex; NumPy 1.x: "floating
+  complex" as one) is what the modes compare. Two operands of one class promote as strong.
+
+Answers are read from a report's cases (find_answers): promote_types.<a>.<b> and
+can_cast.<a>.<b> cases carry the spec's answer as `answer`, result_type.<a>.<b> cases in their
+statement; where a case passed, the candidate answered the spec's answer; where it deviated,
+its first mismatch's observed value (a dtype name; anything else is an error, "-"). Cases
+without an answer (NOT_SUPPORTED, CRASH, ...) are left out. result_type cases of another
+default dtype (result_type.default_float64.*) are left out: a family's scalar_dtype is fixed.
+
+    /usr/bin/python3 reports/families.py report.json     prints the closest family and the counts
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FAMILY_DIR = os.path.join(HERE, "families")
+# The order in which families are tried; a tie goes to the earlier.
+ORDER = ("pytorch", "legacy", "weak", "array_api", "cxx", "none")
+SHORT = {"u1": "uint8", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64", "f2": "float16",
+         "f4": "float32", "f8": "float64", "c2": "complex32", "c4": "complex64", "c8": "complex128",
+         "b1": "bool", "bf": "bfloat16"}
+CODE = {v: k for k, v in SHORT.items()}
+CATEGORY = {"bool": 0, "uint8": 1, "int8": 1, "int16": 1, "int32": 1, "int64": 1, "float16": 2, "bfloat16": 2,
+            "float32": 2, "float64": 2, "complex32": 3, "complex64": 3, "complex128": 3}
+SCALAR_CATEGORY = {"bool": 0, "int": 1, "float": 2, "complex": 3}
+KINDS = ("bool", "integral", "floating", "complex")  # CATEGORY's numbers, by name
+MODES = ("strong", "category", "weak", "value", "same_kind", "adopt")
+ERROR, UNSAID = "-", "?"
+PROMOTE = re.compile(r"promote_types\.(\w+)\.(\w+)\Z")
+CAN_CAST = re.compile(r"can_cast\.(\w+)\.(\w+)\Z")
+RESULT_TYPE = re.compile(r"result_type\.([tzs]_\w+?)\.([tzs]_\w+)\Z")
+
+
+class FamilyError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- the families, as data
+def _table(path: str, part: dict, key: str, cell) -> dict:
+    cols = part.get("columns")
+    if not isinstance(cols, list) or not all(c in SHORT for c in cols):
+        raise FamilyError(f"{path}: [{key}] columns must be dtype short codes ({', '.join(SHORT)})")
+    out = {}
+    for row in part.get("rows", []):
+        if not isinstance(row, list) or len(row) != len(cols) + 1 or row[0] not in SHORT:
+            raise FamilyError(f"{path}: [{key}] row {row!r}: a short code, then one cell per column")
+        for col, value in zip(cols, row[1:]):
+            out[(SHORT[row[0]], SHORT[col])] = cell(value)
+    return out
+
+
+def load_family(path: str) -> dict:
+    import report  # reports/report.py, beside this file
+
+    doc = report.read_toml(path, path, FamilyError)
+    for k in ("key", "name", "source"):
+        if not isinstance(doc.get(k), str):
+            raise FamilyError(f"{path}: needs {k} (a string)")
+
+    def dtype_cell(v):
+        if v in (ERROR, UNSAID):
+            return v
+        if v not in SHORT:
+            raise FamilyError(f"{path}: [promote_types] cell {v!r} is no short code, '-' or '?'")
+        return SHORT[v]
+
+    def bool_cell(v):
+        if v not in ("y", "n", UNSAID):
+            raise FamilyError(f"{path}: [can_cast] cell {v!r} is not y, n or ?")
+        return {"y": "true", "n": "false"}.get(v, v)
+
+    rt = doc.get("result_type", {})
+    for k in ("zero_dim", "scalar"):
+        if rt.get(k) not in MODES:
+            raise FamilyError(f"{path}: [result_type] {k} must be one of {', '.join(MODES)}")
+    # The categories the result_type modes compare, lowest first (NumPy 1.x's value-based rule
+    # holds floating and complex as one: "floating complex").
+    cats = rt.get("categories", list(KINDS))
+    rank = {k: i for i, group in enumerate(cats) for k in str(group).split()}
+    if sorted(rank) != sorted(KINDS):
+        raise FamilyError(f"{path}: [result_type] categories must name each of {', '.join(KINDS)} once")
+    return {"key": doc["key"], "name": doc["name"], "source": doc["source"], "note": doc.get("note", ""),
+            "promote_types": _table(path, doc.get("promote_types", {}), "promote_types", dtype_cell),
+            "can_cast": _table(path, doc.get("can_cast", {}), "can_cast", bool_cell),
+            "result_type": {"zero_dim": rt["zero_dim"], "scalar": rt["scalar"],
+                            "scalar_dtype": dict(rt.get("scalar_dtype", {})),
+                            "category": [rank[k] for k in KINDS],
+                            "to_complex": {SHORT.get(k, k): SHORT.get(v, v) for k, v in rt.get("to_complex", {}).items()}}}
+
+
+_FAMILIES = None
+
+
+def families() -> list[dict]:
+    """Every family of reports/families/, in ORDER."""
+    global _FAMILIES
+    if _FAMILIES is None:
+        _FAMILIES = [load_family(os.path.join(FAMILY_DIR, f"{k}.toml")) for k in ORDER]
+    return _FAMILIES
+
+
+# ---------------------------------------------------------------- a family's answers
+def promote(fam: dict, a: str, b: str) -> str:
+    return fam["promote_types"].get((a, b), UNSAID)
+
+
+def _min_value_dtype(kind: str, signed_ok: bool) -> str:
+    """NumPy 1.x's smallest dtype holding the suite's operand values (3, 2, True) of a kind."""
+    return {0: "bool", 1: "int8" if signed_ok else "uint8", 2: "float16", 3: "complex64"}[kind]
+
+
+def result_type(fam: dict, a: str, b: str) -> str:
+    """The family's answer to result_type(a, b): operands as the suite's case ids name them
+    (t_<dtype>, z_<dtype>, s_<bool|int|float|complex>)."""
+    rt = fam["result_type"]
+    ops = []
+    for tok in (a, b):
+        cls, what = tok[0], tok[2:]
+        if cls == "s":
+            ops.append({"cls": "scalar", "kind": what, "cat": rt["category"][SCALAR_CATEGORY[what]],
+                        "dtype": rt["scalar_dtype"].get(what, UNSAID), "mode": rt["scalar"]})
+        else:
+            ops.append({"cls": "tensor" if cls == "t" else "zero_dim", "kind": None, "cat": rt["category"][CATEGORY[what]],
+                        "dtype": what, "mode": "strong" if cls == "t" else rt["zero_dim"]})
+    def strong(x, y):
+        return UNSAID if UNSAID in (x["dtype"], y["dtype"]) else promote(fam, x["dtype"], y["dtype"])
+
+    x, y = ops
+    if x["mode"] == "strong" and y["mode"] == "strong" or x["cls"] == y["cls"]:
+        return strong(x, y)
+    # One operand is weaker: the other (hi) is strong, or else of the higher class.
+    rank = {"tensor": 0, "zero_dim": 1, "scalar": 2}
+    hi, lo = sorted(ops, key=lambda o: (o["mode"] != "strong", rank[o["cls"]]))
+    mode = lo["mode"]
+    if mode == "adopt":
+        return hi["dtype"]
+    if mode == "value":
+        if hi["cls"] != "tensor" or lo["cat"] > hi["cat"]:  # no dimensioned tensor of its category
+            return strong(hi, lo)
+        smallest = _min_value_dtype(CATEGORY.get(lo["dtype"], SCALAR_CATEGORY.get(lo["kind"])), hi["dtype"] != "uint8")
+        return strong(hi, {"dtype": smallest})
+    if lo["cat"] <= hi["cat"]:
+        return hi["dtype"]
+    if mode == "same_kind":
+        return ERROR
+    if rt["to_complex"].get(hi["dtype"]) and (lo["dtype"] in ("complex64", "complex128") or lo["kind"] == "complex"):
+        return rt["to_complex"][hi["dtype"]]
+    # category (PyTorch) and weak (NEP 50): a higher category counts by its dtype.
+    return strong(hi, lo)
+
+
+def predict(fam: dict, kind: str, a: str, b: str) -> str:
+    if kind == "promote_types":
+        return promote(fam, a, b)
+    if kind == "can_cast":
+        return fam["can_cast"].get((a, b), UNSAID)
+    return result_type(fam, a, b)
+
+
+# ---------------------------------------------------------------- a report's answers
+_STATED = re.compile(r"= (\S+)\s*\Z")
+
+
+def _answer(case: dict, spec_answer: str | None) -> str | None:
+    """What the candidate answered: the spec's answer where it passed, its first mismatch's
+    observed value where it deviated (a dtype name or true/false; else an error, '-')."""
+    if case["outcome"] in ("PASS", "XPASS"):
+        return spec_answer
+    if case["outcome"] in ("FAIL", "XFAIL") and case.get("mismatches"):
+        got = case["mismatches"][0]["observed"].strip()
+        return got if got in CATEGORY or got in ("true", "false") else ERROR
+    return None
+
+
+def find_answers(cases: list[dict]) -> list[tuple[str, str, str, str, str]]:
+    """(kind, a, b, the spec's answer, the candidate's answer) of every promote_types, can_cast and
+    result_type case (of the initial default dtype) the candidate answered."""
+    out = []
+    for c in cases:
+        for kind, pattern in (("promote_types", PROMOTE), ("can_cast", CAN_CAST), ("result_type", RESULT_TYPE)):
+            m = pattern.match(c["id"])
+            if not m:
+                continue
+            if kind == "result_type":
+                stated = _STATED.search(c["statement"])
+                spec = stated[1] if stated else None
+            else:
+                spec = c.get("answer")
+            if spec is None:
+                break
+            got = _answer(c, spec)
+            if got is not None:
+                out.append((kind, m[1], m[2], spec, got))
+            break
+    return out
+
+
+def classify(cases: list[dict], fams: list[dict] | None = None, residual_limit: int = 200) -> dict | None:
+    """report.json's `promotion_family`: per family the cells compared, agreeing and differing
+    (per kind too), the closest family (the most cells agreeing, then the fewest differing, then
+    ORDER) and its residual cells. None where the report holds no such answer."""
+    answers = find_answers(cases)
+    if not answers:
+        return None
+    fams = fams or families()
+    rows = []
+    for fam in fams:
+        per = {k: [0, 0] for k in ("promote_types", "result_type", "can_cast")}
+        residual = []
+        for kind, a, b, spec, got in answers:
+            want = predict(fam, kind, a, b)
+            if want == UNSAID:
+                continue
+            per[kind][1] += 1
+            if want == got:
+                per[kind][0] += 1
+            else:
+                residual.append({"kind": kind, "a": a, "b": b, "family": want, "observed": got})
+        agree = sum(v[0] for v in per.values())
+        compared = sum(v[1] for v in per.values())
+        rows.append({"key": fam["key"], "name": fam["name"], "source": fam["source"], "agree": agree,
+                     "compared": compared, "by_kind": {k: {"agree": v[0], "compared": v[1]} for k, v in per.items()},
+                     "residual": residual})
+    best = min(range(len(rows)), key=lambda i: (-rows[i]["agree"], rows[i]["compared"] - rows[i]["agree"], i))
+    closest = rows[best]
+    return {"closest": closest["key"], "name": closest["name"], "cells": len(answers),
+            "families": [{k: v for k, v in r.items() if k != "residual"} for r in rows],
+            "residual": closest["residual"][:residual_limit], "residual_total": len(closest["residual"])}
+
+
+def cell_text(r: dict) -> str:
+    """A residual cell in words: result_type(t_int8, s_float): family float64, observed float32."""
+    return f"{r['kind']}({r['a']}, {r['b']}): family {r['family']}, observed {r['observed']}"
+
+
+def main(argv: list[str]) -> int:
+    import json
+
+    if len(argv) != 1:
+        print("usage: families.py report.json", file=sys.stderr)
+        return 2
+    with open(argv[0], encoding="utf-8") as f:
+        doc = json.load(f)
+    got = doc.get("promotion_family") or classify(doc["cases"])
+    if got is None:
+        print("no promote_types, result_type or can_cast answers in this report")
+        return 0
+    print(f"follows: {got['name']} ({got['closest']})")
+    for r in got["families"]:
+        print(f"  {r['key']:<10} {r['agree']:>5} of {r['compared']:>5} cells agree  "
+              + "  ".join(f"{k} {v['agree']}/{v['compared']}" for k, v in r["by_kind"].items()))
+    print(f"residual cells ({got['residual_total']}):")
+    for r in got["residual"][:50]:
+        print("  " + cell_text(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,207 @@
+"""Tests of reports/families.py and the families under reports/families/: the NumPy families
+against the real NumPy (1.24: np._set_promotion_state('legacy' | 'weak')) where numpy is
+importable, cell by cell, for promote_types, can_cast and result_type over the suite's
+operands (dimensioned arrays, 0-d arrays, Python numbers; values 3, 2 and True as the suite's
+checks make them); the PyTorch family against spec/promotion.toml (its table and its result_type
+examples); the classification of a report's answers (the closest family, the counts, the
+residual cells) and its place in report.json, report.md, report.html and the comparison page.
+"""
+
+import os
+import sys
+import tomllib
+import unittest
+
+sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
+import compare  # noqa: E402
+import families  # noqa: E402
+import render  # noqa: E402
+import report  # noqa: E402
+from reports_test import case, make  # noqa: E402
+
+try:
+    import numpy as np
+except ImportError:  # not Debian's interpreter, or python3-numpy missing
+    np = None
+
+FAM = {f["key"]: f for f in families.families()}
+DTYPES = [d for d in families.CATEGORY if d != "complex32"]
+OPERANDS = [f"t_{d}" for d in DTYPES] + [f"z_{d}" for d in DTYPES] + ["s_bool", "s_int", "s_float", "s_complex"]
+
+
+def numpy_operand(tok: str, first: bool):
+    """The operand as the suite's checks make it (conformance/checks/binary.cc OperandValue):
+    3 for the first, 2 for the second, True for bool; a dimensioned tensor has one element."""
+    v = 3 if first else 2
+    cls, what = tok[0], tok[2:]
+    if cls == "s":
+        return {"bool": True, "int": v, "float": float(v), "complex": complex(v, 0)}[what]
+    value = True if what == "bool" else v
+    return np.full((1,) if cls == "t" else (), value, dtype=what)
+
+
+def numpy_answer(fn, *args) -> str:
+    try:
+        return fn(*args).name
+    except TypeError:
+        return families.ERROR
+
+
+@unittest.skipIf(np is None or not hasattr(np, "_set_promotion_state"),
+                 "numpy with np._set_promotion_state (NumPy 1.24) is not importable here")
+class NumPyFamilies(unittest.TestCase):
+    def setUp(self):
+        self.state = np._get_promotion_state()
+
+    def tearDown(self):
+        np._set_promotion_state(self.state)
+
+    def check(self, state: str, fam: dict):
+        np._set_promotion_state(state)
+        self.assertEqual(np._get_promotion_state(), state)
+        wrong, compared = [], 0
+        numeric = [d for d in DTYPES if d != "bfloat16"]  # NumPy has no bfloat16
+        for a in numeric:
+            for b in numeric:
+                for kind, got in (
+                        ("promote_types", numpy_answer(np.promote_types, np.dtype(a), np.dtype(b))),
+                        ("can_cast", "true" if np.can_cast(np.dtype(a), np.dtype(b), casting="same_kind") else "false")):
+                    compared += 1
+                    if families.predict(fam, kind, a, b) != got:
+                        wrong.append(f"{kind}({a}, {b}): family {families.predict(fam, kind, a, b)}, numpy {got}")
+        for a in OPERANDS:
+            for b in OPERANDS:
+                if "bfloat16" in a + b:
+                    continue
+                got = numpy_answer(np.result_type, numpy_operand(a, True), numpy_operand(b, False))
+                compared += 1
+                if families.result_type(fam, a, b) != got:
+                    wrong.append(f"result_type({a}, {b}): family {families.result_type(fam, a, b)}, numpy {got}")
+        self.assertEqual(wrong, [], f"{len(wrong)} of {compared} cells differ from NumPy {np.__version__} "
+                                    f"in promotion state '{state}'")
+        self.assertEqual(compared, 11 * 11 * 2 + 26 * 26)
+
+    def test_legacy_is_numpy_1_value_based(self):
+        self.check("legacy", FAM["legacy"])
+
+    def test_weak_is_nep_50(self):
+        self.check("weak", FAM["weak"])
+
+    def test_the_two_states_differ_where_the_families_do(self):
+        # Not vacuous: the states give different answers, and each family only matches its own.
+        np._set_promotion_state("legacy")
+        legacy = numpy_answer(np.result_type, numpy_operand("t_float32", True), numpy_operand("z_float64", False))
+        np._set_promotion_state("weak")
+        weak = numpy_answer(np.result_type, numpy_operand("t_float32", True), numpy_operand("z_float64", False))
+        self.assertEqual((legacy, weak), ("float32", "float64"))
+        self.assertEqual(families.result_type(FAM["legacy"], "t_float32", "z_float64"), "float32")
+        self.assertEqual(families.result_type(FAM["weak"], "t_float32", "z_float64"), "float64")
+
+
+class PyTorchFamily(unittest.TestCase):
+    def test_the_table_and_the_examples_are_spec_promotion_toml(self):
+        with open(os.path.join("spec", "promotion.toml"), "rb") as f:
+            spec = tomllib.load(f)
+        pt = spec["promote_types"]
+        for row in pt["rows"]:
+            for col, want in zip(pt["columns"], row[1:]):
+                self.assertEqual(families.promote(FAM["pytorch"], families.SHORT[row[0]], families.SHORT[col]),
+                                 families.SHORT[want])
+        token = {"tensor": "t", "zerodim": "z", "scalar": "s"}
+        rows = spec["result_type"]["example"] + spec["result_type"]["pytorch"]
+        for r in rows:
+            a, b = (token[x.split(":")[0]] + "_" + x.split(":")[1] for x in (r["a"], r["b"]))
+            self.assertEqual(families.result_type(FAM["pytorch"], a, b), r["result"], r["id"])
+        self.assertGreater(len(rows), 12)
+
+
+def answers_report(name, family, deviate=()):
+    """A report whose promote_types, can_cast and result_type cases the spec (PyTorch) states,
+    answered as `family` does: a cell where the two differ is an XFAIL with the family's answer."""
+    pytorch, fam = FAM["pytorch"], FAM[family]
+    cases = []
+    short = ["int8", "uint8", "float32", "float64"]
+    for kind in ("promote_types", "can_cast"):
+        for a in short:
+            for b in short:
+                spec = families.predict(pytorch, kind, a, b)
+                got = families.predict(fam, kind, a, b)
+                cases.append(cell(f"{kind}.{a}.{b}", spec, got, answer=spec))
+    for a in ("t_int8", "t_float32", "z_int64", "z_float64", "s_int", "s_float"):
+        for b in ("t_int8", "t_float32", "z_int64", "z_float64", "s_int", "s_float"):
+            spec = families.result_type(pytorch, a, b)
+            got = families.result_type(fam, a, b)
+            cases.append(cell(f"result_type.{a}.{b}", spec, got, statement=f"result_type({a}, {b}) = {spec}"))
+    cases.append(case("result_type.default_float64.s_float.s_int", "PASS",
+                      statement="result_type(s_float, s_int) = float64 [default dtype float64]"))
+    cases.append(case("promote_types.int8.int16", "NOT_SUPPORTED", answer="int16", feature="promote_types"))
+    doc = make(cases)
+    doc["candidate"]["name"] = name
+    return doc
+
+
+def cell(case_id, spec, got, **extra):
+    if got in (spec, families.UNSAID):
+        return case(case_id, "PASS", **extra)
+    return case(case_id, "XFAIL", mismatches=[{"check": case_id, "expected": spec,
+                                               "observed": got if got != families.ERROR else "TypeError: refused"}],
+                **extra)
+
+
+class Classify(unittest.TestCase):
+    def test_each_family_is_named_from_its_own_answers(self):
+        for key in ("pytorch", "legacy", "weak"):
+            with self.subTest(key):
+                got = families.classify(answers_report(key, key)["cases"])
+                self.assertEqual(got["closest"], key)
+                row = next(r for r in got["families"] if r["key"] == key)
+                self.assertEqual(row["agree"], row["compared"])
+                self.assertEqual(got["residual"], [])
+                self.assertEqual(got["cells"], 2 * 16 + 36)  # the other default, NOT_SUPPORTED: left out
+
+    def test_counts_and_residual_cells(self):
+        got = families.classify(answers_report("legacy", "legacy")["cases"])
+        pytorch = next(r for r in got["families"] if r["key"] == "pytorch")
+        self.assertLess(pytorch["agree"], pytorch["compared"])
+        self.assertEqual(pytorch["by_kind"]["promote_types"], {"agree": 16, "compared": 16})
+        # result_type(t_int8, z_int64): PyTorch int8, NumPy 1.x value-based int8 too; s_float with int8 differ.
+        cases = answers_report("legacy", "legacy")["cases"]
+        rows = {r["key"]: r for r in families.classify(cases)["families"]}
+        self.assertEqual(rows["legacy"]["by_kind"]["result_type"], {"agree": 36, "compared": 36})
+        forced = families.classify(cases, [FAM["pytorch"]])  # only PyTorch to choose from: residual cells listed
+        self.assertEqual(forced["closest"], "pytorch")
+        self.assertEqual(forced["residual_total"], pytorch["compared"] - pytorch["agree"])
+        self.assertIn({"kind": "result_type", "a": "t_int8", "b": "s_float", "family": "float32",
+                       "observed": "float64"}, forced["residual"])
+
+    def test_no_answers_no_family(self):
+        self.assertIsNone(families.classify([case("a", "PASS")]))
+
+    def test_the_report_names_the_family_everywhere(self):
+        doc = answers_report("np", "weak")
+        self.assertEqual(doc["promotion_family"]["closest"], "weak")  # built by report.build, schema-valid
+        md = render.markdown(doc)
+        self.assertIn("## Promotion family", md)
+        self.assertIn("follows **NEP 50 'weak' Python scalars**", md)
+        page = render.html(doc)
+        self.assertIn("id=promotion-family", page)
+        self.assertIn("NEP 50 &#39;weak&#39; Python scalars", page)
+        cols = [compare.Column("np", "np/report.json", doc),
+                compare.Column("torch", "torch/report.json", answers_report("torch", "pytorch"))]
+        cmp = compare.markdown(cols)
+        self.assertIn("| follows |", cmp)
+        self.assertIn("NEP 50 'weak' Python scalars", cmp)
+        self.assertIn("<th>follows</th>", compare.html(cols))
+
+    def test_a_family_file_is_checked(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "x.toml")
+            with open(p, "w") as f:
+                f.write('key = "x"\nname = "x"\nsource = "s"\n[result_type]\nzero_dim = "loud"\nscalar = "weak"\n')
+            with self.assertRaisesRegex(families.FamilyError, "zero_dim must be one of"):
+                families.load_family(p)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
