@@ -54,6 +54,10 @@
 // TCTS_FAULTY_SUPPORTS=none makes it a candidate that declares every feature unsupported and
 // answers NotSupported to every call (honestly: the declaration matches), for the runner's
 // verdict test: such a candidate must not CONFORM.
+// TCTS_FAULTY_SUPPORTS=novalues makes it a candidate whose values cannot be read, as PyTorch's
+// meta device: it declares the feature values unsupported and answers NotSupported to its
+// operations (values, storage_values, write_storage, write_element); everything else is the
+// reference's. Its cases are judged on everything but values (//conformance/runner:run_test).
 // TCTS_FAULTY_MISSING_DTYPES=bfloat16,int8 declares those dtypes missing (supports_dtype): the
 // cases whose rows need them are NOT_SUPPORTED, naming the dtype, and the verdict says so.
 #include <unistd.h>
@@ -89,6 +93,7 @@ class FaultyCandidate final : public Candidate {
   FaultyCandidate() : base_(MakeCandidate("reference")), faults_(faulty::FaultsFromEnvironment()) {
     const char* supports = std::getenv("TCTS_FAULTY_SUPPORTS");
     none_ = supports && std::string(supports) == "none";
+    novalues_ = supports && std::string(supports) == "novalues";
     const char* missing = std::getenv("TCTS_FAULTY_MISSING_DTYPES");
     missing_dtypes_ = "," + std::string(missing ? missing : "") + ",";
   }
@@ -96,7 +101,9 @@ class FaultyCandidate final : public Candidate {
   std::string name() const override { return "faulty"; }
   std::string version() const override { return "reference with TCTS_FAULTS"; }
   std::string build() const override { return base_->build(); }
-  bool supports(Feature f) const override { return !none_ && Mode() != "undeclared" && base_->supports(f); }
+  bool supports(Feature f) const override {
+    return !none_ && !(novalues_ && f == Feature::kValues) && Mode() != "undeclared" && base_->supports(f);
+  }
   bool supports_dtype(DType d) const override {
     return missing_dtypes_.find("," + std::string(DTypeName(d)) + ",") == std::string::npos && base_->supports_dtype(d);
   }
@@ -439,12 +446,17 @@ class FaultyCandidate final : public Candidate {
   // TCTS_FAULTY_SUPPORTS=none: every feature declared unsupported, every call answers so.
   std::optional<Error> WrongError(const std::string& mode, const char* call) const {
     if (none_ || mode == "unsupported" || mode == "undeclared") return NotSupported(std::string("faulty: ") + call);
+    if (novalues_) {
+      for (const char* op : {"values", "storage_values", "write_storage", "write_element"})
+        if (std::string(call) == op) return NotSupported(std::string("faulty (no values): ") + call);
+    }
     if (mode == "broken") return Error{ErrorKind::kRuntimeError, std::string("faulty: ") + call + " is broken"};
     return std::nullopt;
   }
   std::unique_ptr<Candidate> base_;
   std::vector<Fault> faults_;
   bool none_ = false;  // TCTS_FAULTY_SUPPORTS=none
+  bool novalues_ = false;  // TCTS_FAULTY_SUPPORTS=novalues
   std::string missing_dtypes_;  // TCTS_FAULTY_MISSING_DTYPES, between commas
 };
 
