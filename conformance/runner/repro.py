@@ -19,9 +19,9 @@ recorded command, directory and environment and runs nothing (exit 2). It runs:
                    environment; nothing of the trace's header is applied;
   --run-recorded   the recorded command, in the recorded directory (or --cwd), with the
                    recorded environment, less the variables that change what a process loads
-                   or runs before the testee's own code (LOADER_VARIABLES below: LD_PRELOAD,
-                   PATH, PYTHONPATH, BASH_ENV, NODE_OPTIONS, ...): each of those is applied only
-                   when named, --allow-env=NAME, and shown as not applied otherwise.
+                   or runs before the testee's own code (LD_PRELOAD, PATH, PYTHONPATH,
+                   BASH_ENV, NODE_OPTIONS, ...: the list ends --help): each of those is applied
+                   only when named, --allow-env=NAME, and shown as not applied otherwise.
 Either way the testee gets the Python kit beside this script (conformance/protocol/python) on
 its PYTHONPATH, as the runner gives it.
 
@@ -288,8 +288,11 @@ def show_header(header: dict, out=sys.stdout) -> None:
 
 
 def main(argv: list[str]) -> int:
+    listed = ", ".join(sorted(LOADER_NAMES) + [f"{x}*" for x in LOADER_PREFIXES])
     p = argparse.ArgumentParser(prog="repro.py", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="Recorded variables applied only with --allow-env=NAME (they change what a "
+                                       f"process loads or runs): {listed}.")
     p.add_argument("trace", metavar="TRACE.jsonl")
     p.add_argument("--testee", default="", metavar="'CMD'",
                    help="run this command (through /bin/sh, in --cwd or the current directory, with your own "
@@ -333,6 +336,9 @@ def main(argv: list[str]) -> int:
         return replay(header, records, command, cwd, env, answer_timeout=a.answer_timeout)
     except (TraceError, ValueError) as e:
         print(f"repro: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # the directory or /bin/sh
+        print(f"repro: cannot start the testee: {e}", file=sys.stderr)
         return 2
 
 
