@@ -230,20 +230,21 @@ def replay(header: dict, records: list[dict], command: str, cwd: str | None, env
                      f"op {json.dumps(request.get('op'))})")
             recorded_too = ("as recorded: the trace ends with this request unanswered "
                             f"(outcome {header.get('outcome', '?')})" if recorded_answer is None else
-                            f"the trace recorded an answer: {recorded_answer}")
+                            f"the trace recorded an answer: {shown(recorded_answer)}")
+            rec = shown(recorded_answer) if recorded_answer is not None else "(no answer)"
             if not now_line:
                 if now_line is None:
                     what = f"gave no answer within {answer_timeout:g} s (--answer-timeout) to"
                     code = testee.end(wait=0)
                 else:
                     what, code = "died at", testee.end()
-                print(f"< recorded: {recorded_answer if recorded_answer is not None else '(no answer)'}", file=out)
+                print(f"< recorded: {rec}", file=out)
                 print("< now:      (no answer)", file=out)
                 print(f"! the testee {what} {where}: {exit_text(code)}\n! {recorded_too}\n! the request: {sent}",
                       file=out)
                 return 3
-            print(f"< recorded: {recorded_answer if recorded_answer is not None else '(no answer)'}", file=out)
-            print(f"< now:      {now_line.rstrip()}", file=out)
+            print(f"< recorded: {rec}", file=out)
+            print(f"< now:      {shown(now_line.rstrip())}", file=out)
             if recorded_answer is None:
                 print(f"! first difference ({request.get('op')}): the testee died or stopped at {where} when "
                       f"recorded (outcome {header.get('outcome', '?')}); it answers now", file=out)
