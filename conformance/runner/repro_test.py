@@ -105,6 +105,14 @@ class NothingUnasked(unittest.TestCase):
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)  # ECHO_HARMLESS not applied: null now
         self.assertIn('first difference (getenv): answer.ok: "1" recorded, null now', p.stdout)
 
+    def test_testee_runs_in_cwd(self):
+        # The form a report's repro line takes: the command and its directory, both shown.
+        trace = write_trace(self.tmp, "recorded", exchange=[(request(2, "value", 7), answer(2, 7))])
+        p = repro(trace, f"--testee={shlex.quote(PYTHON)} echo_testee.py", f"--cwd={os.path.dirname(ECHO)}",
+                  cwd=self.tmp)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("every answer as recorded", p.stdout)
+
     def test_allow_env_needs_run_recorded(self):
         p = repro(self.trace, "--allow-env=BASH_ENV")
         self.assertEqual(p.returncode, 2)
