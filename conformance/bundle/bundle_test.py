@@ -130,6 +130,13 @@ def main() -> None:
     if repro is None:
         fail("no case of the traced run has a repro command")
     r = subprocess.run(["sh", "-c", repro], cwd=elsewhere, env=env, capture_output=True, text=True)
+    if "--testee=" not in repro and "--run-recorded" not in repro:
+        # A bare `repro.py TRACE` runs nothing: it shows the recorded command and how to accept it.
+        if r.returncode != 2 or "--run-recorded" not in r.stderr or "recorded testee:" not in r.stdout:
+            fail(f"`{repro}` (no --testee, no --run-recorded) exited {r.returncode} without refusing:\n"
+                 f"{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
+        repro += " --run-recorded"
+        r = subprocess.run(["sh", "-c", repro], cwd=elsewhere, env=env, capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"the report's repro command `{repro}` exited {r.returncode}:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
     print(f"from the bundle: `{hint[0]}` exit 0; `{repro}` exit 0")

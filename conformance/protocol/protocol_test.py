@@ -10,7 +10,8 @@ TIMEOUT; an answer that is not JSON, has a field of the wrong type or the wrong 
 case with a message naming the request and the field, and a stray line on the testee's stdout
 costs that one case (a fresh testee takes the next); a testee speaking another protocol
 version is refused before any case runs (exit 2), and one written for version 1 is spoken to in
-version 1 with the same verdicts. Runs under /usr/bin/python3 (python3-torch).
+version 1 with the same verdicts; the trace (--trace) of a testee that died replays its
+death with repro.py (exit 3, naming the request). Runs under /usr/bin/python3 (python3-torch).
 """
 
 import collections
@@ -102,6 +103,27 @@ class Protocol(unittest.TestCase):
             self.assertIn("died while answering request", c["message"])
             self.assertIn("('dtype_info')", c["message"])
             self.assertEqual(report["run"]["isolated_processes"], 1)
+
+    def test_the_trace_of_a_testee_that_died_replays_its_death(self):
+        # Issue 36: repro.py on the trace of a CRASH said "every answer as recorded", exit 0.
+        # The trace ends with the request the testee died at; its replay names it, exit 3.
+        p, report = run(self.tmp, "segv:dtype_info:1", None, "--trace")
+        (case,) = self.outcomes(report).values()
+        self.assertEqual(case["outcome"], "CRASH", p.stdout[-3000:])
+        trace = os.path.join(p.out, case["trace"])
+        with open(trace, encoding="utf-8") as f:
+            last = json.loads(f.read().splitlines()[-1])
+        self.assertEqual(json.loads(last["send"])["op"], "dtype_info", last)  # sent, never answered
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
+        env.update(TCTS_TESTEE_FAULT="segv:dtype_info:1", TCTS_TORCH_TESTEE_DIR=TORCH_TESTEE_DIR)
+        r = subprocess.run([sys.executable, "conformance/runner/repro.py", trace, "--run-recorded"],
+                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+        self.assertEqual(r.returncode, 3, r.stdout[-3000:] + r.stderr[-3000:])
+        self.assertNotIn("every answer as recorded", r.stdout)
+        self.assertRegex(r.stdout, r'! the testee died at request [0-9]+ of [0-9]+ \(id [0-9]+, op "dtype_info"\): ')
+        self.assertIn("SIGSEGV", r.stdout)
+        self.assertIn("as recorded: the trace ends with this request unanswered (outcome CRASH)", r.stdout)
+        self.assertRegex(r.stdout, r'! the request: \{.*"op": "dtype_info"')
 
     def test_a_testee_that_stops_answering_times_out(self):
         p, report = run(self.tmp, "hang:finfo:2", None, "--case-timeout=20")

@@ -1,18 +1,35 @@
 """Replays a case's recorded exchange with a testee, without Bazel or any suite binary.
 
-    /usr/bin/python3 conformance/runner/repro.py out/<candidate>/trace/<case id>.jsonl [--testee='CMD']
+    /usr/bin/python3 conformance/runner/repro.py TRACE.jsonl --testee='CMD' [--cwd=DIR]
+    /usr/bin/python3 conformance/runner/repro.py TRACE.jsonl --run-recorded [--allow-env=NAME ...]
 
 A trace (written by `bazel run //conformance:run -- --testee=... --trace`, one file per case
 that did not pass) holds the testee command, its directory and environment, then the lines
 the suite sent and the testee's answers (conformance/protocol/PROTOCOL.md): the handshake and
-the case's requests. This starts the command (or --testee's, to try a fix) through /bin/sh,
-sends each recorded request and prints the recorded answer beside the one given now, and the
-first difference. Handles are the testee's to choose (PROTOCOL.md: "an integer the testee
-chose"): a handle answered now in place of a recorded one is put in its place in the later
-requests (operands {"tensor": h}, the arguments t, self and out, and release lists).
+the case's requests. This starts a testee through /bin/sh, sends each recorded request and
+prints the recorded answer beside the one given now, and the first difference. Handles are the
+testee's to choose (PROTOCOL.md: "an integer the testee chose"): a handle answered now in place
+of a recorded one is put in its place in the later requests (operands {"tensor": h}, the
+arguments t, self and out, and release lists).
+
+A trace runs nothing unasked: it may come from someone else (a CI artifact), and its command
+and environment are whatever its writer put there. Given only the trace, this shows the
+recorded command, directory and environment and runs nothing (exit 2). It runs:
+  --testee='CMD'   your command, in --cwd (default: the current directory), with your own
+                   environment; nothing of the trace's header is applied;
+  --run-recorded   the recorded command, in the recorded directory (or --cwd), with the
+                   recorded environment, less the variables that change what a process loads
+                   or runs before the testee's own code (LD_PRELOAD, PATH, PYTHONPATH,
+                   BASH_ENV, NODE_OPTIONS, ...: the list ends --help): each of those is applied
+                   only when named, --allow-env=NAME, and shown as not applied otherwise.
+Either way the testee gets the Python kit beside this script (conformance/protocol/python) on
+its PYTHONPATH, as the runner gives it.
 
 Exit status: 0 when every answer is the recorded one (the failure reproduces as recorded), 1
-when one differs, 2 on bad input (the message names the file and line). Standard library only.
+when one differs, 2 on bad input (the message names the file and line) or when neither
+--testee nor --run-recorded was given, 3 when the testee died (or gave no answer within
+--answer-timeout) during the replay: the message names the request, its index and its line,
+and whether the trace recorded the same. Standard library only.
 """
 
 from __future__ import annotations
@@ -20,10 +37,40 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import queue
+import shlex
+import signal
 import subprocess
 import sys
+import threading
 
 HANDLE_ARGS = ("t", "self", "out")
+HERE = os.path.dirname(os.path.abspath(__file__))
+KIT = os.path.normpath(os.path.join(HERE, "..", "protocol", "python"))
+
+# Recorded variables that change what a process loads or runs before (or instead of) the
+# testee's own code: the dynamic loader's (LD_*, DYLD_*, GLIBC_TUNABLES, GCONV_PATH, LOCPATH),
+# the shells' startup files and imported functions (BASH_ENV, ENV, BASH_FUNC_*, SHELLOPTS,
+# BASHOPTS, PS4, IFS, CDPATH, ZDOTDIR), where commands are found (PATH, HOME: Python's user
+# site-packages), and the language runtimes' own (PYTHON*: PYTHONPATH, PYTHONHOME,
+# PYTHONSTARTUP, PYTHONWARNINGS imports a category's module, PYTHONBREAKPOINT; NODE_*:
+# NODE_OPTIONS --require, NODE_PATH; PERL*, RUBY*, LUA_*, JAVA_TOOL_OPTIONS, _JAVA_OPTIONS,
+# JDK_JAVA_OPTIONS). --run-recorded applies one only when --allow-env names it.
+LOADER_PREFIXES = ("LD_", "DYLD_", "BASH_FUNC_", "PYTHON", "NODE_", "PERL", "RUBY", "LUA_")
+LOADER_NAMES = frozenset({"GLIBC_TUNABLES", "GCONV_PATH", "LOCPATH", "NLSPATH", "BASH_ENV", "ENV", "SHELLOPTS",
+                          "BASHOPTS", "PS4", "IFS", "CDPATH", "ZDOTDIR", "PATH", "HOME", "JAVA_TOOL_OPTIONS",
+                          "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"})
+
+
+def loads_code(name: str) -> bool:
+    """Whether recorded variable `name` changes what a process loads or runs (LOADER_*)."""
+    return name in LOADER_NAMES or name.startswith(LOADER_PREFIXES)
+
+
+def shown(text: str) -> str:
+    """`text` safe to print: control and format characters (escape sequences, a carriage
+    return, bidirectional overrides) written as \\uXXXX, so a command cannot hide itself."""
+    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
 
 
 class TraceError(Exception):
@@ -47,7 +94,17 @@ def read(path: str) -> tuple[dict, list[dict]]:
         records.append(r)
     if not records or "command" not in records[0]:
         raise TraceError(f"{path}:1: no header (command, cwd, env): not a tensor-cts trace")
-    return records[0], records[1:]
+    header = records[0]
+    if not isinstance(header["command"], str) or not isinstance(header.get("cwd", ""), str):
+        raise TraceError(f"{path}:1: the header's command and cwd must be strings")
+    env = header.get("env", {})
+    if not isinstance(env, dict) or not all(isinstance(k, str) and k and "=" not in k and "\0" not in k and
+                                            isinstance(v, str) and "\0" not in v for k, v in env.items()):
+        raise TraceError(f"{path}:1: the header's env must map variable names to strings")
+    for n, r in enumerate(records[1:], 2):
+        if not isinstance(r.get("send", r.get("recv", "")), str) or ("send" not in r and "recv" not in r):
+            raise TraceError(f"{path}:{n}: expected {{\"send\": line}} or {{\"recv\": line}}")
+    return header, records[1:]
 
 
 def remap(request: dict, handles: dict) -> dict:
@@ -85,61 +142,204 @@ def first_difference(a, b, where="answer") -> str | None:
     return None if a == b else f"{where}: {json.dumps(a)} recorded, {json.dumps(b)} now"
 
 
-def replay(header: dict, records: list[dict], command: str, out=sys.stdout) -> int:
-    env = dict(os.environ)
-    env.update(header.get("env", {}))
-    cwd = header.get("cwd") or None
-    proc = subprocess.Popen(["/bin/sh", "-c", command], cwd=cwd, env=env, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, encoding="utf-8", errors="replace")
+def steps(records: list[dict]) -> list[tuple[str, str | None]]:
+    """The recorded exchange as (request line, recorded answer line or None): None for a
+    request the testee never answered (it died or hung there: the trace's last request)."""
+    out: list = []
+    for r in records:
+        if "send" in r:
+            out.append([r["send"], None])
+        elif not out or out[-1][1] is not None:
+            raise TraceError("an answer recorded before any request")
+        else:
+            out[-1][1] = r["recv"]
+    return [tuple(x) for x in out]
+
+
+def exit_text(code: int | None) -> str:
+    if code is None:
+        return "still running (stopped)"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name} (exit status {128 - code} in a shell)"
+        except ValueError:
+            return f"killed by signal {-code}"
+    if code > 128:  # /bin/sh's report of its command killed by a signal
+        try:
+            return f"exit status {code} (killed by {signal.Signals(code - 128).name}, as /bin/sh reports it)"
+        except ValueError:
+            pass
+    return f"exit status {code}"
+
+
+class Testee:
+    """The testee process: one line at a time, each read with a time limit."""
+
+    def __init__(self, command: str, cwd: str | None, env: dict):
+        self.proc = subprocess.Popen(["/bin/sh", "-c", command], cwd=cwd, env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, start_new_session=True)
+        self.lines: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line.decode("utf-8", errors="replace"))
+        self.lines.put("")  # the testee closed its stdout (it ended)
+
+    def ask(self, line: str, timeout: float) -> str | None:
+        """The answer line; "" when the testee ended first, None when none came in time."""
+        try:
+            self.proc.stdin.write(line.encode("utf-8") + b"\n")
+            self.proc.stdin.flush()
+        except OSError:  # it had already ended
+            pass
+        try:
+            return self.lines.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def end(self, wait: float = 30) -> int | None:
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            return self.proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.proc.wait()
+            return None
+
+
+def replay(header: dict, records: list[dict], command: str, cwd: str | None, env: dict, out=sys.stdout,
+           answer_timeout: float = 60) -> int:
+    exchange = steps(records)
+    testee = Testee(command, cwd, env)
     handles: dict = {}
     differences = 0
-    pending = None
     try:
-        for r in records:
-            if "send" in r:
-                request = json.loads(r["send"])
-                sent = json.dumps(remap(request, handles), separators=(", ", ": "))
-                proc.stdin.write(sent + "\n")
-                proc.stdin.flush()
-                pending = (request, proc.stdout.readline())
-                print(f"> {sent}", file=out)
-            elif "recv" in r:
-                if pending is None:
-                    raise TraceError("an answer recorded before any request")
-                request, now_line = pending
-                pending = None
-                print(f"< recorded: {r['recv']}", file=out)
-                print(f"< now:      {now_line.rstrip()}", file=out)
-                if not now_line:
-                    print(f"! the testee ended without answering ({request.get('op')})", file=out)
-                    return 1
-                recorded, now = json.loads(r["recv"]), json.loads(now_line)
-                if isinstance(recorded.get("ok"), int) and isinstance(now.get("ok"), int):
-                    handles[recorded["ok"]] = now["ok"]  # a new handle (or a number: only handle fields use it)
-                d = first_difference(recorded, now)
-                if d and differences == 0:
-                    print(f"! first difference ({request.get('op')}): {d}", file=out)
-                differences += bool(d)
+        for k, (recorded_line, recorded_answer) in enumerate(exchange, 1):
+            request = json.loads(recorded_line)
+            sent = json.dumps(remap(request, handles), separators=(", ", ": "))
+            print(f"> {sent}", file=out)
+            now_line = testee.ask(sent, answer_timeout)
+            where = (f"request {k} of {len(exchange)} (id {json.dumps(request.get('id'))}, "
+                     f"op {json.dumps(request.get('op'))})")
+            recorded_too = ("as recorded: the trace ends with this request unanswered "
+                            f"(outcome {header.get('outcome', '?')})" if recorded_answer is None else
+                            f"the trace recorded an answer: {shown(recorded_answer)}")
+            rec = shown(recorded_answer) if recorded_answer is not None else "(no answer)"
+            if not now_line:
+                if now_line is None:
+                    what = f"gave no answer within {answer_timeout:g} s (--answer-timeout) to"
+                    code = testee.end(wait=0)
+                else:
+                    what, code = "died at", testee.end()
+                print(f"< recorded: {rec}", file=out)
+                print("< now:      (no answer)", file=out)
+                print(f"! the testee {what} {where}: {exit_text(code)}\n! {recorded_too}\n! the request: {sent}",
+                      file=out)
+                return 3
+            print(f"< recorded: {rec}", file=out)
+            print(f"< now:      {shown(now_line.rstrip())}", file=out)
+            if recorded_answer is None:
+                print(f"! first difference ({request.get('op')}): the testee died or stopped at {where} when "
+                      f"recorded (outcome {header.get('outcome', '?')}); it answers now", file=out)
+                differences += 1
+                continue
+            recorded, now = json.loads(recorded_answer), json.loads(now_line)
+            if isinstance(recorded.get("ok"), int) and isinstance(now.get("ok"), int):
+                handles[recorded["ok"]] = now["ok"]  # a new handle (or a number: only handle fields use it)
+            d = first_difference(recorded, now)
+            if d and differences == 0:
+                print(f"! first difference ({request.get('op')}): {d}", file=out)
+            differences += bool(d)
     finally:
-        proc.stdin.close()
-        proc.wait(timeout=30)
+        testee.end()
     print(f"{'every answer as recorded' if not differences else f'{differences} answer(s) differ'}", file=out)
     return 0 if not differences else 1
 
 
+def testee_env(header: dict, run_recorded: bool, allowed: set, out=sys.stdout) -> dict:
+    """This process's environment with the kit on PYTHONPATH; with --run-recorded, the
+    recorded variables too, less the LOADER_* ones --allow-env does not name."""
+    env = dict(os.environ)
+    if os.path.isfile(os.path.join(KIT, "tcts_testee.py")):
+        env["PYTHONPATH"] = KIT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    if not run_recorded:
+        return env
+    for name, value in sorted(header.get("env", {}).items()):
+        if loads_code(name) and name not in allowed:
+            print(f"not applied: {shown(name)}={shown(shlex.quote(value))} (changes what a process loads or runs: "
+                  f"--allow-env={shown(name)} applies it)", file=out)
+        else:
+            env[name] = value
+    return env
+
+
+def show_header(header: dict, out=sys.stdout) -> None:
+    print(f"recorded testee:    {shown(header['command'])}", file=out)
+    print(f"recorded directory: {shown(header.get('cwd') or '(none)')}", file=out)
+    env = header.get("env", {})
+    print("recorded env:       " + (" ".join(f"{shown(k)}={shown(shlex.quote(v))}" for k, v in sorted(env.items()))
+                                    or "(none)"), file=out)
+
+
 def main(argv: list[str]) -> int:
+    listed = ", ".join(sorted(LOADER_NAMES) + [f"{x}*" for x in LOADER_PREFIXES])
     p = argparse.ArgumentParser(prog="repro.py", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="Recorded variables applied only with --allow-env=NAME (they change what a "
+                                       f"process loads or runs): {listed}.")
     p.add_argument("trace", metavar="TRACE.jsonl")
-    p.add_argument("--testee", default="", metavar="'CMD'", help="run this command instead of the recorded one")
+    p.add_argument("--testee", default="", metavar="'CMD'",
+                   help="run this command (through /bin/sh, in --cwd or the current directory, with your own "
+                        "environment) instead of the recorded one: nothing of the trace's header is applied")
+    p.add_argument("--run-recorded", action="store_true",
+                   help="run the command the trace recorded, in its recorded directory, with its recorded "
+                        "environment less the variables that change what a process loads (--allow-env). A trace "
+                        "runs nothing unasked: it may come from someone else, and its command is whatever its "
+                        "writer put there; read the recorded command first (shown without this flag)")
+    p.add_argument("--allow-env", action="append", default=[], metavar="NAME",
+                   help="with --run-recorded: apply recorded variable NAME although it changes what a process "
+                        "loads or runs (LD_PRELOAD, PATH, PYTHONPATH, BASH_ENV, NODE_OPTIONS, ...); repeat or "
+                        "separate with commas")
+    p.add_argument("--cwd", default="", metavar="DIR",
+                   help="the directory the testee runs in (default: the current one with --testee, the recorded "
+                        "one with --run-recorded)")
+    p.add_argument("--answer-timeout", type=float, default=60, metavar="S",
+                   help="seconds to wait for each answer (default 60): a testee that gives none is stopped (exit 3)")
     a = p.parse_args(argv)
     try:
         header, records = read(a.trace)
-        print(f"case {header.get('case', '?')} ({header.get('outcome', '?')}): expected {header.get('expected', '?')}; "
-              f"observed {header.get('observed', '?')}")
-        return replay(header, records, a.testee or header["command"])
+        print(f"case {shown(str(header.get('case', '?')))} ({shown(str(header.get('outcome', '?')))}): expected "
+              f"{shown(str(header.get('expected', '?')))}; observed {shown(str(header.get('observed', '?')))}")
+        show_header(header)
+        if a.allow_env and not a.run_recorded:
+            raise TraceError("--allow-env applies recorded variables: it goes with --run-recorded")
+        if a.testee and a.run_recorded:
+            raise TraceError("--testee runs your command, --run-recorded the trace's: give one")
+        if not a.testee and not a.run_recorded:
+            me = f"/usr/bin/python3 {shlex.quote(sys.argv[0] or 'repro.py')} {shlex.quote(a.trace)}"
+            print(f"repro: a trace runs nothing unasked (it may come from someone else): read the recorded testee "
+                  f"command above, then\n  run it:            {me} --run-recorded\n"
+                  f"  or run your own:   {me} --testee='CMD' [--cwd=DIR]", file=sys.stderr)
+            return 2
+        allowed = {n for x in a.allow_env for n in x.split(",") if n}
+        env = testee_env(header, a.run_recorded, allowed)
+        command = a.testee or header["command"]
+        cwd = a.cwd or (header.get("cwd") if a.run_recorded else "") or None
+        print(f"running:            {shown(command)}" + (" (--testee)" if a.testee else " (the recorded command)") +
+              f" in {shown(cwd or os.getcwd())}")
+        return replay(header, records, command, cwd, env, answer_timeout=a.answer_timeout)
     except (TraceError, ValueError) as e:
         print(f"repro: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # the directory or /bin/sh
+        print(f"repro: cannot start the testee: {e}", file=sys.stderr)
         return 2
 
 

@@ -387,7 +387,15 @@ class TraceAndRepro(unittest.TestCase):
             self.assertIn("repro:", p.stdout)
             with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
                 self.assertIn(case["trace"], f.read())
-            repro = [sys.executable, "conformance/runner/repro.py", trace]
+            # The trace alone runs nothing: it shows the recorded command and how to accept it.
+            refused = subprocess.run([sys.executable, "conformance/runner/repro.py", trace], capture_output=True,
+                                     text=True, timeout=120, env=child_env())
+            self.assertEqual(refused.returncode, 2, refused.stdout + refused.stderr)
+            self.assertIn("recorded testee:    /usr/bin/python3 conformance/testees/numpy/numpy_testee.py",
+                          refused.stdout)
+            self.assertIn("--run-recorded", refused.stderr)
+            self.assertNotIn("> ", refused.stdout)
+            repro = [sys.executable, "conformance/runner/repro.py", trace, "--run-recorded"]
             again = subprocess.run(repro, capture_output=True, text=True, timeout=120, env=child_env())
             self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
             self.assertIn('"name": "float", "op": "dtype_from_name"', again.stdout)

@@ -139,6 +139,20 @@ _PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 _PyCapsule_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
 _PyCapsule_GetPointer.restype = ctypes.c_void_p
 _PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_PyCapsule_GetName = ctypes.pythonapi.PyCapsule_GetName
+_PyCapsule_GetName.restype = ctypes.c_char_p
+_PyCapsule_GetName.argtypes = [ctypes.py_object]
+
+
+def _unconsumed(capsule) -> bool:
+    """Whether a DLPack capsule the kit made is still unconsumed: named "dltensor". A consumer
+    renames the capsule it took ("used_dltensor": the DLPack convention; torch 1.13's
+    tensor_fromDLPack renames it once at::fromDLPack has taken the managed tensor, whose
+    deleter it calls when that tensor goes). Any other name counts as consumed."""
+    try:
+        return _PyCapsule_GetName(capsule) == _CAPSULE_NAME
+    except Exception:  # noqa: BLE001: not a capsule any more: never free what it described
+        return False
 
 
 class _Region:
@@ -705,7 +719,7 @@ class _Server:
 
     def arguments(self, o, req):
         """The request's arguments of op `o`, decoded, by the Python binding's names; and the
-        lent region of a DLPack capsule made for the call (None if none)."""
+        DLPack capsule made for the call with its lent region, (capsule, region id), or None."""
         args, capsule_region = {}, None
         for a in o["args"]:
             name, t = a["name"], a["type"]
@@ -725,9 +739,11 @@ class _Server:
             elif base == "operand":
                 value = self.operand(v, name)
             elif base == "asarray_source":
-                value, capsule_region = self.asarray_source(v)
+                value, rid = self.asarray_source(v)
+                capsule_region = (value, rid) if rid is not None else None
             elif base == "dlpack_import":
-                value, capsule_region = self.dlpack_capsule(v, name)
+                value, rid = self.dlpack_capsule(v, name)
+                capsule_region = (value, rid)
                 name = "capsule"
             else:
                 value = self.iface.decode(t, v, name)
@@ -780,12 +796,16 @@ class _Server:
         method = getattr(self.testee, op)
         if op not in self.parameters:
             self.parameters[op] = _parameters(method)
-        args = _accepted(self.parameters[op], op, args)
         try:
+            args = _accepted(self.parameters[op], op, args)
             result = method(**args)
         except BaseException:
-            if capsule_region is not None:
-                self.imports.pop(capsule_region, None)  # not consumed: the caller's again
+            # A capsule the library did not consume is ours again: its import goes. One it
+            # consumed before raising stays until the library calls its deleter (the consumed
+            # tensor's last reference may be the exception's traceback): freeing it here had
+            # that deleter run on freed memory (issue 36).
+            if capsule_region is not None and _unconsumed(capsule_region[0]):
+                self.imports.pop(capsule_region[1], None)
             raise
         return self.result(o, result)
 
