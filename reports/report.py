@@ -20,6 +20,7 @@ import collections
 import datetime
 import json
 import os
+import re
 import platform
 import socket
 import subprocess
@@ -188,6 +189,9 @@ def tool_commit() -> str | None:
     return p.stdout.strip() or None if p.returncode == 0 else None
 
 
+_NEEDS = re.compile(r"\(needs ([a-z_]+)\)$")  # a skipped check's text names the feature it needs
+
+
 def summary(cases: list[dict], stale, features: list[dict], dtypes: list[dict] | None = None) -> dict:
     """The verdict (see report.schema.json summary.verdict) and the reasons for it."""
     counts = collections.Counter(c["outcome"] for c in cases)
@@ -198,6 +202,17 @@ def summary(cases: list[dict], stale, features: list[dict], dtypes: list[dict] |
     missing_dtypes = [{"dtype": d["name"], "cases": d["not_supported"]}
                       for d in dtypes or [] if d["required"] and d["declared"] is False]
     unnamed = sum(1 for c in cases if c["outcome"] == "NOT_SUPPORTED" and not c.get("feature") and not c.get("dtype"))
+    # Cases judged without some of their checks: a check that needs a feature the candidate
+    # declares unsupported (values, on the meta device) is NOT_SUPPORTED by itself, and the case
+    # is judged on the rest. Each such feature, with the cases it left partly judged.
+    partly = collections.Counter()
+    for c in cases:
+        if c["outcome"] == "NOT_SUPPORTED":
+            continue
+        for feature in {m.group(1) for text in c.get("skipped_checks", []) for m in [_NEEDS.search(text)] if m}:
+            partly[feature] += 1
+    levels = {f["name"]: f["level"] for f in features}
+    partly_judged = [{"feature": name, "cases": n} for name, n in sorted(partly.items())]
     why = []
     if not cases:
         verdict = "DOES NOT CONFORM"
@@ -210,6 +225,8 @@ def summary(cases: list[dict], stale, features: list[dict], dtypes: list[dict] |
     else:
         why += [f"required feature {r['feature']} answered NotSupported: {r['cases']} case{'s' if r['cases'] != 1 else ''} "
                 "not exercised" for r in required_ns]
+        why += [f"required feature {p['feature']} declared unsupported: {p['cases']} case{'s' if p['cases'] != 1 else ''} "
+                f"judged without the checks that need it" for p in partly_judged if levels.get(p["feature"]) == "required"]
         why += [f"required dtype {m['dtype']} not declared: {m['cases']} case{'s' if m['cases'] != 1 else ''} "
                 "not exercised" for m in missing_dtypes]
         if unnamed:
@@ -218,7 +235,8 @@ def summary(cases: list[dict], stale, features: list[dict], dtypes: list[dict] |
             why.append(f"no case was exercised: all {len(cases)} NOT_SUPPORTED")
         verdict = "CONFORMS PARTIALLY" if why else "CONFORMS"
     return {"total": len(cases), "outcomes": outcomes, "verdict": verdict, "conforms": verdict == "CONFORMS",
-            "why": why, "required_not_supported": required_ns, "missing_dtypes": missing_dtypes}
+            "why": why, "required_not_supported": required_ns, "missing_dtypes": missing_dtypes,
+            "partly_judged": partly_judged}
 
 
 # ---------------------------------------------------------------- spec coverage
