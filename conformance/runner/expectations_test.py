@@ -236,6 +236,31 @@ class Writer(unittest.TestCase):
             got = {e.pattern: e.reason for e in ex.load(path)}
             self.assertEqual(got["k.2"], "reviewed k")
 
+    def test_entries_name_their_checks_and_never_fold_two_observations(self):
+        import write_expectations as wx
+        def c(i, checks, observed="o"):
+            kinds = [k for k, v in checks.items() if v == "FAIL"]
+            return {"id": i, "outcome": "FAIL", "spec_file": "spec/x.toml", "clause": "001#x", "spec_row": "x",
+                    "observed": observed, "expected": "e", "statement": "s", "checks": checks,
+                    "mismatches": [{"check": "c", "kind": k, "expected": "e", "observed": observed} for k in kinds]}
+        cases = [c("a.1", {"dtype": "PASS", "values": "NOT_SUPPORTED", "strides": "FAIL"}),
+                 c("a.2", {"dtype": "PASS", "values": "NOT_SUPPORTED", "strides": "FAIL"}),
+                 c("a.3", {"dtype": "FAIL", "values": "NOT_SUPPORTED"}),
+                 c("e.1", {"error": "FAIL"}, "ValueError: m"), c("e.2", {"error": "FAIL"}, "RuntimeError: n")]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "new.txt")
+            wx.run(cases, {"name": "x"}, [x["id"] for x in cases], write_path=path)
+            written = ex.load(path)
+        got = {(e.pattern, e.outcome_text) for e in written}
+        for x in cases:
+            failed = wx.failed_checks(x)
+            self.assertEqual(ex.apply(written, x["id"], "FAIL", failed)[0], "XFAIL", x["id"])
+        self.assertEqual(ex.apply(written, "a.1", "FAIL", ("dtype", "strides"))[0], "FAIL")
+        patterns = {p: o for p, o in got}
+        self.assertEqual(patterns.get("a.3"), "FAIL(dtype)")
+        self.assertNotIn("a.*", patterns)  # the strides and the dtype deviations are two entries
+        self.assertEqual({p for p in patterns if p.startswith("e.")}, {"e.1", "e.2"})  # two error kinds, two entries
+
     def test_reasons_are_one_clean_line(self):
         import write_expectations as wx
         r = wx.reason_for([{"id": "a.b", "outcome": "FAIL", "observed": "x\n# y\u2028z", "expected": "int #8"}])

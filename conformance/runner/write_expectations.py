@@ -11,7 +11,10 @@ an entry none of whose cases deviates so (XPASS only, or stale) is dropped; the 
 entry lists are added at the end. Only FILE itself is edited: entries it takes from an
 `include` are reported when they need a change, never rewritten (other files include them too).
 
-New entries are grouped by the spec row, the clause and the outcome of their cases; each
+New entries are grouped by the spec row, the clause, the outcome of their cases, the checks
+that failed (written FAIL(check,...): a failure of another check later is unexpected) and what
+was observed (each failing check, and the error kind an error check saw), so two different
+observations never share an entry or a reason; each
 group gets the fewest globs this tool finds that match exactly its cases among every case id
 (the run's cases, and --manifest's when the run did not cover every case): none matches a case
 that passed, was not run, or belongs to another group. The globs use the dotted structure of
@@ -231,8 +234,29 @@ def pack(globs: list[str], indent: str = "    ", width: int = WIDTH) -> list[str
     return lines
 
 
+def failed_checks(case: dict) -> tuple[str, ...]:
+    """The checks that failed in a FAIL case (report.json `checks`), sorted; () when the report
+    does not say (a crash, a timeout, a failure outside the case's checks)."""
+    if raw_outcome(case) != "FAIL" or case.get("reason", "").endswith("failed outside its checks"):
+        return ()
+    return tuple(sorted(k for k, v in (case.get("checks") or {}).items() if v == "FAIL"))
+
+
+def observed_signature(case: dict) -> tuple:
+    """What was observed, coarsely: each failing check, with the error kind it saw when the
+    check is about errors ("error: ValueError"). Two different observations are never one entry."""
+    sig = []
+    for m in case.get("mismatches", []):
+        kind = m.get("kind", "")
+        seen = m.get("observed", "").split(":", 1)[0] if kind == "error" else ""
+        if (kind, seen) not in sig:
+            sig.append((kind, seen))
+    return tuple(sig)
+
+
 def group_key(case: dict) -> tuple:
-    return (case.get("spec_file", ""), case.get("clause", ""), case.get("spec_row", ""), raw_outcome(case))
+    return (case.get("spec_file", ""), case.get("clause", ""), case.get("spec_row", ""), raw_outcome(case),
+            failed_checks(case), observed_signature(case))
 
 
 def new_blocks(cases: list[dict], universe: Universe) -> list[str]:
@@ -243,9 +267,10 @@ def new_blocks(cases: list[dict], universe: Universe) -> list[str]:
         groups[group_key(c)].append(c)
     lines = []
     for key in sorted(groups):
-        spec_file, clause, row, outcome = key
+        spec_file, clause, row, raw, checks, _ = key
+        outcome = ex.outcome_text(raw, checks)
         members = sorted(groups[key], key=lambda c: c["id"])
-        globs = cover({c["id"] for c in members}, universe)
+        globs = cover({c["id"] for c in members}, universe)  # matches no case of another group
         where = ", ".join(x for x in (spec_file, clause, f"spec row {row}" if row else "") if x)
         lines.append("")
         lines.append(f"# {clean(where)}: {len(members)} case(s) {outcome}")
@@ -368,7 +393,7 @@ def check(path: str, text: str, cases: list[dict], universe: Universe) -> None:
         k = decider.get(c["id"])
         if k is not None and os.path.realpath(entries[k].path) != own:
             continue
-        got = ex.apply([entries[k]] if k is not None else [], c["id"], raw)[0]
+        got = ex.apply([entries[k]] if k is not None else [], c["id"], raw, failed_checks(c))[0]
         want = "XFAIL" if raw in DEVIATIONS else raw
         if got != want and not (raw in DEVIATIONS and c.get("reason", "").endswith("failed outside its checks")):
             raise WriteError(f"internal error: the written file makes {c['id']} ({raw}) {got}, not {want}")
