@@ -451,7 +451,7 @@ FILES: dict[str, dict[str, Field]] = {
                 "values", op=f(Str()), dtype=opt(DTYPE), a_dtype=opt(DTYPE), b_dtype=opt(DTYPE), a=f(VALUE),
                 b=f(VALUE), alpha=opt(VALUE), expected=f(VALUE), result_dtype=opt(DTYPE)))))),
         "broadcast": f(text_rule(error=f(ERROR()), shapes=f(List(List(INTS, length=2))))),
-        "output_layout": f(text_rule(cpu_column=List(Str()), other_column=List(Str()), column_basis=Str())),
+        "output_layout": f(text_rule(cpu_column=f(List(Str())), other_column=f(List(Str())), column_basis=f(Str()))),
         "out": f(text_rule()),
         "inplace": f(text_rule(error=f(ERROR()))),
         "overlap": f(text_rule(internal_error=f(ERROR()), partial_error=f(ERROR()))),
