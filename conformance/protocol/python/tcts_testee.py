@@ -139,6 +139,9 @@ _PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
 _PyCapsule_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
 _PyCapsule_GetPointer.restype = ctypes.c_void_p
 _PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_PyCapsule_IsValid = ctypes.pythonapi.PyCapsule_IsValid
+_PyCapsule_IsValid.restype = ctypes.c_int
+_PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
 class _Region:
@@ -784,8 +787,11 @@ class _Server:
         try:
             result = method(**args)
         except BaseException:
-            if capsule_region is not None:
+            capsule = args.get("capsule", args.get("source"))
+            if capsule_region is not None and _PyCapsule_IsValid(capsule, _CAPSULE_NAME):
                 self.imports.pop(capsule_region, None)  # not consumed: the caller's again
+            # A consumed capsule ("used_dltensor": the library took it, then failed) stays: the
+            # library's tensor over it calls its deleter when it goes, which frees it then.
             raise
         return self.result(o, result)
 
