@@ -6,6 +6,11 @@ Each name's expectations are conformance/expectations/<name>.txt."""
 # Libraries judged through a Python testee.
 TESTEES = {
     "torch_python": "/usr/bin/python3 conformance/testees/torch/torch_testee.py",
+    # PyTorch's own re-implementations of its semantics, through the same testee: every tensor on
+    # the meta device, every call inside FakeTensorMode, the operations through torch._refs.
+    "torch_meta": "/usr/bin/python3 conformance/testees/torch/torch_testee.py --device=meta",
+    "torch_fake": "/usr/bin/python3 conformance/testees/torch/torch_testee.py --fake",
+    "torch_refs": "/usr/bin/python3 conformance/testees/torch/torch_testee.py --refs",
     "numpy": "/usr/bin/python3 conformance/testees/numpy/numpy_testee.py",
     "numpy_weak": "/usr/bin/python3 conformance/testees/numpy/numpy_testee.py --promotion=weak",
 }

@@ -11,6 +11,28 @@ formats, add/sub/mul/div with out= and in-place. This file only translates the s
 requests into those calls. What torch 1.13 has no API for (torch.set_default_device and
 `with torch.device(...)`, both 2.0; CUDA tensors in a build without CUDA) answers NotSupported,
 declared so.
+
+Modes: PyTorch's own re-implementations of its semantics, judged through this one testee (the
+candidates torch_meta, torch_fake and torch_refs, conformance/testees.bzl):
+
+  --device=DEV  every tensor the suite asks for is made on DEV by the call that makes it
+                (make_tensor, empty, empty_strided, empty_on and asarray of a Python sequence or
+                number without a device: torch 2's default-device rule; torch 1.13 has no
+                torch.set_default_device). --device=meta is the candidate torch_meta; a backend
+                author runs the same command with their own device (--device=xpu).
+  --fake        every call inside one torch._subclasses.fake_tensor.FakeTensorMode, entered
+                for the whole session (torch_fake).
+  --refs        binary ops, views, memory formats and format copies through torch._refs,
+                promote_types / result_type / can_cast through torch._prims_common (get_higher_dtype,
+                elementwise_dtypes, can_safe_cast_to) (torch_refs); combines with --device.
+                What the refs lack is not forwarded to eager torch: a feature with no ref at all
+                is left out (declared unsupported); an op missing from a feature the refs
+                otherwise cover (select, slice) answers NotSupported. Tensors are made, read and
+                inspected (meta, values, storage) by eager torch: they are the refs' inputs.
+
+Meta tensors and FakeTensors hold no values: in those modes values, storage_values and
+write_storage are not implemented (the kit answers NotSupported, and declares unsupported a
+feature made of them alone); every other feature is declared as usual (features()).
 """
 
 import os
@@ -18,6 +40,8 @@ import sys
 import warnings
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "protocol", "python"))
+import ctypes  # noqa: E402
+
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.utils.dlpack  # noqa: E402
@@ -25,6 +49,34 @@ import torch.utils.dlpack  # noqa: E402
 import tcts_testee  # noqa: E402
 
 warnings.simplefilter("ignore")  # complex32's "experimental" warning, on every use
+
+USAGE = "usage: torch_testee.py [--device=DEV] [--fake | --refs]"
+
+
+def options(argv):
+    """The mode's options: {"device": DEV or None, "fake": bool, "refs": bool}."""
+    opts = {"device": None, "fake": False, "refs": False}
+    for arg in argv:
+        if arg.startswith("--device=") and arg != "--device=":
+            opts["device"] = str(torch.device(arg.removeprefix("--device=")))  # torch's own parse
+        elif arg in ("--fake", "--refs"):
+            opts[arg[2:]] = True
+        else:
+            sys.exit(f"torch_testee.py: unknown argument {arg!r} ({USAGE})")
+    if opts["fake"] and (opts["refs"] or opts["device"]):
+        sys.exit(f"torch_testee.py: --fake takes no other mode ({USAGE})")
+    return opts
+
+
+# Below vm.mmap_min_addr's default (64 KiB) no memory is ever mapped.
+NEVER_MAPPED = 1 << 16
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+# The operations that read or write element values: a tensor without values (meta, FakeTensor)
+# has none of them.
+VALUE_OPS = ("values", "storage_values", "write_storage")
 
 BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div}
 INPLACE = {"add": "add_", "sub": "sub_", "mul": "mul_", "div": "div_"}
@@ -37,6 +89,13 @@ def dtype(name):
     return d
 
 
+def usable(device):
+    """`device`, unless it is a CUDA device and this torch has none (NotSupported)."""
+    if torch.device(device).type == "cuda" and not torch.cuda.is_available():
+        raise tcts_testee.NotSupported("empty_on: this torch has no CUDA device")
+    return device
+
+
 def name_of(d):
     return str(d).removeprefix("torch.")  # torch's own name: "torch.float32"
 
@@ -47,6 +106,35 @@ class TorchTestee(tcts_testee.Testee):
     build = f"Python {sys.version.split()[0]}, NumPy {np.__version__}; " + torch.__config__.show().replace("\n", " ").strip()
     # repr(torch.device) and its (type, index) and ordinal forms are the Python API's own.
     also_supports = {"device_forms", "device_repr", "sparse_layout"} | ({"cuda_tensors"} if torch.cuda.is_available() else set())
+    made_on = None  # --device: where the calls that make tensors put them (None: torch's default)
+
+    def __init__(self, device=None, fake=False):
+        self.made_on = device
+        modes = ([f"tensors made on {device}"] if device else []) + (["inside FakeTensorMode"] if fake else [])
+        if modes:
+            self.name = f"{self.name}, {', '.join(modes)}"
+            self.build = f"mode: {'; '.join(modes)}; {self.build}"
+        if fake or (device is not None and torch.device(device).type == "meta"):
+            for op in VALUE_OPS:  # no values to read or write: not implemented (NotSupported)
+                setattr(self, op, None)
+
+    def features(self, interface):
+        """The kit's declarations, and besides them each feature whose operations are all
+        implemented but the value operations this mode lacks: a suite whose `values` are part of
+        a wider feature (tensors, storage) then still runs its cases, and those that read values
+        FAIL on the NotSupported answer; a suite with a feature of value operations alone
+        (values, storage_values, write_storage) finds it undeclared."""
+        declared = super().features(interface)
+        for feature, ops in interface.feature_ops.items():
+            rest = [op for op in ops if op not in VALUE_OPS]
+            if feature not in interface.answer_features and 0 < len(rest) < len(ops) and \
+                    all(self.implements(op) for op in rest):
+                declared.add(feature)
+        return declared - set(self.not_supported)
+
+    def _made(self):
+        """The keyword that puts a new tensor on the mode's device."""
+        return {} if self.made_on is None else {"device": self.made_on}
 
     # -- dtypes
     def dtype_from_name(self, name):
@@ -95,8 +183,8 @@ class TorchTestee(tcts_testee.Testee):
         if len(kinds) == 1:
             # One kind: torch.tensor at its widest dtype, then torch's own cast (.to).
             wide = {bool: torch.bool, int: torch.int64, float: torch.float64, complex: torch.complex128}[kinds.pop()]
-            return torch.tensor(values, dtype=wide).reshape(sizes).to(d)
-        t = torch.empty(sizes, dtype=d)
+            return torch.tensor(values, dtype=wide, **self._made()).reshape(sizes).to(d)
+        t = torch.empty(sizes, dtype=d, **self._made())
         flat = t.view(-1)
         for k, v in enumerate(values):
             flat[k].fill_(v)
@@ -138,11 +226,11 @@ class TorchTestee(tcts_testee.Testee):
     def empty(self, sizes, dtype, layout, memory_format):
         d = globals()["dtype"](dtype)
         if layout == "sparse_coo":
-            return torch.empty(sizes, dtype=d, layout=torch.sparse_coo)
-        return torch.empty(sizes, dtype=d, memory_format=getattr(torch, memory_format))
+            return torch.empty(sizes, dtype=d, layout=torch.sparse_coo, **self._made())
+        return torch.empty(sizes, dtype=d, memory_format=getattr(torch, memory_format), **self._made())
 
     def empty_strided(self, sizes, strides, dtype):
-        return torch.empty_strided(sizes, strides, dtype=globals()["dtype"](dtype))
+        return torch.empty_strided(sizes, strides, dtype=globals()["dtype"](dtype), **self._made())
 
     def is_contiguous(self, t, memory_format):
         return t.is_contiguous(memory_format=getattr(torch, memory_format))
@@ -236,10 +324,8 @@ class TorchTestee(tcts_testee.Testee):
     def empty_on(self, sizes, dtype, device):
         d = globals()["dtype"](dtype)
         if device is None:
-            return torch.empty(sizes, dtype=d)
-        if torch.device(device).type == "cuda" and not torch.cuda.is_available():
-            raise tcts_testee.NotSupported("empty_on: this torch has no CUDA device")
-        return torch.empty(sizes, dtype=d, device=device)
+            return torch.empty(sizes, dtype=d, **self._made())
+        return torch.empty(sizes, dtype=d, device=usable(device))
 
     # -- asarray
     NUMPY = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int16, "int32": np.int32,
@@ -258,6 +344,8 @@ class TorchTestee(tcts_testee.Testee):
             kw["dtype"] = globals()["dtype"](dtype)
         if device is not None:
             kw["device"] = device
+        elif isinstance(source, (list, bool, int, float, complex)):
+            kw.update(self._made())  # a sequence or a number takes the default device (torch 2's rule)
         if copy is not None:
             kw["copy"] = copy
         if requires_grad is not None:
@@ -274,11 +362,128 @@ class TorchTestee(tcts_testee.Testee):
 
     # -- DLPack
     def to_dlpack(self, t):
-        return torch.utils.dlpack.to_dlpack(t)
+        capsule = torch.utils.dlpack.to_dlpack(t)
+        data = ctypes.c_void_p.from_address(_capsule_pointer(capsule, b"dltensor")).value  # DLTensor.data
+        if (data or 0) < NEVER_MAPPED and t.numel() > 0:
+            # A FakeTensor's export: NULL, or NULL plus the storage offset's bytes, as a host
+            # address with elements behind it; mirroring it would read there (a segfault).
+            raise tcts_testee.TesteeError("Internal", f"torch.utils.dlpack.to_dlpack exported a {t.device} tensor "
+                                          f"of {t.numel()} elements whose data pointer is {data or 0:#x}")
+        return capsule
 
     def from_dlpack(self, capsule):
         return torch.utils.dlpack.from_dlpack(capsule)
 
 
+class RefsTestee(TorchTestee):
+    """--refs: the operations through PyTorch's Python references (torch._refs, PrimTorch) and
+    promotion through torch._prims_common. Eager torch makes, reads and inspects the tensors."""
+
+    # No ref for these: declared unsupported, not forwarded to eager torch.
+    LEFT_OUT = ("dtype_from_name", "dtype_info", "finfo", "legacy_constructor", "binary_inplace",
+                "device", "compare_devices", "asarray", "to_dlpack", "from_dlpack", "requires_grad_", "autograd")
+    also_supports = {"sparse_layout"}
+
+    def __init__(self, device=None):
+        super().__init__(device)
+        self.name += ", through torch._refs"
+        self.build = f"mode: torch._refs and torch._prims_common; {self.build}"
+        for op in self.LEFT_OUT:
+            setattr(self, op, None)
+
+    # -- promotion and casting: what elementwise_dtypes and the refs' out= copy use
+    def promote_types(self, a, b):
+        return name_of(pc.get_higher_dtype(dtype(a), dtype(b)))
+
+    def result_type(self, a, b):
+        return name_of(pc.elementwise_dtypes(a, b, type_promotion_kind=pc.ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT)[1])
+
+    def can_cast(self, from_, to):
+        return pc.can_safe_cast_to(cast_from=dtype(from_), cast_to=dtype(to))
+
+    # -- arithmetic (torch._refs has no add_ / sub_ / mul_ / div_: binary_inplace is left out)
+    def binary(self, op, a, b, alpha):
+        return getattr(refs, op)(a, b, alpha=alpha) if op in ("add", "sub") else getattr(refs, op)(a, b)
+
+    def binary_out(self, op, a, b, alpha, out):
+        if op in ("add", "sub"):
+            getattr(refs, op)(a, b, alpha=alpha, out=out)
+        else:
+            getattr(refs, op)(a, b, out=out)
+
+    # -- memory formats, views, format copies
+    def empty(self, sizes, dtype, layout, memory_format):
+        return refs.empty(sizes, dtype=globals()["dtype"](dtype), layout=getattr(torch, layout),
+                          memory_format=getattr(torch, memory_format), **self._made())
+
+    def empty_strided(self, sizes, strides, dtype):
+        return refs.empty_strided(sizes, strides, dtype=globals()["dtype"](dtype), **self._made())
+
+    def empty_on(self, sizes, dtype, device):
+        return refs.empty(sizes, dtype=globals()["dtype"](dtype), device=usable(device) if device else self.made_on)
+
+    def is_contiguous(self, t, memory_format):
+        return pc.is_contiguous_for_memory_format(t, memory_format=getattr(torch, memory_format))
+
+    def as_strided(self, t, sizes, strides, storage_offset):
+        return refs.as_strided(t, sizes, strides, storage_offset)
+
+    def t(self, t):
+        return refs.t(t)
+
+    def transpose(self, t, dim0, dim1):
+        return refs.transpose(t, dim0, dim1)
+
+    def permute(self, t, dims):
+        return refs.permute(t, dims)
+
+    def narrow(self, t, dim, start, length):
+        return refs.narrow(t, dim, start, length)
+
+    def select(self, t, dim, index):
+        raise tcts_testee.NotSupported("torch._refs (1.13) has no select")
+
+    def slice(self, t, dim, start, end, step):
+        raise tcts_testee.NotSupported("torch._refs (1.13) has no slice (Python indexing is eager torch's)")
+
+    def expand(self, t, sizes):
+        return refs.expand(t, sizes)
+
+    def unsqueeze(self, t, dim):
+        return refs.unsqueeze(t, dim)
+
+    def squeeze(self, t, dim):
+        return refs.squeeze(t, dim)
+
+    def view(self, t, sizes):
+        return refs.view(t, sizes)
+
+    def reshape(self, t, sizes):
+        return refs.reshape(t, sizes)
+
+    def contiguous(self, t, memory_format):
+        return refs.contiguous(t, memory_format=getattr(torch, memory_format))
+
+    def clone(self, t, memory_format):
+        return refs.clone(t, memory_format=getattr(torch, memory_format))
+
+    def empty_like(self, t, memory_format):
+        return refs.empty_like(t, memory_format=getattr(torch, memory_format))
+
+
+def testee(argv):
+    """The testee of the mode argv names (module imports for a mode happen here)."""
+    opts = options(argv)
+    if opts["refs"]:
+        global refs, pc
+        import torch._prims_common as pc
+        import torch._refs as refs
+        return RefsTestee(opts["device"])
+    if opts["fake"]:
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        FakeTensorMode().__enter__()  # for the whole session: every call below runs inside it
+    return TorchTestee(opts["device"], opts["fake"])
+
+
 if __name__ == "__main__":
-    tcts_testee.serve(TorchTestee())
+    tcts_testee.serve(testee(sys.argv[1:]))
