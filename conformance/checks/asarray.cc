@@ -188,9 +188,16 @@ void CheckAsarray(const AsarrayRow& row) {
       if (auto m = Meta(c, out, "result")) {
         ExpectEq(c, Check::kDType, call + ".dtype", row.result_dtype, m->dtype);
         ExpectEq(c, Check::kSizes, call + ".shape", row.result_sizes.vec(), m->sizes);
-        const bool keeps_source_device = row.source == SourceKind::kTensor && !*row.device && !source_device.empty();
-        ExpectEq(c, Check::kDevice, call + ".device", keeps_source_device ? source_device : std::string(row.result_device),
-                 m->device);
+        // With no device= the result keeps a tensor source's device (spec/asarray.toml device =
+        // "source") and puts a sequence or a scalar on the current default device ("default"): the
+        // device the candidate's tensors claim (Config().resolved_device), which the generated
+        // row, made for a run on the cpu, spells "cpu".
+        std::string want_device = row.result_device;
+        if (!*row.device && row.source == SourceKind::kTensor && !source_device.empty()) want_device = source_device;
+        if (!*row.device && (row.source == SourceKind::kSequence || row.source == SourceKind::kScalar) &&
+            !Config().resolved_device.empty())
+          want_device = Config().resolved_device;
+        ExpectEq(c, Check::kDevice, call + ".device", want_device, m->device);
         if (row.shares && Shares(row.source) && row.source != SourceKind::kBuffer) {
           ExpectEq(c, Check::kStrides, call + ".stride() (shares the source's layout)", source_strides, m->strides);
         }

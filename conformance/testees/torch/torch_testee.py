@@ -30,9 +30,9 @@ candidates torch_meta, torch_fake and torch_refs, conformance/testees.bzl):
                 otherwise cover (select, slice) answers NotSupported. Tensors are made, read and
                 inspected (meta, values, storage) by eager torch: they are the refs' inputs.
 
-Meta tensors and FakeTensors hold no values: in those modes values, storage_values and
-write_storage are not implemented (the kit answers NotSupported, and declares unsupported a
-feature made of them alone); every other feature is declared as usual (features()).
+Meta tensors and FakeTensors hold no values: in those modes the operations of the feature
+`values` (values, storage_values, write_storage, write_element) are not implemented, so the kit
+declares that feature unsupported and the suite judges every case on its other checks.
 """
 
 import os
@@ -76,7 +76,7 @@ _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 # The operations that read or write element values: a tensor without values (meta, FakeTensor)
 # has none of them.
-VALUE_OPS = ("values", "storage_values", "write_storage")
+VALUE_OPS = ("values", "storage_values", "write_storage", "write_element")
 
 BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div}
 INPLACE = {"add": "add_", "sub": "sub_", "mul": "mul_", "div": "div_"}
@@ -117,20 +117,6 @@ class TorchTestee(tcts_testee.Testee):
         if fake or (device is not None and torch.device(device).type == "meta"):
             for op in VALUE_OPS:  # no values to read or write: not implemented (NotSupported)
                 setattr(self, op, None)
-
-    def features(self, interface):
-        """The kit's declarations, and besides them each feature whose operations are all
-        implemented but the value operations this mode lacks: a suite whose `values` are part of
-        a wider feature (tensors, storage) then still runs its cases, and those that read values
-        FAIL on the NotSupported answer; a suite with a feature of value operations alone
-        (values, storage_values, write_storage) finds it undeclared."""
-        declared = super().features(interface)
-        for feature, ops in interface.feature_ops.items():
-            rest = [op for op in ops if op not in VALUE_OPS]
-            if feature not in interface.answer_features and 0 < len(rest) < len(ops) and \
-                    all(self.implements(op) for op in rest):
-                declared.add(feature)
-        return declared - set(self.not_supported)
 
     def _made(self):
         """The keyword that puts a new tensor on the mode's device."""
