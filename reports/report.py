@@ -175,12 +175,11 @@ def machine() -> dict:
             "cpu": cpu, "cpus": os.cpu_count() or 0, "memory_gib": memory, "python": platform.python_version()}
 
 
-def tool_commit() -> str | None:
-    """The tensor-cts commit that ran: the suite bundle's stamp (conformance/bundle/tcts.in sets
-    TCTS_SUITE_COMMIT), else the checkout's HEAD."""
-    if os.environ.get("TCTS_SUITE_COMMIT"):
-        return os.environ["TCTS_SUITE_COMMIT"]
-    where = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or HERE
+def tool_commit(where: str | None = None) -> str | None:
+    """The tensor-cts commit that ran: the HEAD of the checkout at `where` (default: the
+    workspace bazel run names, else this file's). The suite bundle, which has no checkout,
+    passes its stamp to the runner instead (conformance/bundle/tcts.in: --suite-commit)."""
+    where = where or os.environ.get("BUILD_WORKSPACE_DIRECTORY") or HERE
     try:
         p = subprocess.run(["git", "-C", where, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
@@ -314,12 +313,14 @@ def headline(verdict_text: str, score: dict) -> str:
 
 
 def build(candidate: dict, run: dict, expectations: dict, features: list[dict], cases: list[dict],
-          coverage: dict | None = None, dtypes: list[dict] | None = None) -> dict:
+          coverage: dict | None = None, dtypes: list[dict] | None = None, commit: str | None = "") -> dict:
+    """report.json's document, validated. `commit`: the tensor-cts commit that ran ("": this
+    checkout's, tool_commit())."""
     doc = {
         "schema": "tensor-cts/report",
         "schema_version": SCHEMA_VERSION,
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "tool": {"name": "tensor-cts", "commit": tool_commit()},
+        "tool": {"name": "tensor-cts", "commit": commit if commit != "" else tool_commit()},
         "candidate": candidate,
         "machine": machine(),
         "run": run,
