@@ -138,6 +138,7 @@ class Process:
         self.begin = None
         self.done = False
         self.broken = ""  # why the result stream cannot be read on (a line that is no event)
+        self.listed: set | None = None  # the unit's tests, once known
 
     def poll_stream(self) -> None:
         try:
@@ -170,7 +171,9 @@ class Process:
                 self.unit.tests = [c["test"] for c in event["cases"]]
         elif kind in ("start", "end"):
             test = event["test"]
-            if self.unit.tests is None or test not in self.unit.tests:
+            if self.listed is None and self.unit.tests is not None:
+                self.listed = set(self.unit.tests)  # a set: a list's `in` made the stream's reading quadratic
+            if self.listed is None or test not in self.listed:
                 raise ValueError(f"a {kind} event for a test not in its list")
             if kind == "start":
                 self.current = test
