@@ -273,7 +273,15 @@ def read_environment(o: Options, environ, argv0: str) -> None:
     o.test_outputs = environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or environ.get("TEST_TMPDIR") or ""
     o.bazel = environ.get("TCTS_BAZEL", "bazel")
     o.pythonpath = environ.get("PYTHONPATH", "")
-    o.child_environ = {k: v for k, v in environ.items() if k not in TEST_ENVIRONMENT}
+    o.child_environ = test_free(environ)
+
+
+def test_free(environ, extra: dict | None = None) -> dict:
+    """`environ` less bazel test's protocol (TEST_ENVIRONMENT), plus `extra`: the environment of
+    a process that is not the enclosing test (a suite process, a test's own run of the runner)."""
+    env = {k: v for k, v in environ.items() if k not in TEST_ENVIRONMENT}
+    env.update(extra or {})
+    return env
 
 
 def run_command(o: Options) -> str:
