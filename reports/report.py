@@ -94,8 +94,62 @@ def check_schema(value, s: dict, limit: int = 20) -> list[str]:
     return problems
 
 
+# Keywords that say nothing about a value but its JSON type (and words for people).
+_TYPE_ONLY = {"type", "description", "title", "$comment"}
+_CANONICAL = ((str, "string", ""), (type(None), "null", None))
+
+
+def _type_only(s) -> bool:
+    return isinstance(s, dict) and "type" in s and set(s) <= _TYPE_ONLY
+
+
+def _canonical(value, s: dict):
+    """`value` where subschema `s` checks only its type and `value` has it: a value of the same
+    type (it meets `s` as `value` does); else `value` itself. Strings and nulls only (JSON's
+    integer/number/boolean overlap in Python's types)."""
+    types = s["type"] if isinstance(s["type"], list) else [s["type"]]
+    for cls, name, canonical in _CANONICAL:
+        if type(value) is cls and name in types:
+            return canonical
+    return value
+
+
+def _case_shapes(doc: dict, s: dict):
+    """The report with its cases replaced by their distinct shapes, or None where the schema's
+    form does not allow it. A case's shape is the case with each value that its property's
+    subschema checks only by type (a string, the text fields) replaced by a canonical value of
+    that type, array items too: a shape meets the case schema exactly when its cases do, so
+    jsonschema checks a few hundred shapes in place of every case (most of a main job's
+    report-writing time: 15,000 cases of the reference took 5 s)."""
+    cases_s = s.get("properties", {}).get("cases")
+    if not (isinstance(doc, dict) and isinstance(doc.get("cases"), list) and set(s) <= {
+            "$schema", "$id", "title", "description", "type", "required", "additionalProperties", "properties"}
+            and isinstance(cases_s, dict) and set(cases_s) <= {"type", "items", "description"}
+            and isinstance(cases_s.get("items"), dict)):
+        return None
+    props = cases_s["items"].get("properties", {})
+    shapes = {}
+    for c in doc["cases"]:
+        if not isinstance(c, dict):
+            return None
+        shape = {}
+        for k, v in c.items():
+            ps = props.get(k)
+            if _type_only(ps):
+                v = _canonical(v, ps)
+            elif isinstance(v, list) and isinstance(ps, dict) and set(ps) <= _TYPE_ONLY | {"items"} and \
+                    _type_only(ps.get("items")):
+                v = [_canonical(x, ps["items"]) for x in v]
+            shape[k] = v
+        shapes.setdefault(repr(shape), shape)  # equal reprs: equal shapes (1, 1.0 and True differ)
+    return {**doc, "cases": list(shapes.values())}
+
+
 def validate(doc: dict, version: int = SCHEMA_VERSION) -> None:
-    problems = check_schema(doc, schema(version))
+    s = schema(version)
+    shapes = _case_shapes(doc, s)
+    # The shapes first; where they break the schema, the cases themselves, for the problems' paths.
+    problems = [] if shapes is not None and not check_schema(shapes, s, limit=1) else check_schema(doc, s)
     if not problems and isinstance(doc.get("cases"), list):
         seen: set = set()
         for i, c in enumerate(doc["cases"]):
@@ -176,12 +230,11 @@ def machine() -> dict:
             "cpu": cpu, "cpus": os.cpu_count() or 0, "memory_gib": memory, "python": platform.python_version()}
 
 
-def tool_commit() -> str | None:
-    """The tensor-cts commit that ran: the suite bundle's stamp (conformance/bundle/tcts.in sets
-    TCTS_SUITE_COMMIT), else the checkout's HEAD."""
-    if os.environ.get("TCTS_SUITE_COMMIT"):
-        return os.environ["TCTS_SUITE_COMMIT"]
-    where = os.environ.get("BUILD_WORKSPACE_DIRECTORY") or HERE
+def tool_commit(where: str | None = None) -> str | None:
+    """The tensor-cts commit that ran: the HEAD of the checkout at `where` (default: the
+    workspace bazel run names, else this file's). The suite bundle, which has no checkout,
+    passes its stamp to the runner instead (conformance/bundle/tcts.in: --suite-commit)."""
+    where = where or os.environ.get("BUILD_WORKSPACE_DIRECTORY") or HERE
     try:
         p = subprocess.run(["git", "-C", where, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
@@ -362,12 +415,14 @@ def headline_class(doc: dict) -> str:
 
 
 def build(candidate: dict, run: dict, expectations: dict, features: list[dict], cases: list[dict],
-          coverage: dict | None = None, dtypes: list[dict] | None = None) -> dict:
+          coverage: dict | None = None, dtypes: list[dict] | None = None, commit: str | None = "") -> dict:
+    """report.json's document, validated. `commit`: the tensor-cts commit that ran ("": this
+    checkout's, tool_commit())."""
     doc = {
         "schema": "tensor-cts/report",
         "schema_version": SCHEMA_VERSION,
         "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "tool": {"name": "tensor-cts", "commit": tool_commit()},
+        "tool": {"name": "tensor-cts", "commit": commit if commit != "" else tool_commit()},
         "candidate": candidate,
         "machine": machine(),
         "run": run,

@@ -237,6 +237,25 @@ class Reports(unittest.TestCase):
         props = {p.get("name"): p.get("value") for p in root.iter("property")}
         self.assertEqual(props["verdict"], "DOES NOT CONFORM")
 
+    def test_cases_are_checked_by_their_shapes_and_nothing_slips_through(self):
+        """validate checks the cases' distinct shapes (text fields made canonical): as many
+        shapes as kinds of case, and a broken case is still refused, named by its index."""
+        doc = make([case(f"c{i}", "PASS", message=f"m{i}") for i in range(50)] + [case("f", "FAIL")])
+        self.assertEqual(len(report._case_shapes(doc, report.schema())["cases"]), 2)
+        report.validate(doc)
+        for key, value, words in (("outcome", "NOPE", "is not one of"), ("id", 3, "is not of type"),
+                                  ("extra", 1, "Additional properties"), ("spec_row", "", "too short"),
+                                  ("features", ["a", None], "is not of type"), ("duration_ms", "x", "is not of type"),
+                                  ("draws", -1, "minimum")):
+            broken = copy.deepcopy(doc)
+            broken["cases"][17][key] = value
+            with self.assertRaisesRegex(report.ReportError, rf"report\.cases\[17\].*{words}"):
+                report.validate(broken)
+        broken = copy.deepcopy(doc)
+        del broken["cases"][3]["rerun"]
+        with self.assertRaisesRegex(report.ReportError, r"report\.cases\[3\]: 'rerun' is a required property"):
+            report.validate(broken)
+
     def test_schema_is_checked_by_jsonschema_on_build_and_load(self):
         self.assertIsNotNone(report.jsonschema, "python3-jsonschema: run under /usr/bin/python3")
         with self.assertRaisesRegex(report.ReportError, "'SORT_OF' is not one of"):

@@ -157,7 +157,10 @@ class Protocol(unittest.TestCase):
         # The rerun command of a failing testee case, as report.json (and so the terminal
         # summary and JUnit) print it, run as the user would (run.py standing in for `bazel run
         # //conformance:run`, whose target adds --suites): it runs that case alone, and it fails.
+        # Its report goes to OUT/rerun: the full run's report is left as it was (issue 36).
         p, report = run(self.tmp, "garbage:finfo:2")
+        with open(os.path.join(p.out, "report.json"), encoding="utf-8") as f:
+            full = f.read()
         (case,) = self.outcomes(report).values()
         prefix = "bazel run //conformance:run -- "
         self.assertTrue(case["rerun"].startswith(prefix), case["rerun"])
@@ -166,11 +169,12 @@ class Protocol(unittest.TestCase):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
         env.update(BUILD_WORKING_DIRECTORY=self.tmp, TCTS_TESTEE_FAULT="garbage:finfo:1",
                    TCTS_TORCH_TESTEE_DIR=TORCH_TESTEE_DIR)
-        out = tempfile.mkdtemp(dir=self.tmp, prefix="out-rerun")
-        again = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=dtypes", *args, f"--out={out}"],
+        again = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=dtypes", *args],
                                capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
         self.assertEqual(again.returncode, 1, again.stdout + again.stderr)
-        with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+        with open(os.path.join(p.out, "report.json"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), full)
+        with open(os.path.join(p.out, "rerun", "report.json"), encoding="utf-8") as f:
             rerun = json.load(f)
         self.assertEqual([(c["id"], c["outcome"]) for c in rerun["cases"]], [(case["id"], "FAIL")])
         self.assertEqual(rerun["cases"][0]["rerun"], case["rerun"])

@@ -15,7 +15,11 @@ import tomllib
 import unittest
 
 sys.path.insert(0, os.path.join(os.getcwd(), "conformance", "runner"))
-from run import child_env  # noqa: E402
+from options import test_free  # noqa: E402
+
+
+def child_env() -> dict:
+    return test_free(os.environ)
 
 RECORDED = "conformance/replay/testdata/recorded_torch.json"
 PLAN = "conformance/replay/testdata/replay_plan.json"

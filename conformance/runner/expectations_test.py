@@ -412,14 +412,14 @@ class IndexTest(unittest.TestCase):
         self.assertEqual(ex.match(index, "other.z").pattern, "*.z")
 
     def test_stale_entries_through_the_index(self):
-        import run
+        import expected
         entries = ex.parse("x.txt", "a.* FAIL a\nb.* FAIL only unsupported\nc.* FAIL nothing\n")
         cases = [{"id": "a.1", "outcome": "FAIL", "kind": "table"},
                  {"id": "b.1", "outcome": "NOT_SUPPORTED", "kind": "table"},
                  {"id": "b.2", "outcome": "NOT_SUPPORTED", "kind": "table"}]
-        stale = run.stale_entries(ex.Index(entries), cases)
+        stale = expected.stale_entries(ex.Index(entries), cases)
         self.assertEqual([(s["pattern"], s.get("not_supported")) for s in stale], [("b.*", 2), ("c.*", None)])
-        self.assertEqual(stale, run.stale_entries(entries, cases))
+        self.assertEqual(stale, expected.stale_entries(entries, cases))
 
 
 if __name__ == "__main__":

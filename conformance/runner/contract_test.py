@@ -1,0 +1,105 @@
+"""The suite binary <-> runner contract (conformance/harness/stream.schema.json), from the
+runner's side: recorded stream lines (testdata/recorded_stream.jsonl, written by
+//conformance:testee_bin against the NumPy testee: the begin event with its features and dtypes,
+a PASS, a FAIL with a mismatch, a NOT_SUPPORTED for a feature and one for a dtype, a property
+with its draws) and a live stream and case list of the faulty candidate's binary, each line checked against the schema by python3-jsonschema and read by the runner
+(contract.check_event, contract.read_case_list). Lines that break the schema are refused by
+both; fields the schema does not name are ignored (the stream may grow: the per-check verdicts).
+
+Runs under /usr/bin/python3 from the runfiles tree (conformance/faulty_bin beside it).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import jsonschema
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import contract  # noqa: E402
+
+RECORDED = os.path.join(HERE, "testdata", "recorded_stream.jsonl")
+FAULTY = "conformance/faulty_bin"
+
+
+def validator():
+    cls = jsonschema.validators.validator_for(contract.SCHEMA)
+    cls.check_schema(contract.SCHEMA)
+    return cls(contract.SCHEMA)
+
+
+class Schema(unittest.TestCase):
+    def test_the_schema_is_a_schema_and_names_the_exit_codes(self):
+        validator()
+        self.assertEqual(contract.EXIT_TESTEE_DIED, 86)
+        self.assertEqual(contract.EXIT_FRESH_PROCESS, 87)
+        self.assertEqual(contract.EXIT_USAGE, 2)
+        self.assertEqual(contract.CASE_LIST_COLUMNS[:2], ("test", "id"))
+
+    def test_recorded_lines_match_the_schema_and_the_runner_reads_them(self):
+        v = validator()
+        with open(RECORDED, encoding="utf-8") as f:
+            events = [json.loads(line) for line in f if line.strip()]
+        kinds = [contract.check_event(e) for e in events]
+        for e in events:
+            self.assertEqual(list(v.iter_errors(e)), [], e)
+        self.assertEqual(kinds[0], "begin")
+        self.assertEqual(kinds[-1], "done")
+        ends = [e for e in events if e["event"] == "end"]
+        self.assertEqual({e["outcome"] for e in ends}, {"PASS", "FAIL", "NOT_SUPPORTED"})
+        self.assertTrue(any(e.get("dtype") for e in ends) and any(e.get("feature") for e in ends))
+        self.assertTrue(any("draws" in e for e in ends) and any(e["mismatches"] for e in ends))
+
+    def test_unknown_fields_and_events_are_ignored(self):
+        v = validator()
+        grown = {"event": "end", "test": "A.b", "outcome": "PASS", "checks": [{"check": "dtype", "verdict": "PASS"}]}
+        self.assertEqual(list(v.iter_errors(grown)), [])
+        self.assertEqual(contract.check_event(grown), "end")
+        self.assertEqual(contract.check_event({"event": "progress", "n": 3}), "")
+
+    def test_lines_that_break_the_schema_are_refused(self):
+        v = validator()
+        for bad in ({"event": "end", "outcome": "PASS"}, {"event": "start", "test": 3},
+                    {"event": "begin", "candidate": {"name": "x"}, "cases": [{"id": "no test"}]},
+                    {"event": "begin", "cases": []}, {"test": "A.b"}, ["end"]):
+            self.assertTrue(list(v.iter_errors(bad)), bad)
+            with self.assertRaises(contract.ContractError, msg=bad):
+                contract.check_event(bad)
+
+
+@unittest.skipUnless(os.access(FAULTY, os.X_OK) or "TEST_TARGET" in os.environ, f"{FAULTY} is not here")
+class Live(unittest.TestCase):
+    def test_a_live_stream_and_case_list_match_the_schema(self):
+        v = validator()
+        env = {k: v for k, v in os.environ.items() if k not in ("TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
+                                                                 "XML_OUTPUT_FILE", "TESTBRIDGE_TEST_ONLY")}
+        env["TCTS_FAULTS"] = "wrong=promote_types.int8.int16;undeclared=promote_types.uint8.int8"
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as tmp:
+            stream, listing = os.path.join(tmp, "s.jsonl"), os.path.join(tmp, "cases.tsv")
+            args = [FAULTY, "--tcts_suites=promotion", "--candidate=faulty", "--target=//t:t", "--seed=1"]
+            subprocess.run(args + ["--tcts_shard=0/40", f"--tcts_stream={stream}", "--tcts_announce_features"],
+                           env=env, capture_output=True, timeout=300)
+            subprocess.run(args + ["--tcts_shard=0/40", f"--tcts_list={listing}"], env=env, check=True,
+                           capture_output=True, timeout=300)
+            with open(stream, encoding="utf-8") as f:
+                events = [json.loads(line) for line in f]
+            for e in events:
+                self.assertEqual(list(v.iter_errors(e)), [], e)
+                contract.check_event(e)
+            listed = contract.read_case_list(listing, "promotion")
+        begin = events[0]
+        self.assertEqual([(c.test, c.id) for c in listed], [(c["test"], c["id"]) for c in begin["cases"]])
+        # Every column as the begin event has it, the rerun aside: --tcts_list writes the list
+        # before runner_main sets the run's configuration ("<test binary> --candidate= ..."),
+        # so a case whose process died before its begin event reports that rerun (known, left).
+        self.assertEqual([{**vars(c), "rerun": ""} for c in listed],
+                         [{**vars(contract.listed_case(c, "promotion")), "rerun": ""} for c in begin["cases"]])
+        self.assertEqual(events[-1], {"event": "done"})
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

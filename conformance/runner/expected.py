@@ -1,0 +1,102 @@
+"""The candidate's expectations applied to a run: each case's outcome, the stale entries, and
+the file written or updated after the run (--write-expectations, --update-expectations).
+
+The suite binaries report raw outcomes (PASS, FAIL, NOT_SUPPORTED); this runner is the only
+reader of the candidate's expectations file (conformance/expectations/FORMAT.md): a FAIL the
+file lists as FAIL is an XFAIL, a listed case that passes an XPASS, a crash or hang it lists
+as CRASH or TIMEOUT an XFAIL. Nothing else is expected.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import shlex
+import sys
+import tempfile
+
+import contract
+import expectations as expectations_file
+import write_expectations
+from options import Options
+
+
+def decide(entries, case_id: str, raw: str, unclassified: bool = False, path: str = "",
+           failed_checks: tuple = ()) -> tuple[str, str, str]:
+    """(outcome, reason, note) of a case whose raw outcome is `raw` (PASS, FAIL, NOT_SUPPORTED,
+    CRASH, TIMEOUT) and whose failing checks are `failed_checks` (an entry FAIL(check,...) names
+    those it expects): the note, for an XPASS, says which entry to remove (`path`: the file's
+    name where the entry does not say)."""
+    outcome, entry, reason = expectations_file.apply(entries, case_id, raw, failed_checks)
+    if raw == "FAIL" and unclassified and outcome == "XFAIL":
+        # A failure outside the case's checks (an exception, no verdict) is never the listed deviation.
+        outcome, reason = "FAIL", f"listed as {entry.outcome_text} ({entry.reason}), but it failed outside its checks"
+    note = ""
+    if outcome == "XPASS":
+        note = (f"listed in {entry.path or path}:{entry.line} ({entry.pattern} {entry.outcome_text}, reason: "
+                f"{entry.reason}) but the candidate now matches the spec; remove the entry.")
+    return outcome, reason, note
+
+
+def stale_entries(entries: list, cases: list[dict]) -> list[dict]:
+    """The expectations entries this run shows to be out of date: those that match no case, and
+    those that match only NOT_SUPPORTED cases (the candidate's declaration decides those, so the
+    entry lists nothing: 'not_supported' counts them). Only meaningful when every case of the
+    suites ran. A property NOT_SUPPORTED for a feature is left out of the second kind: whether a
+    draw reaches the unsupported call before a deviation depends on the seed (xtensor lists such
+    properties), so an entry for it would be stale under some seeds only."""
+    def decided(c: dict) -> bool:
+        return c["outcome"] == "NOT_SUPPORTED" and not (c["kind"] == "property" and c.get("feature"))
+
+    index = entries if isinstance(entries, expectations_file.Index) else expectations_file.Index(entries)
+    ran: set[int] = set()  # the entries that list a case that ran: not stale
+    not_supported: collections.Counter = collections.Counter()
+    for c in cases:
+        for k in index.matching(c["id"]):
+            if decided(c):
+                not_supported[k] += 1
+            else:
+                ran.add(k)
+    stale = []
+    for k, e in enumerate(index.entries):
+        if k not in ran:
+            n = not_supported[k]
+            stale.append({"pattern": e.pattern, "outcome": e.outcome, "reason": e.reason, "line": e.line,
+                          **({"not_supported": n} if n else {})})
+    return stale
+
+
+def after_run(o: Options, doc: dict, suites: list, env: dict, runner_script) -> bool:
+    """--write-expectations / --update-expectations: the file from this run's outcomes (without
+    either: when anything was unexpected, the command that would list it is printed). False when
+    the file could not be written."""
+    target = o.write_expectations or o.update_expectations
+    unexpected = sum(doc["summary"]["outcomes"].get(k, 0) for k in ("FAIL", "XPASS", "CRASH", "TIMEOUT"))
+    if not target:
+        if unexpected or (doc["expectations"].get("stale") or []):
+            workspace = o.workspace or o.cwd
+            exp = o.expectations if os.path.isabs(o.expectations) else os.path.join(workspace, o.expectations)
+            report = os.path.join(o.out, "report.json")
+            if o.stale_check:
+                print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED):\n"
+                      f"  cd {shlex.quote(workspace)} && /usr/bin/python3 {shlex.quote(runner_script('write_expectations.py'))} "
+                      f"--from-report={shlex.quote(report)} --update={shlex.quote(exp)}")
+            else:
+                print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED): rerun with "
+                      f"--update-expectations={exp}")
+        return True
+    ids = [c["id"] for c in doc["cases"]]
+    if not o.stale_check and not o.replay:
+        with tempfile.TemporaryDirectory(prefix="tcts-list-") as tmp:
+            for s in suites:
+                ids += [c.id for c in contract.list_cases(s, [], tmp, env)]
+    try:
+        for line in write_expectations.run(doc["cases"], doc["candidate"], ids,
+                                           o.user_path(o.write_expectations) if o.write_expectations else "",
+                                           o.user_path(o.update_expectations) if o.update_expectations else "",
+                                           source=o.command):
+            print(f"expectations: {line}")
+    except (write_expectations.WriteError, expectations_file.ExpectationsError) as e:
+        print(f"run: {e}", file=sys.stderr)
+        return False
+    return True

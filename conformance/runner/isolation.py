@@ -1,0 +1,297 @@
+"""Isolated execution: suite processes, their units of work, the output folder's lock, signals.
+
+Every suite binary runs as child processes, each with a list of cases and a result stream
+(conformance/harness/stream.schema.json) that it flushes case by case. When a process dies (a
+signal, or an exit before its list is done) the case it had started is a CRASH; when a case
+makes no progress for --case-timeout seconds the process group is killed and the case is a
+TIMEOUT. Either way a new process resumes after that case (records.Results.collect says
+where), so every other case is still run and reported.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import time
+
+import contract
+import expectations as expectations_file
+from contract import Suite
+from options import Options
+
+LOG_TAIL_BYTES = 64 * 1024  # of a crashed process's log, read for its case's message
+LOG_LINE_CHARS = 500  # each of the tail's lines, at most
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM reached the runner."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+class Locked(Exception):
+    """Another run holds the output folder's lock."""
+
+
+def child_env(o: Options, trace_dir: str = "") -> dict:
+    """The environment of the suite processes: the runner's, less the test protocol's variables;
+    with a testee, what the candidate "testee" needs to start it: the command, the directory it
+    runs in (where the user started bazel run), the Python kit on its PYTHONPATH; with --trace,
+    where the sessions write their raw traces (conformance/protocol/testee_session.cc)."""
+    env = dict(o.child_environ)
+    if o.testee:
+        kit = os.path.abspath("conformance/protocol/python")
+        env.update(TCTS_TESTEE=o.testee, TCTS_TESTEE_CWD=o.cwd,
+                   PYTHONPATH=kit + (os.pathsep + o.pythonpath if o.pythonpath else ""))
+    if trace_dir:
+        env["TCTS_TRACE_DIR"] = trace_dir
+    return env
+
+
+def exit_description(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit status {returncode} before its case list was done"
+
+
+def gtest_filter(text: str):
+    """A matcher for GoogleTest's filter syntax over full test names ("Suite.Name"):
+    POSITIVE[-NEGATIVE], each a ':'-separated list of globs ('*', '?'); an empty positive
+    part means '*'."""
+    positive, _, negative = text.partition("-")
+    pos = [expectations_file.compile_glob(g) for g in (positive.split(":") if positive else ["*"]) if g]
+    neg = [expectations_file.compile_glob(g) for g in negative.split(":") if g]
+    return lambda name: any(m(name) for m in pos) and not any(m(name) for m in neg)
+
+
+@dataclasses.dataclass
+class Unit:
+    """Work for one process: a round-robin share of a suite (first attempt), or the tests
+    still to run after a crash or hang (a resume)."""
+    suite: Suite
+    selection: list  # the binary's selection flags
+    tests: list | None = None  # full test names in run order; None until the process says
+    shard: tuple = (0, 1)
+
+
+def units_for(suites: list[Suite], o: Options, workdir: str, env: dict) -> list[Unit]:
+    """Each suite's cases (this Bazel shard's round-robin share of them) in --jobs
+    round-robin shares. Without a filter the binary takes its share itself (--tcts_shard);
+    with --filter (case-id glob) or a test filter (GoogleTest names) the runner lists every
+    case, keeps the chosen ones (expectations.py's glob: the project's one glob) and hands
+    each process its share as a case file."""
+    index, shards = o.shard
+    k = shards * o.jobs
+    if not (o.filter or o.test_filter):
+        # Case n goes to share n % k; this shard's cases are those with n % shards == index.
+        return [Unit(s, [f"--tcts_shard={index + shards * i}/{k}"], shard=(index + shards * i, k))
+                for s in suites for i in range(o.jobs)]
+    by_id = expectations_file.compile_glob(o.filter) if o.filter else (lambda _: True)
+    by_name = gtest_filter(o.test_filter) if o.test_filter else (lambda _: True)
+    units = []
+    for s in suites:
+        chosen = [c.test for c in contract.list_cases(s, [], workdir, env) if by_id(c.id) and by_name(c.test)]
+        chosen = chosen[index::shards]
+        for i in range(o.jobs):
+            share = chosen[i::o.jobs]
+            if share:
+                units.append(Unit(s, [f"--tcts_cases={write_cases(workdir, f'{s.name}.chosen.{i}', share)}"],
+                                  list(share), shard=(i, o.jobs)))
+    return units
+
+
+def write_cases(workdir: str, name: str, tests: list) -> str:
+    """A --tcts_cases file naming `tests`, one full test name per line."""
+    path = os.path.join(workdir, f"{name}.cases")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(tests) + "\n")
+    return path
+
+
+class Process:
+    """One suite binary working through a unit's tests, read through its result stream."""
+
+    def __init__(self, unit: Unit, seed: str, workdir: str, log_dir: str, serial: int, announce: bool, env: dict):
+        self.unit = unit
+        self.stream_path = os.path.join(workdir, f"{unit.suite.name}.{serial}.jsonl")
+        self.log_path = os.path.join(log_dir, f"{unit.suite.name}.{serial}.log")
+        self.log = open(self.log_path, "w", encoding="utf-8")
+        self.proc = subprocess.Popen(
+            [unit.suite.binary, *unit.suite.args, f"--seed={seed}", *unit.selection,
+             f"--tcts_stream={self.stream_path}"] + (["--tcts_announce_features"] if announce else []),
+            stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
+        self.offset = 0
+        self.partial = ""
+        self.last_progress = time.monotonic()
+        self.current = None  # the test running now (its start event came, its end did not)
+        self.ended: dict[str, dict] = {}
+        self.begin = None
+        self.done = False
+        self.broken = ""  # why the result stream cannot be read on (a line that is no event)
+        self.listed: set | None = None  # the unit's tests, once known
+
+    def poll_stream(self) -> None:
+        try:
+            with open(self.stream_path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except FileNotFoundError:
+            return
+        if not data:
+            return
+        self.offset += len(data)
+        self.partial += data.decode("utf-8", errors="replace")
+        *lines, self.partial = self.partial.split("\n")
+        for line in lines:
+            if not line.strip() or self.broken:
+                continue
+            try:
+                self.take(json.loads(line))
+            except (ValueError, KeyError, TypeError, RecursionError) as e:
+                # Not the harness's writing: the case it was in is a CRASH, the rest resumes.
+                self.broken = f"its result stream has a line that is not an event ({e}): {line[:200]!r}"
+
+    def take(self, event) -> None:
+        """One event of the stream (contract.ContractError, a ValueError, when it breaks the schema)."""
+        kind = contract.check_event(event)
+        self.last_progress = time.monotonic()
+        if kind == "begin":
+            self.begin = event
+            if self.unit.tests is None:
+                self.unit.tests = [c["test"] for c in event["cases"]]
+        elif kind in ("start", "end"):
+            test = event["test"]
+            if self.listed is None and self.unit.tests is not None:
+                self.listed = set(self.unit.tests)  # a set: a list's `in` made the stream's reading quadratic
+            if self.listed is None or test not in self.listed:
+                raise ValueError(f"a {kind} event for a test not in its list")
+            if kind == "start":
+                self.current = test
+            else:
+                self.ended[test] = event
+                self.current = None
+        elif kind == "done":
+            self.done = True
+
+    def kill(self) -> None:
+        """Kills its process group (the suite binary, its testee, their children)."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.proc.wait()
+
+    def close(self) -> None:
+        self.log.close()
+
+    def log_tail(self, lines: int = 15) -> str:
+        """The last lines of its log, read from at most its last LOG_TAIL_BYTES bytes, each
+        line cut to LOG_LINE_CHARS characters (a testee may write gigabytes)."""
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                size = f.tell()
+                f.seek(max(0, size - LOG_TAIL_BYTES))
+                data = f.read(LOG_TAIL_BYTES)
+        except OSError as e:
+            return f"(its log {self.log_path} cannot be read: {e.strerror})"
+        text = data.decode("utf-8", errors="replace").rstrip()
+        tail = [l if len(l) <= LOG_LINE_CHARS else l[:LOG_LINE_CHARS] + f"... ({len(l) - LOG_LINE_CHARS} more characters)"
+                for l in text.splitlines()[-lines:]]
+        return "\n".join(tail)
+
+
+class Scheduler:
+    """Runs units in at most `jobs` processes at once. `collect(process, hung)` is called as
+    each process ends (finished, died, hung, or its stream broken) and returns the tests still
+    to run (a resume after a crash or hang); `wants_features()` says whether the next process
+    should announce the candidate's declarations (asking may cost the candidate: the reference
+    starts the CUDA runtime), until a process has answered."""
+
+    def __init__(self, o: Options, seed: str, workdir: str, env: dict, collect, wants_features):
+        self.o, self.seed, self.workdir, self.env = o, seed, workdir, env
+        self.collect, self.wants_features = collect, wants_features
+        self.serial = 0
+        self.processes = 0
+
+    def run(self, units: list[Unit]) -> None:
+        queue = list(units)
+        running: list[Process] = []
+        try:
+            self._run(queue, running)
+        except BaseException:
+            # Interrupted (or a runner error): no suite process or testee outlives the runner.
+            for p in running:
+                p.kill()
+                p.close()
+            raise
+
+    def _run(self, queue: list, running: list) -> None:
+        log_dir = self.o.log_dir or os.path.join(self.o.out, "logs")
+        while queue or running:
+            while queue and len(running) < self.o.jobs:
+                self.serial += 1
+                self.processes += 1
+                running.append(Process(queue.pop(0), self.seed, self.workdir, log_dir, self.serial,
+                                       self.wants_features(), self.env))
+            time.sleep(0.01)
+            for p in list(running):
+                p.poll_stream()
+                finished = p.proc.poll() is not None
+                hung = not finished and not p.broken and time.monotonic() - p.last_progress > self.o.case_timeout
+                if not (finished or hung or p.broken):
+                    continue
+                p.poll_stream()
+                # Whatever of its process group is left (a testee's daemon child) goes with it.
+                p.kill()
+                running.remove(p)
+                p.close()
+                rest = self.collect(p, hung)
+                if rest:
+                    queue.insert(0, self.resume(p.unit, rest))
+
+    def resume(self, unit: Unit, tests: list) -> Unit:
+        self.serial += 1
+        path = write_cases(self.workdir, f"{unit.suite.name}.{self.serial}", tests)
+        return Unit(unit.suite, [f"--tcts_cases={path}"], list(tests), unit.shard)
+
+
+# ---------------------------------------------------------------- the output folder
+def lock_out(out: str):
+    """OUT/.tcts-run.lock (fcntl), held until the returned file is closed: one run per --out.
+    Locked when another run holds it; OSError when OUT cannot be written."""
+    os.makedirs(os.path.join(out, "logs"), exist_ok=True)
+    lock = open(os.path.join(out, ".tcts-run.lock"), "a+", encoding="utf-8")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        raise Locked(lock.name) from None
+    return lock
+
+
+@contextlib.contextmanager
+def interruptible():
+    """SIGINT and SIGTERM raise Interrupted while inside; the previous handlers come back after."""
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def interrupted(signum, frame):
+        raise Interrupted(signum)
+
+    for sig in previous:
+        signal.signal(sig, interrupted)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

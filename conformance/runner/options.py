@@ -1,0 +1,329 @@
+"""The run's options: its flags, and the environment it was started in, read once.
+
+This is the only module of the runner that reads the process environment. Everything the
+other modules need from it is a field of Options:
+
+- `bazel run` (BUILD_WORKING_DIRECTORY: where the user is; BUILD_WORKSPACE_DIRECTORY: the
+  workspace, for out/ and for building a candidate on demand; RUNFILES_DIR),
+- `bazel test` (TEST_TARGET, TESTBRIDGE_TEST_ONLY, TEST_TOTAL_SHARDS/TEST_SHARD_INDEX,
+  TEST_SHARD_STATUS_FILE, XML_OUTPUT_FILE, TEST_UNDECLARED_OUTPUTS_DIR, TEST_TMPDIR),
+- TCTS_BAZEL (the bazel command that builds a candidate on demand), PYTHONPATH (the testee's,
+  with the Python kit added), and the environment the suite processes inherit (less the test
+  protocol's variables: a suite process neither writes the enclosing test's XML nor shards).
+
+The suite bundle's launcher (conformance/bundle/tcts.in) has no Bazel to imitate: it passes
+--cwd, --run-command and --suite-commit instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+
+DEFAULT_CASE_TIMEOUT = 120.0
+DEFAULT_FEATURES = "spec/features.toml"
+DEFAULT_STATEMENTS = "spec/statements.toml"
+
+# Variables by which a test environment (bazel test) steers a test: a suite process must
+# neither overwrite the enclosing test's XML nor shard or filter itself (the runner does).
+TEST_ENVIRONMENT = ("XML_OUTPUT_FILE", "GTEST_OUTPUT", "GUNIT_OUTPUT", "TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
+                    "GTEST_TOTAL_SHARDS", "GTEST_SHARD_INDEX", "TEST_SHARD_STATUS_FILE", "GTEST_SHARD_STATUS_FILE",
+                    "TEST_PREMATURE_EXIT_FILE", "TESTBRIDGE_TEST_ONLY", "TEST_TARGET")
+
+# What the BUILD target (or the bundle's launcher) passes: left out of the command a report shows.
+BUILD_ARGS = ("--suites=", "--device-suites=", "--in-process=", "--known-testee=", "--binary=", "--cwd=",
+              "--run-command=", "--suite-commit=")
+
+
+class UsageError(Exception):
+    pass
+
+
+@dataclasses.dataclass
+class Options:
+    candidate: str = "reference"
+    testee: str = ""  # a testee command line: the suites run against it (PROTOCOL.md)
+    expectations_shown: str = ""
+    suites: list = dataclasses.field(default_factory=list)
+    out: str = ""
+    log_dir: str = ""  # where this run's logs go until the report is written (in --out)
+    filter: str = ""
+    jobs: int = 0
+    case_timeout: float = DEFAULT_CASE_TIMEOUT
+    seed: str = ""
+    expectations: str = ""
+    replay: str = ""
+    command: str = ""
+    device: str = ""
+    device_suites: list = dataclasses.field(default_factory=list)
+    binary: str = ""
+    in_process: list = dataclasses.field(default_factory=list)  # --in-process: the in-tree candidates
+    known_testees: dict = dataclasses.field(default_factory=dict)  # --known-testee NAME=CMD
+    target: str = ""
+    features: str = DEFAULT_FEATURES
+    statements: str = DEFAULT_STATEMENTS
+    stale_check: bool | None = None
+    partial_ok: bool = False
+    trace: bool = False  # --trace: record a testee's exchange per case (out/<candidate>/trace/)
+    write_expectations: str = ""  # --write-expectations=FILE: a fresh file listing this run's deviations
+    update_expectations: str = ""  # --update-expectations=FILE
+    rerun: str = ""  # the command a case's rerun adds its id to (rerun_base), "" for the target's
+    # Where and how the runner was started (bazel run, bazel test, the bundle's launcher).
+    cwd: str = ""  # where the user is: relative paths, the testee's directory (BUILD_WORKING_DIRECTORY, --cwd)
+    workspace: str = ""  # the Bazel workspace (BUILD_WORKSPACE_DIRECTORY), "" outside one
+    run_command: str = ""  # --run-command: how the user started this run (the bundle's tcts), "" for bazel run's
+    suite_commit: str | None = None  # --suite-commit: the bundle's stamp; None: the checkout's HEAD
+    runfiles: str = ""  # the runfiles tree's root, where the run's data lies ("" when not there)
+    test_target: str = ""  # TEST_TARGET: under bazel test, this test's label
+    test_filter: str = ""  # TESTBRIDGE_TEST_ONLY (bazel test --test_filter)
+    shard: tuple = (0, 1)  # TEST_SHARD_INDEX, TEST_TOTAL_SHARDS
+    shard_status_file: str = ""  # TEST_SHARD_STATUS_FILE
+    xml_output: str = ""  # XML_OUTPUT_FILE
+    test_outputs: str = ""  # TEST_UNDECLARED_OUTPUTS_DIR, else TEST_TMPDIR
+    bazel: str = "bazel"  # TCTS_BAZEL
+    pythonpath: str = ""  # PYTHONPATH, as the runner got it
+    child_environ: dict = dataclasses.field(default_factory=dict)  # what the suite processes inherit
+
+    @property
+    def in_test(self) -> bool:
+        return bool(self.test_target)
+
+    def user_path(self, path: str) -> str:
+        """A path the user typed, relative to where they ran `bazel run` (or tcts)."""
+        return os.path.join(self.cwd, os.path.expanduser(path))
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(message)
+
+
+def _number(kind, least, what):
+    def convert(value):
+        try:
+            n = kind(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{value}' is not a number") from None
+        if n < least:
+            raise argparse.ArgumentTypeError(f"{what} must be at least {least}, got {value}")
+        return n
+    return convert
+
+
+def _seed(value):
+    if not value.isdigit():
+        raise argparse.ArgumentTypeError(f"'{value}': the seed is a non-negative integer")
+    return value
+
+
+def _names(value):
+    return [s for s in value.split(",") if s]
+
+
+def make_parser(description: str = "") -> argparse.ArgumentParser:
+    p = _Parser(prog="run.py", description=description, formatter_class=argparse.RawDescriptionHelpFormatter,
+                allow_abbrev=False)
+    p.add_argument("replay_file", nargs="?", metavar="FILE", help="a replay case file (conformance/replay/REPLAY.md)")
+    p.add_argument("--candidate", default=None, metavar="NAME",
+                   help="the candidate (default: reference); its expectations file is "
+                        "conformance/expectations/NAME.txt unless --expectations says otherwise")
+    p.add_argument("--testee", default="", metavar="'CMD ARGS'",
+                   help="run the suites against a testee program speaking conformance/protocol/PROTOCOL.md "
+                        "(run by /bin/sh in the directory bazel run was started from); needs --expectations "
+                        "unless conformance/expectations/<--candidate>.txt exists")
+    p.add_argument("--out", default="", metavar="DIR",
+                   help="where report.json, report.md, report.html and the logs go (default: "
+                        "<workspace>/out/<candidate>, out/<candidate>-<device>, out/replay-<candidate>; "
+                        "under bazel test: TEST_UNDECLARED_OUTPUTS_DIR)")
+    p.add_argument("--filter", default="", metavar="GLOB",
+                   help="run only the cases whose id matches this glob ('*', '?'); no stale check then")
+    p.add_argument("--jobs", type=_number(int, 1, "--jobs"), default=0, metavar="N",
+                   help="processes at once (default: the number of CPUs; 1 under bazel test)")
+    p.add_argument("--case-timeout", type=_number(float, 0.1, "--case-timeout"), default=DEFAULT_CASE_TIMEOUT,
+                   metavar="S", help="seconds a case may run before it is a TIMEOUT (default %(default)g)")
+    p.add_argument("--seed", type=_seed, default=None, metavar="N",
+                   help="the RapidCheck seed (default: a random one, recorded in the report)")
+    p.add_argument("--expectations", default="", metavar="FILE", help="the expectations file to apply")
+    p.add_argument("--device", default="", metavar="DEVICE",
+                   help="run the suites that apply to any device (promotion, casting, strided, arithmetic) with "
+                        "every tensor on DEVICE ('cuda', 'cuda:1'); a candidate that cannot use DEVICE here has "
+                        "every case NOT_SUPPORTED, with the reason")
+    p.add_argument("--partial-ok", action="store_true",
+                   help="exit 0 for CONFORMS PARTIALLY (a suite's test target passes when nothing unexpected "
+                        "happened; NOT_SUPPORTED cases are skipped test cases)")
+    p.add_argument("--stale-check", action=argparse.BooleanOptionalAction, default=None,
+                   help="report expectations entries that match no case run (default: on for an unfiltered, "
+                        "unsharded run of the suites, off for --filter, --device, replay and test filters)")
+    p.add_argument("--trace", action="store_true",
+                   help="with --testee: record the lines sent to the testee and its answers, per case; each case that "
+                        "does not pass gets OUT/trace/<case id>.jsonl (its handshake and its requests), linked from the "
+                        "report with a repro command that needs no Bazel (conformance/runner/repro.py)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--write-expectations", default="", metavar="FILE",
+                       help="after the run, write FILE listing every deviation of the run (UNREVIEWED reasons to "
+                            "replace; conformance/runner/write_expectations.py)")
+    which.add_argument("--update-expectations", default="", metavar="FILE",
+                       help="after the run, update FILE: keep the entries whose cases still deviate, narrow or drop "
+                            "the others (XPASS, stale), add the new deviations")
+    p.add_argument("--features", default=DEFAULT_FEATURES, metavar="FILE", help="feature levels (default %(default)s)")
+    p.add_argument("--statements", default=DEFAULT_STATEMENTS, metavar="FILE",
+                   help="the documents' statements and the spec rows that test them, for the report's spec coverage "
+                        "(default %(default)s)")
+    # From the BUILD targets.
+    p.add_argument("--suites", type=_names, default=[], metavar="A,B", help="the suites (the BUILD target passes them)")
+    p.add_argument("--device-suites", type=_names, default=[], metavar="A,B",
+                   help="the suites --device runs (the BUILD target passes them)")
+    p.add_argument("--replay", default="", metavar="FILE", help="the replay file (as the positional FILE)")
+    p.add_argument("--binary", default="", metavar="PATH",
+                   help="the candidate's binary holding the suites (default conformance/<candidate>_bin)")
+    p.add_argument("--in-process", type=_names, default=[], metavar="A,B",
+                   help="the in-tree candidates with a binary //conformance:<name>_bin (the BUILD target passes "
+                        "them); one whose binary is not in this run's data is built on demand")
+    p.add_argument("--known-testee", action="append", default=[], metavar="NAME=CMD",
+                   help="a testee kept in this repository (the BUILD target passes them): --candidate=NAME "
+                        "runs it with CMD, as --testee=CMD would")
+    p.add_argument("--target", default="", metavar="LABEL",
+                   help="the Bazel test that reruns a case (one suite's, or a replay's; default "
+                        "//conformance:<suite>_<candidate>)")
+    # From the suite bundle's launcher (conformance/bundle/tcts.in), which has no Bazel.
+    p.add_argument("--cwd", default="", metavar="DIR",
+                   help="the directory relative paths, the testee's working directory and out/ are taken from "
+                        "(default: where bazel run was started, else the current one)")
+    p.add_argument("--run-command", default="", metavar="CMD",
+                   help="how the user starts a run, for the commands a run prints (default: bazel run "
+                        "//conformance:run --)")
+    p.add_argument("--suite-commit", default=None, metavar="SHA",
+                   help="the tensor-cts commit the suites were built from, for the report (default: the "
+                        "checkout's HEAD)")
+    return p
+
+
+def parse_args(argv: list[str], environ=None, argv0: str = "", description: str = "") -> Options:
+    """The options of a run started with `argv` in `environ` (default: this process's)."""
+    environ = os.environ if environ is None else environ
+    a = make_parser(description).parse_args(argv)
+    o = Options(candidate=a.candidate, testee=a.testee, suites=a.suites, out=a.out, filter=a.filter, jobs=a.jobs,
+                case_timeout=a.case_timeout, seed=a.seed or "", expectations=a.expectations, replay=a.replay,
+                device="" if a.device == "cpu" else a.device, device_suites=a.device_suites, binary=a.binary,
+                target=a.target, features=a.features, statements=a.statements, stale_check=a.stale_check,
+                partial_ok=a.partial_ok, in_process=a.in_process, write_expectations=a.write_expectations,
+                update_expectations=a.update_expectations, trace=a.trace, cwd=a.cwd, run_command=a.run_command,
+                suite_commit=a.suite_commit or None)
+    read_environment(o, environ, argv0)
+    for spec in a.known_testee:
+        name, sep, command = spec.partition("=")
+        if not (name and sep and command):
+            raise UsageError(f"--known-testee={spec!r}: expected NAME=CMD")
+        o.known_testees[name] = command
+    if not o.testee and o.candidate in o.known_testees:
+        o.testee = o.known_testees[o.candidate]
+    if o.candidate is None:
+        o.candidate = "testee" if o.testee else "reference"
+    if a.replay_file:
+        if o.replay:
+            raise UsageError(f"one replay file at most, got {a.replay_file} and --replay={o.replay}")
+        o.replay = a.replay_file
+    if o.device:
+        if o.replay:
+            raise UsageError("--device runs the spec's suites, not a replay file")
+        if o.device_suites:
+            o.suites = o.device_suites
+    if not o.suites and not o.replay:
+        raise UsageError("no --suites given (the BUILD target passes them)")
+    if o.trace and not o.testee:
+        raise UsageError("--trace records a testee's exchange: give --testee (in-process candidates have the rerun "
+                         "command)")
+    if o.target and not o.replay and len(o.suites) != 1:
+        raise UsageError("--target names one suite's test (or a replay's): give exactly one --suites")
+    if o.binary and o.replay:
+        raise UsageError("--binary names the suites' binary, not the replay runner")
+    whole = not (o.filter or o.replay or o.device or o.test_filter or o.shard[1] > 1)
+    if o.stale_check is None:
+        o.stale_check = whole
+    elif o.stale_check and not whole:
+        raise UsageError("--stale-check needs every case of the suites: no --filter, --device, replay, "
+                         "test filter or shard")
+    o.jobs = o.jobs or (1 if o.in_test else os.cpu_count() or 1)
+    return o
+
+
+def read_environment(o: Options, environ, argv0: str) -> None:
+    """The fields of `o` that `bazel run`, `bazel test` or the caller's environment decide."""
+    root = os.path.join(environ.get("RUNFILES_DIR", (argv0 or "run.py") + ".runfiles"), "tensor_cts")
+    o.runfiles = os.path.abspath(root) if os.path.isdir(root) else ""
+    o.workspace = environ.get("BUILD_WORKSPACE_DIRECTORY", "")
+    # The runner works in the runfiles tree (main changes into it): without bazel run's
+    # BUILD_WORKING_DIRECTORY or --cwd, that is where relative paths start.
+    o.cwd = (os.path.abspath(os.path.expanduser(o.cwd)) if o.cwd
+             else environ.get("BUILD_WORKING_DIRECTORY", o.runfiles or os.getcwd()))
+    # bazel test's protocol (the test encyclopedia): filter, shards, outputs.
+    o.test_target = environ.get("TEST_TARGET", "")
+    o.test_filter = environ.get("TESTBRIDGE_TEST_ONLY", "")
+    total = environ.get("TEST_TOTAL_SHARDS", "")
+    if total and total != "0":
+        try:
+            o.shard = (int(environ.get("TEST_SHARD_INDEX", "0")), int(total))
+        except ValueError:
+            raise UsageError(f"TEST_TOTAL_SHARDS={total!r}, TEST_SHARD_INDEX={environ.get('TEST_SHARD_INDEX')!r}")
+        if not 0 <= o.shard[0] < o.shard[1]:
+            raise UsageError(f"TEST_SHARD_INDEX={o.shard[0]} is not below TEST_TOTAL_SHARDS={o.shard[1]}")
+    o.shard_status_file = environ.get("TEST_SHARD_STATUS_FILE", "")
+    o.xml_output = environ.get("XML_OUTPUT_FILE", "")
+    o.test_outputs = environ.get("TEST_UNDECLARED_OUTPUTS_DIR") or environ.get("TEST_TMPDIR") or ""
+    o.bazel = environ.get("TCTS_BAZEL", "bazel")
+    o.pythonpath = environ.get("PYTHONPATH", "")
+    o.child_environ = test_free(environ)
+
+
+def test_free(environ, extra: dict | None = None) -> dict:
+    """`environ` less bazel test's protocol (TEST_ENVIRONMENT), plus `extra`: the environment of
+    a process that is not the enclosing test (a suite process, a test's own run of the runner)."""
+    env = {k: v for k, v in environ.items() if k not in TEST_ENVIRONMENT}
+    env.update(extra or {})
+    return env
+
+
+def run_command(o: Options) -> str:
+    """How the user started this run: `bazel run //conformance:run --`, or the suite bundle's
+    launcher (conformance/bundle/tcts.in passes --run-command)."""
+    return o.run_command or "bazel run //conformance:%s --" % ("replay" if o.replay else "run")
+
+
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def rerun_base(o: Options, expectations_given: str) -> str:
+    """The command that reruns a case of this run, less the case's --filter (the binary adds it,
+    and the seed for a property: --rerun): `bazel run //conformance:run` (or `:replay` and the
+    file) with this run's candidate, testee, expectations and device, writing into OUT/rerun
+    (never over this run's report). Used where a suite's `bazel test` target does not exist or
+    would not run the case as this run did: a replay, a testee (its command and expectations
+    file are the user's, not a target's) and a run on a device. "" where the suite's target is
+    right: a suite's or replay's own test (--target), a plain candidate run."""
+    if o.target or not (o.replay or o.testee or o.device):
+        return ""
+    parts = [run_command(o)] + ([_quoted(o.replay)] if o.replay else [])
+    if o.testee and o.known_testees.get(o.candidate) != o.testee:  # a testee kept here goes by its name
+        parts.append(f"--testee={_quoted(o.testee)}")
+    parts.append(f"--candidate={_quoted(o.candidate)}")
+    if expectations_given:
+        parts.append(f"--expectations={_quoted(expectations_given)}")
+    if o.device:
+        parts.append(f"--device={_quoted(o.device)}")
+    if o.out:
+        parts.append(f"--out={_quoted(rerun_out(o.out))}")
+    return " ".join(parts)
+
+
+def rerun_out(out: str) -> str:
+    """Where a case's rerun command writes its report: OUT/rerun, beside this run's, never over
+    it (a rerun's own rerun command writes where the rerun did: the same command)."""
+    return out if os.path.basename(out) == "rerun" else os.path.join(out, "rerun")
+
+
+def bazel_command(o: Options) -> str:
+    target = o.test_target or o.target or "//conformance:<suite>_<candidate>"
+    return f"bazel test {target}" + (f" --test_filter='{o.test_filter}'" if o.test_filter else "") + (
+        f" (shard {o.shard[0] + 1} of {o.shard[1]})" if o.shard[1] > 1 else "")

@@ -1,0 +1,109 @@
+"""The runner's options: flags and the environment read once (options.py is the only module of
+the runner that reads os.environ), the bundle's flags in place of Bazel's variables, and the
+rerun command a run prints, which writes beside the run's report, never over it (issue 36).
+
+Runs under /usr/bin/python3 from the repository root (or the runfiles tree).
+"""
+
+import ast
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import options  # noqa: E402
+
+SUITES = ["--suites=dtypes"]
+
+
+def parse(argv, **environ):
+    return options.parse_args(SUITES + argv, environ=environ, argv0="/nonexistent/run.py")
+
+
+class Environment(unittest.TestCase):
+    def test_bazel_run(self):
+        o = parse([], BUILD_WORKING_DIRECTORY="/home/u/lib", BUILD_WORKSPACE_DIRECTORY="/home/u/tcts",
+                  PATH="/bin", TCTS_BAZEL="bazelisk", PYTHONPATH="/p")
+        self.assertEqual((o.cwd, o.workspace, o.bazel, o.pythonpath), ("/home/u/lib", "/home/u/tcts", "bazelisk", "/p"))
+        self.assertEqual(o.user_path("x.txt"), "/home/u/lib/x.txt")
+        self.assertFalse(o.in_test)
+        self.assertEqual(o.child_environ["PATH"], "/bin")
+        self.assertEqual(options.run_command(o), "bazel run //conformance:run --")
+
+    def test_bazel_test(self):
+        o = parse([], TEST_TARGET="//conformance:dtypes_reference", TEST_TOTAL_SHARDS="3", TEST_SHARD_INDEX="1",
+                  TESTBRIDGE_TEST_ONLY="A.*", XML_OUTPUT_FILE="/x.xml", TEST_UNDECLARED_OUTPUTS_DIR="/u",
+                  TEST_SHARD_STATUS_FILE="/s", GTEST_OUTPUT="xml:/g", RC_PARAMS="max_success=3")
+        self.assertTrue(o.in_test)
+        self.assertEqual((o.shard, o.test_filter, o.xml_output, o.test_outputs, o.shard_status_file),
+                         ((1, 3), "A.*", "/x.xml", "/u", "/s"))
+        self.assertEqual(o.jobs, 1)
+        self.assertFalse(o.stale_check)
+        # A suite process neither writes the enclosing test's XML nor shards itself.
+        for k in ("TEST_TARGET", "TEST_TOTAL_SHARDS", "XML_OUTPUT_FILE", "GTEST_OUTPUT", "TESTBRIDGE_TEST_ONLY"):
+            self.assertNotIn(k, o.child_environ)
+        self.assertEqual(o.child_environ["RC_PARAMS"], "max_success=3")
+        self.assertEqual(options.bazel_command(o),
+                         "bazel test //conformance:dtypes_reference --test_filter='A.*' (shard 2 of 3)")
+
+    def test_bad_shards(self):
+        with self.assertRaises(options.UsageError):
+            parse([], TEST_TOTAL_SHARDS="2", TEST_SHARD_INDEX="2")
+        with self.assertRaises(options.UsageError):
+            parse([], TEST_TOTAL_SHARDS="x")
+
+    def test_the_bundle_passes_flags_not_bazel_variables(self):
+        with tempfile.TemporaryDirectory() as here:
+            o = parse([f"--cwd={here}", "--run-command=/b/tcts", "--suite-commit=abc123"])
+            self.assertEqual((o.cwd, o.workspace, o.run_command, o.suite_commit), (here, "", "/b/tcts", "abc123"))
+            self.assertEqual(options.run_command(o), "/b/tcts")
+        self.assertIsNone(parse(["--suite-commit="]).suite_commit)  # an unstamped bundle: the checkout's HEAD
+        self.assertTrue(all(a.startswith(options.BUILD_ARGS) for a in ("--cwd=x", "--run-command=y", "--suite-commit=z")))
+
+    def test_no_other_runner_module_reads_the_environment(self):
+        readers = []
+        for name in sorted(os.listdir(HERE)):
+            if not name.endswith(".py") or name.endswith("_test.py") or name == "options.py":
+                continue
+            with open(os.path.join(HERE, name), encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv") and \
+                        isinstance(node.value, ast.Name) and node.value.id == "os":
+                    readers.append(f"{name}:{node.lineno}")
+        # The tools beside the runner that are programs of their own (not the runner's modules).
+        readers = [r for r in readers if not r.startswith(("repro.py", "lint_expectations.py", "layer_expectations.py",
+                                                           "write_expectations.py"))]
+        self.assertEqual(readers, [])
+
+
+class Rerun(unittest.TestCase):
+    def test_a_testee_case_reruns_into_out_rerun(self):
+        o = parse(["--testee=python3 t.py", "--candidate=mine"], BUILD_WORKING_DIRECTORY="/w")
+        o.out = "/w/out/mine"
+        base = options.rerun_base(o, "exp.txt")
+        self.assertIn("--out='/w/out/mine/rerun'", base)
+        self.assertTrue(base.startswith("bazel run //conformance:run -- --testee='python3 t.py' --candidate='mine' "
+                                        "--expectations='exp.txt'"), base)
+        o.out = "/w/out/mine/rerun"  # the rerun's own rerun command is the same command
+        self.assertEqual(options.rerun_base(o, "exp.txt"), base)
+
+    def test_a_device_and_a_replay_rerun_into_out_rerun(self):
+        o = parse(["--device=cuda", "--candidate=libtorch"])
+        o.out = "/o/libtorch-cuda"
+        self.assertIn("--out='/o/libtorch-cuda/rerun'", options.rerun_base(o, ""))
+        o = parse(["--replay=r.json", "--candidate=libtorch"])
+        o.out = "/o/replay-libtorch"
+        self.assertTrue(options.rerun_base(o, "").startswith("bazel run //conformance:replay -- 'r.json'"))
+        self.assertIn("--out='/o/replay-libtorch/rerun'", options.rerun_base(o, ""))
+
+    def test_a_suite_target_needs_no_rerun_command(self):
+        self.assertEqual(options.rerun_base(parse(["--candidate=libtorch"]), ""), "")
+        o = parse(["--testee=t", "--target=//conformance:dtypes_t"])
+        self.assertEqual(options.rerun_base(o, ""), "")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

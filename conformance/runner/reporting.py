@@ -1,0 +1,74 @@
+"""The report call: the run's results handed to the report tools (reports/report.py, junit.py),
+the report files written into --out, and this run's logs published beside them."""
+
+from __future__ import annotations
+
+import os
+
+import junit
+import report as report_lib
+from options import Options
+from records import Results
+
+LOGS_MANIFEST = ".tcts-logs"  # in <out>/logs: the files the last run wrote there
+
+
+def build(o: Options, results: Results, cases: list[dict], *, seed: str, processes: int, started: str, wall: float,
+          entries: list, feature_rows: list, statements: list, stale) -> dict:
+    """report.json's document (validated against its schema by report_lib.build)."""
+    return report_lib.build(
+        candidate=results.candidate or {"name": o.candidate, "version": "", "build": ""},
+        run={"command": o.command, "suites": ["replay"] if o.replay else o.suites, "filter": o.filter,
+             "device": results.tensor_device or o.device or "cpu", "seed": seed,
+             "jobs": o.jobs, "case_timeout_s": o.case_timeout, "processes": processes,
+             "isolated_processes": results.isolated, "started": started,
+             "wall_s": round(wall, 3), "replay_file": o.replay or None},
+        expectations={"file": o.expectations_shown,
+                      "entries": len(entries), "stale": stale,
+                      "unreviewed": len({e.reason for e in entries if e.unreviewed})},
+        features=results.feature_table(feature_rows, cases),
+        cases=cases, coverage=report_lib.spec_coverage(statements, cases, o.statements),
+        dtypes=results.dtype_table(cases),
+        commit=o.suite_commit if o.suite_commit else report_lib.tool_commit(o.workspace or None))
+
+
+def write(o: Options, doc: dict) -> list[str]:
+    """report.json, report.md and report.html into --out (each replaced by rename), then the
+    logs. The paths written; OSError when they cannot be."""
+    paths = report_lib.write_all(doc, o.out)
+    publish_logs(o.log_dir, os.path.join(o.out, "logs"))
+    return paths
+
+
+def write_junit(o: Options, doc: dict | None) -> None:
+    """Under bazel test, the JUnit XML: one <testcase> per case of `doc`, none for an empty
+    shard (None: more shards than cases)."""
+    if not o.xml_output:
+        return
+    if doc is None:
+        junit.write_empty(o.xml_output, o.test_target or "tcts")
+    else:
+        junit.write(o.xml_output, doc, o.test_target or o.target or "tcts")
+
+
+def publish_logs(stage: str, logs: str) -> None:
+    """Moves this run's logs from `stage` into `logs`, replacing only the files the previous
+    run wrote there (its manifest); every other file in `logs` is left alone."""
+    manifest = os.path.join(logs, LOGS_MANIFEST)
+    try:
+        with open(manifest, encoding="utf-8") as f:
+            old = [n for n in f.read().splitlines() if n and "/" not in n and n not in (".", "..", LOGS_MANIFEST)]
+    except (OSError, UnicodeDecodeError):
+        old = []
+    for name in old:
+        try:
+            os.remove(os.path.join(logs, name))
+        except FileNotFoundError:
+            pass
+    names = sorted(os.listdir(stage))
+    for name in names:
+        os.replace(os.path.join(stage, name), os.path.join(logs, name))
+    tmp = manifest + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write("".join(n + "\n" for n in names))
+    os.replace(tmp, manifest)
