@@ -146,7 +146,8 @@ def facts(doc: dict) -> list[tuple[str, str]]:
                          + ("stale check skipped: a filtered, device or replay run" if stale is None else f"{len(stale)} stale") + ")"),
         ("suite commit", doc["tool"]["commit"] or "(unknown)"),
         ("generated", doc["generated"]),
-    ]
+    ] + ([("merged from", "; ".join(f"{m['file']} ({m['cases']} cases, {m['machine']['hostname']}, {m['command']})"
+                                     for m in doc["merged"]))] if doc.get("merged") else [])
 
 
 # ---------------------------------------------------------------- Markdown
