@@ -147,6 +147,44 @@ class HeadlineFirst(unittest.TestCase):
                 props = [(p.get("name"), p.get("value")) for p in junit.testsuite(doc, "t").iter("property")]
                 self.assertEqual(props[1], ("headline", doc["summary"]["headline"]))
 
+    def test_badge_json_is_a_shields_endpoint_green_only_without_deviation(self):
+        # badge.json (issue 38 item 5): written beside report.json by the one writer of report
+        # files, and by reports/render.py; the headline's text, green only for the clean one.
+        import json
+        import tempfile
+
+        colours = {"clean": "brightgreen", "listed": "yellow", "optional": "yellow", "partial": "yellow"}
+        for name, doc in self.docs.items():
+            with self.subTest(name), tempfile.TemporaryDirectory() as d:
+                paths = report.write_all(doc, d)
+                self.assertEqual([os.path.basename(p) for p in paths],
+                                 ["report.json", "report.md", "report.html", "badge.json"])
+                with open(os.path.join(d, "badge.json"), encoding="utf-8") as f:
+                    got = json.load(f)
+                self.assertEqual(got, {"schemaVersion": 1, "label": "tensor-cts",
+                                       "message": doc["summary"]["headline"], "color": colours[name]})
+                if name != "clean":
+                    self.assertNotRegex(got["message"], BARE_CONFORMS)
+        red = make([case("a", "PASS"), case("b", "FAIL")])
+        self.assertEqual(report.badge(red), {"schemaVersion": 1, "label": "tensor-cts",
+                                             "message": "DOES NOT CONFORM — 50.0 % conformant", "color": "red"})
+
+    def test_render_writes_the_badge_too(self):
+        import io
+        import json
+        import tempfile
+        from contextlib import redirect_stdout
+
+        doc = self.docs["listed"]
+        with tempfile.TemporaryDirectory() as d:
+            report.write_all(doc, d, ("report.json",))
+            self.assertEqual(sorted(os.listdir(d)), ["report.json"])
+            with redirect_stdout(io.StringIO()):
+                self.assertEqual(render.main([os.path.join(d, "report.json")]), 0)
+            self.assertEqual(sorted(os.listdir(d)), ["badge.json", "report.html", "report.json", "report.md"])
+            with open(os.path.join(d, "badge.json"), encoding="utf-8") as f:
+                self.assertEqual(json.load(f)["color"], "yellow")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

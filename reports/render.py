@@ -1,6 +1,6 @@
 """Renders report.json as Markdown and as a self-contained HTML page.
 
-    python3 reports/render.py report.json [--out=DIR]    writes report.md and report.html
+    python3 reports/render.py report.json [--out=DIR]    writes report.md, report.html and badge.json
 
 Both show the same things: the verdict with its reasons; the candidate, machine and run; the
 features of the candidate interface with their conformance level, the candidate's
@@ -146,7 +146,8 @@ def facts(doc: dict) -> list[tuple[str, str]]:
                          + ("stale check skipped: a filtered, device or replay run" if stale is None else f"{len(stale)} stale") + ")"),
         ("suite commit", doc["tool"]["commit"] or "(unknown)"),
         ("generated", doc["generated"]),
-    ]
+    ] + ([("merged from", "; ".join(f"{m['file']} ({m['cases']} cases, {m['machine']['hostname']}, {m['command']})"
+                                     for m in doc["merged"]))] if doc.get("merged") else [])
 
 
 # ---------------------------------------------------------------- Markdown
@@ -464,7 +465,7 @@ def main(argv: list[str]) -> int:
     import cli  # reports/cli.py, beside this file
     p = cli.parser("render.py", __doc__)
     p.add_argument("report", metavar="report.json")
-    p.add_argument("--out", default="", metavar="DIR", help="where report.md and report.html go (default: beside it)")
+    p.add_argument("--out", default="", metavar="DIR", help="where report.md, report.html and badge.json go (default: beside it)")
     args = cli.parse(p, argv, sys.stderr)
     if isinstance(args, int):
         return args
@@ -475,10 +476,9 @@ def main(argv: list[str]) -> int:
         print(f"render: {e}", file=sys.stderr)
         return 1
     out = outs[0] if outs else os.path.dirname(os.path.abspath(paths[0]))
-    for name, text in (("report.md", markdown(doc)), ("report.html", html(doc))):
-        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
-            f.write(text)
-        print(os.path.join(out, name))
+    # Through the one writer of report files (report.write_all): each file whole or not at all.
+    for path in report_lib.write_all(doc, out, ("report.md", "report.html", "badge.json")):
+        print(path)
     return 0
 
 

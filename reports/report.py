@@ -1,7 +1,8 @@
 """report.json: building, validating, summarizing, and writing a run's report with its renderings.
 
 report.json is the canonical form; its schema is reports/report.schema.json (versioned).
-report.md and report.html are rendered from it by reports/render.py.
+report.md and report.html are rendered from it by reports/render.py; badge.json (the headline
+as a shields.io endpoint badge) is written beside them, by write_all, the one writer of them all.
 
     /usr/bin/python3 reports/report.py validate report.json   checks a report against its schema
     /usr/bin/python3 reports/report.py summary report.json    prints the text summary
@@ -454,15 +455,38 @@ def promotion_family(cases: list[dict]) -> dict | None:
     return families.classify(cases)
 
 
-def write_all(doc: dict, out_dir: str) -> list[str]:
-    """Writes report.json, report.md and report.html into out_dir; returns their paths."""
+# The badge's colour per headline class (headline_class): shields.io's named colours.
+BADGE_COLORS = {"ok": "brightgreen", "partial": "yellow", "bad": "red"}
+
+
+def badge(doc: dict) -> dict:
+    """badge.json: the headline as a shields.io endpoint badge
+    (https://shields.io/badges/endpoint-badge). Its colour is headline_class's: green only for
+    CONFORMS with no listed deviation, yellow for PASSES ITS EXPECTATIONS and CONFORMS
+    PARTIALLY, red for DOES NOT CONFORM."""
+    return {"schemaVersion": 1, "label": "tensor-cts", "message": headline_of(doc),
+            "color": BADGE_COLORS[headline_class(doc)]}
+
+
+REPORT_FILES = ("report.json", "report.md", "report.html", "badge.json")
+
+
+def write_all(doc: dict, out_dir: str, names: tuple = REPORT_FILES) -> list[str]:
+    """Writes the report files `names` (default: all of REPORT_FILES: report.json, report.md,
+    report.html and badge.json) into out_dir; returns their paths, in that order. The one
+    writer of report files: the runner, reports/render.py and reports/merge.py all write
+    through it."""
     import render  # reports/render.py, beside this file
 
-    texts = [("report.md", render.markdown(doc)), ("report.html", render.html(doc)),
-             ("report.json", json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n")]
+    makers = {"report.json": lambda: json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+              "report.md": lambda: render.markdown(doc), "report.html": lambda: render.html(doc),
+              "badge.json": lambda: json.dumps(badge(doc), ensure_ascii=False) + "\n"}
+    # Rendered first, all of them, so that a rendering that fails writes nothing; report.json
+    # last of all (the canonical form: the renderings beside it are never older).
+    texts = [(name, makers[name]()) for name in sorted(names, key=lambda n: n == "report.json")]
     # Each file whole or not at all: written beside its name, flushed, then renamed over it
     # (a run killed, or a disk full, mid-write leaves the previous file as it was).
-    paths = []
+    paths = {}
     for name, text in texts:
         path = os.path.join(out_dir, name)
         fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=out_dir)
@@ -479,8 +503,8 @@ def write_all(doc: dict, out_dir: str) -> list[str]:
             except OSError:
                 pass
             raise
-        paths.append(path)
-    return [paths[2], paths[0], paths[1]]
+        paths[name] = path
+    return [paths[n] for n in REPORT_FILES if n in paths]
 
 
 def _umask() -> int:

@@ -5,6 +5,8 @@ separators, and the glob matcher (including the line that used to take 73 s per 
 Standard library only.
 """
 
+import contextlib
+import io
 import os
 import random
 import re
@@ -272,6 +274,135 @@ def reference_glob(pattern, text):
     """The glob's meaning, by regex (for tiny inputs only: this is the exponential kind)."""
     rx = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
     return re.fullmatch(rx, text, re.S) is not None
+
+
+class SharedBaselines(unittest.TestCase):
+    """write_expectations --shared (issue 38 item 6): the entries one library's per-platform files
+    have alike move into a shared file both include, none is copied, and every case is decided as
+    before (outcome, checks and reason: expectations.apply on every id)."""
+
+    IDS = ["a.x", "a.y", "b.x", "b.y", "c.x", "c.y", "d.x", "p.q"]
+    CPU = ("# cpu header\n\n"
+           "c.*  FAIL  cpu only rule\n\n"
+           "# the common rule\n"
+           "FAIL: both platforms\n    a.x a.y\n    b.x\n\n"
+           "FAIL(values): both, values only\n    d.x\n\n"
+           "p.q  CRASH  cpu crashes\n")
+    WASM = ("# wasm header\n\n"
+            "FAIL: both platforms\n    a.x b.x\n    a.y c.x\n\n"
+            "d.x  FAIL(values)  both, values only\n")
+
+    def setUp(self):
+        import write_expectations as wx
+        self.wx = wx
+        self.d = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        self.cpu, self.wasm = os.path.join(self.d, "cpu.txt"), os.path.join(self.d, "wasm.txt")
+        self.shared = os.path.join(self.d, "shared", "lib.txt")
+        for path, text in ((self.cpu, self.CPU), (self.wasm, self.WASM)):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        self.before = {p: ex.load(p) for p in (self.cpu, self.wasm)}
+
+    def decided(self, entries):
+        return {(i, raw, checks): ex.apply(entries, i, raw, checks)[::2]
+                for i in self.IDS for raw in ("PASS", "FAIL", "CRASH", "NOT_SUPPORTED")
+                for checks in ((), ("values",), ("dtype",))}
+
+    def test_common_entries_move_to_the_shared_file_and_nothing_is_copied(self):
+        lines = self.wx.write_shared([self.cpu, self.wasm], self.shared, self.IDS)
+        self.assertIn("4 entries", lines[0])
+        shared = ex.load(self.shared)
+        self.assertEqual(sorted((e.pattern, e.outcome_text, e.reason) for e in shared),
+                         [("a.x", "FAIL", "both platforms"), ("a.y", "FAIL", "both platforms"),
+                          ("b.x", "FAIL", "both platforms"), ("d.x", "FAIL(values)", "both, values only")])
+        for path in (self.cpu, self.wasm):
+            with self.subTest(path):
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                self.assertIn("include shared/lib.txt\n", text)
+                own = [e for e in ex.load(path) if os.path.realpath(e.path) == os.path.realpath(path)]
+                self.assertFalse({e.pattern for e in own} & {e.pattern for e in shared}, "an entry copied")
+                with contextlib.redirect_stdout(io.StringIO()):
+                    self.assertEqual(lint_expectations.lint(self.IDS, path), [])  # no pattern twice, none stale
+                self.assertEqual(self.decided(ex.load(path)), self.decided(self.before[path]))
+        with open(self.cpu, encoding="utf-8") as f:
+            cpu = f.read()
+        # The include stands where the first shared entry stood (after the cpu-only rule, before the
+        # comment of the block it came from); the emptied blocks are gone; the header stays.
+        self.assertTrue(cpu.startswith("# cpu header\n\nc.*  FAIL  cpu only rule\n\ninclude shared/lib.txt\n"), cpu)
+        self.assertNotIn("FAIL(values)", cpu)
+        with open(self.wasm, encoding="utf-8") as f:
+            self.assertIn("FAIL: both platforms\n    c.x\n", f.read())  # the block keeps its own pattern
+
+    def test_a_second_run_changes_nothing(self):
+        self.wx.write_shared([self.cpu, self.wasm], self.shared, self.IDS)
+        def read(p):
+            with open(p, encoding="utf-8") as f:
+                return f.read()
+
+        texts = {p: read(p) for p in (self.cpu, self.wasm, self.shared)}
+        self.wx.write_shared([self.cpu, self.wasm], self.shared, self.IDS)
+        self.assertEqual({p: read(p) for p in texts}, texts)
+
+    def test_a_move_that_would_change_a_decision_is_refused(self):
+        # In wasm, c.* (its own) decides c.x before wasm's own c.x entry could; the shared file goes
+        # where the first common entry (a.x) stood, ahead of c.*: c.x would change its reason.
+        with open(self.wasm, "w", encoding="utf-8") as f:
+            f.write("FAIL: both\n    a.x\nc.*  FAIL  wasm c rule\nFAIL: both\n    c.x\n")
+        with open(self.cpu, "w", encoding="utf-8") as f:
+            f.write("FAIL: both\n    a.x c.x\n")
+        with self.assertRaisesRegex(self.wx.WriteError, r"wasm.txt: c.x was decided .*wasm c rule.*would be"):
+            self.wx.write_shared([self.cpu, self.wasm], self.shared, self.IDS)
+        self.assertFalse(os.path.exists(self.shared))
+
+    def test_from_several_reports(self):
+        # One report per platform: each file written from its run, then what they share moved.
+        import json
+
+        def report(name, failing):
+            cases = [{"id": i, "outcome": "FAIL" if i in failing else "PASS", "spec_file": "spec/x.toml",
+                      "clause": "x", "spec_row": i.split(".")[0], "statement": "s", "expected": "e",
+                      "observed": "o", "mismatches": [{"check": "v", "expected": "e", "observed": "o",
+                                                        "kind": "values"}], "checks": {"values": "FAIL"}}
+                     for i in self.IDS]
+            path = os.path.join(self.d, name + ".json")
+            with open(path, "w") as f:
+                json.dump({"cases": cases, "candidate": {"name": name, "version": "1"}, "run": {"filter": ""},
+                           "expectations": {"stale": []}}, f)
+            return path
+
+        a, b = report("cpu", {"a.x", "a.y", "c.x"}), report("wasm", {"a.x", "a.y", "d.x"})
+        fa, fb = os.path.join(self.d, "a.txt"), os.path.join(self.d, "b.txt")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            status = self.wx.main([f"--from-report={a}", f"--write={fa}", f"--from-report={b}", f"--write={fb}",
+                                   f"--shared={self.shared}"])
+        self.assertEqual(status, 0, out.getvalue())
+        self.assertEqual([e.pattern for e in ex.load(self.shared)], ["a.*"])
+        for path, failing in ((fa, {"a.x", "a.y", "c.x"}), (fb, {"a.x", "a.y", "d.x"})):
+            entries = ex.load(path)
+            self.assertEqual({i for i in self.IDS if ex.match(entries, i)}, failing)
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            self.assertEqual(self.wx.main([f"--from-report={a}", f"--write={fa}", f"--from-report={b}",
+                                           f"--write={fb}"]), 2)
+        self.assertIn("give --shared=SHARED", err.getvalue())
+
+    def test_the_tfjs_files_share_and_share_nothing_more(self):
+        # The checked-in tfjs_cpu.txt and tfjs_wasm.txt include shared/tfjs.txt; sharing again
+        # finds nothing new (no entry of one is the other's too) and changes nothing.
+        root = os.path.join(os.getcwd(), "conformance", "expectations")
+        paths = [os.path.join(root, n) for n in ("tfjs_cpu.txt", "tfjs_wasm.txt")]
+        shared = os.path.join(root, "shared", "tfjs.txt")
+        ids = sorted({i for p in paths for e in ex.load(p) for i in [e.pattern.replace("*", "x").replace("?", "x")]})
+        new = self.wx.share(paths, shared, ids)
+        for path, text in new.items():
+            with open(path, encoding="utf-8") as f:
+                self.assertEqual(text, f.read(), path)
+        own = [{e.pattern for e in ex.load(p) if "shared" not in e.path} for p in paths]
+        self.assertFalse({(e.pattern, e.outcome_text, e.reason) for e in ex.load(paths[0]) if "shared" not in e.path}
+                         & {(e.pattern, e.outcome_text, e.reason) for e in ex.load(paths[1]) if "shared" not in e.path})
+        self.assertTrue(own[0] and own[1])
+        self.assertEqual(len(ex.load(shared)), 65)
 
 
 class Glob(unittest.TestCase):

@@ -1,6 +1,9 @@
 """Writes or updates a candidate's expectations file from a run's outcomes.
 
     write_expectations.py --from-report=REPORT (--write=FILE | --update=FILE) [--manifest=FILE]
+    write_expectations.py --from-report=A.json --update=A.txt --from-report=B.json --update=B.txt
+                          --shared=SHARED [--manifest=FILE]
+    write_expectations.py --shared=SHARED --manifest=FILE A.txt B.txt...
     bazel run //conformance:run -- ... --write-expectations=FILE | --update-expectations=FILE
 
 --write: a fresh file listing every deviation of the run (FAIL, CRASH, TIMEOUT, and the
@@ -24,6 +27,14 @@ segment merged (`binary.*.t_int8.t_int8`, `binary.div.z_complex*.t_float16`,
 spec says, for its first case, and starts with 'UNREVIEWED:' (expectations.UNREVIEWED): a
 person replaces it with the library's rule and its source; the lint (--reviewed) and the
 report count such reasons.
+
+--shared=SHARED: one library's per-platform files (tfjs_cpu.txt and tfjs_wasm.txt: one
+report each, or the files as they are) keep no copy of what they have alike. Every entry they
+all have alike (the same pattern, outcome and reason) moves into SHARED, which each file
+includes where its first such entry stood; a block keeps its other patterns. Each file is then
+read back with its include and must decide every case id (the reports' and --manifest's) as
+before: the same outcome, checks and reason, or nothing is written and the first case that
+would change is named.
 
 The grammar is conformance/expectations/FORMAT.md; the file written is read back by the one
 parser (expectations.py) and checked to give every case the outcome it should before it is
@@ -362,12 +373,17 @@ def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tupl
     return text, notes
 
 
+def _is_header(word: str) -> bool:
+    """A block's first field: "FAIL:", "FAIL(values,dtype):", "CRASH:"..."""
+    return word.endswith(":") and ex.split_outcome(word[:-1]) is not None
+
+
 def _drop_empty_blocks(path: str, text: str) -> str:
     lines = text.split("\n")
     out = []
     for i, line in enumerate(lines):
         fields = ex._fields(ex._strip_comment(line))
-        if fields and fields[0][1] in ex._HEADERS and line[:1] not in ex.FIELD_SEPARATORS:
+        if fields and _is_header(fields[0][1]) and line[:1] not in ex.FIELD_SEPARATORS:
             # A header: keep it only if an indented pattern follows before the next unindented line.
             for nxt in lines[i + 1:]:
                 f = ex._fields(ex._strip_comment(nxt))
@@ -379,6 +395,149 @@ def _drop_empty_blocks(path: str, text: str) -> str:
             continue
         out.append(line)
     return "\n".join(out)
+
+
+# ---------------------------------------------------------------- shared baselines
+def _key(e) -> tuple:
+    """What makes two entries the same entry: pattern, outcome (with its checks) and reason."""
+    return (e.pattern, e.outcome_text, e.reason)
+
+
+def remove_entries(text: str, path: str, drop: set) -> str:
+    """`text` (the file at `path`) without its own entries whose _key is in `drop`: a one-line
+    entry loses its line; a block its patterns, the rest of each run of its pattern lines repacked
+    (pack) and a block left without patterns its header; the blank lines left behind are one."""
+    lines = text.split("\n")
+    own = os.path.realpath(path)
+    gone: dict[int, set] = collections.defaultdict(set)  # 0-based line -> columns of dropped patterns
+    for e in ex.parse(path, text):
+        if os.path.realpath(e.path) == own and _key(e) in drop:
+            gone[e.line - 1].add(e.col)
+    pattern_line = lambda line: (line[:1] in ex.FIELD_SEPARATORS and ex._fields(line)  # noqa: E731
+                                 and ex._strip_comment(line) == line)
+    out, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        if pattern_line(line):  # a run of a block's pattern lines (no comment among them)
+            j = i
+            while j < len(lines) and pattern_line(lines[j]):
+                j += 1
+            if any(k in gone for k in range(i, j)):
+                indent = line[:len(line) - len(line.lstrip(" \t"))]
+                out += pack([w for k in range(i, j) for col, w in ex._words(lines[k]) if col not in gone.get(k, ())],
+                            indent)
+            else:
+                out += lines[i:j]
+            i = j
+            continue
+        if i not in gone:  # gone and unindented: a one-line entry
+            out.append(line)
+        i += 1
+    text = _drop_empty_blocks(path, "\n".join(out))
+    return re.sub(r"\n(?:[ \t]*\n){2,}", "\n\n", text) if gone else text
+
+
+def _insert_at(text: str, path: str, first: tuple) -> int:
+    """The 0-based line an include goes before: the entry `first` (its block's header for a
+    block pattern), above the comment lines directly over it."""
+    lines = text.split("\n")
+    own = os.path.realpath(path)
+    line = next(e.line for e in ex.parse(path, text) if os.path.realpath(e.path) == own and _key(e) == first) - 1
+    if lines[line][:1] in ex.FIELD_SEPARATORS:  # a block's pattern: up to its header
+        while line > 0 and (lines[line][:1] in ex.FIELD_SEPARATORS or not ex._fields(ex._strip_comment(lines[line]))):
+            line -= 1
+    while line > 0 and lines[line - 1].lstrip().startswith("#"):
+        line -= 1
+    return line
+
+
+def decisions(entries: list, ids) -> dict:
+    """Case id -> (outcome, checks, reason) of the entry that decides it (None: no entry)."""
+    index = ex.Index(entries)
+    out = {}
+    for i in ids:
+        e = index.first(i)
+        out[i] = (e.outcome, e.checks, e.reason) if e else None
+    return out
+
+
+_PLACE = "# (the include of the shared file goes here)"
+
+
+def share(paths: list[str], shared_path: str, ids, texts: dict | None = None) -> dict[str, str]:
+    """The entries every file of `paths` (one library's per-platform files) has alike — the same
+    pattern, outcome and reason, its own or from `shared_path` when it includes it already — moved
+    into `shared_path`, which each file includes where its first such entry stood (its own
+    entries after it stay after it). Returns the new text of every file (the shared one too).
+    `texts`: the files' texts when they are not (yet) on disk. The new files must decide every id
+    of `ids` as the old ones did (outcome, checks and reason), or WriteError names the first case
+    that would change; nothing is written here."""
+    if len(paths) < 2:
+        raise WriteError("--shared needs two files at least (one library's per-platform expectations)")
+    texts = dict(texts or {})
+    for p in paths:
+        if p not in texts:
+            with open(p, encoding="utf-8") as f:
+                texts[p] = f.read()
+    shared_real = os.path.realpath(shared_path)
+    old_shared = ex.load(shared_path) if os.path.isfile(shared_path) else []
+    effective = {}
+    for p in paths:
+        entries = ex.parse(p, texts[p])
+        mine = [e for e in entries if os.path.realpath(e.path) in (os.path.realpath(p), shared_real)]
+        effective[p] = mine
+    common = set.intersection(*({_key(e) for e in effective[p]} for p in paths))
+    lost = [e for e in old_shared if _key(e) not in common]
+    if lost:
+        raise WriteError(f"{lost[0].where}: '{lost[0].pattern}' of {shared_path} is not in every file (does each "
+                         f"include it?); move it by hand")
+    order = list(dict.fromkeys(_key(e) for e in effective[paths[0]] if _key(e) in common))
+    if not order:
+        raise WriteError(f"{', '.join(paths)} have no entry in common")
+    names = [os.path.basename(p) for p in paths]
+    body = [f"# The entries {' and '.join(names)} share (each includes this file): the same pattern, outcome and "
+            f"reason.", "# Written by conformance/runner/write_expectations.py --shared: edit a rule here only if it "
+            "holds for every one of them.", ""]
+    k = 0
+    while k < len(order):
+        j = k
+        while j < len(order) and order[j][1:] == order[k][1:]:
+            j += 1
+        globs, (outcome, reason) = [o[0] for o in order[k:j]], order[k][1:]
+        body += [f"{globs[0]}  {outcome}  {reason}"] if len(globs) == 1 else [f"{outcome}: {reason}"] + pack(globs)
+        body.append("")
+        k = j
+    out = {shared_path: "\n".join(body).rstrip("\n") + "\n"}
+    for p in paths:
+        text = texts[p]
+        includes = any(os.path.realpath(e.path) == shared_real for e in ex.parse(p, text))
+        if not includes:
+            first = next(_key(e) for e in effective[p] if _key(e) in common)
+            at = _insert_at(text, p, first)
+            lines = text.split("\n")
+            text = "\n".join(lines[:at] + [_PLACE, ""] + lines[at:])  # a comment until the entries are gone
+        rel = os.path.relpath(shared_path, os.path.dirname(os.path.abspath(p)))
+        out[p] = remove_entries(text, p, common).replace(_PLACE, f"include {rel}")
+    # The one check that matters: every case decided as before, by the one parser.
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        root = os.path.commonpath([os.path.dirname(os.path.abspath(x)) for x in list(out)])
+        placed = {}
+        for path, text in out.items():
+            target = os.path.join(scratch, os.path.relpath(os.path.abspath(path), root))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "w", encoding="utf-8") as f:
+                f.write(text)
+            placed[path] = target
+        for p in paths:
+            before = decisions(ex.parse(p, texts[p]), ids)
+            after = decisions(ex.load(placed[p]), ids)
+            for i in sorted(before):
+                if before[i] != after[i]:
+                    raise WriteError(f"{p}: {i} was decided {before[i]}, would be {after[i]} with the shared file; "
+                                     f"nothing written")
+    return out
 
 
 def check(path: str, text: str, cases: list[dict], universe: Universe) -> None:
@@ -436,43 +595,91 @@ def manifest_ids(path: str) -> list[str]:
         return [line.split("\t")[1] for line in f.read().splitlines() if line and not line.startswith("#")]
 
 
+def read_report(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        doc["cases"], doc.get("run", {})
+        return doc
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise WriteError(f"cannot read report '{path}': {e}") from None
+
+
+def write_shared(paths: list[str], shared: str, ids) -> list[str]:
+    """share(), then the files written (each whole: beside its name, then renamed)."""
+    new = share(paths, shared, ids)
+    os.makedirs(os.path.dirname(os.path.abspath(shared)), exist_ok=True)
+    for path, text in new.items():
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    n = len(ex.load(shared))
+    return [f"{shared}: {n} entries {', '.join(paths)} share; each includes it, and decides every one of "
+            f"{len(set(ids))} case ids as before"]
+
+
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="write_expectations.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
-    p.add_argument("--from-report", required=True, metavar="REPORT", help="a report.json of the run")
-    which = p.add_mutually_exclusive_group(required=True)
-    which.add_argument("--write", default="", metavar="FILE", help="write a fresh expectations file")
-    which.add_argument("--update", default="", metavar="FILE", help="update this expectations file")
+    p.add_argument("--from-report", action="append", default=[], metavar="REPORT",
+                   help="a report.json of the run; several (one per --write/--update, in order) for one library's "
+                        "platforms with --shared")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--write", action="append", default=[], metavar="FILE", help="write a fresh expectations file")
+    which.add_argument("--update", action="append", default=[], metavar="FILE", help="update this expectations file")
     p.add_argument("--manifest", default="", metavar="FILE",
                    help="every case id (//conformance:case_manifest.txt); needed when the run did not run every case")
+    p.add_argument("--shared", default="", metavar="SHARED",
+                   help="after writing or updating the files (or, without --from-report, on the FILEs given), move "
+                        "the entries they all have alike into SHARED, which each includes (no entry copied); every "
+                        "case id of the reports and the manifest is checked to be decided as before")
+    p.add_argument("files", nargs="*", metavar="FILE", help="with --shared and no report: one library's files")
     a = p.parse_args(argv)
+    targets = a.write or a.update
     try:
-        with open(a.from_report, encoding="utf-8") as f:
-            doc = json.load(f)
-        cases = doc["cases"]
-        run_info = doc.get("run", {})
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        print(f"write_expectations: cannot read report '{a.from_report}': {e}", file=sys.stderr)
+        if not a.from_report:
+            if not (a.shared and len(a.files) >= 2 and not targets):
+                raise WriteError("give --from-report=REPORT with --write or --update, or --shared=SHARED FILE FILE... "
+                                 "(with --manifest)")
+            if not a.manifest:
+                raise WriteError("--shared without reports needs --manifest=FILE: the case ids to check every "
+                                 "decision on")
+            for line in write_shared(a.files, a.shared, manifest_ids(a.manifest)):
+                print(line)
+            return 0
+        if len(a.from_report) != len(targets) or a.files:
+            raise WriteError(f"give one --write or --update FILE per --from-report (got {len(a.from_report)} "
+                             f"report(s), {len(targets)} file(s){', and stray ' + ' '.join(a.files) if a.files else ''})")
+        if len(targets) > 1 and not a.shared:
+            raise WriteError("several reports are one library's platforms: give --shared=SHARED for what they share")
+        manifest = manifest_ids(a.manifest) if a.manifest else []
+        universe = list(manifest)
+        for report_path, target in zip(a.from_report, targets):
+            doc = read_report(report_path)
+            cases, run_info = doc["cases"], doc.get("run", {})
+            ids = [c["id"] for c in cases] + manifest
+            universe += [c["id"] for c in cases]
+            if not a.manifest and (run_info.get("filter") or run_info.get("replay_file")
+                                   or doc.get("expectations", {}).get("stale") is None):
+                raise WriteError(f"{report_path} is not a run of every case (filtered, sharded or replayed): give "
+                                 f"--manifest=FILE so that no glob matches a case that was not run")
+            for line in run(cases, doc.get("candidate", {}), ids, target if a.write else "",
+                            target if a.update else "", report_path):
+                print(line)
+        if a.shared:
+            for line in write_shared(targets, a.shared, universe):
+                print(line)
+    except OSError as e:
+        print(f"write_expectations: cannot read '{e.filename}': {e.strerror}", file=sys.stderr)
         return 2
-    ids = [c["id"] for c in cases]
-    if a.manifest:
-        try:
-            ids += manifest_ids(a.manifest)
-        except (OSError, IndexError) as e:
-            print(f"write_expectations: cannot read manifest '{a.manifest}': {e}", file=sys.stderr)
-            return 2
-    elif run_info.get("filter") or run_info.get("replay_file") or (doc.get("expectations", {}).get("stale") is None):
-        print(f"write_expectations: {a.from_report} is not a run of every case (filtered, sharded or replayed): "
-              f"give --manifest=FILE so that no glob matches a case that was not run", file=sys.stderr)
+    except IndexError:
+        print(f"write_expectations: cannot read manifest '{a.manifest}'", file=sys.stderr)
         return 2
-    try:
-        for line in run(cases, doc.get("candidate", {}), ids, a.write, a.update, a.from_report):
-            print(line)
     except (WriteError, ex.ExpectationsError) as e:
         print(f"write_expectations: {e}", file=sys.stderr)
         return 2
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
