@@ -19,7 +19,7 @@ machine, command, suites, start, wall time, cases); its run the union (suites, p
 summed, from the first start to the last end).
 
 Stale expectations (entries that match no case, or only NOT_SUPPORTED cases) are checked over
-the union, with the runner's own check (conformance/runner/run.py stale_entries), when the
+the union, with the runner's own check (conformance/runner/expected.py stale_entries), when the
 inputs carry what it needs: every input ran every case of its suites (its own stale check was
 made), or is a shard of a `bazel test` target whose every shard is among the inputs ("(shard i
 of n)" in run.command); none was filtered, replayed or run on a --device; and the
@@ -228,7 +228,7 @@ def stale_over_union(paths: list[str], docs: list[dict], cases: list[dict], give
     obstacles = stale_obstacles(paths, docs, forced=mode is True)
     sys.path.insert(0, os.path.join(os.path.dirname(HERE), "conformance", "runner"))
     import expectations as expectations_file  # conformance/runner: the one parser
-    import run as runner  # conformance/runner/run.py: the runner's own stale check
+    import expected as runner_expected  # conformance/runner/expected.py: the runner's own stale check
 
     path = given or docs[0]["expectations"]["file"]
     if not obstacles:
@@ -244,7 +244,7 @@ def stale_over_union(paths: list[str], docs: list[dict], cases: list[dict], give
         if mode is True:
             raise MergeError("--stale-check: cannot check the union for stale expectations: " + "; ".join(obstacles))
         return None, "; ".join(obstacles)
-    return runner.stale_entries(entries, cases), ""
+    return runner_expected.stale_entries(entries, cases), ""
 
 
 # ---------------------------------------------------------------- the merge

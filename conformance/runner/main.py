@@ -243,6 +243,8 @@ def run_into(o: Options, argv: list[str]) -> int:
     print("report: " + ", ".join(paths))
     if not expected.after_run(o, doc, suites, env, runner_script(o)):
         return EXIT_USAGE
+    # The terminal's last line leads with the headline, as every other output does.
+    print(f"result: {report_lib.inert(doc['candidate']['name'])} {report_lib.headline_of(doc)}")
     verdict = doc["summary"]["verdict"]
     if verdict == "CONFORMS":
         return EXIT_CONFORMS

@@ -65,6 +65,7 @@ class Options:
     statements: str = DEFAULT_STATEMENTS
     stale_check: bool | None = None
     partial_ok: bool = False
+    history: str = ""  # --history=FILE: this run's summary appended as one JSON line (reports/history.py)
     trace: bool = False  # --trace: record a testee's exchange per case (out/<candidate>/trace/)
     write_expectations: str = ""  # --write-expectations=FILE: a fresh file listing this run's deviations
     update_expectations: str = ""  # --update-expectations=FILE
@@ -149,6 +150,9 @@ def make_parser(description: str = "") -> argparse.ArgumentParser:
                    help="run the suites that apply to any device (promotion, casting, strided, arithmetic) with "
                         "every tensor on DEVICE ('cuda', 'cuda:1'); a candidate that cannot use DEVICE here has "
                         "every case NOT_SUPPORTED, with the reason")
+    p.add_argument("--history", default="", metavar="FILE",
+                   help="append this run's summary (candidate, version, device, suite commit, date, scores, verdict, "
+                        "the cases that did not pass) to FILE as one JSON line; reports/history.py renders the page")
     p.add_argument("--partial-ok", action="store_true",
                    help="exit 0 for CONFORMS PARTIALLY (a suite's test target passes when nothing unexpected "
                         "happened; NOT_SUPPORTED cases are skipped test cases)")
@@ -209,7 +213,7 @@ def parse_args(argv: list[str], environ=None, argv0: str = "", description: str 
                 target=a.target, features=a.features, statements=a.statements, stale_check=a.stale_check,
                 partial_ok=a.partial_ok, in_process=a.in_process, write_expectations=a.write_expectations,
                 update_expectations=a.update_expectations, trace=a.trace, cwd=a.cwd, run_command=a.run_command,
-                suite_commit=a.suite_commit or None)
+                suite_commit=a.suite_commit or None, history=a.history)
     read_environment(o, environ, argv0)
     for spec in a.known_testee:
         name, sep, command = spec.partition("=")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 
+import history
 import junit
 import report as report_lib
 from options import Options
@@ -37,6 +38,9 @@ def write(o: Options, doc: dict) -> list[str]:
     logs. The paths written; OSError when they cannot be."""
     paths = report_lib.write_all(doc, o.out)
     publish_logs(o.log_dir, os.path.join(o.out, "logs"))
+    if o.history:  # --history: one JSON line, appended (OSError as for the report)
+        history.append(doc, o.user_path(o.history))
+        paths.append(o.user_path(o.history))
     return paths
 
 

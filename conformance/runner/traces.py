@@ -65,5 +65,8 @@ def attach(o: Options, listed: dict, cases: list[dict], raw: str, env: dict, run
                 for r in [header] + handshake + records:
                     f.write(json.dumps(r, ensure_ascii=False) + "\n")
             c["trace"] = rel
-            c["repro"] = f"/usr/bin/python3 {shlex.quote(runner_script('repro.py'))} {shlex.quote(os.path.join(o.out, rel))}"
+            # The safe form: the testee command and its directory in plain sight, no recorded
+            # environment applied (repro.py runs nothing a trace records unless told to).
+            c["repro"] = (f"/usr/bin/python3 {shlex.quote(runner_script('repro.py'))} {shlex.quote(os.path.join(o.out, rel))} "
+                          f"--testee={shlex.quote(o.testee)} --cwd={shlex.quote(env.get('TCTS_TESTEE_CWD', '') or '.')}")
     shutil.rmtree(raw, ignore_errors=True)
