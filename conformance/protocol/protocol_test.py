@@ -75,8 +75,10 @@ class Protocol(unittest.TestCase):
         cls.tmp = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
         shutil.copy(FIXTURE, os.path.join(cls.tmp, "faulty_testee.py"))
         shutil.copy(EXPECTATIONS, os.path.join(cls.tmp, "expectations.txt"))
-        # torch_python.txt includes libtorch.txt (the entries both share): it comes along.
-        shutil.copy(os.path.join(os.path.dirname(EXPECTATIONS), "libtorch.txt"), os.path.join(cls.tmp, "libtorch.txt"))
+        # torch_python.txt includes libtorch.txt and shared/ (the entries they share): they come along.
+        here = os.path.dirname(EXPECTATIONS)
+        shutil.copy(os.path.join(here, "libtorch.txt"), os.path.join(cls.tmp, "libtorch.txt"))
+        shutil.copytree(os.path.join(here, "shared"), os.path.join(cls.tmp, "shared"))
         cls.clean, cls.clean_report = run(cls.tmp)
         assert cls.clean_report, cls.clean.stdout + cls.clean.stderr
         cls.ids = sorted(c["id"] for c in cls.clean_report["cases"])

@@ -56,7 +56,7 @@ class Schema(unittest.TestCase):
 
     def test_unknown_fields_and_events_are_ignored(self):
         v = validator()
-        grown = {"event": "end", "test": "A.b", "outcome": "PASS", "checks": [{"check": "dtype", "verdict": "PASS"}]}
+        grown = {"event": "end", "test": "A.b", "outcome": "PASS", "verdicts_by_phase": [{"phase": "dtype", "verdict": "PASS"}]}
         self.assertEqual(list(v.iter_errors(grown)), [])
         self.assertEqual(contract.check_event(grown), "end")
         self.assertEqual(contract.check_event({"event": "progress", "n": 3}), "")
