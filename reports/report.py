@@ -433,7 +433,7 @@ def signature(case: dict) -> str:
     return " + ".join(sorted(parts)) or "failed outside its checks"
 
 
-def root_causes(cases: list[dict], edges: dict[str, list]) -> dict:
+def root_causes(cases: list[dict], edges: dict[str, list], per_case: dict | None = None) -> dict:
     """Root deviations: the deviating cases (FAIL, XFAIL, CRASH, TIMEOUT) traced through what each
     spec row derives from (`edges`, load_derivations). A case of row R is *derived* when one of R's
     derivations that decides a check the case failed (every derivation, for a crash or a hang
@@ -442,7 +442,8 @@ def root_causes(cases: list[dict], edges: dict[str, list]) -> dict:
     ancestors explains it. Each root explains its own cases and the derived cases below it (a case
     under two roots counts for each; `explained` in the summary counts each case once). Roots that
     explain nothing below them are not listed as roots: their cases are grouped by observed
-    signature (signature()), as are any deviating cases without a spec row."""
+    signature (signature()), as are any deviating cases without a spec row. `per_case`, when given,
+    receives each deviating case's roots by case id (write_expectations.py --by-root)."""
     deviating = [c for c in cases if c["outcome"] in DEVIATING]
     by_row: dict[str, list] = collections.defaultdict(list)
     for c in deviating:
@@ -490,12 +491,13 @@ def root_causes(cases: list[dict], edges: dict[str, list]) -> dict:
                 todo += [p for p, _ in edges.get(r, [])]
         return out
 
+    roots_of: dict[str, list] = {}
     for c in deviating:
-        if c["id"] in own:
-            explained[c["spec_row"]].append(c)
-        else:
-            for r in nearest_roots(c):
-                explained[r].append(c)
+        roots_of[c["id"]] = [c["spec_row"]] if c["id"] in own else sorted(nearest_roots(c))
+        for r in roots_of[c["id"]]:
+            explained[r].append(c)
+    if per_case is not None:
+        per_case.update(roots_of)
     listed, rest = [], []
     for r in roots:
         mine = [c for c in explained[r] if c.get("spec_row") == r]
