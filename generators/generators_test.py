@@ -866,6 +866,54 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+
+class Derivations(unittest.TestCase):
+    """derives_from (spec_schema.DERIVATION): what a row derives from, for the reports' root
+    causes. The real spec's graph is acyclic and names only fact rows; an unknown id, the row
+    itself, a cycle or an unknown check kind is refused naming the file and the row; a
+    statement's `checks` must be check kinds too."""
+
+    def load_mutated(self, fname: str, old: str, new: str):
+        with tempfile.TemporaryDirectory() as tmp:
+            for f in SPEC_INPUTS:
+                shutil.copy(os.path.join(SPEC, f), tmp)
+            path = os.path.join(tmp, fname)
+            text = read(path)
+            self.assertIn(old, text)
+            with open(path, "w") as f:
+                f.write(text.replace(old, new, 1))
+            return Spec.load([os.path.join(tmp, f) for f in SPEC_INPUTS])
+
+    def test_real_spec_derivations(self):
+        spec = Spec.load([os.path.join(SPEC, f) for f in SPEC_INPUTS])
+        self.assertEqual(spec.derives_from["op.add"], ("result_type.rules",))
+        self.assertIn("promote_types", spec.derives_from["result_type.rules"])
+        self.assertIn("can_cast.rules", spec.derives_from["output_casting.rule"])
+        self.assertIn("memory_format.contiguous_format", spec.derives_from["view.transpose"])
+
+    def test_bad_derivations_are_refused(self):
+        add = 'id = "op.add"\nderives_from = ["result_type.rules:dtype"]'
+        for old, new, fragments in [
+            (add, 'id = "op.add"\nderives_from = ["result_type.rulez:dtype"]',
+             ["op.add", "derives_from names 'result_type.rulez'", "did you mean 'result_type.rules'"]),
+            (add, 'id = "op.add"\nderives_from = ["op.add"]', ["op.add", "names the row itself"]),
+            (add, 'id = "op.add"\nderives_from = ["result_type.rules:dtyp"]', ["op.add", "must be a check kind"]),
+            (add, 'id = "op.add"\nderives_from = ["result_type.rules :dtype"]', ["op.add", "must be a row id"]),
+            ('derives_from = ["promotion.lattice"]', 'derives_from = ["promotion.lattice", "op.add"]',
+             ["derives_from makes a cycle", "promote_types"]),
+        ]:
+            with self.subTest(new=new):
+                with self.assertRaises(SpecError) as e:
+                    self.load_mutated("promotion.toml", old, new)
+                for frag in fragments:
+                    self.assertIn(frag, str(e.exception))
+
+    def test_statement_checks_must_be_check_kinds(self):
+        with self.assertRaises(SpecError) as e:
+            self.load_mutated("statements.toml", 'id = "002.promotion.minimum_dtype"\nchecks = ["answer", "dtype"]',
+                              'id = "002.promotion.minimum_dtype"\nchecks = ["answer", "dtypes"]')
+        self.assertIn("must be a check kind", str(e.exception))
+
 class StatementTable(unittest.TestCase):
     """spec/statements.toml against the documents: every quote is in the document its clause
     names (after normalise()). That each statement has rows or a reason, that its rows exist

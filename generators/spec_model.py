@@ -199,8 +199,9 @@ class Spec:
             kinds = tuple(e.name for e in interface_model.error_kinds(path, doc) if e.raised_by == "pytorch")
         except interface_model.InterfaceError as e:
             raise SpecError(path, "[[error]]", str(e)) from None
+        checks = tuple(c["name"] for c in doc.get("check", []) if isinstance(c, dict) and isinstance(c.get("name"), str))
         for name in SPEC_FILES[1:]:
-            spec_schema.check_file(name, *self.files[name], self.documents, implementation, kinds)
+            spec_schema.check_file(name, *self.files[name], self.documents, implementation, kinds, checks)
 
     def _claim_id(self, row_id: str, path: str) -> None:
         if not row_id or any(c.isspace() for c in row_id):
@@ -828,11 +829,48 @@ class Spec:
                     raise SpecError(path, f"silent[{i}]", f"{rid!r} has basis {facts[rid].basis!r}: a row the "
                                                           "documents state is claimed by the statement it tests")
                 self.silent[rid] = group["why"]
+        self._check_derivations(facts)
         for rid, fact in facts.items():
             if rid not in self.statements_of and rid not in self.silent:
                 raise SpecError(path, rid, f"the row ({fact.file}, {fact.clause}) tests no statement: name it in "
                                            "the rows of the statements it tests, or (basis pytorch, the documents "
                                            "silent) in [[silent]]")
+
+    def _check_derivations(self, facts: dict) -> None:
+        """Each row's derives_from names other fact rows (of any spec file), once each, and the
+        rows' derivations form no cycle: what reports/report.py's root causes walk."""
+        self.derives_from: dict[str, tuple] = {}
+        for rid, fact in facts.items():
+            parents = tuple(p for p, _ in fact.derives_from)
+            if not parents:
+                continue
+            path = self.files[fact.file][0]
+            if len(set(parents)) != len(parents):
+                raise SpecError(path, rid, "derives_from names a row twice")
+            for p in parents:
+                if p == rid:
+                    raise SpecError(path, rid, "derives_from names the row itself")
+                if p not in facts:
+                    near = difflib.get_close_matches(p, list(facts), n=1)
+                    hint = f"; did you mean {near[0]!r}?" if near else ""
+                    raise SpecError(path, rid, f"derives_from names {p!r}, which is no row of spec/ that states "
+                                               f"a fact{hint}")
+            self.derives_from[rid] = parents
+        state: dict[str, int] = {}  # 1 on the path, 2 done
+
+        def visit(rid: str, trail: list) -> None:
+            if state.get(rid) == 2:
+                return
+            if state.get(rid) == 1:
+                cycle = trail[trail.index(rid):] + [rid]
+                raise SpecError(self.files[facts[rid].file][0], rid, "derives_from makes a cycle: " + " -> ".join(cycle))
+            state[rid] = 1
+            for p in self.derives_from.get(rid, ()):
+                visit(p, trail + [rid])
+            state[rid] = 2
+
+        for rid in self.derives_from:
+            visit(rid, [])
 
     def _check_examples(self) -> None:
         """The literal rows must agree with the rules: a table that contradicts itself fails."""

@@ -58,6 +58,19 @@ class Str(Type):
             c.fail(row, f"field '{field}' {value!r} does not match {self.pattern}")
 
 
+class CheckKind(Type):
+    """A check kind: spec/interface.toml's [[check]] names (the checker's check_kinds)."""
+
+    what = "a check kind"
+
+    def check(self, c, value, row, field):
+        if not isinstance(value, str):
+            c.wrong_type(self, value, row, field)
+        if c.check_kinds and value not in c.check_kinds:
+            c.fail(row, f"field '{field}' must be a check kind (spec/interface.toml [[check]]: "
+                        f"{', '.join(c.check_kinds)}), got {value!r}")
+
+
 class ErrorKind(Type):
     """An error kind PyTorch raises: spec/interface.toml's [[error]] rows with raised_by = "pytorch"
     (the checker's error_kinds)."""
@@ -224,6 +237,7 @@ class Table(Type):
     def check(self, c, value, row, field):
         if not isinstance(value, dict):
             c.wrong_type(self, value, row, field)
+        derives = self.cites and not self.cites.startswith("none: ")
         if self.cites:  # a row: named by its id, else by where it is (`dtype[3]`)
             rid = value.get("id")
             if "id" in self.fields and isinstance(rid, str) and rid:
@@ -233,6 +247,9 @@ class Table(Type):
         prefix = field + "." if field else ""
         for k, v in value.items():
             if k in self.fields:
+                continue
+            if derives and k in DERIVATION:  # any row that states a fact may say what it derives from
+                DERIVATION[k].check(c, v, row, prefix + k)
                 continue
             if self.extra is None:
                 c.unknown(row, prefix + k, k, tuple(self.fields))
@@ -265,9 +282,10 @@ def _show(value) -> str:
 
 
 class _Checker:
-    def __init__(self, path: str, documents: dict | None, implementation: str = "", error_kinds: tuple = ()):
+    def __init__(self, path: str, documents: dict | None, implementation: str = "", error_kinds: tuple = (),
+                 check_kinds: tuple = ()):
         self.path, self.documents, self.implementation = path, documents, implementation
-        self.error_kinds = error_kinds
+        self.error_kinds, self.check_kinds = error_kinds, check_kinds
 
     def fail(self, row: str, reason: str):
         raise _Invalid(row, reason)
@@ -290,13 +308,13 @@ def _label(key: str, value) -> str:
 
 
 def check_file(name: str, path: str, doc: dict, documents: dict | None, implementation: str = "",
-               error_kinds: tuple = ()) -> None:
+               error_kinds: tuple = (), check_kinds: tuple = ()) -> None:
     """Checks one parsed file against FILES[name]; raises SpecError naming file, row and reason.
     error_kinds: the kinds an expected error may name (spec/interface.toml, raised_by "pytorch")."""
     from spec_model import SpecError
 
     schema = FILES[name]
-    c = _Checker(path, documents, implementation, error_kinds)
+    c = _Checker(path, documents, implementation, error_kinds, check_kinds)
     known = [_label(k, fld.type) for k, fld in schema.items()]
     for key, value in doc.items():
         if key not in schema:
@@ -355,6 +373,33 @@ def text_rule(cites: str = OWN, **fields) -> Table:
 
 def f(t: Type) -> Field:
     return Field(t)
+
+
+# What a row derives from (the root-cause analysis of reports/report.py root_causes): every row
+# kind that states a fact may name the rows whose rules decide it, `derives_from = ["ROW",
+# "ROW:CHECK,CHECK"]` — fact rows of any spec file (spec_model.py refuses an unknown id, the row
+# itself and a cycle), each optionally with the checks of this row it decides
+# (spec/interface.toml [[check]] names; none: every check). add's result dtype derives from
+# result_type ("result_type.rules:dtype"); its values do not.
+class Derivation(Type):
+    what = "a row id, optionally followed by ':' and check kinds separated by commas"
+
+    def check(self, c, value, row, field):
+        if not isinstance(value, str):
+            c.wrong_type(self, value, row, field)
+        if not re.fullmatch(r"[^\s:]+(:[a-z_]+(,[a-z_]+)*)?", value):
+            c.fail(row, f"field '{field}' must be {self.what} (\"view.dim_wrap:error\"), got {value!r}")
+        for kind in value.partition(":")[2].split(",") if ":" in value else ():
+            CheckKind().check(c, kind, row, field)
+
+
+def derivation(entry: str) -> tuple[str, tuple]:
+    """A derives_from entry as (row id, the checks it decides; () every check)."""
+    rid, _, checks = entry.partition(":")
+    return rid, tuple(checks.split(",")) if checks else ()
+
+
+DERIVATION = {"derives_from": List(Derivation())}
 
 
 DEVICE_ARGS = List(OneOf((Str(), Int())))
@@ -538,7 +583,11 @@ FILES: dict[str, dict[str, Field]] = {
     "statements.toml": {
         "statement": f(List(Table({
             "id": f(ID), "clause": f(Clause()), "quote": f(Str(pattern=r"\S(.*\S)?")),
-            "rows": opt(List(ID)), "untested": opt(Str(pattern=r"\S.*"))},
+            "rows": opt(List(ID)), "untested": opt(Str(pattern=r"\S.*")),
+            # The checks the statement is about (spec/interface.toml [[check]]): a case breaks it only
+            # by failing one of them (reports/report.py spec_coverage). Absent: every check but setup
+            # and declaration, which are about the candidate's harness, not the statement.
+            "checks": opt(List(CheckKind()))},
             cites=NONE("a statement of a document: the rows it names test it")), unique_key="id")),
         "silent": opt(List(Table({"why": f(Str(pattern=r"\S.*")), "rows": f(List(ID))},
                                  cites=NONE("spec rows no statement claims: the documents say nothing of them")))),
@@ -582,6 +631,7 @@ class FactRow:
     file: str    # the spec file that holds it
     clause: str  # its clause, its own or its table's
     basis: str   # "doc" or "pytorch", its own or its table's
+    derives_from: tuple = ()  # (row id, checks) of each row whose rules decide it (DERIVATION)
 
 
 def fact_rows(files: dict) -> dict[str, FactRow]:
@@ -603,7 +653,8 @@ def fact_rows(files: dict) -> dict[str, FactRow]:
                 cited = cited if isinstance(cited, dict) else {}
                 for k in ("id", "id_prefix"):
                     if isinstance(value.get(k), str):
-                        out[value[k]] = FactRow(file, str(cited.get("clause", "")), str(cited.get("basis", "")))
+                        out[value[k]] = FactRow(file, str(cited.get("clause", "")), str(cited.get("basis", "")),
+                                                tuple(derivation(d) for d in value.get("derives_from", ())))
             for k, v in value.items():
                 if k in t.fields:
                     walk(file, doc, v, t.fields[k].type)

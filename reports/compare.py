@@ -315,6 +315,7 @@ def markdown(columns: list[Column]) -> str:
             for spec, clause, counts in clause_rows(columns)]
     out += pages.md_table(["spec file / clause", *(c.title() for c in columns)], rows) + [""]
     out += coverage_markdown(columns)
+    out += outliers_markdown(columns)
     order, cells = promote_matrices(columns)
     out += ["## promote_types", ""]
     if not order:
@@ -576,6 +577,84 @@ def _coverage_context(columns: list[Column]) -> dict | None:
     return {"counts": counts, "rows": rows}
 
 
+# ---------------------------------------------------------------- spec outliers
+NOT_LIBRARIES = ("reference", "faulty")  # the spec's own implementation and the test-only faulty candidate
+OUTLIERS_NOTE = ("Spec outliers: spec rows where every real library (each candidate but the reference and the "
+                 "test-only faulty) departs from the spec the same way — PyTorch-specific semantics a porter must "
+                 "know — and rows where only one library departs. A row departs where one of its cases FAILed, "
+                 "XFAILed, crashed or hung; the way is what was observed (mismatch kind, and the error kind an error "
+                 "check saw: reports/report.py signature); the same way: a signature the deviating cases of the row show in every library. "
+                 "Only rows every real library ran count.")
+
+
+def _is_library(c: Column) -> bool:
+    name = c.candidate["name"].split(" ")[0].lower()
+    return name not in NOT_LIBRARIES and c.label.lower() not in NOT_LIBRARIES
+
+
+def spec_outliers(columns: list[Column]) -> dict | None:
+    """{"libraries": [labels], "all": [...], "one": [...]} over the real libraries (two or more),
+    each row {"row", "clause", "ways": {label: [signatures]}, "cases": {label: n}}; None with fewer."""
+    libs = [c for c in columns if _is_library(c)]
+    if len(libs) < 2:
+        return None
+    per: list[dict] = []
+    for c in libs:
+        rows: dict = {}
+        for case in c.cases:
+            row = case.get("spec_row")
+            if not row:
+                continue
+            r = rows.setdefault(row, {"clause": case["clause"], "cases": 0, "ran": 0, "ways": collections.Counter()})
+            if case["outcome"] != "NOT_SUPPORTED":
+                r["ran"] += 1
+            if case["outcome"] in report_lib.DEVIATING:
+                r["cases"] += 1
+                r["ways"][report_lib.signature(case)] += 1
+        per.append(rows)
+    common = set.intersection(*(set(k for k, v in rows.items() if v["ran"]) for rows in per))
+    all_, one = [], []
+    for row in sorted(common):
+        departs = [rows[row] for rows in per if rows[row]["cases"]]
+        entry = {"row": row, "clause": per[0][row]["clause"],
+                 "ways": {c.label: sorted(rows[row]["ways"]) for c, rows in zip(libs, per) if rows[row]["cases"]},
+                 "cases": {c.label: rows[row]["cases"] for c, rows in zip(libs, per) if rows[row]["cases"]}}
+        shared = set.intersection(*(set(d["ways"]) for d in departs)) if departs else set()
+        if len(departs) == len(per) and shared:  # the same way: an observed signature they all share
+            all_.append({**entry, "shared": sorted(shared)})
+        elif len(departs) == 1:
+            one.append(entry)
+    return {"libraries": [c.label for c in libs], "all": all_, "one": one}
+
+
+def outliers_markdown(columns: list[Column]) -> list[str]:
+    o = spec_outliers(columns)
+    if o is None:
+        return []
+    out = ["## Spec outliers", "", OUTLIERS_NOTE, "", f"Real libraries: {', '.join(o['libraries'])}.", "",
+           f"### Every library departs the same way ({len(o['all'])} rows)", ""]
+    out += pages.md_table(["spec row", "clause", "observed", "cases per library"],
+                          [[f"`{e['row']}`", e["clause"], "; ".join(e["shared"]),
+                            ", ".join(f"{k} {n}" for k, n in e["cases"].items())] for e in o["all"]]) \
+        if o["all"] else ["None."]
+    out += ["", f"### Only one library departs ({len(o['one'])} rows)", ""]
+    out += pages.md_table(["spec row", "clause", "library", "observed", "cases"],
+                          [[f"`{e['row']}`", e["clause"], k, "; ".join(v), e["cases"][k]]
+                           for e in o["one"] for k, v in e["ways"].items()]) if o["one"] else ["None."]
+    return out + [""]
+
+
+def _outliers_context(columns: list[Column]) -> dict | None:
+    o = spec_outliers(columns)
+    if o is None:
+        return None
+    return {"note": OUTLIERS_NOTE, "libraries": ", ".join(o["libraries"]),
+            "all": [{"row": e["row"], "clause": e["clause"], "ways": "; ".join(e["shared"]),
+                     "cases": ", ".join(f"{k} {n}" for k, n in e["cases"].items())} for e in o["all"]],
+            "one": [{"row": e["row"], "clause": e["clause"], "library": k, "ways": "; ".join(v), "cases": e["cases"][k]}
+                    for e in o["one"] for k, v in e["ways"].items()]}
+
+
 def html(columns: list[Column]) -> str:
     """compare.html, from reports/templates/compare.html.j2 (autoescaped)."""
     score_files, scores = _score_rows(columns)
@@ -587,6 +666,7 @@ def html(columns: list[Column]) -> str:
         "verdicts": [render.verdict(c.doc) for c in columns], "whys": [render.why(c.doc) for c in columns],
         "features": _feature_cells(columns), "count_order": COUNT_ORDER, "marks": MARKS,
         "clauses": _clause_rows(columns), "coverage": _coverage_context(columns), "promote": _promote(columns),
+        "outliers": _outliers_context(columns),
     }
     return pages.templates().get_template("compare.html.j2").render(context)
 

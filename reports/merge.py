@@ -140,7 +140,7 @@ def statements(paths: list[str], docs: list[dict]) -> tuple[list[dict], str] | N
     covs = [d.get("spec_coverage") for d in docs]
     if any(c is None for c in covs):
         return None
-    keep = ("id", "clause", "quote", "rows", "untested")
+    keep = ("id", "clause", "quote", "rows", "untested", "checks")
     table = lambda cov: [{k: s[k] for k in keep if k in s} for s in cov["statements"]]  # noqa: E731
     first = table(covs[0])
     for p, cov in zip(paths[1:], covs[1:]):
@@ -268,7 +268,9 @@ def merge(paths: list[str], docs: list[dict], command: str, expectations: str = 
         candidate=dict(docs[0]["candidate"]), run=run,
         expectations={"file": first["file"], "entries": first["entries"], "stale": stale,
                       **({"unreviewed": first["unreviewed"]} if "unreviewed" in first else {})},
-        features=features, cases=cases, coverage=coverage, dtypes=dtypes)
+        features=features, cases=cases, coverage=coverage, dtypes=dtypes,
+        # The derivations the jobs' reports used (root_causes.edges: the same spec, one commit).
+        derivations=next((d["root_causes"]["edges"] for d in docs if d.get("root_causes")), None))
     doc["tool"] = dict(docs[0]["tool"])  # the suite's commit the jobs ran, not this checkout's
     doc["machine"] = dict(docs[0]["machine"])
     doc["merged"] = [{"file": p, "generated": d["generated"], "machine": d["machine"], "command": d["run"]["command"],

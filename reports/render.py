@@ -70,6 +70,27 @@ def matrix(cases: list[dict], pattern) -> tuple[list[str], dict]:
     return order, cells
 
 
+def not_run(case: dict, key: str) -> str | None:
+    """Why an in-place (or out=) acceptance cell's operation never ran, or None when it ran: the
+    case was NOT_SUPPORTED (the feature or dtype it names), or it made no `error` check (the
+    acceptance it shows was never observed: its setup failed first). Such a cell is shown as
+    "not run", never in the spec's colour."""
+    if not key.startswith(("inplace.", "out.")):
+        return None
+    if case["outcome"] == "NOT_SUPPORTED":
+        what = case.get("feature") or case.get("dtype") or ""
+        return f"NOT_SUPPORTED{' (' + what + ')' if what else ''}: {case['observed']}"
+    checks = case.get("checks")
+    if checks is not None and "error" not in checks:
+        failed = ", ".join(k for k, v in checks.items() if v == "FAIL")
+        return "the operation never ran" + (f" ({failed} failed first)" if failed else "") + \
+            (f": {case['observed']}" if case.get("observed") else "")
+    return None
+
+
+NOT_RUN_COLOR = "#dddddd"
+
+
 def matrices(cases: list[dict]):
     """Yields (key, title, dtypes, {(row, col): case}, label) for every matrix with cases."""
     for key, title, pattern, label in all_matrices(cases):
@@ -118,10 +139,27 @@ def declared(value) -> str:
     return "unknown" if value is None else "supported" if value else "not supported"
 
 
+def unused_why(doc: dict, f: dict) -> str:
+    """Why no case of the run used feature `f` (its `cases` is 0): said, never left as a bare 0."""
+    n = f["not_supported"]
+    if n:
+        return (f"the candidate declares it unsupported: each of the {n} case{'s' if n != 1 else ''} that needs it "
+                "answered NotSupported without running")
+    if f["declared"] is False:
+        others = [g["name"] for g in doc.get("features", []) if g is not f and g["declared"] is False
+                  and g["clause"] == f["clause"] and g["not_supported"]]
+        return ("the candidate declares it unsupported, and every case that needs it stopped first at another "
+                "unsupported feature" + (f" ({', '.join(others)})" if others else " or dtype"))
+    run = doc["run"]
+    if run.get("filter") or run.get("replay_file"):
+        return f"no case of this run needs it (filter {run.get('filter') or run.get('replay_file')})"
+    return f"no case of the suites this run ran ({', '.join(run['suites'])}) needs it"
+
+
 def feature_rows(doc: dict) -> list[list]:
-    """feature, level, declared, cases using it, NOT_SUPPORTED because of it, clause, reason."""
-    return [[f["name"], f["level"], declared(f["declared"]), f["cases"], f["not_supported"] or "", f["clause"],
-             f["reason"]] for f in doc.get("features", [])]
+    """feature, level, declared, cases using it (0: and why), NOT_SUPPORTED because of it, clause, reason."""
+    return [[f["name"], f["level"], declared(f["declared"]), f["cases"] or f"0: {unused_why(doc, f)}",
+             f["not_supported"] or "", f["clause"], f["reason"]] for f in doc.get("features", [])]
 
 
 FEATURE_HEADER = ["feature", "level", "declared", "cases using it", "NOT_SUPPORTED because of it", "clause", "why this level"]
@@ -204,19 +242,27 @@ def markdown(doc: dict) -> str:
     out += _md_table(["clause", "cases", *OUTCOMES], _count_rows(report_lib.per_key(cases, "clause"))) + [""]
     out += ["## dtype matrices", "",
             "Each cell is the spec's answer; a mark after it is the outcome: "
-            + ", ".join(f"{m.strip()} {o}" for o, m in MARKS.items() if m) + " (no mark: PASS).", ""]
-    for _, title, order, cells, label in matrices(cases):
+            + ", ".join(f"{m.strip()} {o}" for o, m in MARKS.items() if m) + " (no mark: PASS). In an acceptance "
+            "matrix, \"not run\" is a cell whose operation never ran (listed below it with the reason).", ""]
+    for key, title, order, cells, label in matrices(cases):
         out += [f"### {title}", ""]
-        rows = []
+        rows, unrun = [], []
         for r in order:
             row = [f"**{r}**"]
             for col in order:
                 c = cells.get((r, col))
-                row.append("" if c is None else label(c) + MARKS[c["outcome"]])
+                why_not = None if c is None else not_run(c, key)
+                if why_not:
+                    unrun.append((c["id"], why_not))
+                row.append("" if c is None else "not run" if why_not else label(c) + MARKS[c["outcome"]])
             rows.append(row)
         out += _md_table(["", *order], rows) + [""]
+        if unrun:
+            reasons = collections.Counter(w for _, w in unrun)
+            out += [f"Not run ({len(unrun)}):", ""] + [f"- {_md(w)} ({n})" for w, n in reasons.most_common(10)] + [""]
     out += family_markdown(doc)
     out += coverage_markdown(doc)
+    out += roots_markdown(doc)
     deviations = by_clause(cases, ("XFAIL",))
     out += ["## Expected deviations, by clause", ""]
     if not deviations:
@@ -299,6 +345,59 @@ def family_markdown(doc: dict) -> list[str]:
     return out
 
 
+ROOTS_SHOWN, OTHER_SHOWN = 30, 30
+
+
+def roots_intro(rc: dict) -> str:
+    return (f"{rc['deviations']} deviating cases ({rc['xfail']} XFAIL). {len(rc['roots'])} root deviation"
+            f"{'s' if len(rc['roots']) != 1 else ''} — deviating spec rows none of whose ancestors (derives_from in "
+            f"spec/*.toml) deviate in the checks they decide — explain {rc['explained']} of them "
+            f"({rc['explained_xfail']} XFAIL); the other {rc['deviations'] - rc['explained']} are grouped by what was "
+            "observed (mismatch kind, and the error kind an error check saw).")
+
+
+def root_rows(rc: dict) -> list[list]:
+    return [[r["row"], r["clause"], r["own"], r["downstream"], r["own"] + r["downstream"], r["xfail"],
+             ", ".join(r["rows"][:8]) + (f" … and {len(r['rows']) - 8} more" if len(r["rows"]) > 8 else ""),
+             "; ".join(f"{x['signature']} ({x['cases']})" for x in r["signatures"][:3])] for r in rc["roots"][:ROOTS_SHOWN]]
+
+
+ROOT_HEADER = ["root row", "clause", "own cases", "downstream cases", "explains", "of them XFAIL",
+               "rows downstream", "observed (own cases)"]
+
+
+def other_rows(rc: dict) -> list[list]:
+    return [[x["signature"], x["cases"], x["xfail"], ", ".join(x["rows"][:6]) + (" …" if len(x["rows"]) > 6 else ""),
+             x["example"]] for x in rc["other"][:OTHER_SHOWN]]
+
+
+OTHER_HEADER = ["observed signature", "cases", "of them XFAIL", "rows", "e.g."]
+
+
+def roots_markdown(doc: dict) -> list[str]:
+    """Root causes (report.json root_causes; reports/report.py root_causes)."""
+    rc = doc.get("root_causes")
+    if not rc or not rc["deviations"]:
+        return []
+    out = ["## Root deviations", "", _md(roots_intro(rc)), ""]
+    if rc["roots"]:
+        out += _md_table(ROOT_HEADER, root_rows(rc)) + [""]
+    if rc["other"]:
+        out += ["### Other deviations, by observed signature", ""]
+        out += _md_table(OTHER_HEADER, [[_md(x) if isinstance(x, str) else x for x in r] for r in other_rows(rc)]) + [""]
+        more = len(rc["other"]) - OTHER_SHOWN
+        out += [f"… and {more} more signatures (report.json root_causes)", ""] if more > 0 else []
+    return out
+
+
+def roots_context(doc: dict) -> dict | None:
+    rc = doc.get("root_causes")
+    if not rc or not rc["deviations"]:
+        return None
+    return {"intro": roots_intro(rc), "header": ROOT_HEADER, "rows": root_rows(rc), "other_header": OTHER_HEADER,
+            "other": other_rows(rc), "more": max(0, len(rc["other"]) - OTHER_SHOWN)}
+
+
 BROKEN = ("FAIL", "XFAIL", "CRASH", "TIMEOUT")  # a statement whose case had one of these is not met
 
 
@@ -321,15 +420,25 @@ def coverage(doc: dict) -> dict | None:
             kind = "broken"
         elif st["outcomes"].get("PASS") or st["outcomes"].get("XPASS"):
             kind = "met"
+        elif st["outcomes"].get("NOT_SUPPORTED"):
+            kind = "not supported"  # every case NOT_SUPPORTED (or not observing it)
         else:
-            kind = "not supported"  # every case NOT_SUPPORTED
+            kind = "not run"  # cases ran, but none made a check the statement is about
         groups[kind].append(st)
         per_doc[st["clause"].split("#")[0]][kind] += 1
     return {"file": cov["file"], "groups": groups, "per_doc": dict(sorted(per_doc.items()))}
 
 
 def _outcomes_text(st: dict) -> str:
-    return ", ".join(f"{n} {o}" for o, n in st["outcomes"].items())
+    return ", ".join([f"{n} {o}" for o, n in st["outcomes"].items()]
+                     + ([f"{st['not_observed']} not observed"] if st.get("not_observed") else [])) + \
+        (f" (about: {', '.join(st['checks'])})" if st.get("checks") else "")
+
+
+COVERAGE_RULE = ("A statement is broken only by a case that failed a check the statement is about (its checks in "
+                 "spec/statements.toml, else every check but setup and declaration): a case whose only failing checks "
+                 "are values breaks no statement about dtypes, and meets it when its dtype check passed. A case that "
+                 "made none of those checks (its setup failed, or they were NOT_SUPPORTED) did not observe it.")
 
 
 def coverage_markdown(doc: dict) -> list[str]:
@@ -342,7 +451,7 @@ def coverage_markdown(doc: dict) -> list[str]:
            f"The documents' statements ({cov['file']}): {total - len(g['untested'])} of {total} are tested by "
            f"spec rows; in this run {len(g['met'])} met, {len(g['broken'])} broken (a case FAIL, XFAIL, CRASH or "
            f"TIMEOUT), {len(g['not supported'])} not supported, {len(g['not run'])} with no case run; "
-           f"{len(g['untested'])} untested, each with its reason.", ""]
+           f"{len(g['untested'])} untested, each with its reason.", "", COVERAGE_RULE, ""]
     out += _md_table(["document", "statements", *g], [[d, sum(c.values()), *(c[k] for k in g)]
                                                        for d, c in cov["per_doc"].items()]) + [""]
     out += ["### Statements broken", ""]
@@ -357,6 +466,7 @@ def coverage_markdown(doc: dict) -> list[str]:
     if g["not run"]:
         out += ["", "### Statements with no case in this run", ""]
         out += [f"- `{st['id']}` ({st['clause']}): rows " + ", ".join(f"`{r}`" for r in st["rows"])
+                + (f" — {st['not_observed']} cases ran without a check it is about" if st.get("not_observed") else "")
                 for st in g["not run"]]
     out += ["", "### Statements met", ""]
     out += _md_table(["statement", "clause", "cases", "outcomes"],
@@ -426,10 +536,16 @@ def html(doc: dict) -> str:
                 if c is None:
                     row.append(None)
                     continue
+                why_not = not_run(c, key)
+                if why_not:
+                    row.append({"outcome": c["outcome"], "tip": f"{c['id']}: not run: {why_not}", "label": "not run",
+                                "color": NOT_RUN_COLOR, "mark": ""})
+                    continue
                 tip = f"{c['id']}: {c['statement']}\n{c['outcome']}" + (
                     f": observed {c['observed']}" if c["outcome"] != "PASS" else "") + (
                     f"\n{c['reason']}" if c["reason"] else "")
-                row.append({"outcome": c["outcome"], "tip": tip, "label": label(c)})
+                row.append({"outcome": c["outcome"], "tip": tip, "label": label(c), "color": COLORS[c["outcome"]],
+                            "mark": MARKS[c["outcome"]]})
             rows.append((r, row))
         matrices_.append({"key": key, "title": title, "order": order, "rows": rows})
     deviations = []
@@ -457,6 +573,7 @@ def html(doc: dict) -> str:
         "expectations_file": doc["expectations"]["file"],
         "coverage": coverage_context(doc),
         "family": family_context(doc),
+        "roots": roots_context(doc), "coverage_rule": COVERAGE_RULE,
     }
     return pages.templates().get_template("report.html.j2").render(context)
 

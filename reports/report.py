@@ -317,8 +317,39 @@ def load_statements(path: str) -> list[dict]:
         if not isinstance(s, dict) or not all(isinstance(s.get(k), str) for k in ("id", "clause", "quote")):
             raise ReportError(f"statement table '{path}': statement[{i}] needs id, clause and quote (strings)")
         out.append({"id": s["id"], "clause": s["clause"], "quote": s["quote"], "rows": list(s.get("rows", [])),
-                    **({"untested": s["untested"]} if "untested" in s else {})})
+                    **({"untested": s["untested"]} if "untested" in s else {}),
+                    **({"checks": list(s["checks"])} if "checks" in s else {})})
     return out
+
+
+# Checks about the candidate's harness, not about what a statement says: a call made before the
+# operation under test (setup), and whether a NotSupported answer agrees with the declaration.
+HARNESS_CHECKS = ("setup", "declaration")
+
+
+def failing_checks(case: dict) -> set:
+    """The checks a case failed: its `checks` FAIL entries, else its mismatches' kinds."""
+    got = {k for k, v in (case.get("checks") or {}).items() if v == "FAIL"}
+    return got or {m["kind"] for m in case.get("mismatches", []) if m.get("kind")}
+
+
+def statement_outcome(case: dict, about) -> str | None:
+    """What a case observed of a statement about the checks `about` (None: every check but
+    HARNESS_CHECKS). Say only what was observed: a case FAILs or XFAILs a statement only by failing
+    one of those checks; a case that failed others but passed one of those meets it (PASS); one that
+    made none of them (its setup failed, the check was NOT_SUPPORTED) did not observe it (None).
+    CRASH, TIMEOUT and NOT_SUPPORTED are the case's own; a case without per-check verdicts (a report
+    before them, a property) is judged by its outcome."""
+    o = case["outcome"]
+    checks = case.get("checks")
+    if o in ("NOT_SUPPORTED", "CRASH", "TIMEOUT") or not checks:
+        return o
+    wanted = (lambda k: k in about) if about is not None else (lambda k: k not in HARNESS_CHECKS)  # noqa: E731
+    if any(wanted(k) for k in failing_checks(case)):
+        return o if o in ("FAIL", "XFAIL") else "FAIL"
+    if any(wanted(k) and v == "PASS" for k, v in checks.items()):
+        return "XPASS" if o == "XPASS" else "PASS"
+    return None
 
 
 def spec_coverage(statements: list[dict], cases: list[dict], source: str) -> dict:
@@ -330,15 +361,170 @@ def spec_coverage(statements: list[dict], cases: list[dict], source: str) -> dic
         for r in s["rows"]:
             of_row.setdefault(r, []).append(s["id"])
     outcomes: dict[str, collections.Counter] = {s["id"]: collections.Counter() for s in statements}
+    about = {s["id"]: s.get("checks") for s in statements}
     for c in cases:
         ids = of_row.get(c.get("spec_row", ""))
         if ids:
             c["statements"] = ids
             for sid in ids:
-                outcomes[sid][c["outcome"]] += 1
+                outcomes[sid][statement_outcome(c, about[sid]) or "not_observed"] += 1
     return {"file": source, "statements": [
         {**s, "cases": sum(outcomes[s["id"]].values()),
-         "outcomes": {o: outcomes[s["id"]][o] for o in OUTCOMES if outcomes[s["id"]][o]}} for s in statements]}
+         "outcomes": {o: outcomes[s["id"]][o] for o in OUTCOMES if outcomes[s["id"]][o]},
+         **({"not_observed": outcomes[s["id"]]["not_observed"]} if outcomes[s["id"]]["not_observed"] else {})}
+        for s in statements]}
+
+
+# ---------------------------------------------------------------- root causes
+DEVIATING = ("FAIL", "XFAIL", "CRASH", "TIMEOUT")
+SPEC_TABLES_SKIPPED = ("statements.toml", "features.toml", "interface.toml", "sources.toml")
+
+
+def load_derivations(spec_dir: str) -> dict[str, list]:
+    """What each spec row derives from (`derives_from` in spec/*.toml; the generators check the
+    ids and that there is no cycle): {row id: [[parent row, [checks it decides]], ...]}, [] for
+    every check. A directory without spec tables gives {}."""
+    edges: dict[str, list] = {}
+
+    def walk(value):
+        if isinstance(value, dict):
+            rid = value.get("id", value.get("id_prefix"))
+            if isinstance(rid, str) and isinstance(value.get("derives_from"), list):
+                edges[rid] = [[p, c.split(",") if c else []] for p, _, c in
+                              (str(d).partition(":") for d in value["derives_from"])]
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    try:
+        names = sorted(os.listdir(spec_dir or "."))
+    except OSError:
+        return {}
+    for name in names:
+        if name.endswith(".toml") and name not in SPEC_TABLES_SKIPPED:
+            walk(read_toml(os.path.join(spec_dir, name), f"spec table '{name}'"))
+    return edges
+
+
+_ERROR_KIND = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*(?:Error|Exception))\b")
+
+
+def _error_kind(text: str) -> str:
+    """The error kind a mismatch's text names (its first ...Error), else "no error" (an answer)."""
+    m = _ERROR_KIND.search((text or "")[:120])
+    return m.group(1) if m else "no error"
+
+
+def signature(case: dict) -> str:
+    """What a deviating case observed, coarsely: per mismatch kind (spec/interface.toml [[check]]),
+    an error check as 'error kind EXPECTED → OBSERVED'; a crash or a hang as itself."""
+    if case["outcome"] in ("CRASH", "TIMEOUT"):
+        return case["outcome"]
+    parts = []
+    for m in case.get("mismatches", []):
+        kind = m.get("kind") or "unknown check"
+        want, got = _error_kind(m.get("expected", "")), _error_kind(m.get("observed", ""))
+        text = (f"error kind {want} → {got}" if want != got else f"error {want}, message differs") \
+            if kind == "error" else f"{kind} differs"
+        if text not in parts:
+            parts.append(text)
+    return " + ".join(sorted(parts)) or "failed outside its checks"
+
+
+def root_causes(cases: list[dict], edges: dict[str, list], per_case: dict | None = None) -> dict:
+    """Root deviations: the deviating cases (FAIL, XFAIL, CRASH, TIMEOUT) traced through what each
+    spec row derives from (`edges`, load_derivations). A case of row R is *derived* when one of R's
+    derivations that decides a check the case failed (every derivation, for a crash or a hang
+    only those that decide every check) leads, through any rows above, to a row that deviates; it
+    is R's *own* deviation otherwise. A root is a row with an own deviation: none of its
+    ancestors explains it. Each root explains its own cases and the derived cases below it (a case
+    under two roots counts for each; `explained` in the summary counts each case once). Roots that
+    explain nothing below them are not listed as roots: their cases are grouped by observed
+    signature (signature()), as are any deviating cases without a spec row. `per_case`, when given,
+    receives each deviating case's roots by case id (write_expectations.py --by-root)."""
+    deviating = [c for c in cases if c["outcome"] in DEVIATING]
+    by_row: dict[str, list] = collections.defaultdict(list)
+    for c in deviating:
+        by_row[c.get("spec_row") or ""].append(c)
+
+    ancestors_memo: dict[str, set] = {}
+
+    def ancestors(rid: str, trail=()) -> set:
+        if rid not in ancestors_memo:
+            out = set()
+            for p, _ in edges.get(rid, []):
+                if p not in trail:
+                    out |= {p} | ancestors(p, trail + (rid,))
+            ancestors_memo[rid] = out
+        return ancestors_memo[rid]
+
+    def above(c: dict) -> set:
+        """The rows a deviating case's failed checks lead to."""
+        failed = set() if c["outcome"] in ("CRASH", "TIMEOUT") else failing_checks(c)
+        out = set()
+        for p, checks in edges.get(c.get("spec_row") or "", []):
+            if not checks or failed & set(checks):
+                out |= {p} | ancestors(p)
+        return out
+
+    ups = {c["id"]: above(c) for c in deviating}
+    own = {c["id"] for c in deviating if c.get("spec_row") and not any(by_row.get(r) for r in ups[c["id"]])}
+    roots = sorted({c.get("spec_row") for c in deviating if c["id"] in own})
+    explained: dict[str, list] = {r: [] for r in roots}
+
+    def nearest_roots(c: dict) -> set:
+        """The roots nearest a derived case: up from the rows its failed checks lead to, stopping
+        at each root (a root's own ancestors do not explain what it explains)."""
+        failed = set() if c["outcome"] in ("CRASH", "TIMEOUT") else failing_checks(c)
+        todo = [p for p, checks in edges.get(c.get("spec_row") or "", []) if not checks or failed & set(checks)]
+        seen, out = set(), set()
+        while todo:
+            r = todo.pop()
+            if r in seen:
+                continue
+            seen.add(r)
+            if r in explained:
+                out.add(r)
+            else:
+                todo += [p for p, _ in edges.get(r, [])]
+        return out
+
+    roots_of: dict[str, list] = {}
+    for c in deviating:
+        roots_of[c["id"]] = [c["spec_row"]] if c["id"] in own else sorted(nearest_roots(c))
+        for r in roots_of[c["id"]]:
+            explained[r].append(c)
+    if per_case is not None:
+        per_case.update(roots_of)
+    listed, rest = [], []
+    for r in roots:
+        mine = [c for c in explained[r] if c.get("spec_row") == r]
+        below = [c for c in explained[r] if c.get("spec_row") != r]
+        if not below:
+            rest += mine
+            continue
+        first = mine[0]
+        sigs = collections.Counter(signature(c) for c in mine)
+        listed.append({"row": r, "spec_file": first["spec_file"], "clause": first["clause"], "own": len(mine),
+                       "downstream": len(below), "xfail": sum(c["outcome"] == "XFAIL" for c in explained[r]),
+                       "rows": sorted({c.get("spec_row") for c in below}),
+                       "signatures": [{"signature": k, "cases": n} for k, n in sigs.most_common(5)],
+                       "example": first["id"]})
+    listed.sort(key=lambda x: (-(x["own"] + x["downstream"]), x["row"]))
+    rest += [c for c in deviating if not c.get("spec_row")]
+    groups: dict[str, list] = collections.defaultdict(list)
+    for c in rest:
+        groups[signature(c)].append(c)
+    other = [{"signature": k, "cases": len(v), "xfail": sum(c["outcome"] == "XFAIL" for c in v),
+              "rows": sorted({c.get("spec_row") or "" for c in v})[:20], "example": v[0]["id"]}
+             for k, v in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
+    under = {c["id"] for r in listed for c in explained[r["row"]]}
+    return {"deviations": len(deviating), "xfail": sum(c["outcome"] == "XFAIL" for c in deviating),
+            "roots": listed, "explained": len(under),
+            "explained_xfail": sum(c["outcome"] == "XFAIL" for c in deviating if c["id"] in under),
+            "other": other, "edges": {k: edges[k] for k in sorted(edges)}}
 
 
 
@@ -416,9 +602,11 @@ def headline_class(doc: dict) -> str:
 
 
 def build(candidate: dict, run: dict, expectations: dict, features: list[dict], cases: list[dict],
-          coverage: dict | None = None, dtypes: list[dict] | None = None, commit: str | None = "") -> dict:
+          coverage: dict | None = None, dtypes: list[dict] | None = None, commit: str | None = "",
+          derivations: dict | None = None) -> dict:
     """report.json's document, validated. `commit`: the tensor-cts commit that ran ("": this
-    checkout's, tool_commit())."""
+    checkout's, tool_commit()). `derivations`: what each spec row derives from (load_derivations),
+    for the root causes (none without)."""
     doc = {
         "schema": "tensor-cts/report",
         "schema_version": SCHEMA_VERSION,
@@ -437,6 +625,8 @@ def build(candidate: dict, run: dict, expectations: dict, features: list[dict], 
     family = promotion_family(cases)
     if family is not None:
         doc["promotion_family"] = family
+    if derivations is not None:
+        doc["root_causes"] = root_causes(cases, derivations)
     doc["summary"] = {"total": doc["summary"]["total"], "outcomes": doc["summary"]["outcomes"],
                       "headline": headline(doc["summary"]["verdict"], doc["conformance"],
                                            doc["summary"]["outcomes"]["XFAIL"]),

@@ -194,7 +194,8 @@ class Reports(unittest.TestCase):
         self.assertIn("**CONFORMS PARTIALLY**", md)
         self.assertIn("- required feature promote_types answered NotSupported: 1 case not exercised", md)
         self.assertIn("## Features and conformance levels", md)
-        self.assertIn("| promote_types | required | not supported | 0 | 1 | 002#x | because |", md)
+        self.assertIn("| promote_types | required | not supported | 0: the candidate declares it unsupported: each of "
+                      "the 1 case that needs it answered NotSupported without running | 1 | 002#x | because |", md)
         page = render.html(doc)
         self.assertIn("class='verdict partial'>CONFORMS PARTIALLY", page)
         self.assertIn("<h2>Features and conformance levels</h2>", page)
@@ -368,6 +369,48 @@ class Reports(unittest.TestCase):
             with redirect_stderr(err):
                 self.assertEqual(diff.main([ok, os.path.join(d, "missing.json")]), 2)
             self.assertIn("cannot read report", err.getvalue())
+
+
+
+class ObservedOnly(unittest.TestCase):
+    """Issue 37 items 2 and 4: statements judged by the checks they are about; root deviations."""
+
+    def case(self, cid, row, outcome, checks, mismatches=()):
+        return {"id": cid, "spec_row": row, "outcome": outcome, "checks": checks, "spec_file": "spec/x.toml",
+                "clause": "002#x", "mismatches": list(mismatches)}
+
+    def test_a_values_only_failure_breaks_no_dtype_statement(self):
+        c = self.case("a", "op.add", "XFAIL", {"dtype": "PASS", "values": "FAIL"})
+        self.assertEqual(report.statement_outcome(c, ["answer", "dtype"]), "PASS")
+        self.assertEqual(report.statement_outcome(c, None), "XFAIL")
+        setup = self.case("b", "op.add", "XFAIL", {"setup": "FAIL"})
+        self.assertIsNone(report.statement_outcome(setup, ["dtype"]))
+        self.assertIsNone(report.statement_outcome(setup, None))
+
+    def test_root_deviations_explain_derived_cases_and_the_rest_by_signature(self):
+        edges = {"op.add": [["result_type.rules", ["dtype"]]], "result_type.rules": [["promote_types", []]]}
+        err = {"kind": "error", "expected": "RuntimeError: x", "observed": "ValueError: y"}
+        cases = [self.case("p", "promote_types", "XFAIL", {"answer": "FAIL"}, [{"kind": "answer"}]),
+                 self.case("r", "result_type.rules", "XFAIL", {"answer": "FAIL"}, [{"kind": "answer"}]),
+                 self.case("d", "op.add", "XFAIL", {"dtype": "FAIL"}, [{"kind": "dtype"}]),
+                 self.case("v", "op.add", "FAIL", {"dtype": "PASS", "values": "FAIL"}, [{"kind": "values"}]),
+                 self.case("e", "view.t", "XFAIL", {"error": "FAIL"}, [err])]
+        per = {}
+        rc = report.root_causes(cases, edges, per)
+        self.assertEqual([(r["row"], r["own"], r["downstream"]) for r in rc["roots"]], [("promote_types", 1, 2)])
+        self.assertEqual(per["d"], ["promote_types"])
+        self.assertEqual(per["v"], ["op.add"])  # its values are op.add's own
+        self.assertEqual({x["signature"]: x["cases"] for x in rc["other"]},
+                         {"values differs": 1, "error kind RuntimeError → ValueError": 1})
+        self.assertEqual((rc["deviations"], rc["explained"]), (5, 3))
+
+    def test_an_acceptance_cell_whose_operation_never_ran_says_so(self):
+        ns = {"id": "inplace.add.int8.int8", "outcome": "NOT_SUPPORTED", "feature": "values", "observed": "no"}
+        self.assertIn("NOT_SUPPORTED (values)", render.not_run(ns, "inplace.add"))
+        unrun = {"id": "inplace.add.int8.int8", "outcome": "XFAIL", "checks": {"setup": "FAIL"}, "observed": "x"}
+        self.assertIn("never ran", render.not_run(unrun, "inplace.add"))
+        ran = dict(unrun, checks={"error": "FAIL"})
+        self.assertIsNone(render.not_run(ran, "inplace.add"))
 
 
 if __name__ == "__main__":

@@ -40,6 +40,14 @@ def main() -> None:
     with tarfile.open(bundle) as t:
         t.extractall(tmp)
     root = os.path.join(tmp, "tensor-cts-suite")
+    # The bundle is its own world: every path its documents name is in it (or said to be in the
+    # tensor-cts repository).
+    sys.path.insert(0, os.path.join(repo, "conformance", "bundle"))
+    import doc_paths
+
+    problems = doc_paths.missing(root)
+    if problems:
+        fail("the bundle's documents name paths it lacks:\n  " + "\n  ".join(problems))
     if not os.access(os.path.join(root, "tcts"), os.X_OK):
         fail("the bundle has no executable tensor-cts-suite/tcts")
     # What the bundle needs is only the system's: every binary's libraries are Debian's.

@@ -30,6 +30,8 @@ def build(o: Options, results: Results, cases: list[dict], *, seed: str, process
         features=results.feature_table(feature_rows, cases),
         cases=cases, coverage=report_lib.spec_coverage(statements, cases, o.statements),
         dtypes=results.dtype_table(cases),
+        # What each spec row derives from (spec/*.toml beside the statement table): the root causes.
+        derivations=report_lib.load_derivations(os.path.dirname(o.statements)),
         commit=o.suite_commit if o.suite_commit else report_lib.tool_commit(o.workspace or None))
 
 

@@ -4,6 +4,7 @@
     write_expectations.py --from-report=A.json --update=A.txt --from-report=B.json --update=B.txt
                           --shared=SHARED [--manifest=FILE]
     write_expectations.py --shared=SHARED --manifest=FILE A.txt B.txt...
+    write_expectations.py --from-report=REPORT --write=FILE --by-root    one rule per root deviation
     bazel run //conformance:run -- ... --write-expectations=FILE | --update-expectations=FILE
 
 --write: a fresh file listing every deviation of the run (FAIL, CRASH, TIMEOUT, and the
@@ -270,22 +271,37 @@ def group_key(case: dict) -> tuple:
             failed_checks(case), observed_signature(case))
 
 
-def new_blocks(cases: list[dict], universe: Universe) -> list[str]:
-    """Lines listing `cases` (deviations): per spec row, clause and outcome, a comment, then
-    one entry or a block."""
+def root_key(case: dict, roots: dict) -> tuple:
+    """--by-root: one rule per root deviation (reports/report.py root_causes) and outcome, the checks
+    that failed kept apart (FAIL(check,...) must stay exact)."""
+    root = " + ".join(roots.get(case["id"]) or [case.get("spec_row", "")])
+    return ("", "", root, raw_outcome(case), failed_checks(case), ())
+
+
+def new_blocks(cases: list[dict], universe: Universe, roots: dict | None = None) -> list[str]:
+    """Lines listing `cases` (deviations): per spec row, clause and outcome (with `roots`, the
+    --by-root mode: per root deviation and outcome), a comment, then one entry or a block."""
     groups = collections.defaultdict(list)
     for c in cases:
-        groups[group_key(c)].append(c)
+        groups[root_key(c, roots) if roots is not None else group_key(c)].append(c)
     lines = []
     for key in sorted(groups):
         spec_file, clause, row, raw, checks, _ = key
         outcome = ex.outcome_text(raw, checks)
         members = sorted(groups[key], key=lambda c: c["id"])
         globs = cover({c["id"] for c in members}, universe)  # matches no case of another group
-        where = ", ".join(x for x in (spec_file, clause, f"spec row {row}" if row else "") if x)
         lines.append("")
-        lines.append(f"# {clean(where)}: {len(members)} case(s) {outcome}")
-        reason = reason_for(members)
+        if roots is not None:
+            below = sorted({c.get("spec_row", "") for c in members} - set(row.split(" + ")))
+            lines.append(f"# root deviation {clean(row)}: {len(members)} case(s) {outcome}"
+                         + (f", {clean(', '.join(below[:6]))}{' …' if len(below) > 6 else ''} derived from it"
+                            if below else ""))
+            reason = reason_for(members)
+            reason = reason.replace(f"{ex.UNREVIEWED} ", f"{ex.UNREVIEWED} root {clean(row)}: ", 1)[:REASON_LIMIT]
+        else:
+            where = ", ".join(x for x in (spec_file, clause, f"spec row {row}" if row else "") if x)
+            lines.append(f"# {clean(where)}: {len(members)} case(s) {outcome}")
+            reason = reason_for(members)
         if len(globs) == 1:
             lines.append(f"{globs[0]}  {outcome}  {reason}")
         else:
@@ -294,9 +310,25 @@ def new_blocks(cases: list[dict], universe: Universe) -> list[str]:
     return lines
 
 
-def write(cases: list[dict], universe: Universe, header: list[str]) -> str:
+def write(cases: list[dict], universe: Universe, header: list[str], roots: dict | None = None) -> str:
     deviating = [c for c in cases if raw_outcome(c) in DEVIATIONS]
-    return "\n".join(header + new_blocks(deviating, universe)) + "\n"
+    return "\n".join(header + new_blocks(deviating, universe, roots)) + "\n"
+
+
+def case_roots(doc: dict) -> dict:
+    """Each deviating case's root deviations (reports/report.py root_causes over the derivations the
+    report used, root_causes.edges); {} for a report without them."""
+    sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                    "reports"))
+    import report as report_lib
+
+    edges = (doc.get("root_causes") or {}).get("edges")
+    if edges is None:
+        raise WriteError("--by-root: the report has no root_causes (a report written before them): rerun, or "
+                         "write without --by-root")
+    per_case: dict = {}
+    report_lib.root_causes(doc["cases"], edges, per_case)
+    return per_case
 
 
 def deciders(entries: list, universe: Universe) -> dict[str, int]:
@@ -559,7 +591,7 @@ def check(path: str, text: str, cases: list[dict], universe: Universe) -> None:
 
 
 def run(cases: list[dict], candidate: dict, universe_ids, write_path: str = "", update_path: str = "",
-        source: str = "") -> list[str]:
+        source: str = "", roots: dict | None = None) -> list[str]:
     """Writes or updates the file; returns the lines to print."""
     universe = Universe(universe_ids)
     unknown = {c["id"] for c in cases} - set(universe.ids)
@@ -573,7 +605,10 @@ def run(cases: list[dict], candidate: dict, universe_ids, write_path: str = "", 
                   "# Grammar: conformance/expectations/FORMAT.md. Every reason below starts with "
                   f"{ex.UNREVIEWED} replace it",
                   "# with the library's rule and its source (the lint's --reviewed refuses unreviewed reasons)."]
-        text, notes, path = write(cases, universe, header), [], write_path
+        if roots is not None:
+            header.append("# --by-root: one rule per root deviation (a deviating spec row none of whose ancestors, "
+                          "derives_from in spec/*.toml, deviates) and outcome, covering the cases derived from it.")
+        text, notes, path = write(cases, universe, header, roots), [], write_path
     else:
         if not os.path.isfile(update_path):
             raise WriteError(f"--update: no file '{update_path}' (use --write for a new one)")
@@ -634,6 +669,9 @@ def main(argv: list[str]) -> int:
                    help="after writing or updating the files (or, without --from-report, on the FILEs given), move "
                         "the entries they all have alike into SHARED, which each includes (no entry copied); every "
                         "case id of the reports and the manifest is checked to be decided as before")
+    p.add_argument("--by-root", action="store_true",
+                   help="with --write: one rule per root deviation (the report's root_causes) and outcome, instead of "
+                        "one per spec row")
     p.add_argument("files", nargs="*", metavar="FILE", help="with --shared and no report: one library's files")
     a = p.parse_args(argv)
     targets = a.write or a.update
@@ -664,8 +702,10 @@ def main(argv: list[str]) -> int:
                                    or doc.get("expectations", {}).get("stale") is None):
                 raise WriteError(f"{report_path} is not a run of every case (filtered, sharded or replayed): give "
                                  f"--manifest=FILE so that no glob matches a case that was not run")
+            if a.by_root and not a.write:
+                raise WriteError("--by-root writes a fresh file: give --write=FILE")
             for line in run(cases, doc.get("candidate", {}), ids, target if a.write else "",
-                            target if a.update else "", report_path):
+                            target if a.update else "", report_path, case_roots(doc) if a.by_root else None):
                 print(line)
         if a.shared:
             for line in write_shared(targets, a.shared, universe):

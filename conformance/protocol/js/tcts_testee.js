@@ -17,7 +17,7 @@
  * What the kit does (what the Python kit, ../python/tcts_testee.py, does):
  *   - the protocol loop over stdin/stdout JSON lines, the hello handshake and the handle table
  *     (methods take and return the library's own tensor objects);
- *   - the interface: the suite sends its description (spec/interface.json) in `hello`; the kit
+ *   - the interface: the suite sends its description (spec/interface.json, built in the tensor-cts repository) in `hello`; the kit
  *     dispatches, decodes arguments and encodes results from it, and names no operation itself.
  *     A method named as an operation implements it (an operation without one answers
  *     NotSupported); it takes the request's arguments as one object ({a, b}, {t, dim0, dim1},

@@ -26,7 +26,7 @@ What the kit does for you:
   * the protocol loop, the handshake and the handle table: methods take and return the
     library's own tensor objects; the kit names them for the suite and forgets them when the
     suite releases them;
-  * the interface: the suite sends its description (spec/interface.json: every operation with
+  * the interface: the suite sends its description (spec/interface.json, built in the tensor-cts repository: every operation with
     its feature, typed arguments and result; the records; the error kinds) in `hello`, and the
     kit dispatches, decodes the arguments and encodes the results from it. Nothing here names
     an operation: a method of your subclass named as an operation implements it (an operation
