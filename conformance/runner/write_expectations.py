@@ -320,10 +320,9 @@ def _decided(entries: list, cases: list[dict], universe: Universe) -> dict:
 
 def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tuple[str, list[str]]:
     """FILE's new text, and what changed (one line each, for the terminal)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    entries = ex.parse_bytes(path, data)
-    lines = data.decode("utf-8").split("\n")
+    text = ex.read_text(path)  # the one bounded reader
+    entries = ex.parse(path, text)
+    lines = text.split("\n")
     own = os.path.realpath(path)
     decided = _decided(entries, cases, universe)
     replace: dict[int, list[str]] = {}  # 0-based line -> new lines (one-line entries)
@@ -477,8 +476,7 @@ def share(paths: list[str], shared_path: str, ids, texts: dict | None = None) ->
     texts = dict(texts or {})
     for p in paths:
         if p not in texts:
-            with open(p, encoding="utf-8") as f:
-                texts[p] = f.read()
+            texts[p] = ex.read_text(p)
     shared_real = os.path.realpath(shared_path)
     old_shared = ex.load(shared_path) if os.path.isfile(shared_path) else []
     effective = {}
