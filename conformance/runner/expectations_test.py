@@ -7,6 +7,7 @@ Standard library only.
 
 import contextlib
 import io
+import json
 import os
 import random
 import re
@@ -274,6 +275,51 @@ def reference_glob(pattern, text):
     """The glob's meaning, by regex (for tiny inputs only: this is the exponential kind)."""
     rx = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
     return re.fullmatch(rx, text, re.S) is not None
+
+
+class HostileReports(unittest.TestCase):
+    """Issue 42: write_expectations.py --from-report refuses a report a stranger sent, naming
+    the field, and never ends in a traceback."""
+
+    def test_hostile_reports_are_refused_naming_the_field(self):
+        import write_expectations
+        good_case = {"id": "a.b", "outcome": "FAIL", "observed": "x", "expected": "y", "clause": "c"}
+        bad = {
+            "a list": ([1, 2], "the report must be a JSON object"),
+            "a string": ("report", "the report must be a JSON object"),
+            "null": (None, "the report must be a JSON object"),
+            "no cases": ({}, "cases must be a list"),
+            "cases an object": ({"cases": {"a": 1}}, "cases must be a list"),
+            "a case a number": ({"cases": [5]}, "cases[0] must be an object"),
+            "no id": ({"cases": [{"outcome": "FAIL"}]}, "cases[0].id must be a non-empty string"),
+            "id a list": ({"cases": [dict(good_case, id=["x"])]}, "cases[0].id must be"),
+            "bad outcome": ({"cases": [good_case, dict(good_case, id="c", outcome="WIN")]}, "cases[1].outcome must be one of"),
+            "observed a dict": ({"cases": [dict(good_case, observed={"a": 1})]}, "cases[0].observed must be a string"),
+            "checks a list": ({"cases": [dict(good_case, checks=[1])]}, "cases[0].checks must be an object"),
+            "mismatch a string": ({"cases": [dict(good_case, mismatches=["x"])]}, "cases[0].mismatches[0] must be"),
+            "run a list": ({"cases": [], "run": []}, "run must be an object"),
+            "candidate name a number": ({"cases": [], "candidate": {"name": 5}}, "candidate.name must be a string"),
+            "filter a dict": ({"cases": [], "run": {"filter": {}}}, "run.filter must be a string"),
+            "deep": ("[" * 100000 + "]" * 100000, "cannot read report"),
+        }
+        with tempfile.TemporaryDirectory() as d:
+            for what, (doc, message) in bad.items():
+                path = os.path.join(d, "report.json")
+                with open(path, "w") as f:
+                    f.write(doc if what == "deep" else json.dumps(doc))
+                err = io.StringIO()
+                with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                    status = write_expectations.main([f"--from-report={path}", f"--write={os.path.join(d, 'e.txt')}",
+                                                      f"--manifest={self.manifest(d)}"])
+                self.assertEqual(status, 2, (what, err.getvalue()))
+                self.assertIn(message, err.getvalue(), what)
+                self.assertNotIn("Traceback", err.getvalue(), what)
+
+    def manifest(self, d):
+        path = os.path.join(d, "manifest.txt")
+        with open(path, "w") as f:
+            f.write("# test\tid\nT.a\ta.b\n")
+        return path
 
 
 class SharedBaselines(unittest.TestCase):
