@@ -486,7 +486,7 @@ def write_all(doc: dict, out_dir: str, names: tuple = REPORT_FILES) -> list[str]
     texts = [(name, makers[name]()) for name in sorted(names, key=lambda n: n == "report.json")]
     # The files together or not at all: each written whole beside its name (flushed), all of
     # them, before any is renamed over its name, report.json last; a failure while writing
-    # (a disk full, a kill) leaves every previous file as it was and no temporary behind.
+    # (a disk full, an exception, an interrupt) leaves every previous file as it was and no temporary.
     # What remains non-atomic: the renames themselves, one after another (a SIGKILL between two
     # leaves the new renderings beside the previous report.json: never a newer report.json
     # beside older renderings), and a temporary of a run killed before its renames, which the

@@ -288,6 +288,13 @@ def hold_workdir(workdir: str):
     return f
 
 
+def _names(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
 def sweep_abandoned(out: str, tmp_root: str) -> list[str]:
     """Removes what killed runs left, where it can prove them abandoned: in OUT (whose lock
     this run holds, so no other run writes there) the staging logs folders (.tcts-logs.*) and
@@ -296,11 +303,7 @@ def sweep_abandoned(out: str, tmp_root: str) -> list[str]:
     this sweep, or one still starting) is left alone. Returns what it removed."""
     import shutil
     removed = []
-    try:
-        names = os.listdir(out)
-    except OSError:
-        names = []
-    for name in names:
+    for name in _names(out):
         path = os.path.join(out, name)
         if name.startswith(".tcts-logs.") and os.path.isdir(path) and not os.path.islink(path):
             shutil.rmtree(path, ignore_errors=True)
@@ -309,11 +312,7 @@ def sweep_abandoned(out: str, tmp_root: str) -> list[str]:
             with contextlib.suppress(OSError):
                 os.remove(path)
                 removed.append(path)
-    try:
-        names = os.listdir(tmp_root)
-    except OSError:
-        names = []
-    for name in names:
+    for name in _names(tmp_root):
         path = os.path.join(tmp_root, name)
         if not name.startswith("tcts-run-") or os.path.islink(path) or not os.path.isdir(path):
             continue
