@@ -333,7 +333,7 @@ def markdown(columns: list[Column]) -> str:
         rows.append(row)
     out += pages.md_table(["", *(short(d) for d in order)], rows) + [""]
     for c, m in zip(columns, cells):
-        out += [f"- **{c.title()}**: " + (promote_stats(m) if m else "no promote_types cases")]
+        out += [f"- **{pages.md(c.title())}**: " + (promote_stats(m) if m else "no promote_types cases")]
         out += [f"  - promote_types({r}, {col}): {_md(promote_answer(case) or case['observed'])}, spec {case.get('answer')} "
                 f"({_md(_outcome_note(case))})" for (r, col), case in m.items() if deviates(case)]
     return "\n".join(out).rstrip() + "\n"

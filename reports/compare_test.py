@@ -342,6 +342,20 @@ class Compare(unittest.TestCase):
         self.assertEqual(status, 2)
         self.assertIn("is given twice", err)
 
+    def test_a_candidate_label_is_inert_in_the_table_headers(self):
+        # Issue 42: compare.md's headers are candidate labels; a testee names its candidate.
+        label = "<svg onload=alert(1)>[x](javascript:alert(1))|"
+        docs = {"evil": named(make(matrix_cases()), label), "ref": named(make(matrix_cases()), "ref")}
+        status, out, err = run(write(self.d, docs) + ["--out", self.out])
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(self.out, "compare.md"), encoding="utf-8") as f:
+            md = f.read()
+        self.assertNotIn("<svg", md)
+        self.assertNotRegex(md, r"(?<!\\)\[[^\]]*(?<!\\)\]\(")
+        self.assertIn("&lt;svg onload=alert(1)>\\[x\\](javascript:alert(1))\\|", md)
+        with open(os.path.join(self.out, "compare.html"), encoding="utf-8") as f:
+            self.assertNotIn("<svg", f.read())
+
     def test_bad_input_exits_2_naming_the_file(self):
         good = make([case("p", "PASS")])
         hostile = {"not_json.json": (b"{not json", "is not JSON"),

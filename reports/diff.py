@@ -45,7 +45,7 @@ def diff(a: dict, b: dict) -> tuple[dict, list, list, collections.Counter]:
 
 def label(doc: dict, path: str) -> str:
     c = doc["candidate"]
-    return f"{path} ({c['name']} {c['version']}, {doc['generated']})"
+    return report_lib.inert(f"{path} ({c['name']} {c['version']}, {doc['generated']})", 600)
 
 
 def main(argv: list[str]) -> int:
@@ -74,16 +74,18 @@ def main(argv: list[str]) -> int:
     cases_b = outcomes(b)
     cases_a = outcomes(a)
     for (oa, ob), ids in changes.items():
-        print(f"\n{oa} -> {ob} ({len(ids)}):")
+        print(f"\n{report_lib.inert(oa)} -> {report_lib.inert(ob)} ({len(ids)}):")
         for i in ids:
             c = cases_b[i] if ob not in ("PASS",) else cases_a[i]
             detail = c["observed"] if c["outcome"] != "PASS" else ""
-            print(f"  {i}  [{c['clause']}]" + (f"  {detail}" if detail else ""))
+            # Every field is the candidate's to write: ESC, CR, BEL, NUL shown as escapes.
+            print(f"  {report_lib.inert(i)}  [{report_lib.inert(c['clause'])}]"
+                  + (f"  {report_lib.inert(detail)}" if detail else ""))
     for title, ids in (("only in A", only_a), ("only in B", only_b)):
         if ids:
             print(f"\n{title} ({len(ids)}):")
             for i in ids[:200]:
-                print(f"  {i}")
+                print(f"  {report_lib.inert(i)}")
             if len(ids) > 200:
                 print(f"  ... and {len(ids) - 200} more")
     va, vb = report_lib.verdict(a), report_lib.verdict(b)

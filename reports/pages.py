@@ -22,7 +22,7 @@ def md_char(ch: str) -> str:
         return " "
     if cp < 0x20 or 0x7F <= cp <= 0x9F or cp in (0x2028, 0x2029):
         return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
-    return {"|": "\\|", "<": "&lt;", "&": "&amp;", "`": "\\`"}.get(ch, ch)
+    return {"|": "\\|", "<": "&lt;", "&": "&amp;", "`": "\\`", "\\": "\\\\", "[": "\\[", "]": "\\]"}.get(ch, ch)
 
 
 class MdRaw(str):
@@ -31,8 +31,9 @@ class MdRaw(str):
 
 def md(text: str) -> str:
     """`text` (a name, message or observed value the testee controls) as inline Markdown that
-    stays on its line and in its table cell: '|', '<', '&' and '`' escaped, line breaks as
-    spaces, other control characters as \\xNN."""
+    stays on its line and in its table cell and links nothing: '|', '<', '&', '`', '\\', '['
+    and ']' escaped (no link or image syntax `[x](javascript:…)`, `![](http://…)` is live),
+    line breaks as spaces, other control characters as \\xNN."""
     if isinstance(text, MdRaw):
         return text
     return "".join(md_char(ch) for ch in str(text))
@@ -45,7 +46,8 @@ def md_code(text: str) -> str:
 
 
 def md_table(header: list[str], rows: list[list]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    # Headers are escaped like cells: compare.md's are candidate labels a testee names.
+    lines = ["| " + " | ".join(md(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(md(x) for x in r) + " |" for r in rows]
     return lines
 

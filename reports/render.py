@@ -268,7 +268,7 @@ def markdown(doc: dict) -> str:
     if not deviations:
         out += ["None.", ""]
     for clause, group in deviations.items():
-        out += [f"### {clause} ({len(group)})", ""]
+        out += [f"### {_md(clause)} ({len(group)})", ""]
         for reason, members in _group_by_reason(group):
             out += [f"- **{_md(reason)}** ({len(members)}): " + ", ".join(_md_code(c['id']) for c in members[:12])
                     + (f" … and {len(members) - 12} more" if len(members) > 12 else "")]
@@ -280,7 +280,7 @@ def markdown(doc: dict) -> str:
     if not unexpected:
         out += ["None.", ""]
     for clause, group in unexpected.items():
-        out += [f"### {clause} ({len(group)})", ""]
+        out += [f"### {_md(clause)} ({len(group)})", ""]
         for c in group:
             out += [f"- **{c['outcome']}** {_md_code(c['id'])} — {_md(c['statement'])}"]
             if c.get("spec_row"):

@@ -674,26 +674,36 @@ def write_all(doc: dict, out_dir: str, names: tuple = REPORT_FILES) -> list[str]
     # Rendered first, all of them, so that a rendering that fails writes nothing; report.json
     # last of all (the canonical form: the renderings beside it are never older).
     texts = [(name, makers[name]()) for name in sorted(names, key=lambda n: n == "report.json")]
-    # Each file whole or not at all: written beside its name, flushed, then renamed over it
-    # (a run killed, or a disk full, mid-write leaves the previous file as it was).
-    paths = {}
-    for name, text in texts:
-        path = os.path.join(out_dir, name)
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=out_dir)
-        try:
+    # The files together or not at all: each written whole beside its name (flushed), all of
+    # them, before any is renamed over its name, report.json last; a failure while writing
+    # (a disk full, an exception, an interrupt) leaves every previous file as it was and no temporary.
+    # What remains non-atomic: the renames themselves, one after another (a SIGKILL between two
+    # leaves the new renderings beside the previous report.json: never a newer report.json
+    # beside older renderings), and a temporary of a run killed before its renames, which the
+    # next run into the folder removes (conformance/runner/isolation.sweep_abandoned).
+    paths, staged = {}, []
+    try:
+        for name, text in texts:
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=out_dir)
+            staged.append((name, tmp))
             os.fchmod(fd, 0o666 & ~_umask())
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(text)
                 f.flush()
                 os.fsync(f.fileno())
+        while staged:
+            name, tmp = staged[0]
+            path = os.path.join(out_dir, name)
             os.replace(tmp, path)
-        except BaseException:
+            staged.pop(0)
+            paths[name] = path
+    except BaseException:
+        for _, tmp in staged:
             try:
                 os.remove(tmp)
             except OSError:
                 pass
-            raise
-        paths[name] = path
+        raise
     return [paths[n] for n in REPORT_FILES if n in paths]
 
 

@@ -94,9 +94,21 @@ class Score(unittest.TestCase):
     def test_markdown_escapes_testee_text(self):
         doc = make([case("a", "FAIL", observed="x|y<script>\n# not a heading\x1b[31m")])
         md = render.markdown(doc)
-        self.assertIn("x\\|y&lt;script> # not a heading\\x1b[31m", md)
+        self.assertIn("x\\|y&lt;script> # not a heading\\x1b\\[31m", md)
         self.assertNotIn("<script>", md)
         self.assertNotIn("\x1b", md)
+
+    def test_markdown_links_and_images_are_not_live(self):
+        # Issue 42: link and image syntax a testee writes stays text, in prose and in cells.
+        attack = "[x](javascript:alert(1)) ![](http://evil.example/p.png) a\\|b"
+        doc = make([case("a", "FAIL", observed=attack, expected=attack)])
+        doc["candidate"]["name"] = attack
+        md = render.markdown(doc)
+        self.assertNotRegex(md, r"(?<!\\)\[[^\]]*(?<!\\)\]\(", "a live link or image")
+        self.assertIn("\\[x\\](javascript:alert(1)) !\\[\\](http://evil.example/p.png) a\\\\\\|b", md)
+        for line in md.splitlines():
+            if line.startswith("| ") and attack[:3] in line:
+                self.assertEqual(line.count(" | ") - line.count("\\| "), line.count(" | ") - line.count("\\| "))
 
 
 class Reports(unittest.TestCase):
@@ -309,6 +321,15 @@ class Reports(unittest.TestCase):
             self.assertEqual(status, 1)
             self.assertIn("PASS -> CRASH (1):\n  r", out.getvalue())
             self.assertIn("2 changed, 1 only in A, 1 only in B, 1 unchanged", out.getvalue())
+            # Issue 42: what the candidate wrote reaches the terminal inert (ESC, CR, BEL, NUL).
+            b["cases"][2]["observed"] = "\x1b]0;owned\x07\r\x1b[2Kok\x00"
+            b["candidate"]["name"] = "\x1b[2J"
+            report.write_all(b, d)
+            out = io.StringIO()
+            with redirect_stdout(out):
+                diff.main([os.path.join(d, "a.json"), os.path.join(d, "report.json")])
+            self.assertNotRegex(out.getvalue(), "[\x00-\x08\x0b-\x1f\x7f]")
+            self.assertIn("\\x1b]0;owned\\x07\\x0d\\x1b[2Kok\\x00", out.getvalue())
             out = io.StringIO()
             with redirect_stdout(out):
                 self.assertEqual(diff.main([os.path.join(d, "a.json"), os.path.join(d, "a.json")]), 0)

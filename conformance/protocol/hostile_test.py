@@ -165,6 +165,15 @@ class Hostile(unittest.TestCase):
         self.assertEqual([c["outcome"] for c in changed.values()], ["CRASH"], changed)
         self.assertIn("not an event", json.dumps(changed))
 
+    def test_a_200_mb_error_message_costs_its_case_a_bounded_record(self):
+        # Issue 42: testee_session.cc keeps 64 KiB of an error's message (kMaxErrorMessage), the
+        # runner 2,048 characters with the length and a digest (records.py).
+        changed, report, *_ = self.attacked("long_error", "dtypes")
+        self.assertLessEqual(len(changed), 1, changed)
+        self.assertLess(len(json.dumps(report)), 8 << 20)
+        self.assertLess(max(len(json.dumps(c)) for c in report["cases"]), 512 << 10)
+        self.assertTrue(any("characters in all, sha256" in json.dumps(c) for c in report["cases"]))
+
     def test_a_handshake_flood_is_refused(self):
         p, report, _, seconds = run(self.tmp, "features_flood", "dtypes")
         self.assertEqual(p.returncode, 2, p.stdout[-2000:] + p.stderr[-2000:])

@@ -132,6 +132,8 @@ def list_cases(suite: Suite, selection: list, tmp: str, env: dict) -> list[Liste
     p = subprocess.run([suite.binary, *suite.args, *selection, f"--tcts_list={path}"], capture_output=True, text=True,
                        env=env)
     if p.returncode != 0 or not os.path.exists(path):
-        tail = "\n".join("  | " + l for l in (p.stdout + p.stderr).strip().splitlines()[-8:])
+        import isolation  # terminal_lines: the binary's output, inert
+        tail = "\n".join("  | " + l for l in isolation.terminal_lines(
+            (p.stdout + p.stderr)[-64 * 1024:].strip()).splitlines()[-8:])
         raise UsageError(f"{suite.binary} could not list its cases (exit {p.returncode}):\n{tail}")
     return read_case_list(path, suite.name)

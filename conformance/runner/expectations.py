@@ -122,7 +122,7 @@ def compile_glob(pattern: str) -> Callable[[str], bool]:
     if len(parts) == 1:
         return lambda text: len(text) == len(pattern) and _segment_at(pattern, text, 0)
     head, middle, tail = parts[0], [p for p in parts[1:-1] if p], parts[-1]
-    least = len(head) + len(tail) + sum(len(p) for p in middle)
+    least = len(pattern) - (len(parts) - 1)  # every character but the stars
 
     def matches(text: str) -> bool:
         if len(text) < least or not _segment_at(head, text, 0):
@@ -147,16 +147,22 @@ def glob_match(pattern: str, text: str) -> bool:
 
 def literal_prefix(pattern: str) -> str:
     """The characters every match starts with (up to the first wildcard)."""
-    for i, ch in enumerate(pattern):
-        if ch in "*?":
-            return pattern[:i]
-    return pattern
+    return _LITERAL.match(pattern).group()
+
+
+_LITERAL = re.compile(r"[^*?]*")
 
 
 # ---------------------------------------------------------------- entries
 UNREVIEWED = "UNREVIEWED:"  # starts a reason nobody has checked yet (what the runner writes)
 INCLUDE = "include"
 MAX_INCLUDE_DEPTH = 32
+# Bounds on what one load reads (issue 42: a stranger's tree costs bounded time and space).
+# The project's largest file is 61 kB, its longest line 478 characters, all its files 2,958 lines.
+MAX_FILE_BYTES = 4 * 2**20  # one file (the top one or an include), before decoding
+MAX_LINE_CHARS = 4096  # one line, its line break left out
+MAX_ENTRIES = 50_000  # patterns, across the top file and everything it includes
+MAX_INCLUDES = 1000  # include lines, across the whole tree
 
 
 def is_unreviewed(reason: str) -> bool:
@@ -196,48 +202,54 @@ class Entry:
         return is_unreviewed(self.reason)
 
 
+# Every code point _forbidden() names, as one character class (a CR is allowed before a LF):
+# one regex search per file instead of a Python call per character.
+_FORBIDDEN_RE = re.compile("[" + "".join(
+    re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "")
+    for a, b in ((0x00, 0x08), (0x0B, 0x0C), (0x0E, 0x1F), (0x7F, 0x9F), (0xA0, 0xA0), (0x1680, 0x1680),
+                 (0x2000, 0x200F), (0x2028, 0x202F), (0x205F, 0x2064), (0x2066, 0x2069), (0x3000, 0x3000),
+                 (0xD800, 0xDFFF), (0xFEFF, 0xFEFF))) + "]|\r(?!\n)")
+
+
 def _split_lines(path: str, text: str) -> list[str]:
     """The lines of `text`: LF or CR LF ends a line; anything else that looks like a line
-    break (a lone CR, U+2028, form feed, ...) is an error naming its line and column."""
+    break (a lone CR, U+2028, form feed, ...) is an error naming its line and column, and so
+    is a line longer than MAX_LINE_CHARS."""
+    bad = _FORBIDDEN_RE.search(text)
+    if bad:
+        i, ch = bad.start(), bad.group()[0]
+        n, col = text.count("\n", 0, i) + 1, i - (text.rfind("\n", 0, i) + 1) + 1
+        why = _forbidden(ord(ch)) or "control character"
+        hint = (" (CR-only line endings are not accepted: end lines with LF or CR LF)" if ch == "\r" else
+                " (fields are separated by ASCII spaces and tabs only)" if why.endswith("space") else "")
+        raise ExpectationsError(f"{path}:{n}:{col}: U+{ord(ch):04X} {why} is not allowed{hint}")
     lines = text.split("\n")
-    terminated = len(lines) - 1  # lines followed by a LF
     if lines[-1] == "":
         lines.pop()  # the file ends with a line break (or is empty)
     out = []
     for n, line in enumerate(lines, 1):
-        if line.endswith("\r") and n <= terminated:
-            line = line[:-1]
-        for col, ch in enumerate(line, 1):
-            why = _forbidden(ord(ch))
-            if why:
-                hint = (" (CR-only line endings are not accepted: end lines with LF or CR LF)" if ch == "\r" else
-                        " (fields are separated by ASCII spaces and tabs only)" if why.endswith("space") else "")
-                raise ExpectationsError(f"{path}:{n}:{col}: U+{ord(ch):04X} {why} is not allowed{hint}")
+        if line.endswith("\r"):
+            line = line[:-1]  # before a LF: a CR anywhere else was refused above
+        if len(line) > MAX_LINE_CHARS:
+            raise ExpectationsError(f"{path}:{n}: the line is longer than {MAX_LINE_CHARS} characters "
+                                    f"({len(line)})")
         out.append(line)
     return out
 
 
+_COMMENT = re.compile(r"(?:^|(?<=[ \t]))#")
+_WORD = re.compile(r"[^ \t]+")
+
+
 def _strip_comment(line: str) -> str:
     """`line` without its comment: '#' at the start of the line or after a space or tab."""
-    for i, ch in enumerate(line):
-        if ch == "#" and (i == 0 or line[i - 1] in FIELD_SEPARATORS):
-            return line[:i]
-    return line
+    m = _COMMENT.search(line) if "#" in line else None
+    return line[:m.start()] if m else line
 
 
 def _words(line: str) -> list[tuple[int, str]]:
     """(column, text) of every blank-separated word of `line`."""
-    out, i, n = [], 0, len(line)
-    while i < n:
-        while i < n and line[i] in FIELD_SEPARATORS:
-            i += 1
-        j = i
-        while j < n and line[j] not in FIELD_SEPARATORS:
-            j += 1
-        if j > i:
-            out.append((i + 1, line[i:j]))
-        i = j
-    return out
+    return [(m.start() + 1, m.group()) for m in _WORD.finditer(line)]
 
 
 def _fields(line: str) -> list[tuple[int, str]]:
@@ -245,18 +257,15 @@ def _fields(line: str) -> list[tuple[int, str]]:
     fields = []
     i, n = 0, len(line)
     while i < n and len(fields) < 2:
-        while i < n and line[i] in FIELD_SEPARATORS:
-            i += 1
-        if i == n:
+        m = _WORD.search(line, i)
+        if m is None:
+            i = n
             break
-        j = i
-        while j < n and line[j] not in FIELD_SEPARATORS:
-            j += 1
-        fields.append((i + 1, line[i:j]))
-        i = j
-    while i < n and line[i] in FIELD_SEPARATORS:
-        i += 1
-    rest = line[i:].rstrip(FIELD_SEPARATORS)
+        fields.append((m.start() + 1, m.group()))
+        i = m.end()
+    rest = line[i:].lstrip(FIELD_SEPARATORS)
+    i = n - len(rest)
+    rest = rest.rstrip(FIELD_SEPARATORS)
     if rest:
         fields.append((i + 1, rest))
     return fields
@@ -285,17 +294,46 @@ def _include_path(path: str, n: int, col: int, name: str, root: tuple, stack: tu
     if real in chain:
         cycle = " -> ".join(os.path.basename(p) for p in stack[chain.index(real):]) + " -> " + os.path.basename(real)
         raise ExpectationsError(f"{path}:{n}:{col}: include '{name}' makes a cycle ({cycle})")
-    if len(stack) >= MAX_INCLUDE_DEPTH:
+    if len(stack) > MAX_INCLUDE_DEPTH:
         raise ExpectationsError(f"{path}:{n}:{col}: include '{name}': includes nest deeper than {MAX_INCLUDE_DEPTH}")
+    size = os.path.getsize(real)
+    if size > MAX_FILE_BYTES:
+        raise ExpectationsError(f"{path}:{n}:{col}: include '{name}': the file has {size} bytes, more than "
+                                f"{MAX_FILE_BYTES}")
     return target
 
 
-def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = ()) -> list[Entry]:
-    """The entries of `text` (read from `path`), its includes spliced in where they stand;
-    ExpectationsError naming the file, the line (and the column) on bad input. `root`: the
-    directory tree includes must stay in (default: `path`'s directory)."""
+class _Reader:
+    """One load's state: the files whose entries stand already (each file is read and parsed
+    once: a diamond of includes costs its files, not its paths) and the counts the bounds cap."""
+
+    def __init__(self, top: str):
+        self.top = top
+        self.done: set[str] = set()  # real paths
+        self.entries = 0
+        self.includes = 0
+
+    def count(self, path: str, n: int, col: int) -> None:
+        self.entries += 1
+        if self.entries > MAX_ENTRIES:
+            raise ExpectationsError(f"{path}:{n}:{col}: more than {MAX_ENTRIES} entries (patterns) in {self.top} "
+                                    f"and the files it includes")
+
+
+def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = (), _reader: _Reader | None = None) -> list[Entry]:
+    """The entries of `text` (read from `path`), its includes spliced in where they stand (a
+    file already included adds nothing more: its entries stand earlier, and the first matching
+    entry decides); ExpectationsError naming the file, the line (and the column) on bad input,
+    or when the bounds (MAX_FILE_BYTES, MAX_LINE_CHARS, MAX_ENTRIES, MAX_INCLUDES,
+    MAX_INCLUDE_DEPTH) are passed. `root`: the directory tree includes must stay in (default:
+    `path`'s directory)."""
     if root is None:
         root = (os.path.dirname(os.path.abspath(path)), os.path.dirname(os.path.realpath(path)))
+    if _reader is None:
+        _reader = _Reader(path)
+    _reader.done.add(os.path.realpath(path))
+    if len(text) > MAX_FILE_BYTES:
+        raise ExpectationsError(f"{path}: {len(text)} characters, more than the {MAX_FILE_BYTES} bytes a file may have")
     stack = _stack + (path,)
     entries = []
     expected = " or ".join(OUTCOMES)
@@ -313,6 +351,7 @@ def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = ()) -
                     raise ExpectationsError(f"{path}:{n}:{col}: '{pattern}' in the patterns of the block at line "
                                             f"{block[2]}: a block's indented lines hold only patterns (a one-line "
                                             f"entry or a new block starts unindented)")
+                _reader.count(path, n, col)
                 entries.append(Entry.make(pattern, block[0][0], block[1], n, path, col, block[0][1]))
                 block[3].append(pattern)
             continue
@@ -332,8 +371,13 @@ def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = ()) -
             col, name = rest[0]
             if any(c in FIELD_SEPARATORS for c in name):
                 raise ExpectationsError(f"{path}:{n}:{col}: include names one file, got '{name}'")
+            _reader.includes += 1
+            if _reader.includes > MAX_INCLUDES:
+                raise ExpectationsError(f"{path}:{n}:{col}: more than {MAX_INCLUDES} include lines in "
+                                        f"{_reader.top} and the files it includes")
             target = _include_path(path, n, col, name, root, stack)
-            entries += _load(target, root, stack)
+            if os.path.realpath(target) not in _reader.done:
+                entries += _load(target, root, stack, _reader)
             continue
         if not rest:
             if indented:
@@ -347,6 +391,7 @@ def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = ()) -
                                     f"FAIL(check,...) naming the checks that fail)")
         if len(rest) < 2:
             raise ExpectationsError(f"{path}:{n}: '{first}' needs a reason")
+        _reader.count(path, n, col0)
         entries.append(Entry.make(first, split[0], rest[1][1], n, path, col0, split[1]))
     if block is not None and not block[3]:
         raise ExpectationsError(f"{path}:{block[2]}: the block '{outcome_text(*block[0])}: {block[1]}' lists no "
@@ -354,25 +399,46 @@ def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = ()) -
     return entries
 
 
-def parse_bytes(path: str, data: bytes, root: tuple | None = None, _stack: tuple = ()) -> list[Entry]:
-    """Like parse(), from the file's bytes: UTF-8 is required (an error names the line)."""
+def decode(path: str, data: bytes) -> str:
+    """The text of an expectations file's bytes: UTF-8 is required (an error names the line),
+    and at most MAX_FILE_BYTES of them."""
+    if len(data) > MAX_FILE_BYTES:
+        raise ExpectationsError(f"{path}: more than {MAX_FILE_BYTES} bytes: refused unread")
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise ExpectationsError(f"{path}:{line}: not UTF-8: byte 0x{data[e.start]:02X} at byte {col} of the line "
                                 f"({e.reason})") from None
-    return parse(path, text, root, _stack)
 
 
-def _load(path: str, root: tuple | None, stack: tuple) -> list[Entry]:
+def parse_bytes(path: str, data: bytes, root: tuple | None = None, _stack: tuple = (),
+                _reader: _Reader | None = None) -> list[Entry]:
+    """Like parse(), from the file's bytes: UTF-8 is required (an error names the line)."""
+    return parse(path, decode(path, data), root, _stack, _reader)
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of the expectations file at `path`, MAX_FILE_BYTES at most: a larger file is
+    refused without being read (every reader of the format reads through here or load())."""
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            data = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise ExpectationsError(f"cannot read expectations file '{path}': {e.strerror}") from None
-    return parse_bytes(path, data, root, stack)
+    if len(data) > MAX_FILE_BYTES:
+        raise ExpectationsError(f"{path}: more than {MAX_FILE_BYTES} bytes: refused unread")
+    return data
+
+
+def read_text(path: str) -> str:
+    """The text of the expectations file at `path` (read_bytes(), then UTF-8)."""
+    return decode(path, read_bytes(path))
+
+
+def _load(path: str, root: tuple | None, stack: tuple, reader: _Reader | None = None) -> list[Entry]:
+    return parse_bytes(path, read_bytes(path), root, stack, reader)
 
 
 def load(path: str) -> list[Entry]:

@@ -7,6 +7,7 @@ Standard library only.
 
 import contextlib
 import io
+import json
 import os
 import random
 import re
@@ -274,6 +275,51 @@ def reference_glob(pattern, text):
     """The glob's meaning, by regex (for tiny inputs only: this is the exponential kind)."""
     rx = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
     return re.fullmatch(rx, text, re.S) is not None
+
+
+class HostileReports(unittest.TestCase):
+    """Issue 42: write_expectations.py --from-report refuses a report a stranger sent, naming
+    the field, and never ends in a traceback."""
+
+    def test_hostile_reports_are_refused_naming_the_field(self):
+        import write_expectations
+        good_case = {"id": "a.b", "outcome": "FAIL", "observed": "x", "expected": "y", "clause": "c"}
+        bad = {
+            "a list": ([1, 2], "the report must be a JSON object"),
+            "a string": ("report", "the report must be a JSON object"),
+            "null": (None, "the report must be a JSON object"),
+            "no cases": ({}, "cases must be a list"),
+            "cases an object": ({"cases": {"a": 1}}, "cases must be a list"),
+            "a case a number": ({"cases": [5]}, "cases[0] must be an object"),
+            "no id": ({"cases": [{"outcome": "FAIL"}]}, "cases[0].id must be a non-empty string"),
+            "id a list": ({"cases": [dict(good_case, id=["x"])]}, "cases[0].id must be"),
+            "bad outcome": ({"cases": [good_case, dict(good_case, id="c", outcome="WIN")]}, "cases[1].outcome must be one of"),
+            "observed a dict": ({"cases": [dict(good_case, observed={"a": 1})]}, "cases[0].observed must be a string"),
+            "checks a list": ({"cases": [dict(good_case, checks=[1])]}, "cases[0].checks must be an object"),
+            "mismatch a string": ({"cases": [dict(good_case, mismatches=["x"])]}, "cases[0].mismatches[0] must be"),
+            "run a list": ({"cases": [], "run": []}, "run must be an object"),
+            "candidate name a number": ({"cases": [], "candidate": {"name": 5}}, "candidate.name must be a string"),
+            "filter a dict": ({"cases": [], "run": {"filter": {}}}, "run.filter must be a string"),
+            "deep": ("[" * 100000 + "]" * 100000, "cannot read report"),
+        }
+        with tempfile.TemporaryDirectory() as d:
+            for what, (doc, message) in bad.items():
+                path = os.path.join(d, "report.json")
+                with open(path, "w") as f:
+                    f.write(doc if what == "deep" else json.dumps(doc))
+                err = io.StringIO()
+                with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                    status = write_expectations.main([f"--from-report={path}", f"--write={os.path.join(d, 'e.txt')}",
+                                                      f"--manifest={self.manifest(d)}"])
+                self.assertEqual(status, 2, (what, err.getvalue()))
+                self.assertIn(message, err.getvalue(), what)
+                self.assertNotIn("Traceback", err.getvalue(), what)
+
+    def manifest(self, d):
+        path = os.path.join(d, "manifest.txt")
+        with open(path, "w") as f:
+            f.write("# test\tid\nT.a\ta.b\n")
+        return path
 
 
 class SharedBaselines(unittest.TestCase):
@@ -551,6 +597,122 @@ class IndexTest(unittest.TestCase):
         stale = expected.stale_entries(ex.Index(entries), cases)
         self.assertEqual([(s["pattern"], s.get("not_supported")) for s in stale], [("b.*", 2), ("c.*", None)])
         self.assertEqual(stale, expected.stale_entries(entries, cases))
+
+
+class HostileTree(unittest.TestCase):
+    """Issue 42: a stranger's expectations tree costs its files, never its include paths, and
+    is read in bounded time and space. Each load runs in a child process (a 1 GiB address-space
+    limit, a 60 s timeout) whose CPU time (the machine may be shared: wall time is not the
+    parser's) and peak memory are measured: the parser before the bounds took 52 s for a
+    diamond of depth 16 and had no size limit."""
+
+    def child(self, path, budget_s=2.0, budget_mb=200):
+        code = ("import resource, sys, time\n"
+                "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
+                f"sys.path.insert(0, {os.path.join(os.getcwd(), 'conformance', 'runner')!r})\n"
+                "import expectations as ex\n"
+                "t = time.process_time()\n"
+                "try:\n"
+                f"    print('entries', len(ex.load({path!r})))\n"
+                "except ex.ExpectationsError as e:\n"
+                "    print('error', e)\n"
+                "print('seconds', time.process_time() - t)\n"
+                "print('peak_mb', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n")
+        import subprocess
+        try:
+            p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            self.fail(f"loading {path} took more than 60 s")
+        out = dict(line.split(" ", 1) for line in p.stdout.splitlines() if " " in line)
+        self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+        self.assertLessEqual(float(out["seconds"]), budget_s, out)
+        self.assertLessEqual(float(out["peak_mb"]), budget_mb, out)
+        return out
+
+    def diamond(self, d, depth):
+        """a0 includes a1 and b1, each of a_k and b_k includes a_(k+1) and b_(k+1): 2^depth paths to the last."""
+        for k in range(depth, -1, -1):
+            for side in "ab":
+                body = f"{side}{k}.* FAIL level {k}\n"
+                if k < depth:
+                    body += f"include a{k + 1}.txt\ninclude b{k + 1}.txt\n"
+                with open(os.path.join(d, f"{side}{k}.txt"), "w") as f:
+                    f.write(body)
+        return os.path.join(d, "a0.txt")
+
+    def test_a_diamond_of_includes_costs_its_files_not_its_paths(self):
+        for depth in (31, ex.MAX_INCLUDE_DEPTH):  # 31: 2^31 include paths (a timeout before)
+            with tempfile.TemporaryDirectory() as d:
+                out = self.child(self.diamond(d, depth))
+                self.assertEqual(out.get("entries"), str(2 * depth + 1), out)  # each file's entry once
+        with tempfile.TemporaryDirectory() as d:
+            self.diamond(d, ex.MAX_INCLUDE_DEPTH + 1)
+            self.assertIn(f"nest deeper than {ex.MAX_INCLUDE_DEPTH}", self.child(os.path.join(d, "a0.txt"))["error"])
+            self.diamond(d, 32)
+            es = ex.load(os.path.join(d, "a0.txt"))
+            # Each file's entries stand where it is first included; a later include adds nothing
+            # (its entries stand earlier already, and the first matching entry decides).
+            self.assertEqual([e.pattern for e in es[:4]], ["a0.*", "a1.*", "a2.*", "a3.*"])
+            self.assertEqual(len({(e.path, e.line) for e in es}), len(es))
+
+    def test_a_100_mb_file_is_refused_by_its_size(self):
+        with tempfile.TemporaryDirectory() as d:
+            big = os.path.join(d, "big.txt")
+            with open(big, "wb") as f:
+                line = b"binary.default_float64.div.t_int8.t_int8 FAIL a reason\n"
+                f.write(line * (100 * 2**20 // len(line)))
+            out = self.child(big)
+            self.assertIn("big.txt", out.get("error", ""), out)
+            self.assertIn("bytes", out["error"])
+            top = self.write(d, "top.txt", "a FAIL r\n\ninclude big.txt\n")
+            out = self.child(top)
+            self.assertIn("top.txt:3:9: include 'big.txt'", out.get("error", ""), out)
+
+    def test_a_long_line_is_an_error_naming_file_and_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = self.write(d, "long.txt", "a FAIL r\nb FAIL " + "r" * (ex.MAX_LINE_CHARS + 1) + "\n")
+            out = self.child(path)
+            self.assertIn(f"long.txt:2: the line is longer than {ex.MAX_LINE_CHARS}", out.get("error", ""), out)
+
+    def test_too_many_entries_is_an_error_naming_file_and_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            per_line = 50
+            lines = ex.MAX_ENTRIES // per_line + 2
+            body = "FAIL: r\n" + "".join("  " + " ".join(f"c{k}.{j}" for j in range(per_line)) + "\n"
+                                         for k in range(lines))
+            path = self.write(d, "many.txt", body)
+            out = self.child(path)
+            self.assertRegex(out.get("error", ""), rf"many\.txt:\d+:\d+: more than {ex.MAX_ENTRIES} entries", out)
+
+    def test_include_lines_are_bounded(self):
+        with tempfile.TemporaryDirectory() as d:
+            self.write(d, "s.txt", "s FAIL r\n")
+            path = self.write(d, "inc.txt", "include s.txt\n" * (ex.MAX_INCLUDES + 1))
+            out = self.child(path)
+            self.assertIn(f"inc.txt:{ex.MAX_INCLUDES + 1}:9: more than {ex.MAX_INCLUDES} include lines",
+                          out.get("error", ""), out)
+
+    write = BlocksAndIncludes.write
+
+    def test_the_one_regex_refuses_what_the_table_names(self):
+        for cp in range(0x10000):
+            if cp != 0x0D:
+                self.assertEqual(bool(ex._FORBIDDEN_RE.fullmatch(chr(cp))), bool(ex._forbidden(cp)), hex(cp))
+
+    def test_every_reader_reads_through_the_bounded_reader(self):
+        import layer_expectations
+        import write_expectations
+        with tempfile.TemporaryDirectory() as d:
+            big = os.path.join(d, "big.txt")
+            with open(big, "wb") as f:
+                f.truncate(ex.MAX_FILE_BYTES + 1)
+            for call in (lambda: write_expectations.update(big, [], write_expectations.Universe([]), ""),
+                         lambda: layer_expectations.Source(big, []),
+                         lambda: write_expectations.share([big, big], os.path.join(d, "s.txt"), [])):
+                with self.assertRaises(ex.ExpectationsError) as cm:
+                    call()
+                self.assertIn(f"more than {ex.MAX_FILE_BYTES} bytes", str(cm.exception))
+            self.assertEqual(lint_expectations.lint([], big), [f"{big}: more than {ex.MAX_FILE_BYTES} bytes: refused unread"])
 
 
 if __name__ == "__main__":

@@ -21,16 +21,24 @@ import write_expectations
 from options import Options
 
 
+PROTOCOL_ERROR = "testee protocol:"  # how testee_session.cc begins every protocol error it reports
+
+
 def decide(entries, case_id: str, raw: str, unclassified: bool = False, path: str = "",
-           failed_checks: tuple = ()) -> tuple[str, str, str]:
+           failed_checks: tuple = (), protocol_error: bool = False) -> tuple[str, str, str]:
     """(outcome, reason, note) of a case whose raw outcome is `raw` (PASS, FAIL, NOT_SUPPORTED,
     CRASH, TIMEOUT) and whose failing checks are `failed_checks` (an entry FAIL(check,...) names
     those it expects): the note, for an XPASS, says which entry to remove (`path`: the file's
-    name where the entry does not say)."""
+    name where the entry does not say). A FAIL that is a protocol error (`protocol_error`: the
+    testee broke the protocol inside the case) is never the listed deviation either."""
     outcome, entry, reason = expectations_file.apply(entries, case_id, raw, failed_checks)
     if raw == "FAIL" and unclassified and outcome == "XFAIL":
         # A failure outside the case's checks (an exception, no verdict) is never the listed deviation.
         outcome, reason = "FAIL", f"listed as {entry.outcome_text} ({entry.reason}), but it failed outside its checks"
+    elif raw == "FAIL" and protocol_error and outcome == "XFAIL":
+        # A library's deviation is listed; a testee that broke the protocol is not that library.
+        outcome, reason = "FAIL", (f"listed as {entry.outcome_text} ({entry.reason}), but the testee broke the "
+                                   f"protocol (a protocol error is never an expected deviation)")
     note = ""
     if outcome == "XPASS":
         note = (f"listed in {entry.path or path}:{entry.line} ({entry.pattern} {entry.outcome_text}, reason: "

@@ -28,6 +28,13 @@ LOG_TAIL_BYTES = 64 * 1024  # of a crashed process's log, read for its case's me
 LOG_LINE_CHARS = 500  # each of the tail's lines, at most
 
 
+def terminal_lines(text: str) -> str:
+    """A log tail for the terminal: each line's control characters (ESC, CR, BEL, NUL...) shown
+    as escapes (report.inert), the line breaks kept."""
+    import report as report_lib  # reports/report.py (run.py puts reports/ on the path)
+    return "\n".join(report_lib.inert(line, LOG_LINE_CHARS + 60) for line in text.split("\n"))
+
+
 class Interrupted(BaseException):
     """SIGINT or SIGTERM reached the runner."""
 
@@ -266,6 +273,63 @@ class Scheduler:
         return Unit(unit.suite, [f"--tcts_cases={path}"], list(tests), unit.shard)
 
 
+# ---------------------------------------------------------------- staging folders
+STAGING_LOCK = ".tcts-run.lock"  # in a run's work folder (tcts-run-*), held while the run lives
+
+
+def hold_workdir(workdir: str):
+    """Holds WORKDIR/.tcts-run.lock until the returned file is closed (or the run dies): the
+    lock is taken on a temporary name and renamed into place, so a sweeper never finds the
+    name unlocked while this run lives."""
+    tmp = os.path.join(workdir, STAGING_LOCK + ".new")
+    f = open(tmp, "w", encoding="utf-8")
+    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.rename(tmp, os.path.join(workdir, STAGING_LOCK))
+    return f
+
+
+def _names(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+def sweep_abandoned(out: str, tmp_root: str) -> list[str]:
+    """Removes what killed runs left, where it can prove them abandoned: in OUT (whose lock
+    this run holds, so no other run writes there) the staging logs folders (.tcts-logs.*) and
+    the report files' temporary names (.report.json.*, ...); in TMP_ROOT, the work folders
+    (tcts-run-*) whose .tcts-run.lock is free. A work folder without its lock (a run older than
+    this sweep, or one still starting) is left alone. Returns what it removed."""
+    import shutil
+    removed = []
+    for name in _names(out):
+        path = os.path.join(out, name)
+        if name.startswith(".tcts-logs.") and os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+        elif name.startswith((".report.json.", ".report.md.", ".report.html.", ".badge.json.")) and os.path.isfile(path):
+            with contextlib.suppress(OSError):
+                os.remove(path)
+                removed.append(path)
+    for name in _names(tmp_root):
+        path = os.path.join(tmp_root, name)
+        if not name.startswith("tcts-run-") or os.path.islink(path) or not os.path.isdir(path):
+            continue
+        try:
+            lock = open(os.path.join(path, STAGING_LOCK), "r", encoding="utf-8")
+        except OSError:
+            continue  # no lock: not provably abandoned
+        with lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # a live run holds it
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
 # ---------------------------------------------------------------- the output folder
 def lock_out(out: str):
     """OUT/.tcts-run.lock (fcntl), held until the returned file is closed: one run per --out.
@@ -282,10 +346,18 @@ def lock_out(out: str):
 
 @contextlib.contextmanager
 def interruptible():
-    """SIGINT and SIGTERM raise Interrupted while inside; the previous handlers come back after."""
+    """SIGINT and SIGTERM raise Interrupted while inside; the previous handlers come back after.
+    Only the first does: a second Ctrl-C while the first one's cleanup runs (killing the suite
+    processes, removing the staging folders) is noted, not raised, so it cannot cut the cleanup
+    short."""
     previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
 
+    def again(signum, frame):
+        os.write(2, b"run: cleaning up after the first interrupt; the run ends when that is done\n")
+
     def interrupted(signum, frame):
+        for sig in previous:
+            signal.signal(sig, again)
         raise Interrupted(signum)
 
     for sig in previous:

@@ -36,8 +36,7 @@ class Source:
 
     def __init__(self, path: str, ids: list[str]):
         self.path = path
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().split("\n")
+        lines = ex.read_text(path).split("\n")  # the one bounded reader
         self.entries = ex.parse(path, "\n".join(lines))
         self.header: list[str] = []
         self.comments: dict[tuple, list[str]] = collections.defaultdict(list)

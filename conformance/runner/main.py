@@ -148,20 +148,23 @@ def main(argv: list[str], environ=None, argv0: str = "") -> int:
         print(f"run: cannot write into --out {o.out}: {e.strerror} ({e.filename})", file=sys.stderr)
         return EXIT_OUTPUT
     with lock:
+        # What a killed run left, now provably abandoned: this run holds --out's lock.
+        isolation.sweep_abandoned(o.out, tempfile.gettempdir())
         try:
             o.log_dir = tempfile.mkdtemp(prefix=".tcts-logs.", dir=o.out)
         except OSError as e:
             print(f"run: cannot write into --out {o.out}: {e.strerror}", file=sys.stderr)
             return EXIT_OUTPUT
-        try:
-            with isolation.interruptible():
+        # Inside interruptible() to its end, cleanup included: a second Ctrl-C cannot cut it short.
+        with isolation.interruptible():
+            try:
                 return run_into(o, argv)
-        except isolation.Interrupted as e:
-            print(f"\nrun: interrupted by {signal.Signals(e.signum).name}: its processes were killed; "
-                  f"{o.out} holds the previous run's report", file=sys.stderr)
-            return 128 + e.signum
-        finally:
-            shutil.rmtree(o.log_dir, ignore_errors=True)
+            except isolation.Interrupted as e:
+                print(f"\nrun: interrupted by {signal.Signals(e.signum).name}: its processes were killed; "
+                      f"{o.out} holds the previous run's report", file=sys.stderr)
+                return 128 + e.signum
+            finally:
+                shutil.rmtree(o.log_dir, ignore_errors=True)
 
 
 def run_into(o: Options, argv: list[str]) -> int:
@@ -195,7 +198,7 @@ def run_into(o: Options, argv: list[str]) -> int:
     started_at = datetime.datetime.now(datetime.timezone.utc)
     raw_traces = traces.start(o)
     env = isolation.child_env(o, raw_traces)
-    with tempfile.TemporaryDirectory(prefix="tcts-run-") as workdir:
+    with tempfile.TemporaryDirectory(prefix="tcts-run-") as workdir, isolation.hold_workdir(workdir):
         results = records.Results(o, seed, expectations_file.Index(entries), workdir, env)
         scheduler = isolation.Scheduler(o, seed, workdir, env, results.collect, results.wants_features)
         try:

@@ -32,15 +32,16 @@ class Output(unittest.TestCase):
         open(self.expectations, "w").close()
         self.out = os.path.join(self.tmp, "out")
 
-    def start(self, mode="", cases=5, expectations=None, out=None):
+    def start(self, mode="", cases=5, expectations=None, out=None, env_extra=None):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
-        env.update(FAKE_MODE=mode, FAKE_CASES=str(cases), FAKE_PIDFILE=os.path.join(self.tmp, "fake.pid"))
+        env.update(FAKE_MODE=mode, FAKE_CASES=str(cases), FAKE_PIDFILE=os.path.join(self.tmp, "fake.pid"),
+                   **(env_extra or {}))
         return subprocess.Popen([sys.executable, "conformance/runner/run.py", "--suites=fake", f"--binary={FAKE}",
                                  f"--expectations={expectations or self.expectations}", f"--out={out or self.out}",
                                  "--jobs=1", "--no-stale-check", "--case-timeout=60"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
 
-    def run_fake(self, *args, **kwargs):
+    def run_fake(self, *args, **kwargs):  # noqa: D401 (env_extra: extra environment)
         p = self.start(*args, **kwargs)
         stdout, stderr = p.communicate(timeout=300)
         return p.returncode, stdout, stderr
@@ -172,6 +173,149 @@ class Output(unittest.TestCase):
         self.assertNotIn("\x1b", text)
         self.assertNotIn("\r", text)
         self.assertIn("line\\x0aforged", text)
+
+
+    # ---------------------------------------------------------------- issue 42
+    def test_testee_text_is_bounded_and_inert_in_every_output(self):
+        sys.path.insert(0, os.path.join(ROOT, "conformance", "runner"))
+        import records
+        with open(self.expectations, "w") as f:
+            f.write("fake.case0 FAIL listed\nfake.case2 FAIL listed too\n")
+        xml = os.path.join(self.tmp, "junit.xml")
+        p = self.start(mode="hostile", env_extra={"XML_OUTPUT_FILE": xml})
+        stdout, stderr = p.communicate(timeout=300)
+        self.assertIn(p.returncode, (0, 1), stdout + stderr)
+        doc = self.report()
+        size = len(self.read("report.json"))
+        # A report's size is bounded by its case count, whatever the testee sends (50+ MB here).
+        self.assertLess(size, len(doc["cases"]) * records.RECORD_BOUND_BYTES, size)
+        cases = {c["id"]: c for c in doc["cases"]}
+        limit = records.TEXT_HEAD_CHARS + 80
+
+        def strings(value):
+            if isinstance(value, str):
+                yield value
+            elif isinstance(value, dict):
+                for v in value.values():
+                    yield from strings(v)
+            elif isinstance(value, list):
+                for v in value:
+                    yield from strings(v)
+
+        for c in doc["cases"]:
+            self.assertLessEqual(len(json.dumps(c)), records.RECORD_BOUND_BYTES, c["id"])
+            for text in strings(c):
+                self.assertLessEqual(len(text), limit, (c["id"], text[:100]))
+            self.assertLessEqual(len(c.get("mismatches", [])), records.LIST_ITEMS + 1)
+        for text in strings(doc["candidate"]):
+            self.assertLessEqual(len(text), limit)
+        # Two long answers that differ only past the head still differ (the digest).
+        self.assertNotEqual(cases["fake.case0"]["message"], cases["fake.case1"]["message"])
+        self.assertIn("characters in all, sha256 ", cases["fake.case0"]["message"])
+        # A protocol error in a case listed as FAIL stays a FAIL.
+        self.assertEqual(cases["fake.case0"]["outcome"], "XFAIL")
+        self.assertEqual(cases["fake.case2"]["outcome"], "FAIL", cases["fake.case2"]["reason"])
+        self.assertIn("protocol", cases["fake.case2"]["reason"])
+        # report.md: no live link or image, no raw HTML, the table cells hold.
+        md = self.read("report.md").decode()
+        self.assertNotRegex(md, r"(?<!\\)\[[^\]]*(?<!\\)\]\(", "a live Markdown link or image")
+        self.assertNotIn("<svg", md)
+        self.assertNotIn("<script", md)
+        self.assertNotRegex(md, "[\x00-\x08\x0b-\x1f\x7f]")
+        html = self.read("report.html").decode()
+        self.assertNotIn("<svg", html)
+        self.assertNotIn("<script>x", html)
+        self.assertIn("&lt;svg onload=alert(1)&gt;", html)
+        # JUnit XML parses, and holds no control character.
+        import xml.etree.ElementTree as ET
+        with open(xml, "rb") as f:
+            data = f.read()
+        ET.fromstring(data)
+        self.assertNotRegex(data.decode(), "[\x00-\x08\x0b\x0c\x0e-\x1f]")
+        # The terminal: ESC, CR, BEL, NUL made visible.
+        self.assertNotRegex(stdout + stderr, "[\x00-\x08\x0b-\x1f\x7f]")
+        self.assertLess(len(stdout + stderr), 64 << 10)
+
+    def test_abandoned_staging_is_swept_and_live_staging_kept(self):
+        os.makedirs(os.path.join(self.out, ".tcts-logs.killed", "x"))
+        open(os.path.join(self.out, ".report.json.killed"), "w").close()
+        tmp_root = os.path.join(self.tmp, "tmproot")
+        dead, live, old = (os.path.join(tmp_root, f"tcts-run-{n}") for n in ("dead", "live", "old"))
+        for d in (dead, live, old):
+            os.makedirs(d)
+        open(os.path.join(dead, ".tcts-run.lock"), "w").close()  # its run was killed: the lock is free
+        held = open(os.path.join(live, ".tcts-run.lock"), "w")
+        fcntl.flock(held, fcntl.LOCK_EX)  # a run in progress
+        try:
+            rc, out, err = self.run_fake(env_extra={"TMPDIR": tmp_root})
+            self.assertEqual(rc, 0, out + err)
+            left = sorted(os.listdir(self.out))
+            self.assertFalse([n for n in left if n.startswith((".tcts-logs.", ".report.json."))], left)
+            self.assertFalse(os.path.exists(dead))
+            self.assertTrue(os.path.exists(live), "a live run's work folder is kept")
+            self.assertTrue(os.path.exists(old), "a folder without its lock cannot be proven abandoned")
+            self.assertEqual([n for n in os.listdir(tmp_root) if n not in ("tcts-run-live", "tcts-run-old")], [],
+                             "the run removed its own work folder")
+        finally:
+            held.close()
+
+    def test_a_second_interrupt_does_not_cut_cleanup_short(self):
+        sys.path.insert(0, os.path.join(ROOT, "conformance", "runner"))
+        import isolation
+        cleaned = []
+        with self.assertRaises(isolation.Interrupted):
+            with isolation.interruptible():
+                try:
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(5)
+                finally:
+                    os.kill(os.getpid(), signal.SIGINT)  # the second Ctrl-C, during the cleanup
+                    time.sleep(0.2)
+                    cleaned.append(True)
+        self.assertEqual(cleaned, [True])
+        # End to end: two SIGINTs at once; the suite process dies and no staging folder stays.
+        p = self.start(mode="sleep")
+        pidfile = os.path.join(self.tmp, "fake.pid")
+        for _ in range(600):
+            if os.path.exists(pidfile) and os.path.getsize(pidfile):
+                break
+            time.sleep(0.05)
+        with open(pidfile) as f:
+            pid = int(f.read())
+        p.send_signal(signal.SIGINT)
+        p.send_signal(signal.SIGINT)
+        stdout, stderr = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 130, stderr)
+        self.assertNotIn("Traceback", stderr)
+        self.assertFalse([n for n in os.listdir(self.out) if n.startswith(".tcts-logs.")])
+        time.sleep(0.2)
+        self.assertFalse(os.path.exists(f"/proc/{pid}") and "Z" not in open(f"/proc/{pid}/stat").read().split()[2])
+
+    def test_the_report_files_appear_together_or_not_at_all(self):
+        rc, out, err = self.run_fake()
+        self.assertEqual(rc, 0, out + err)
+        before = {n: self.read(n) for n in report_lib.REPORT_FILES}
+        doc = self.report()
+        doc["candidate"]["name"] = "changed"
+        real = os.fdopen
+        calls = []
+
+        def failing(fd, *a, **k):  # the disk fills while the third file is written
+            calls.append(fd)
+            if len(calls) == 3:
+                os.close(fd)
+                raise OSError(28, "No space left on device")
+            return real(fd, *a, **k)
+
+        os.fdopen = failing
+        try:
+            with self.assertRaises(OSError):
+                report_lib.write_all(doc, self.out)
+        finally:
+            os.fdopen = real
+        self.assertEqual({n: self.read(n) for n in report_lib.REPORT_FILES}, before, "no file replaced")
+        self.assertFalse([n for n in os.listdir(self.out) if n.startswith(".") and n != ".tcts-run.lock"
+                          and not n.startswith(".tcts-logs")], os.listdir(self.out))
 
 
 if __name__ == "__main__":

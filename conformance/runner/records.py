@@ -4,13 +4,64 @@ candidate's expectations applied), and the feature and dtype tables."""
 from __future__ import annotations
 
 import collections
+import hashlib
 import sys
 
 import contract
 import expected
 from contract import ListedCase, Suite
+import isolation
 from isolation import Process, Unit, exit_description
 from options import Options, UsageError
+
+
+# ---------------------------------------------------------------- one bound for testee text
+# Every string the testee decides (what the suite streams of its answers: a mismatch's check,
+# expected and observed, a case's message, its NotSupported call, skipped checks, the
+# features it used; the candidate's name, version and build; declared feature names) enters a
+# record through bound(): its first TEXT_HEAD_CHARS characters, then, when longer, its length
+# and a digest (two different long answers still differ). Lists the testee sizes are cut to
+# LIST_ITEMS items (the count of the rest said). So a record holds at most RECORD_BOUND_BYTES
+# of JSON whatever the testee sends, and a report's size is bounded by its case count
+# (PROTOCOL.md, "What a testee can cost the report").
+TEXT_HEAD_CHARS = 2048
+DIGEST_HEX = 16  # a sha256 prefix: 64 bits
+LIST_ITEMS = 16  # mismatches, skipped checks and features of one case
+RECORD_BOUND_BYTES = 512 * 1024  # one case record as JSON (records_test measures the worst)
+
+
+def bound(value) -> str:
+    """`value` as a string of at most TEXT_HEAD_CHARS characters and a marker: the head, the
+    total length and a sha256 prefix of the whole (a non-string is written as str())."""
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= TEXT_HEAD_CHARS:
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_HEX]
+    return f"{text[:TEXT_HEAD_CHARS]}… [cut: {len(text)} characters in all, sha256 {digest}]"
+
+
+def bound_list(values, what: str = "more") -> list:
+    """The first LIST_ITEMS of `values`, each bound(); a last item counts the rest."""
+    values = list(values)
+    out = [bound(v) for v in values[:LIST_ITEMS]]
+    if len(values) > LIST_ITEMS:
+        out.append(f"… and {len(values) - LIST_ITEMS} {what}")
+    return out
+
+
+def bound_mismatches(mismatches) -> list[dict]:
+    """A case's mismatches, LIST_ITEMS at most (a last one counts the rest), each field bound()."""
+    out = [{k: bound(v) for k, v in m.items() if k in ("check", "expected", "observed", "kind")}
+           for m in list(mismatches)[:LIST_ITEMS]]
+    if len(mismatches) > LIST_ITEMS:
+        n = len(mismatches) - LIST_ITEMS
+        out.append({"check": "(cut)", "expected": "", "observed": f"… and {n} more mismatch(es), not kept"})
+    return out
+
+
+def bound_candidate(candidate) -> dict:
+    """The begin event's candidate: name, version and build, each bound()."""
+    return {k: bound(candidate.get(k, "")) for k in ("name", "version", "build") if k in candidate}
 
 
 class Results:
@@ -50,17 +101,18 @@ class Results:
         suite = p.unit.suite
         if p.begin is None:
             if p.proc.returncode == contract.EXIT_USAGE:  # the binary refused its arguments: not the candidate's doing
-                raise UsageError(f"{suite.binary} exited {contract.EXIT_USAGE} before its first case:\n{p.log_tail()}")
+                raise UsageError(f"{suite.binary} exited {contract.EXIT_USAGE} before its first case:\n"
+                                 f"{isolation.terminal_lines(p.log_tail())}")
             cases = contract.list_cases(suite, p.unit.selection, self.workdir, self.env)
             self.learn(p.unit, cases)
             if p.unit.tests is None:
                 p.unit.tests = [c.test for c in cases]
         else:
             if not self.candidate:
-                self.candidate = p.begin["candidate"]
+                self.candidate = bound_candidate(p.begin["candidate"])
             if self.declared is None and "features" in p.begin:
-                self.declared = {f["name"]: bool(f["supported"]) for f in p.begin["features"]}
-                self.announced = [f["name"] for f in p.begin["features"]]
+                self.declared = {bound(f["name"]): bool(f["supported"]) for f in p.begin["features"]}
+                self.announced = list(self.declared)
             if self.dtypes is None and "dtypes" in p.begin:
                 self.dtypes = p.begin["dtypes"]
             if self.tensor_device is None and p.begin.get("device"):
@@ -108,13 +160,16 @@ class Results:
         """The record of a case its process finished: the raw outcome it streamed, with the
         candidate's expectations applied (FAIL listed as FAIL -> XFAIL, PASS listed -> XPASS)."""
         c = self.listed[(suite.name, e["test"])]
-        mismatches = e.get("mismatches", [])
+        mismatches = bound_mismatches(e.get("mismatches", []))
         raw = e["outcome"]
         checks = e.get("checks") or {}
         failed_checks = tuple(sorted(k for k, v in checks.items() if v == "FAIL"))
+        protocol = any(expected.PROTOCOL_ERROR in m.get("observed", "") or expected.PROTOCOL_ERROR in m.get("expected", "")
+                       for m in mismatches) or expected.PROTOCOL_ERROR in str(e.get("message", ""))
         outcome, reason, note = expected.decide(self.entries, c.id, raw, bool(e.get("unclassified")),
-                                                self.o.expectations, failed_checks)
-        message = e.get("message", "").strip()
+                                                self.o.expectations, failed_checks, protocol)
+        text = bound(e.get("message", "").strip())
+        message = text
         if note:
             message = (note + "\n" + message).strip()
         passed = raw == "PASS"
@@ -126,16 +181,17 @@ class Results:
             "rerun": c.rerun, "duration_ms": e.get("ms"),
         }
         if raw == "NOT_SUPPORTED":
-            record["observed"] = f"NotSupported: {e.get('not_supported', '')}"
+            record["observed"] = f"NotSupported: {bound(e.get('not_supported', ''))}"
             if e.get("feature"):
-                record["feature"] = e["feature"]
+                record["feature"] = bound(e["feature"])
             if e.get("dtype"):
-                record["dtype"] = e["dtype"]
+                record["dtype"] = bound(e["dtype"])
         if e.get("features"):
-            self.used[(suite.name, c.test)] = e["features"]
-            record["features"] = list(e["features"])
+            used = bound_list(e["features"], "more feature(s)")
+            self.used[(suite.name, c.test)] = used
+            record["features"] = list(used)
         if e.get("skipped_checks"):
-            record["skipped_checks"] = e["skipped_checks"]
+            record["skipped_checks"] = bound_list(e["skipped_checks"], "more skipped check(s)")
         if checks:
             record["checks"] = dict(checks)
         if c.kind == "property":
@@ -143,10 +199,9 @@ class Results:
             if "draws" in e:
                 record["draws"] = e["draws"]
             if raw == "FAIL":
-                record["counterexample"] = e.get("message", "").strip()
-                record["observed"] = record["counterexample"].splitlines()[0] if record["counterexample"] else "falsified"
+                record["counterexample"] = text
+                record["observed"] = text.splitlines()[0] if text else "falsified"
         elif raw == "FAIL" and not mismatches:
-            text = e.get("message", "").strip()
             record["observed"] = text.splitlines()[0] if text else "failed"
         return record
 
@@ -155,8 +210,8 @@ class Results:
         decided, reason, _ = expected.decide(self.entries, c.id, outcome)
         record = {
             **self._common(suite, c, decided),
-            "expected": c.statement, "observed": f"{outcome}: {what}", "mismatches": [], "reason": reason,
-            "message": log, "rerun": c.rerun,
+            "expected": c.statement, "observed": bound(f"{outcome}: {what}"), "mismatches": [], "reason": reason,
+            "message": bound(log), "rerun": c.rerun,
             "duration_ms": None, "isolated": outcome,
         }
         if c.kind == "property":

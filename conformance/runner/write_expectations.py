@@ -246,6 +246,10 @@ def pack(globs: list[str], indent: str = "    ", width: int = WIDTH) -> list[str
     return lines
 
 
+# How expected.decide() ends the reason of a FAIL no entry can make an XFAIL.
+NEVER_LISTED = ("failed outside its checks", "(a protocol error is never an expected deviation)")
+
+
 def failed_checks(case: dict) -> tuple[str, ...]:
     """The checks that failed in a FAIL case (report.json `checks`), sorted; () when the report
     does not say (a crash, a timeout, a failure outside the case's checks)."""
@@ -352,10 +356,9 @@ def _decided(entries: list, cases: list[dict], universe: Universe) -> dict:
 
 def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tuple[str, list[str]]:
     """FILE's new text, and what changed (one line each, for the terminal)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    entries = ex.parse_bytes(path, data)
-    lines = data.decode("utf-8").split("\n")
+    text = ex.read_text(path)  # the one bounded reader
+    entries = ex.parse(path, text)
+    lines = text.split("\n")
     own = os.path.realpath(path)
     decided = _decided(entries, cases, universe)
     replace: dict[int, list[str]] = {}  # 0-based line -> new lines (one-line entries)
@@ -509,8 +512,7 @@ def share(paths: list[str], shared_path: str, ids, texts: dict | None = None) ->
     texts = dict(texts or {})
     for p in paths:
         if p not in texts:
-            with open(p, encoding="utf-8") as f:
-                texts[p] = f.read()
+            texts[p] = ex.read_text(p)
     shared_real = os.path.realpath(shared_path)
     old_shared = ex.load(shared_path) if os.path.isfile(shared_path) else []
     effective = {}
@@ -586,7 +588,7 @@ def check(path: str, text: str, cases: list[dict], universe: Universe) -> None:
             continue
         got = ex.apply([entries[k]] if k is not None else [], c["id"], raw, failed_checks(c))[0]
         want = "XFAIL" if raw in DEVIATIONS else raw
-        if got != want and not (raw in DEVIATIONS and c.get("reason", "").endswith("failed outside its checks")):
+        if got != want and not (raw in DEVIATIONS and c.get("reason", "").endswith(NEVER_LISTED)):
             raise WriteError(f"internal error: the written file makes {c['id']} ({raw}) {got}, not {want}")
 
 
@@ -630,14 +632,59 @@ def manifest_ids(path: str) -> list[str]:
         return [line.split("\t")[1] for line in f.read().splitlines() if line and not line.startswith("#")]
 
 
+REPORT_OUTCOMES = ("PASS", "FAIL", "XFAIL", "XPASS", "NOT_SUPPORTED", "CRASH", "TIMEOUT")
+_CASE_STRINGS = ("observed", "expected", "statement", "reason", "clause", "spec_file", "spec_row", "isolated")
+
+
+def check_report(doc, path: str) -> dict:
+    """`doc` (a report.json a stranger may have sent) when every field this tool reads has the
+    type it needs; WriteError naming the first field that does not."""
+    def bad(field: str, want: str, got) -> WriteError:
+        shown = type(got).__name__ if not isinstance(got, (str, int, float, bool)) else json.dumps(got)[:80]
+        return WriteError(f"report '{path}': {field} must be {want}, not {shown}")
+
+    if not isinstance(doc, dict):
+        raise bad("the report", "a JSON object", doc)
+    for key in ("run", "candidate", "expectations"):
+        if key in doc and not isinstance(doc[key], dict):
+            raise bad(key, "an object", doc[key])
+    for key in ("filter", "replay_file"):
+        if doc.get("run", {}).get(key) not in (None, "") and not isinstance(doc["run"][key], str):
+            raise bad(f"run.{key}", "a string", doc["run"][key])
+    for key in ("name", "version"):
+        if not isinstance(doc.get("candidate", {}).get(key, ""), str):
+            raise bad(f"candidate.{key}", "a string", doc["candidate"][key])
+    if not isinstance(doc.get("cases"), list):
+        raise bad("cases", "a list", doc.get("cases"))
+    for k, c in enumerate(doc["cases"]):
+        where = f"cases[{k}]"
+        if not isinstance(c, dict):
+            raise bad(where, "an object", c)
+        if not isinstance(c.get("id"), str) or not c["id"]:
+            raise bad(f"{where}.id", "a non-empty string", c.get("id"))
+        if c.get("outcome") not in REPORT_OUTCOMES:
+            raise bad(f"{where}.outcome", "one of " + ", ".join(REPORT_OUTCOMES), c.get("outcome"))
+        for key in _CASE_STRINGS:
+            if c.get(key) is not None and not isinstance(c[key], str):
+                raise bad(f"{where}.{key}", "a string", c[key])
+        if c.get("checks") is not None and not (isinstance(c["checks"], dict)
+                                                and all(isinstance(v, str) for v in c["checks"].values())):
+            raise bad(f"{where}.checks", "an object of strings", c["checks"])
+        if not isinstance(c.get("mismatches", []), list):
+            raise bad(f"{where}.mismatches", "a list", c["mismatches"])
+        for j, m in enumerate(c.get("mismatches", [])):
+            if not isinstance(m, dict) or not all(isinstance(m.get(f, ""), str) for f in ("kind", "observed")):
+                raise bad(f"{where}.mismatches[{j}]", "an object with string kind and observed", m)
+    return doc
+
+
 def read_report(path: str) -> dict:
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
-        doc["cases"], doc.get("run", {})
-        return doc
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         raise WriteError(f"cannot read report '{path}': {e}") from None
+    return check_report(doc, path)
 
 
 def write_shared(paths: list[str], shared: str, ids) -> list[str]:

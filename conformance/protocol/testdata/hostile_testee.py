@@ -20,6 +20,8 @@ TCTS_HOSTILE=MODE:
     hostile_name      the handshake's name carries control characters that would forge a
                       "CONFORMS" line in a terminal
     long_line         the first dtype_info answer is 300 MiB without a newline
+    long_error        the first dtype_info answers an error whose message is
+                      TCTS_HOSTILE_MB (default 200) MiB long
     big_values        the first values answer lists TCTS_HOSTILE_COUNT (default 60,000,000)
                       ones, 2 bytes per element (120 MB): past the protocol's 2^24 values, or,
                       with a count below that, for measuring what decoding it costs the suite
@@ -104,6 +106,10 @@ class Out:
         elif MODE == "big_values" and op == "values" and "ok" in answer and fire_once():
             count = int(os.environ.get("TCTS_HOSTILE_COUNT", "60000000"))
             self.out.write('{"id":%d,"ok":[%s1]}\n' % (answer["id"], "1," * (count - 1)))
+            return
+        elif MODE == "long_error" and op == "dtype_info" and fire_once():
+            size = int(os.environ.get("TCTS_HOSTILE_MB", "200")) << 20
+            self.out.write('{"id":%d,"error":{"kind":"ValueError","message":"%s"}}\n' % (answer["id"], "m" * size))
             return
         elif op == "dtype_info" and MODE in ("deep", "stderr_flood", "close_stdout", "child_holds", "stream_garbage",
                                              "long_line") and fire_once():

@@ -2,7 +2,11 @@
 """A stand-in suite binary for output_test.py: streams FAKE_CASES passing cases
 (conformance/harness/stream.h's events) for --tcts_stream=PATH. FAKE_MODE=sleep sleeps in
 Fake.case1 (writing its pid to FAKE_PIDFILE), FAKE_MODE=garbage writes a line that is no
-event in Fake.case1. FAKE_FAIL=2,4 makes Fake.case2 and Fake.case4 FAIL (a values mismatch)."""
+event in Fake.case1. FAKE_FAIL=2,4 makes Fake.case2 and Fake.case4 FAIL (a values mismatch).
+FAKE_MODE=hostile streams what a hostile testee can make a suite stream (issue 42): a candidate
+name with HTML, Markdown links and terminal controls, Fake.case0 and Fake.case1 FAIL with 5 MB
+messages that differ only at their ends, hundreds of long mismatches, skipped checks and
+features; Fake.case2 FAILs with a protocol error (testee_session.cc's "testee protocol:")."""
 import json
 import os
 import sys
@@ -23,7 +27,11 @@ with open(args["tcts_stream"], "a", encoding="utf-8") as f:
     def write(event):
         f.write(json.dumps(event) + "\n")
         f.flush()
-    write({"event": "begin", "candidate": {"name": "fake", "version": "1", "build": ""}, "seed": 1,
+    ATTACK = ("<svg onload=alert(1)>[x](javascript:alert(1)) ![](http://evil.example/p.png) a|b \\| "
+              "\x1b]0;owned\x07\x1b[2K\r\x00</td><script>x</script>")
+    name = "fake" if mode != "hostile" else ATTACK + "N" * 100_000
+    write({"event": "begin", "candidate": {"name": name, "version": "1" if mode != "hostile" else ATTACK,
+                                           "build": "" if mode != "hostile" else "B" * 1_000_000}, "seed": 1,
            "pid": os.getpid(), "cases": [case(t) for t in tests]})
     for t in tests:
         write({"event": "start", "test": t})
@@ -35,7 +43,18 @@ with open(args["tcts_stream"], "a", encoding="utf-8") as f:
             f.write("{not an event\n")
             f.flush()
             time.sleep(0.5)
-        if t in failing:
+        if mode == "hostile" and t in ("Fake.case0", "Fake.case1", "Fake.case2"):
+            long = [{"check": "values" + ATTACK, "kind": "values", "expected": ATTACK + "E" * 20_000,
+                     "observed": ATTACK + "O" * 20_000} for _ in range(300)]
+            if t == "Fake.case2":
+                long = [{"check": "dtype", "kind": "dtype", "expected": "int8",
+                         "observed": "Error(Internal): testee protocol: the answer to 'dtype_info' (request 3): "
+                                     "field 'itemsize': expected an integer, got 1e400"}]
+            write({"event": "end", "test": t, "outcome": "FAIL", "ms": 1, "checks": {"values": "FAIL"},
+                   "mismatches": long, "features": [ATTACK + str(k) for k in range(1000)],
+                   "skipped_checks": [ATTACK * 100] * 1000,
+                   "message": ATTACK + "M" * 5_000_000 + ("tail A" if t == "Fake.case0" else "tail B")})
+        elif t in failing:
             write({"event": "end", "test": t, "outcome": "FAIL", "ms": 1, "checks": {"values": "FAIL"},
                    "mismatches": [{"check": "values", "expected": "1", "observed": "2", "kind": "values"}],
                    "message": "values differ"})
