@@ -631,15 +631,15 @@ def outliers_markdown(columns: list[Column]) -> list[str]:
     o = spec_outliers(columns)
     if o is None:
         return []
-    out = ["## Spec outliers", "", OUTLIERS_NOTE, "", f"Real libraries: {', '.join(o['libraries'])}.", "",
+    out = ["## Spec outliers", "", OUTLIERS_NOTE, "", f"Real libraries: {', '.join(pages.md(x) for x in o['libraries'])}.", "",
            f"### Every library departs the same way ({len(o['all'])} rows)", ""]
     out += pages.md_table(["spec row", "clause", "observed", "cases per library"],
-                          [[f"`{e['row']}`", e["clause"], "; ".join(e["shared"]),
+                          [[pages.MdRaw(pages.md_code(e['row'])), e["clause"], "; ".join(e["shared"]),
                             ", ".join(f"{k} {n}" for k, n in e["cases"].items())] for e in o["all"]]) \
         if o["all"] else ["None."]
     out += ["", f"### Only one library departs ({len(o['one'])} rows)", ""]
     out += pages.md_table(["spec row", "clause", "library", "observed", "cases"],
-                          [[f"`{e['row']}`", e["clause"], k, "; ".join(v), e["cases"][k]]
+                          [[pages.MdRaw(pages.md_code(e['row'])), e["clause"], k, "; ".join(v), e["cases"][k]]
                            for e in o["one"] for k, v in e["ways"].items()]) if o["one"] else ["None."]
     return out + [""]
 
