@@ -15,14 +15,16 @@
 
     conformance_test(suite = "promotion", candidate = "libtorch", shard_count = 2)
         the test `promotion_libtorch`: conformance/runner/run.py running libtorch_bin on the
-        promotion suite, isolated, applying conformance/expectations/libtorch.txt — the main
-        job's runner, so `bazel test` and `bazel run //conformance:run` give the same verdicts.
+        promotion suite, isolated, applying conformance/expectations/libtorch.txt, with
+        libtorch's library versions (@tcts_versions//:libtorch.txt, bazel/versions.bzl) as an
+        input recorded in the report — the main job's runner, so `bazel test` and `bazel run //conformance:run` give the same verdicts.
 
 Generated sources are build outputs only; nothing generated is checked in.
 """
 
 load("//bazel:copts.bzl", "TCTS_COPTS")
 load("@libtorch//:defs.bzl", "HAVE_LIBTORCH", "LIBTORCH_MESSAGE")
+load("//bazel:versions.bzl", "LIBRARIES")
 
 _GEN = "//generators:%s"
 _TOOLS = ["//generators:emitters"]
@@ -129,6 +131,15 @@ def candidate_binary(candidate, suites, name = "", deps = []):
         ] + deps,
     )
 
+def library_version_file(candidate):
+    """The file recording candidate's library versions (bazel/versions.bzl): a data input of
+    its tests, so a change of version re-runs exactly them."""
+    return "@tcts_versions//:%s.txt" % candidate
+
+def known_library_version_args(candidates):
+    """The main job's runner arguments naming every candidate's version file."""
+    return ["--known-library-version=%s=$(rootpath %s)" % (c, library_version_file(c)) for c in candidates]
+
 def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", name = "", binary = "", testee = "", data = [], launcher = "", launcher_args = []):
     """Binds suite `suite` to candidate `candidate`: the test `<suite>_<candidate>`.
 
@@ -163,6 +174,9 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
     name = name or "%s_%s" % (suite, candidate) + ("_" + device.replace(":", "_") if device else "")
     binary = binary or (":testee_bin" if testee else ":%s_bin" % candidate)
     expectations = "//conformance/expectations:%s.txt" % candidate
+    if candidate not in LIBRARIES:
+        fail("candidate %s has no library identity: add it to LIBRARIES in bazel/versions.bzl" % candidate)
+    versions = library_version_file(candidate)
     if not candidate_available(candidate):
         # Clearly labelled placeholder: passes, and reports itself skipped with the reason.
         native.sh_test(
@@ -182,12 +196,14 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
             "--binary=$(rootpath %s)" % binary,
             "--target=//%s:%s" % (native.package_name(), name),
             "--expectations=$(rootpath %s)" % expectations,
+            "--library-version-file=$(rootpath %s)" % versions,
             "--partial-ok",
             "--no-stale-check",
         ] + (["--device=" + device] if device else []) + (["--testee='%s'" % testee] if testee else []),
         data = [
             binary,
             expectations,
+            versions,  # a change of the library's version re-runs the test
             "//conformance/expectations:all",  # the files it includes
             "//conformance/runner:runner_py",
         ] + data,

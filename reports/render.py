@@ -171,6 +171,8 @@ def facts(doc: dict) -> list[tuple[str, str]]:
     return [
         ("candidate", f"{cand['name']} {cand['version']}"),
         ("build", cand["build"] or "(not reported)"),
+    ] + ([("library versions", ", ".join(f"{k}={v}" for k, v in cand["identity"]["libraries"].items())
+           + f" ({cand['identity']['file']})")] if cand.get("identity") else []) + [
         ("machine", f"{m['hostname']}: {m['cpu']}, {m['cpus']} CPUs, {m['memory_gib']} GiB, {m['os']}"),
         ("command", run["command"]),
         ("suites", ", ".join(run["suites"]) + (f" (filter {run['filter']})" if run["filter"] else "")),

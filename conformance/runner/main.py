@@ -188,6 +188,11 @@ def run_into(o: Options, argv: list[str]) -> int:
     except report_lib.ReportError as e:
         print(f"run: {e}", file=sys.stderr)
         return EXIT_USAGE
+    try:
+        identity = reporting.library_identity(o.library_version_file)
+    except reporting.IdentityError as e:
+        print(f"run: {e}", file=sys.stderr)
+        return EXIT_USAGE
     suites = binaries.suites_for(o)
     try:
         binaries.check_binaries(o, suites)
@@ -231,7 +236,8 @@ def run_into(o: Options, argv: list[str]) -> int:
     doc = reporting.build(o, results, cases, seed=seed, processes=scheduler.processes,
                           started=started_at.isoformat(timespec="seconds"), wall=wall, entries=entries,
                           feature_rows=feature_rows, statements=statements,
-                          stale=expected.stale_entries(results.entries, cases) if o.stale_check else None)
+                          stale=expected.stale_entries(results.entries, cases) if o.stale_check else None,
+                          identity=identity)
     try:
         paths = reporting.write(o, doc)
     except OSError as e:

@@ -33,7 +33,7 @@ TEST_ENVIRONMENT = ("XML_OUTPUT_FILE", "GTEST_OUTPUT", "GUNIT_OUTPUT", "TEST_TOT
 
 # What the BUILD target (or the bundle's launcher) passes: left out of the command a report shows.
 BUILD_ARGS = ("--suites=", "--device-suites=", "--in-process=", "--known-testee=", "--binary=", "--cwd=",
-              "--run-command=", "--suite-commit=")
+              "--run-command=", "--suite-commit=", "--known-library-version=")
 
 
 class UsageError(Exception):
@@ -60,6 +60,9 @@ class Options:
     binary: str = ""
     in_process: list = dataclasses.field(default_factory=list)  # --in-process: the in-tree candidates
     known_testees: dict = dataclasses.field(default_factory=dict)  # --known-testee NAME=CMD
+    # The candidate's library versions (@tcts_versions//:<candidate>.txt, bazel/versions.bzl): the file
+    # --library-version-file names, else the one --known-library-version NAME=PATH names for it; "" for none.
+    library_version_file: str = ""
     target: str = ""
     features: str = DEFAULT_FEATURES
     statements: str = DEFAULT_STATEMENTS
@@ -174,6 +177,9 @@ def make_parser(description: str = "") -> argparse.ArgumentParser:
     p.add_argument("--statements", default=DEFAULT_STATEMENTS, metavar="FILE",
                    help="the documents' statements and the spec rows that test them, for the report's spec coverage "
                         "(default %(default)s)")
+    p.add_argument("--library-version-file", default="", metavar="FILE",
+                   help="the candidate's library versions, one key=value a line (@tcts_versions//:<candidate>.txt, "
+                        "bazel/versions.bzl), recorded in the report as candidate.identity (the BUILD targets pass it)")
     # From the BUILD targets.
     p.add_argument("--suites", type=_names, default=[], metavar="A,B", help="the suites (the BUILD target passes them)")
     p.add_argument("--device-suites", type=_names, default=[], metavar="A,B",
@@ -187,6 +193,9 @@ def make_parser(description: str = "") -> argparse.ArgumentParser:
     p.add_argument("--known-testee", action="append", default=[], metavar="NAME=CMD",
                    help="a testee kept in this repository (the BUILD target passes them): --candidate=NAME "
                         "runs it with CMD, as --testee=CMD would")
+    p.add_argument("--known-library-version", action="append", default=[], metavar="NAME=FILE",
+                   help="candidate NAME's library-version file (the main job passes one per candidate): used for "
+                        "--candidate=NAME unless --library-version-file is given")
     p.add_argument("--target", default="", metavar="LABEL",
                    help="the Bazel test that reruns a case (one suite's, or a replay's; default "
                         "//conformance:<suite>_<candidate>)")
@@ -224,6 +233,16 @@ def parse_args(argv: list[str], environ=None, argv0: str = "", description: str 
         o.testee = o.known_testees[o.candidate]
     if o.candidate is None:
         o.candidate = "testee" if o.testee else "reference"
+    known_versions = {}
+    for spec in a.known_library_version:
+        name, sep, path = spec.partition("=")
+        if not (name and sep and path):
+            raise UsageError(f"--known-library-version={spec!r}: expected NAME=FILE")
+        known_versions[name] = path
+    # A testee given by its command is not the library a known name's file describes.
+    kept = o.testee == o.known_testees.get(o.candidate, o.testee) if o.testee else True
+    o.library_version_file = (o.user_path(a.library_version_file) if a.library_version_file
+                              else known_versions.get(o.candidate, "") if kept else "")
     if a.replay_file:
         if o.replay:
             raise UsageError(f"one replay file at most, got {a.replay_file} and --replay={o.replay}")

@@ -79,6 +79,50 @@ class Environment(unittest.TestCase):
         self.assertEqual(readers, [])
 
 
+class LibraryVersions(unittest.TestCase):
+    """The candidate's library-version file (bazel/versions.bzl), recorded in the report."""
+
+    KNOWN = ["--known-library-version=numpy=external/tcts_versions/numpy.txt",
+             "--known-library-version=reference=external/tcts_versions/reference.txt",
+             "--known-testee=numpy=/usr/bin/python3 numpy_testee.py"]
+
+    def test_a_test_names_its_file(self):
+        o = parse(["--candidate=numpy", "--library-version-file=external/tcts_versions/numpy.txt"],
+                  RUNFILES_DIR="/nonexistent")
+        self.assertTrue(o.library_version_file.endswith("/external/tcts_versions/numpy.txt"), o.library_version_file)
+
+    def test_the_main_job_picks_the_candidates_file(self):
+        self.assertEqual(parse(self.KNOWN + ["--candidate=numpy"]).library_version_file,
+                         "external/tcts_versions/numpy.txt")
+        self.assertEqual(parse(self.KNOWN).library_version_file, "external/tcts_versions/reference.txt")
+        self.assertEqual(parse(self.KNOWN + ["--candidate=eigen"]).library_version_file, "")
+        # A testee given by another command is not the library the name's file describes.
+        self.assertEqual(parse(self.KNOWN + ["--candidate=numpy", "--testee=python3 mine.py"]).library_version_file, "")
+        self.assertTrue("--known-library-version=a=b".startswith(options.BUILD_ARGS))
+        with self.assertRaises(options.UsageError):
+            parse(["--known-library-version=numpy"])
+
+    def test_the_file_read_into_the_report(self):
+        sys.path.insert(0, os.path.join(HERE, "..", "..", "reports"))  # as run.py puts it
+        import reporting
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "tcts_versions", "numpy.txt")
+            os.makedirs(os.path.dirname(path))
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("# comment\ndpkg:python3-numpy=1:1.24.2-1\npython=Python 3.11.2\n")
+            identity = reporting.library_identity(path)
+            self.assertEqual(identity["file"], "@tcts_versions//:numpy.txt")
+            self.assertEqual(identity["libraries"], {"dpkg:python3-numpy": "1:1.24.2-1", "python": "Python 3.11.2"})
+            self.assertEqual(len(identity["sha256"]), 64)
+            self.assertIsNone(reporting.library_identity(""))
+            with open(path, "a", encoding="utf-8") as f:
+                f.write("no equals sign\n")
+            with self.assertRaises(reporting.IdentityError):
+                reporting.library_identity(path)
+            with self.assertRaises(reporting.IdentityError):
+                reporting.library_identity(os.path.join(d, "missing.txt"))
+
+
 class Rerun(unittest.TestCase):
     def test_a_testee_case_reruns_into_out_rerun(self):
         o = parse(["--testee=python3 t.py", "--candidate=mine"], BUILD_WORKING_DIRECTORY="/w")

@@ -3,6 +3,7 @@ the report files written into --out, and this run's logs published beside them."
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 import history
@@ -14,11 +15,45 @@ from records import Results
 LOGS_MANIFEST = ".tcts-logs"  # in <out>/logs: the files the last run wrote there
 
 
+class IdentityError(Exception):
+    pass
+
+
+def library_identity(path: str) -> dict | None:
+    """The candidate's library versions (bazel/versions.bzl writes the file: `key=value` lines,
+    `#` comments) as report.json's candidate.identity; None without a file. IdentityError for a
+    file that cannot be read or is not in that form."""
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+        text = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise IdentityError(f"cannot read the library-version file {path}: {e}") from None
+    libraries = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        key, sep, value = line.partition("=")
+        if not (sep and key.strip()):
+            raise IdentityError(f"{path}:{n}: expected key=value, got {line!r}")
+        libraries[key.strip()] = value.strip()
+    parts = path.replace(os.sep, "/").split("/")
+    # Shown by its label when it is the build's file (runfiles: external/tcts_versions/<name>.txt).
+    shown = f"@tcts_versions//:{parts[-1]}" if len(parts) >= 2 and parts[-2] == "tcts_versions" else path
+    return {"file": shown, "sha256": hashlib.sha256(data).hexdigest(), "libraries": libraries}
+
+
 def build(o: Options, results: Results, cases: list[dict], *, seed: str, processes: int, started: str, wall: float,
-          entries: list, feature_rows: list, statements: list, stale) -> dict:
-    """report.json's document (validated against its schema by report_lib.build)."""
+          entries: list, feature_rows: list, statements: list, stale, identity: dict | None = None) -> dict:
+    """report.json's document (validated against its schema by report_lib.build). `identity`:
+    library_identity's, the candidate's recorded library versions."""
+    candidate = dict(results.candidate or {"name": o.candidate, "version": "", "build": ""})
+    if identity is not None:
+        candidate["identity"] = identity
     return report_lib.build(
-        candidate=results.candidate or {"name": o.candidate, "version": "", "build": ""},
+        candidate=candidate,
         run={"command": o.command, "suites": ["replay"] if o.replay else o.suites, "filter": o.filter,
              "device": results.tensor_device or o.device or "cpu", "seed": seed,
              "jobs": o.jobs, "case_timeout_s": o.case_timeout, "processes": processes,
