@@ -165,6 +165,7 @@ class EigenCandidate final : public Candidate {
       case Feature::kBinaryInplace:
       case Feature::kStorage:
       case Feature::kValues:
+      case Feature::kStorageValues:
         return true;
       default:
         return false;

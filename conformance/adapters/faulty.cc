@@ -55,8 +55,8 @@
 // answers NotSupported to every call (honestly: the declaration matches), for the runner's
 // verdict test: such a candidate must not CONFORM.
 // TCTS_FAULTY_SUPPORTS=novalues makes it a candidate whose values cannot be read, as PyTorch's
-// meta device: it declares the feature values unsupported and answers NotSupported to its
-// operations (values, storage_values, write_storage, write_element); everything else is the
+// meta device: it declares the features values and storage_values unsupported and answers
+// NotSupported to their operations (values; storage_values, write_storage, write_element); everything else is the
 // reference's. Its cases are judged on everything but values (//conformance/runner:run_test).
 // TCTS_FAULTY_MISSING_DTYPES=bfloat16,int8 declares those dtypes missing (supports_dtype): the
 // cases whose rows need them are NOT_SUPPORTED, naming the dtype, and the verdict says so.
@@ -102,7 +102,8 @@ class FaultyCandidate final : public Candidate {
   std::string version() const override { return "reference with TCTS_FAULTS"; }
   std::string build() const override { return base_->build(); }
   bool supports(Feature f) const override {
-    return !none_ && !(novalues_ && f == Feature::kValues) && Mode() != "undeclared" && base_->supports(f);
+    return !none_ && !(novalues_ && (f == Feature::kValues || f == Feature::kStorageValues)) && Mode() != "undeclared" &&
+           base_->supports(f);
   }
   bool supports_dtype(DType d) const override {
     return missing_dtypes_.find("," + std::string(DTypeName(d)) + ",") == std::string::npos && base_->supports_dtype(d);

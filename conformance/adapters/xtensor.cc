@@ -197,6 +197,7 @@ class XtensorCandidate final : public Candidate {
       case Feature::kViews:
       case Feature::kStorage:
       case Feature::kValues:
+      case Feature::kStorageValues:
         return true;
       default:
         return false;

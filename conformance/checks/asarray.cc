@@ -237,12 +237,12 @@ void CheckAsarray(const AsarrayRow& row) {
           bool wrote = true;
           switch (row.source) {
             case SourceKind::kTensor: {
-              if (!storage) {
+              if (!storage || !cand.supports(Feature::kStorageValues)) {
                 wrote = false;  // writing through the source tensor needs write_element
                 break;
               }
               const Status st = cand.write_element(src.tensor, std::vector<std::int64_t>(sizes.size(), 0), flip);
-              wrote = c.Usable(Feature::kValues, st, "source[0...] = ...") && st.ok();
+              wrote = c.Usable(Feature::kStorageValues, st, "source[0...] = ...") && st.ok();
               break;
             }
             case SourceKind::kArray:

@@ -103,11 +103,11 @@ void CheckDLPackImport(const DLPackImportRow& row) {
         if (*v != CastAll(row.dtype, values)) MismatchValues(c, Check::kValues, call + " values", CastAll(row.dtype, values), *v);
       }
       // A write through the tensor lands in the producer's memory.
-      if (!sizes.empty() && Numel(sizes) > 0 && !c.failed() && cand.supports(Feature::kStorage) &&
+      if (!sizes.empty() && Numel(sizes) > 0 && !c.failed() && cand.supports(Feature::kStorageValues) &&
           c.Can(Check::kValues, "t[0...] = 1, read from the DLTensor's memory")) {
         const std::vector<std::int64_t> last(sizes.size(), 0);
         const Status st = cand.write_element(t, last, Scalar::Int(1));
-        if (c.Usable(Feature::kValues, st, "t[0...] = 1") && st.ok()) {
+        if (c.Usable(Feature::kStorageValues, st, "t[0...] = 1") && st.ok()) {
           const Scalar seen = ReadHost(row.dtype, first);
           c.Expect(Check::kAliasing, seen == CastTo(row.dtype, 1.0), "t[0...] = 1, read from the DLTensor's memory", "1",
                    seen.ToString());

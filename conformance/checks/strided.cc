@@ -142,7 +142,7 @@ void CheckAddressFormula(Case& c, const TensorHandle& t, const std::string& what
   if (!c.Can(Check::kValues, "the address formula of " + what + " (004)")) return;
   const auto m = Meta(c, t, what);
   const auto values = ReadValues(c, t, what);
-  const auto storage = Get(c, Feature::kValues, CurrentCandidate().storage_values(t), "storage_values(" + what + ")",
+  const auto storage = Get(c, Feature::kStorageValues, CurrentCandidate().storage_values(t), "storage_values(" + what + ")",
                            Check::kValues);
   if (!m || !values || !storage) return;
   const auto indices = Indices(m->sizes);
@@ -209,7 +209,7 @@ void CheckAddress(const AddressRow& row) {
   if (row.write && c.Can(Check::kValues, "values of t after a write to its storage")) {
     const std::string w = "t.storage()[" + std::to_string(row.write_index) + "] = " + std::to_string(row.write_value);
     Status s = cand.write_storage(*t, row.write_index, Scalar::Int(row.write_value));
-    if (c.Usable(Feature::kValues, s.ok() ? nullptr : &s.error(), w)) {
+    if (c.Usable(Feature::kStorageValues, s.ok() ? nullptr : &s.error(), w)) {
       if (!s.ok()) {
         c.Mismatch(Check::kError, w, "ok", Describe(s.error()));
       } else if (auto after = ReadValues(c, *t, "t after the write")) {

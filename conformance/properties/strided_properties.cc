@@ -108,7 +108,7 @@ TCTS_PROPERTY(StridedProperties, WritesThroughAViewAreVisibleEverywhere) {
   const std::int64_t id = chain.model.ids[k];
   const auto index = Indices(chain.model.sizes)[k];
   Candidate& cand = CurrentCandidate();
-  prop::Get(Feature::kValues, cand.write_element(chain.tensor, index, FixtureValue(chain.dtype, -1)),
+  prop::Get(Feature::kStorageValues, cand.write_element(chain.tensor, index, FixtureValue(chain.dtype, -1)),
             prop::Describe(chain) + Str(index) + " = -1");
   Case c(Drawn(kPropertyRow_WritesThroughAViewAreVisibleEverywhere, "write through a view"));
   prop::Logical base_model = prop::Iota(prop::MetaOf(chain.base).sizes);

@@ -78,7 +78,7 @@ class ValuesUnreadable(unittest.TestCase):
             self.assertEqual(props[name]["outcome"], "PASS", name)
             self.assertEqual(props[name]["checks"].get("values"), "NOT_SUPPORTED", name)
         self.assertEqual(props["property.views.write"]["outcome"], "NOT_SUPPORTED")  # about values alone
-        self.assertEqual(props["property.views.write"].get("feature"), "values")
+        self.assertEqual(props["property.views.write"].get("feature"), "storage_values")  # write_element
 
 
 class AStridesRegressionIsNotHiddenByValues(unittest.TestCase):

@@ -30,9 +30,10 @@ candidates torch_meta, torch_fake and torch_refs, conformance/testees.bzl):
                 otherwise cover (select, slice) answers NotSupported. Tensors are made, read and
                 inspected (meta, values, storage) by eager torch: they are the refs' inputs.
 
-Meta tensors and FakeTensors hold no values: in those modes the operations of the feature
-`values` (values, storage_values, write_storage, write_element) are not implemented, so the kit
-declares that feature unsupported and the suite judges every case on its other checks.
+Meta tensors and FakeTensors hold no values: in those modes the operations of the features
+`values` (values) and `storage_values` (storage_values, write_storage, write_element) are not
+implemented, so the kit declares them unsupported and the suite judges every case on its other
+checks.
 """
 
 import os
