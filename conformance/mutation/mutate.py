@@ -9,7 +9,8 @@ Operators (each mutant changes one token or one parenthesised condition):
   ror   relational: `<` <-> `<=`, `>` <-> `>=`, `==` <-> `!=`
   aor   arithmetic: `+` <-> `-`, `*` <-> `/`, `+=` <-> `-=`, `*=` <-> `/=`
   lcr   logical: `&&` <-> `||`
-  cst   an integer literal +1 and -1 (0 only +1): index, stride and size arithmetic, bit widths
+  cst   an integer literal +1 and -1 (0 only +1): index, stride and size arithmetic, bit widths;
+        not a template argument (`std::array<T, 3>`) or a declared array bound
   bool  `true` <-> `false`
   cond  the condition of an `if` replaced by `false`: the guard (a check, an error, an early
         return) dropped
@@ -41,7 +42,7 @@ stable across runs of the same source, and sorted by path, line, column, operato
 
 Standard library only (Python 3.11).
   mutate.py list [--root=DIR] [--json]     every mutant, one id a line (or JSON lines)
-  mutate.py show ID [--root=DIR]           the mutant's unified diff
+  mutate.py show ID [--root=DIR]           the mutant's unified diff (quote the id: it has `->`)
   mutate.py apply ID --root=DIR            writes it into DIR (a scratch copy, never a checkout)
 """
 
@@ -346,6 +347,10 @@ def mutants_of(path, src):
             if prev == "[" and i >= 2 and code[i - 2].kind == "id" and i + 1 < len(code) and code[i + 1].text == "]" \
                     and i >= 3 and code[i - 3].kind == "id":
                 continue
+            nxt = code[i + 1] if i + 1 < len(code) else None
+            if (nxt is not None and nxt.text in (">", ">>") and nxt.start == t.end) or (
+                    prev == "<" and code[i - 1].end == t.start):
+                continue  # a template argument: std::array<T, 3>
             for nv in ([value + 1, value - 1] if value > 0 else [value + 1]):
                 new = (hex(nv) if hexa else str(nv)) + suffix
                 add(t, "cst", t.text, new, [(t.start, t.end, new)])
