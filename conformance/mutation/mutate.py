@@ -10,7 +10,7 @@ Operators (each mutant changes one token or one parenthesised condition):
   aor   arithmetic: `+` <-> `-`, `*` <-> `/`, `+=` <-> `-=`, `*=` <-> `/=`
   lcr   logical: `&&` <-> `||`
   cst   an integer literal +1 and -1 (0 only +1): index, stride and size arithmetic, bit widths;
-        not a template argument (`std::array<T, 3>`) or a declared array bound
+        not a template argument (`std::array<T, 3>`), a declared array bound or an `alignas`
   bool  `true` <-> `false`
   cond  the condition of an `if` replaced by `false`: the guard (a check, an error, an early
         return) dropped
@@ -351,6 +351,8 @@ def mutants_of(path, src):
             if (nxt is not None and nxt.text in (">", ">>") and nxt.start == t.end) or (
                     prev == "<" and code[i - 1].end == t.start):
                 continue  # a template argument: std::array<T, 3>
+            if i >= 2 and code[i - 2].text == "alignas":
+                continue  # alignas(16): an alignment must be a power of two
             for nv in ([value + 1, value - 1] if value > 0 else [value + 1]):
                 new = (hex(nv) if hexa else str(nv)) + suffix
                 add(t, "cst", t.text, new, [(t.start, t.end, new)])

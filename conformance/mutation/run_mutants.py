@@ -124,7 +124,7 @@ def run_suite(binary, seed, timeout, log):
         p = subprocess.Popen([binary, "--candidate=reference", f"--seed={seed}", f"--tcts_stream={stream}"],
                              stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + timeout
-    pos, buf, started, cases, done = 0, "", None, {}, False
+    pos, buf, started, cases, done, ended = 0, "", None, {}, False, 0
     status = detail = None
     while status is None:
         rc = p.poll()
@@ -147,6 +147,7 @@ def run_suite(binary, seed, timeout, log):
                     started = ev.get("test")
                 elif e == "end":
                     started = None
+                    ended += 1
                     if ev.get("outcome") == "FAIL":
                         c = cases.get(ev.get("test"), {})
                         mism = (ev.get("mismatches") or [{}])[0]
@@ -162,8 +163,8 @@ def run_suite(binary, seed, timeout, log):
         if status is not None:
             break
         if rc is not None:
-            if done and rc in (0, 1):
-                status, detail = "SURVIVED", {}
+            if done and rc in (0, 1) and ended == len(cases):
+                status, detail = "SURVIVED", {"cases": ended}
             else:
                 c = cases.get(started, {}) if started else {}
                 status, detail = "KILLED", {"case": c.get("id", started or ""), "suite": c.get("suite", ""),
