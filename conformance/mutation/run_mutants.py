@@ -54,6 +54,7 @@ import mutate  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SURVIVORS = os.path.join(HERE, "survivors.toml")
+VERDICTS = ("equivalent", "outside-spec", "unreached")
 FINAL = ("KILLED", "SURVIVED", "TIMEOUT", "DOES-NOT-BUILD", "EQUIVALENT")
 DEFAULT_BUILD = ("bazel build --jobs={cores} --disk_cache={disk_cache} --color=no --curses=no "
                  "//conformance:reference_bin")
@@ -94,8 +95,8 @@ def load_survivors(path=SURVIVORS):
         data = tomllib.load(f)
     out = {}
     for e in data.get("survivor", []):
-        if e.get("verdict") not in ("equivalent", "outside-spec"):
-            raise ValueError(f"{path}: {e.get('id')}: verdict must be equivalent or outside-spec")
+        if e.get("verdict") not in VERDICTS:
+            raise ValueError(f"{path}: {e.get('id')}: verdict must be one of {', '.join(VERDICTS)}")
         if not e.get("reason"):
             raise ValueError(f"{path}: {e.get('id')}: a reason is required")
         out[e["id"]] = e
