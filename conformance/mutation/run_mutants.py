@@ -292,6 +292,9 @@ def _counts(rows):
 
 def write_report(results, mutants_by_id, sources, triage, out_dir, meta):
     rows = [dict(r, path=r["id"].split(":", 1)[0]) for r in results.values()]
+    for r in rows:  # a survivor triaged equivalent after it ran counts as EQUIVALENT
+        if r["status"] == "SURVIVED" and triage.get(r["id"], {}).get("verdict") == "equivalent":
+            r["status"] = "EQUIVALENT"
     rows.sort(key=lambda r: mutants_by_id[r["id"]].sort_key() if r["id"] in mutants_by_id else (r["id"],))
     by_file, by_spec, killed_by = {}, {}, {}
     for r in rows:
@@ -303,7 +306,7 @@ def write_report(results, mutants_by_id, sources, triage, out_dir, meta):
             killed_by[suite] = killed_by.get(suite, 0) + 1
     survivors = []
     for r in rows:
-        if r["status"] != "SURVIVED":
+        if r["status"] not in ("SURVIVED", "EQUIVALENT"):
             continue
         m = mutants_by_id.get(r["id"])
         t = triage.get(r["id"])
@@ -317,7 +320,9 @@ def write_report(results, mutants_by_id, sources, triage, out_dir, meta):
               "per_operator": {op: _counts([r for r in rows if r["id"].split(":")[3] == op])
                                for op in sorted({r["id"].split(":")[3] for r in rows})},
               "survivors": survivors, "stale_triage": [{"id": i, "why": w} for i, w in stale],
-              "cost": _cost(rows)}
+              "cost": _cost(rows),
+              "untriaged_survivors": sum(1 for x in survivors if not x["triage"]),
+              "commits_run": sorted({r.get("commit", "?") for r in rows})}
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "report.json"), "w", encoding="utf-8") as f:
         json.dump(report, f, indent=1)
@@ -328,12 +333,15 @@ def write_report(results, mutants_by_id, sources, triage, out_dir, meta):
 
 
 def _cost(rows):
-    built = [r for r in rows if r["status"] not in ("EQUIVALENT",)]
+    built = [r for r in rows if r.get("build_s")]
     ran = [r for r in rows if r.get("run_s")]
     mean = lambda xs: round(sum(xs) / len(xs), 1) if xs else None  # noqa: E731
     return {"mean_build_s": mean([r["build_s"] for r in built]), "mean_run_s": mean([r["run_s"] for r in ran]),
             "mean_run_s_survived": mean([r["run_s"] for r in ran if r["status"] == "SURVIVED"]),
             "mean_run_s_killed": mean([r["run_s"] for r in ran if r["status"] == "KILLED"]),
+            "mean_build_s_header": mean([r["build_s"] for r in built if r["path"].endswith(".h")]),
+            "mean_build_s_source": mean([r["build_s"] for r in built if r["path"].endswith(".cc")]),
+            "mean_s_per_mutant": mean([r.get("build_s", 0) + r.get("run_s", 0) for r in built]),
             "total_s": round(sum(r.get("build_s", 0) + r.get("run_s", 0) for r in rows), 1)}
 
 
@@ -347,7 +355,9 @@ def render_md(rep):
            f"({t['killed'] + t['timeout']} of {t['scored']})\n",
            f"Source commit {meta.get('commit', '?')}, {meta.get('date', '?')}; {t['mutants']} mutants "
            f"({meta.get('selection', '')}) of {meta.get('enumerated', '?')} enumerated. Score = (KILLED + TIMEOUT) / "
-           f"(mutants − DOES-NOT-BUILD − EQUIVALENT). Cost: {rep['cost']}.\n"]
+           f"(mutants − DOES-NOT-BUILD − EQUIVALENT, equivalent = triaged so in survivors.toml). Run on the "
+           f"reference of commit(s) {', '.join(rep['commits_run'])}; {rep['untriaged_survivors']} survivors not "
+           f"triaged yet.\n\nCost (seconds): " + ", ".join(f"{k} {v}" for k, v in rep["cost"].items()) + ".\n\n"]
     head = "| {} | score | killed | survived | timeout | does not build | equivalent | mutants |\n|---|---|---|---|---|---|---|---|\n"
     for title, key, col in (("Per reference file", "per_file", "file"), ("Per spec file (the suites written for "
                             "the file, run_mutants.SPEC_OF; a mutant counts under each)", "per_spec_file", "spec file"),
