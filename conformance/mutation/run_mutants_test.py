@@ -1,0 +1,92 @@
+"""The mutant runner (run_mutants.py) on a two-function C++ fixture and a fake suite (the
+fixture's own exit status), so that it needs no reference rebuild: a mutant that breaks Add is
+KILLED, one that changes an unused constant SURVIVED, one that does not compile DOES-NOT-BUILD,
+one that loops TIMEOUT; results are resumable, the checkout is never written, and a survivor
+triaged equivalent in a survivors file is not run again. Standard library only; needs g++ and git."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_mutants  # noqa: E402
+
+FIXTURE = """\
+static int kUnused = 7;
+int Add(int a, int b) { return a + b; }
+long long Loop(long long n) { long long i = 0; while (i < n) i += 1; return i; }
+int main() { return Add(2, 3) == 5 && Loop(3) == 3 ? 0 : 1; }
+"""
+KILLED = "reference/fix.cc:2:34:aor:+->-"
+NOOP = "reference/fix.cc:1:22:cst:7->8"
+NO_BUILD = "reference/fix.cc:1:22:cst:7->6"  # made not to build by the fake build below
+LOOPS = "reference/fix.cc:3:64:aor:+=->-="
+
+
+class RunnerTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.checkout = os.path.join(self.tmp.name, "checkout")
+        os.makedirs(os.path.join(self.checkout, "reference"))
+        with open(os.path.join(self.checkout, "reference", "fix.cc"), "w") as f:
+            f.write(FIXTURE)
+        subprocess.run(["git", "init", "-q"], cwd=self.checkout, check=True)
+        self.survivors = os.path.join(self.tmp.name, "survivors.toml")
+        with open(self.survivors, "w") as f:
+            f.write("")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_ids(self, *ids):
+        args = ["--checkout", self.checkout, "--scratch", os.path.join(self.tmp.name, "scratch"),
+                "--results", "out/results.jsonl", "--survivors", self.survivors,
+                "--build-cmd", "! grep -q 'kUnused = 6' reference/fix.cc && g++ -O0 -o fix reference/fix.cc",
+                "--run-cmd", "./fix", "--timeout", "5", *ids]
+        self.assertEqual(run_mutants.main(args), 0)
+        with open(os.path.join(self.checkout, "out", "results.jsonl")) as f:
+            return {r["id"]: r for r in map(json.loads, f)}
+
+    def test_classifies(self):
+        for mid in (KILLED, NOOP, NO_BUILD, LOOPS):
+            self.assertIn(mid, {m.id for m in run_mutants.mutate.enumerate_mutants(self.checkout)})
+        r = self.run_ids(KILLED, NOOP, NO_BUILD, LOOPS)
+        self.assertEqual(r[KILLED]["status"], "KILLED")
+        self.assertEqual(r[NOOP]["status"], "SURVIVED")
+        self.assertEqual(r[NO_BUILD]["status"], "DOES-NOT-BUILD")
+        self.assertEqual(r[LOOPS]["status"], "TIMEOUT")
+        with open(os.path.join(self.checkout, "reference", "fix.cc")) as f:
+            self.assertEqual(f.read(), FIXTURE)  # the checkout untouched
+        with open(os.path.join(self.tmp.name, "scratch", "ws", "reference", "fix.cc")) as f:
+            self.assertEqual(f.read(), FIXTURE)  # the scratch copy restored
+        rep = json.load(open(os.path.join(self.checkout, "out", "report.json")))
+        self.assertEqual(rep["total"]["scored"], 3)
+        self.assertEqual(rep["per_file"]["reference/fix.cc"]["killed"], 1)
+        self.assertEqual([s["id"] for s in rep["survivors"]], [NOOP])
+        self.assertIn("-static int kUnused = 7;", rep["survivors"][0]["diff"])
+        md = open(os.path.join(self.checkout, "out", "report.md")).read()
+        self.assertIn("66.7 % (2 of 3)", md)
+
+    def test_resumes_and_reads_triage(self):
+        self.run_ids(KILLED)
+        with open(self.survivors, "w") as f:
+            f.write(f'[[survivor]]\nid = "{NOOP}"\nline = "static int kUnused = 7;"\n'
+                    'verdict = "equivalent"\nreason = "kUnused is never read"\n')
+        r = self.run_ids(KILLED, NOOP)
+        lines = open(os.path.join(self.checkout, "out", "results.jsonl")).read().splitlines()
+        self.assertEqual(len(lines), 2)  # KILLED not run again
+        self.assertEqual(r[NOOP]["status"], "EQUIVALENT")
+        rep = json.load(open(os.path.join(self.checkout, "out", "report.json")))
+        self.assertEqual(rep["total"]["score"], 1.0)
+        self.assertEqual(rep["stale_triage"], [])
+
+    def test_refuses_checkout_as_scratch(self):
+        with self.assertRaises(SystemExit):
+            run_mutants.sync_scratch(self.checkout, self.checkout)
+
+
+if __name__ == "__main__":
+    unittest.main()
