@@ -74,6 +74,10 @@ PROTOCOL = 2
 _SPOKEN = (1, 2)
 _SAFE = 2 ** 53 - 1  # integers beyond it travel as decimal strings in version 2
 
+# The protocol's JSON, with no set-up per call (json.dumps with separators builds an encoder each time).
+_encode_json = json.JSONEncoder(separators=(",", ":")).encode
+_decode_json = json.JSONDecoder().decode
+
 # The Python binding: arguments whose names are Python keywords (or clash), renamed.
 RENAMES = {"self": "target", "from": "from_", "binary_op": "op"}
 
@@ -538,6 +542,8 @@ class _Server:
     def __init__(self, testee: Testee, out):
         self.testee, self.out = testee, out
         self.parameters: dict = {}  # op -> the keyword names its method takes (None: any)
+        self.arg_specs: dict = {}  # op -> its arguments' (name, type, base type, optional)
+        self.dispatch: dict = {}  # op -> (its interface entry, the testee's method or None), once per op
         self.iface: Interface | None = None
         self.protocol = 1
         self.handles: dict[int, object] = {}
@@ -721,18 +727,20 @@ class _Server:
         """The request's arguments of op `o`, decoded, by the Python binding's names; and the
         DLPack capsule made for the call with its lent region, (capsule, region id), or None."""
         args, capsule_region = {}, None
-        for a in o["args"]:
-            name, t = a["name"], a["type"]
+        specs = self.arg_specs.get(o["name"])
+        if specs is None:  # each op's arguments as (name, type, type less "?", optional), once per op
+            specs = self.arg_specs[o["name"]] = [(a["name"], a["type"], a["type"].rstrip("?"), a["type"].endswith("?"))
+                                                 for a in o["args"]]
+        for name, t, base, optional in specs:
             if name in req:
                 v = req[name]
             elif t == "dlpack_import":  # version 1 wrote the source's fields in the request itself
                 v = req
-            elif t.endswith("?"):
+            elif optional:
                 v = None
             else:
                 raise ProtocolError(f"{o['name']}: missing argument {name!r}")
-            base = t.rstrip("?")
-            if v is None and t.endswith("?"):
+            if v is None and optional:
                 value = None
             elif base == "tensor":
                 value = self.tensor(v, name)
@@ -787,15 +795,20 @@ class _Server:
             return self.hello(req)
         if self.iface is None:
             raise ProtocolError(f"{op!r} before hello")
-        o = self.iface.ops.get(op) if isinstance(op, str) else None
-        if o is None:
-            raise NotSupported(f"unknown request {op!r}")
-        if not self.testee.implements(op):
+        entry = self.dispatch.get(op) if isinstance(op, str) else None
+        if entry is None:
+            # Looked up once per op: declarations do not change during a session (PROTOCOL.md).
+            o = self.iface.ops.get(op) if isinstance(op, str) else None
+            if o is None:
+                raise NotSupported(f"unknown request {op!r}")
+            method = getattr(self.testee, op) if self.testee.implements(op) else None
+            entry = self.dispatch[op] = (o, method)
+            if method is not None:
+                self.parameters[op] = _parameters(method)
+        o, method = entry
+        if method is None:
             raise NotSupported(f"the testee does not implement {op!r}")
         args, capsule_region = self.arguments(o, req)
-        method = getattr(self.testee, op)
-        if op not in self.parameters:
-            self.parameters[op] = _parameters(method)
         try:
             args = _accepted(self.parameters[op], op, args)
             result = method(**args)
@@ -831,7 +844,7 @@ class _Server:
         for line in reader:
             if not line.strip():
                 continue
-            text = json.dumps(self.answer(line), separators=(",", ":")) + "\n"
+            text = _encode_json(self.answer(line)) + "\n"
             if raw is not None:
                 raw.write(text.encode("utf-8"))
                 raw.flush()
@@ -843,7 +856,13 @@ class _Server:
         """One request line -> its answer (a JSON value)."""
         rid = None
         try:
-            req = json.loads(line)
+            # A request line of bytes that opens as an object is UTF-8 (json.loads would detect
+            # that, and read lone surrogates as surrogatepass does): decoded here, without
+            # json.loads's detection per call. Anything else goes through json.loads as before.
+            if isinstance(line, bytes) and line[:2] == b'{"':
+                req = _decode_json(line.decode("utf-8", "surrogatepass"))
+            else:
+                req = json.loads(line)
             rid = req.get("id") if isinstance(req, dict) else None
             if not isinstance(req, dict):
                 raise ProtocolError("the request is not a JSON object")
