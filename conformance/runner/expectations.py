@@ -44,6 +44,12 @@ def split_outcome(token: str) -> tuple[str, tuple[str, ...]] | None:
     return ("FAIL", tuple(sorted(set(m.group(1).split(","))))) if m else None
 
 
+def failing_checks(checks: dict | None) -> tuple[str, ...]:
+    """The checks a case's `checks` (check -> PASS, FAIL or NOT_SUPPORTED: the suite's stream and
+    report.json alike) says failed, sorted: what an entry FAIL(check,...) is matched against."""
+    return tuple(sorted(k for k, v in (checks or {}).items() if v == "FAIL"))
+
+
 def outcome_text(outcome: str, checks: tuple[str, ...] = ()) -> str:
     """The outcome field as the file writes it: FAIL, or FAIL(check,check)."""
     return f"{outcome}({','.join(checks)})" if checks else outcome

@@ -8,6 +8,7 @@ import hashlib
 import sys
 
 import contract
+import expectations as expectations_file
 import expected
 from contract import ListedCase, Suite
 import isolation
@@ -163,7 +164,7 @@ class Results:
         mismatches = bound_mismatches(e.get("mismatches", []))
         raw = e["outcome"]
         checks = e.get("checks") or {}
-        failed_checks = tuple(sorted(k for k, v in checks.items() if v == "FAIL"))
+        failed_checks = expectations_file.failing_checks(checks)
         protocol = any(expected.PROTOCOL_ERROR in m.get("observed", "") or expected.PROTOCOL_ERROR in m.get("expected", "")
                        for m in mismatches) or expected.PROTOCOL_ERROR in str(e.get("message", ""))
         outcome, reason, note = expected.decide(self.entries, c.id, raw, bool(e.get("unclassified")),

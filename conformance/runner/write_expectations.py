@@ -255,7 +255,7 @@ def failed_checks(case: dict) -> tuple[str, ...]:
     does not say (a crash, a timeout, a failure outside the case's checks)."""
     if raw_outcome(case) != "FAIL" or case.get("reason", "").endswith("failed outside its checks"):
         return ()
-    return tuple(sorted(k for k, v in (case.get("checks") or {}).items() if v == "FAIL"))
+    return ex.failing_checks(case.get("checks"))
 
 
 def observed_signature(case: dict) -> tuple:
