@@ -18,6 +18,8 @@ import dataclasses
 import re
 
 import spec_schema
+from spec_rows import SpecError, source_of
+from spec_rows import require as _require
 
 INT_MAX = 2**31 - 1
 DEVICE_ERRORS = ("empty", "malformed", "unknown_type", "index_range", "index_unparsable", "cpu_index",
@@ -59,9 +61,6 @@ def fill(message: str, fills: dict) -> str:
 
 class Interop:
     def __init__(self, spec, files: dict):
-        from spec_model import SpecError, _require, _source  # spec_model imports this module
-
-        self.SpecError, self._require, self._source = SpecError, _require, _source
         self.spec = spec
         self._load_devices(*files["devices.toml"])
         self._load_asarray(*files["asarray.toml"])
@@ -70,26 +69,26 @@ class Interop:
     # ------------------------------------------------------------------ helpers
     def _rule(self, table: dict, path: str, row: str, inherit=None) -> dict:
         """A row with id, text and source (its own clause and basis, or `inherit`'s)."""
-        rid = self._require(table, "id", str, path, row)
+        rid = _require(table, "id", str, path, row)
         self.spec._claim_id(rid, path)
         # A row that inherits its clause and basis is still its own row.
-        source = inherit.for_row(rid) if inherit is not None and "clause" not in table else self._source(table, path, rid)
-        return {"id": rid, "text": self._require(table, "text", str, path, rid), "source": source}
+        source = inherit.for_row(rid) if inherit is not None and "clause" not in table else source_of(table, rid)
+        return {"id": rid, "text": _require(table, "text", str, path, rid), "source": source}
 
     def _error(self, table: dict, key: str, path: str, row: str) -> dict:
-        e = self._require(table, key, dict, path, row)  # fields and kinds: spec_schema.ERROR's
-        return {"kind": self._require(e, "kind", str, path, f"{row}.{key}"),
-                "message": self._require(e, "message", str, path, f"{row}.{key}"),
+        e = _require(table, key, dict, path, row)  # fields and kinds: spec_schema.ERROR's
+        return {"kind": _require(e, "kind", str, path, f"{row}.{key}"),
+                "message": _require(e, "message", str, path, f"{row}.{key}"),
                 "lists_types": bool(e.get("lists_types", False))}
 
     def _dtype(self, name, path: str, row: str) -> str:
         if not isinstance(name, str):
-            raise self.SpecError(path, row, f"expected a dtype name, got {name!r}")
+            raise SpecError(path, row, f"expected a dtype name, got {name!r}")
         return self.spec.dtype(name, path, row).name
 
     # ------------------------------------------------------------------ devices.toml
     def _load_devices(self, path: str, doc: dict) -> None:
-        req = self._require
+        req = _require
         g = req(doc, "grammar", dict, path, "grammar")
         self.grammar = self._rule(g, path, "grammar")
         self.pattern = req(g, "pattern", str, path, "grammar")
@@ -102,20 +101,20 @@ class Interop:
             rule = {"id": req(r, "id", str, path, f"device_type[{i}]")}
             self.spec._claim_id(rule["id"], path)
             rule.update(name=req(r, "name", str, path, rule["id"]), documented=req(r, "documented", bool, path, rule["id"]),
-                        source=self._source(r, path, rule["id"]))
+                        source=source_of(r, rule["id"]))
             self.device_types.append(rule)
         more = req(doc, "device_types_pytorch", dict, path, "device_types_pytorch")
         self.spec._claim_id(req(more, "id", str, path, "device_types_pytorch"), path)
-        more_source = self._source(more, path, "device_types_pytorch")
+        more_source = source_of(more, "device_types_pytorch")
         for name in req(more, "names", list, path, "device_types_pytorch"):
             self.device_types.append({"id": f"device.type.{name}", "name": name, "documented": False,
                                       "source": more_source})
         names = [t["name"] for t in self.device_types]
         if len(set(names)) != len(names):
-            raise self.SpecError(path, "device_type", "a device type is listed twice")
+            raise SpecError(path, "device_type", "a device type is listed twice")
         for n in names:
             if not re.fullmatch(r"[a-z_]+", n):
-                raise self.SpecError(path, f"device.type.{n}", "device types are lower-case letters and underscores")
+                raise SpecError(path, f"device.type.{n}", "device types are lower-case letters and underscores")
         self.type_names = names
         self.documented_types = [t["name"] for t in self.device_types if t["documented"]]
 
@@ -127,9 +126,9 @@ class Interop:
             want = req(r, "repr", str, path, rid)
             got = self.device_outcome(args)
             if got[0] != "ok" or got[1].repr() != want:
-                raise self.SpecError(path, rid, f"the grammar gives {call_text(args)} -> {self._outcome_text(got)}, "
+                raise SpecError(path, rid, f"the grammar gives {call_text(args)} -> {self._outcome_text(got)}, "
                                                 f"the row says {want}")
-            self.device_examples.append({"id": rid, "args": args, "repr": want, "source": self._source(r, path, rid)})
+            self.device_examples.append({"id": rid, "args": args, "repr": want, "source": source_of(r, rid)})
 
         self.device_inputs = []
         for i, r in enumerate(doc.get("input", [])):
@@ -138,11 +137,11 @@ class Interop:
             args = self._device_args(r, path, rid)
             cls = req(r, "error", str, path, rid)
             if cls != "none" and cls not in DEVICE_ERRORS:
-                raise self.SpecError(path, rid, f"error {cls!r} is not 'none' or one of {', '.join(DEVICE_ERRORS)}")
+                raise SpecError(path, rid, f"error {cls!r} is not 'none' or one of {', '.join(DEVICE_ERRORS)}")
             got = self.device_outcome(args)
             got_cls = "none" if got[0] == "ok" else got[1]
             if got_cls != cls:
-                raise self.SpecError(path, rid, f"the grammar gives {call_text(args)} -> {self._outcome_text(got)}, "
+                raise SpecError(path, rid, f"the grammar gives {call_text(args)} -> {self._outcome_text(got)}, "
                                                 f"the row says {cls}")
             self.device_inputs.append({"id": rid, "args": args, "error": cls, "why": req(r, "why", str, path, rid)})
 
@@ -155,7 +154,7 @@ class Interop:
             args = self._device_args({"args": args}, path, "equality")
             got = self.device_outcome(args)
             if got[0] != "ok":
-                raise self.SpecError(path, "equality", f"{call_text(args)} is not a valid device")
+                raise SpecError(path, "equality", f"{call_text(args)} is not a valid device")
             self.equality_devices.append((args, got[1]))
 
         dd = req(doc, "default_device", dict, path, "default_device")
@@ -170,11 +169,11 @@ class Interop:
                                        "steps": self._default_steps(steps, path, rid)})
 
     def _device_args(self, r: dict, path: str, rid: str) -> list:
-        args = self._require(r, "args", list, path, rid)
+        args = _require(r, "args", list, path, rid)
         ok = ((len(args) == 1 and isinstance(args[0], (str, int))) or
               (len(args) == 2 and isinstance(args[0], str) and isinstance(args[1], int)))
         if not ok or any(isinstance(a, bool) for a in args):
-            raise self.SpecError(path, rid, f"args {args!r} is not [string], [string, int] or [int]")
+            raise SpecError(path, rid, f"args {args!r} is not [string], [string, int] or [int]")
         return args
 
     @staticmethod
@@ -234,12 +233,12 @@ class Interop:
         out = []
         for step in steps:
             if not isinstance(step, list) or not step or step[0] not in DEFAULT_STEPS:
-                raise self.SpecError(path, rid, f"step {step!r} is not one of {', '.join(DEFAULT_STEPS)}")
+                raise SpecError(path, rid, f"step {step!r} is not one of {', '.join(DEFAULT_STEPS)}")
             kind, arg = step[0], (step[1] if len(step) > 1 else None)
             if kind in ("set", "enter") and not isinstance(arg, str):
-                raise self.SpecError(path, rid, f"step {step!r} needs a device")
+                raise SpecError(path, rid, f"step {step!r} needs a device")
             if arg is not None and self.device_outcome([arg])[0] != "ok":
-                raise self.SpecError(path, rid, f"step {step!r}: {arg!r} is not a valid device")
+                raise SpecError(path, rid, f"step {step!r}: {arg!r} is not a valid device")
             default = contexts[-1] if contexts else current
             expect = None
             if kind == "set":
@@ -248,7 +247,7 @@ class Interop:
                 contexts.append(arg)
             elif kind == "exit":
                 if not contexts:
-                    raise self.SpecError(path, rid, "exit without an open device context")
+                    raise SpecError(path, rid, "exit without an open device context")
                 contexts.pop()
             elif kind == "factory":
                 expect = self.resolve(arg if arg is not None else default)
@@ -260,9 +259,9 @@ class Interop:
                 expect = "cpu"  # a tensor source keeps its device (003); the suite's tensors are on cpu
             out.append((kind, arg, expect))
         if contexts:
-            raise self.SpecError(path, rid, "a device context is left open")
+            raise SpecError(path, rid, "a device context is left open")
         if current != self.default_initial:
-            raise self.SpecError(path, rid, f"the case must restore the default device to {self.default_initial}")
+            raise SpecError(path, rid, f"the case must restore the default device to {self.default_initial}")
         return out
 
     def resolve(self, device: str) -> str:
@@ -272,23 +271,23 @@ class Interop:
 
     # ------------------------------------------------------------------ asarray.toml
     def _load_asarray(self, path: str, doc: dict) -> None:
-        req = self._require
+        req = _require
         self.sources: dict[str, dict] = {}
         for i, r in enumerate(doc.get("source", [])):
             rule = self._rule(r, path, f"source[{i}]")
             kind = req(r, "kind", str, path, rule["id"])
             if kind not in SOURCE_KINDS or kind in self.sources:
-                raise self.SpecError(path, rule["id"], f"kind {kind!r} is unknown or repeated")
+                raise SpecError(path, rule["id"], f"kind {kind!r} is unknown or repeated")
             rule.update(kind=kind, aliases=req(r, "aliases", bool, path, rule["id"]),
                         dtype=req(r, "dtype", str, path, rule["id"]), device=req(r, "device", str, path, rule["id"]),
                         copy_false=self._error(r, "copy_false", path, rule["id"]) if "copy_false" in r else None)
             if rule["dtype"] not in ("source", "default", "inferred") or rule["device"] not in ("source", "cpu", "default"):
-                raise self.SpecError(path, rule["id"], "dtype must be source|default|inferred, device source|cpu|default")
+                raise SpecError(path, rule["id"], "dtype must be source|default|inferred, device source|cpu|default")
             if rule["aliases"] == (rule["copy_false"] is not None):
-                raise self.SpecError(path, rule["id"], "a source that never aliases needs copy_false (and only it)")
+                raise SpecError(path, rule["id"], "a source that never aliases needs copy_false (and only it)")
             self.sources[kind] = rule
         if tuple(self.sources) != SOURCE_KINDS:
-            raise self.SpecError(path, "source", f"expected the sources {', '.join(SOURCE_KINDS)}, in that order")
+            raise SpecError(path, "source", f"expected the sources {', '.join(SOURCE_KINDS)}, in that order")
         mm = req(doc, "mismatch", dict, path, "mismatch")
         self.mismatch = self._rule(mm, path, "mismatch")
         self.mismatch.update(device_error=self._error(mm, "device_error", path, "mismatch"),
@@ -313,7 +312,7 @@ class Interop:
         inf = req(doc, "inference", dict, path, "inference")
         self.inference = self._rule(inf, path, "inference")
         if req(inf, "order", list, path, "inference") != ["bool", "int64", "default_float", "default_complex"]:
-            raise self.SpecError(path, "inference", "order must be bool, int64, default_float, default_complex")
+            raise SpecError(path, "inference", "order must be bool, int64, default_float, default_complex")
         self.ragged_error = self._error(inf, "ragged_error", path, "inference")
         self.not_sequence_error = self._error(inf, "not_sequence_error", path, "inference")
         self.complex_to_real_error = self._error(inf, "complex_to_real_error", path, "inference")
@@ -325,7 +324,7 @@ class Interop:
             literal = req(ex, "value", str, path, rid)
             default = self._dtype(req(ex, "default", str, path, rid), path, rid)
             if default not in self.spec.default_dtypes:
-                raise self.SpecError(path, rid, f"default {default} is not a possible default dtype")
+                raise SpecError(path, rid, f"default {default} is not a possible default dtype")
             dtype = self._dtype(ex["dtype"], path, rid) if "dtype" in ex else None
             self.inference_examples.append({"id": rid, "literal": literal, "value": self.py_value(literal, path, rid),
                                             "default": default, "dtype": dtype})
@@ -347,7 +346,7 @@ class Interop:
             sizes = tuple(self.spec._ints(ex, "sizes", path, rid))
             strides = tuple(self.spec._ints(ex, "byte_strides", path, rid, lo=-2**40))
             if len(sizes) != len(strides):
-                raise self.SpecError(path, rid, "sizes and byte_strides differ in length")
+                raise SpecError(path, rid, "sizes and byte_strides differ in length")
             self.array_examples.append({"id": rid, "dtype": self._dtype(ex.get("dtype"), path, rid), "sizes": sizes,
                                         "byte_strides": strides})
 
@@ -357,7 +356,7 @@ class Interop:
             self.spec._claim_id(rid, path)
             kind = req(ex, "source", str, path, rid)
             if kind not in ("tensor", "array", "array_scalar"):
-                raise self.SpecError(path, rid, "doc examples use tensor, array or array_scalar sources")
+                raise SpecError(path, rid, "doc examples use tensor, array or array_scalar sources")
             values = req(ex, "values", list, path, rid)
             e = {"id": rid, "text": req(ex, "text", str, path, rid), "kind": kind,
                  "dtype": self._dtype(ex.get("dtype"), path, rid), "values": values,
@@ -366,7 +365,7 @@ class Interop:
                  "copy": ex.get("copy"), "shares": req(ex, "shares", bool, path, rid)}
             got = self.asarray_outcome(kind, e["dtype"], e["sizes"], e["as_dtype"], None, e["copy"], "float32", "cpu")
             if got[0] != "ok" or got[4] != e["shares"]:
-                raise self.SpecError(path, rid, f"the rules give {got}, the row says shares = {e['shares']}")
+                raise SpecError(path, rid, f"the rules give {got}, the row says shares = {e['shares']}")
             self.doc_examples.append(e)
 
         self.autograd, self.autograd_examples = None, []
@@ -374,7 +373,7 @@ class Interop:
             self._load_autograd(path, doc["autograd"])
 
     def _load_autograd(self, path: str, ag: dict) -> None:
-        req = self._require
+        req = _require
         self.autograd = self._rule(ag, path, "autograd")
         self.autograd.update({k: req(ag, k, str, path, "autograd") for k in ("history_grad_fn", "clone_grad_fn",
                                                                               "to_grad_fn")},
@@ -384,29 +383,29 @@ class Interop:
             kind = req(ex, "obj", str, path, e["id"])
             history = ex.get("history", "none")
             if history != "none" and kind != "tensor":
-                raise self.SpecError(path, e["id"], "only a tensor source has autograd history")
+                raise SpecError(path, e["id"], "only a tensor source has autograd history")
             if kind in ("sequence", "scalar"):
                 if "value" not in ex or "dtype" in ex:
-                    raise self.SpecError(path, e["id"], f"a {kind} source gives value (its dtype is inferred)")
+                    raise SpecError(path, e["id"], f"a {kind} source gives value (its dtype is inferred)")
                 value = self.py_value(ex["value"], path, e["id"])
                 src_dtype, sizes = None, self.sizes_of(value)
             elif kind == "buffer":
                 if "value" in ex or "dtype" in ex:
-                    raise self.SpecError(path, e["id"], "a buffer source has no value or dtype (8 zero bytes)")
+                    raise SpecError(path, e["id"], "a buffer source has no value or dtype (8 zero bytes)")
                 value, src_dtype, sizes = None, None, ()
             else:
                 if "value" in ex or "dtype" not in ex:
-                    raise self.SpecError(path, e["id"], f"a {kind} source gives dtype (its values are 1, 2, ...)")
+                    raise SpecError(path, e["id"], f"a {kind} source gives dtype (its values are 1, 2, ...)")
                 value, src_dtype = None, self._dtype(ex["dtype"], path, e["id"])
                 sizes = () if kind == "array_scalar" else (3,)
             if ex.get("source_only") and (history == "none" or any(k in ex for k in ("requires_grad", "copy", "as_dtype"))):
-                raise self.SpecError(path, e["id"], "a source_only row makes a tensor with history and calls nothing")
+                raise SpecError(path, e["id"], "a source_only row makes a tensor with history and calls nothing")
             e.update(source_only=bool(ex.get("source_only")))
             e.update(kind=kind, history=history, src_dtype=src_dtype, value=value, literal=ex.get("value"),
                      sizes=sizes, requires_grad=ex.get("requires_grad"), copy=ex.get("copy"),
                      as_dtype=self._dtype(ex["as_dtype"], path, e["id"]) if "as_dtype" in ex else None)
             if history != "none" and self.spec.by_name[src_dtype].category not in ("floating", "complex"):
-                raise self.SpecError(path, e["id"], "a source that requires grad has a floating or complex dtype")
+                raise SpecError(path, e["id"], "a source that requires grad has a floating or complex dtype")
             self.autograd_examples.append(e)
 
     def autograd_outcome(self, natural: str, history: str, as_dtype: str | None, shares: bool,
@@ -443,12 +442,12 @@ class Interop:
         try:
             v = ast.literal_eval(literal)
         except (ValueError, SyntaxError):
-            raise self.SpecError(path, row, f"{literal!r} is not a Python literal") from None
+            raise SpecError(path, row, f"{literal!r} is not a Python literal") from None
 
         def ok(x):
             return isinstance(x, (bool, int, float, complex)) or (isinstance(x, list) and all(ok(y) for y in x))
         if not ok(v):
-            raise self.SpecError(path, row, f"{literal!r} is not a number or a nested list of numbers")
+            raise SpecError(path, row, f"{literal!r} is not a number or a nested list of numbers")
         return v
 
     @staticmethod
@@ -519,7 +518,7 @@ class Interop:
 
     # ------------------------------------------------------------------ dlpack.toml
     def _load_dlpack(self, path: str, doc: dict) -> None:
-        req = self._require
+        req = _require
         codes = req(doc, "codes", dict, path, "codes")
         self.dl_codes = {k: req(codes, k, int, path, "codes") for k in codes}
         dcodes = req(doc, "device_codes", dict, path, "device_codes")
@@ -531,15 +530,15 @@ class Interop:
         documented = {d.name for d in self.spec.documented}
         for name in dt:
             if name not in documented and name not in fields:
-                raise self.SpecError(path, "dtype_codes", f"{name!r} is not a documented dtype")
+                raise SpecError(path, "dtype_codes", f"{name!r} is not a documented dtype")
         for d in self.spec.documented:
             code = req(dt, d.name, str, path, "dtype_codes")
             if code not in self.dl_codes:
-                raise self.SpecError(path, "dtype_codes", f"{d.name}: unknown code {code!r}")
+                raise SpecError(path, "dtype_codes", f"{d.name}: unknown code {code!r}")
             self.dl_dtype_codes[d.name] = (code, self.dl_codes[code], 8 * d.itemsize)
         pairs = [(c, b) for (_, c, b) in self.dl_dtype_codes.values()]
         if len(set(pairs)) != len(pairs):
-            raise self.SpecError(path, "dtype_codes", "two dtypes share a (code, bits): import would be ambiguous")
+            raise SpecError(path, "dtype_codes", "two dtypes share a (code, bits): import would be ambiguous")
         dev = req(doc, "devices", dict, path, "devices")
         self.dl_devices = self._rule(dev, path, "devices")
         self.dl_devices.update(cpu=req(dev, "cpu", dict, path, "devices"), cuda=req(dev, "cuda", dict, path, "devices"),
@@ -547,7 +546,7 @@ class Interop:
                                export_error=self._error(dev, "export_error", path, "devices"))
         for name in ("cpu", "cuda"):
             if self.dl_devices[name].get("device_type") not in self.dl_device_codes:
-                raise self.SpecError(path, "devices", f"{name}: unknown device_type")
+                raise SpecError(path, "devices", f"{name}: unknown device_type")
 
         ex = req(doc, "export", dict, path, "export")
         self.dl_export = self._rule(ex, path, "export")
@@ -568,7 +567,7 @@ class Interop:
             sizes = tuple(self.spec._ints(g, "sizes", path, name))
             strides = tuple(self.spec._ints(g, "strides", path, name))
             if strides and len(strides) != len(sizes):
-                raise self.SpecError(path, name, "strides must be [] (NULL) or one per size")
+                raise SpecError(path, name, "strides must be [] (NULL) or one per size")
             self.dl_import_geometries.append({"name": name, "sizes": sizes, "strides": strides,
                                               "byte_offset": req(g, "byte_offset", int, path, name)})
         self.dl_import_invalid = []
@@ -578,10 +577,10 @@ class Interop:
             code = dtype.get("code")
             code_num = self.dl_codes.get(code) if isinstance(code, str) else code
             if not isinstance(code_num, int):
-                raise self.SpecError(path, rule["id"], f"unknown type code {code!r}")
+                raise SpecError(path, rule["id"], f"unknown type code {code!r}")
             device = r.get("device", "kDLCPU")
             if device not in self.dl_device_codes:
-                raise self.SpecError(path, rule["id"], f"unknown device type {device!r}")
+                raise SpecError(path, rule["id"], f"unknown device type {device!r}")
             rule.update(code=code_num, bits=int(dtype.get("bits", 32)), lanes=int(dtype.get("lanes", 1)),
                         device=self.dl_device_codes[device], error=self._error(r, "error", path, rule["id"]))
             self.dl_import_invalid.append(rule)
@@ -593,7 +592,7 @@ class Interop:
         self.dl_round_trip["geometries"] = req(rt, "geometries", list, path, "round_trip")
         for name in self.dl_round_trip["geometries"]:
             if name not in known:
-                raise self.SpecError(path, "round_trip", f"unknown export geometry {name!r}")
+                raise SpecError(path, "round_trip", f"unknown export geometry {name!r}")
 
     def dl_strides(self, sizes, strides) -> tuple:
         """The strides an export reports: size-0/1 dimensions get 1 when [export] normalises."""

@@ -25,14 +25,8 @@ import interop_model
 import spec_schema
 import strided_model
 import toml_file
-
-
-class SpecError(Exception):
-    """A malformed spec table: names the file, the row and the reason."""
-
-    def __init__(self, path: str, row: str, reason: str):
-        super().__init__(f"{path}: {row}: {reason}")
-        self.path, self.row, self.reason = path, row, reason
+from spec_rows import DType, Source, SpecError, source_of
+from spec_rows import require as _require
 
 
 CATEGORY_ORDER_DEFAULT = ("bool", "integral", "floating", "complex")
@@ -46,35 +40,6 @@ SPEC_FILES = ("sources.toml", "dtypes.toml", "promotion.toml", "casting.toml", "
 INTERFACE_FILE = "interface.toml"
 SPEC_INPUTS = SPEC_FILES + (INTERFACE_FILE,)  # what Spec.load needs: //spec:tables
 VIEW_OPS = tuple(strided_model.VIEW_CAUSES)  # the view ops the strided model implements
-
-
-@dataclasses.dataclass(frozen=True)
-class DType:
-    id: str
-    name: str
-    short: str
-    aliases: tuple[str, ...]
-    legacy_constructor: str
-    c10_name: str
-    itemsize: int
-    category: str
-    is_signed: bool
-    is_floating_point: bool
-    is_complex: bool
-    bits: tuple[int, int, int] | None  # sign, exponent, significand
-    documented: bool
-    clause: str
-    basis: str
-
-    @property
-    def source(self) -> "Source":
-        """The dtype's row: its clause and basis, named by its id."""
-        return Source(self.clause, self.basis, self.id)
-
-    @property
-    def cxx(self) -> str:
-        """The C++ enumerator: float32 -> kFloat32, bool -> kBool."""
-        return "k" + self.name[0].upper() + self.name[1:]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,54 +68,6 @@ class Operand:
     def token(self) -> str:
         """A short identifier-safe form used in row ids: t_int8, z_int8, s_float."""
         return {"tensor": "t", "zerodim": "z", "scalar": "s"}[self.kind] + "_" + self.what
-
-
-@dataclasses.dataclass(frozen=True)
-class Source:
-    """Where a fact comes from: the spec row that states it (its id), and that row's clause and
-    basis (doc | pytorch:<source file>). Every generated case carries one: a case made from a
-    literal row names that row; a case a sweep derives from a rule names the rule's row."""
-
-    clause: str
-    basis: str
-    row: str  # the spec row's id (a swept table's id_prefix), as spec/*.toml spells it
-
-    def for_row(self, row: str) -> "Source":
-        """The same clause and basis, stated by `row` (a literal row that inherits them)."""
-        return dataclasses.replace(self, row=row)
-
-    def with_basis(self, basis: str) -> "Source":
-        return dataclasses.replace(self, basis=basis)
-
-
-def _require(table: dict, key: str, typ, path: str, row: str):
-    if key not in table:
-        raise SpecError(path, row, f"missing field '{key}'")
-    value = table[key]
-    if typ is bool:
-        ok = isinstance(value, bool)
-    elif typ is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    else:
-        ok = isinstance(value, typ)
-    if not ok:
-        names = " or ".join(t.__name__ for t in (typ if isinstance(typ, tuple) else (typ,)))
-        raise SpecError(path, row, f"field '{key}' must be {names}, got {type(value).__name__} {value!r}")
-    return value
-
-
-def _source(table: dict, path: str, row: str) -> Source:
-    """The table's clause and basis, named by its id (a swept table's id_prefix; else `row`,
-    the name the caller gives it)."""
-    clause = _require(table, "clause", str, path, row)
-    basis = _require(table, "basis", str, path, row)
-    rid = next((table[k] for k in ("id", "id_prefix") if isinstance(table.get(k), str) and table[k]), row)
-    if basis == "doc":
-        return Source(clause, "doc", rid)
-    if basis == "pytorch":
-        src = _require(table, "source", str, path, row)
-        return Source(clause, f"pytorch: {src}", rid)
-    raise SpecError(path, row, f"basis must be 'doc' or 'pytorch', got {basis!r}")
 
 
 class Spec:
@@ -244,7 +161,7 @@ class Spec:
             itemsize = _require(r, "itemsize", int, path, row)
             if bits is not None and sum(bits) != itemsize * 8:
                 raise SpecError(path, row, f"bits add up to {sum(bits)}, itemsize says {itemsize * 8}")
-            src = _source(r, path, row)
+            src = source_of(r, row)
             d = DType(
                 id=row_id, name=name, short=_require(r, "short", str, path, row),
                 aliases=tuple(_require(r, "aliases", list, path, row)),
@@ -284,13 +201,13 @@ class Spec:
         if sorted(order) != sorted(CATEGORY_ORDER_DEFAULT):
             raise SpecError(path, "categories", f"order must list exactly {', '.join(CATEGORY_ORDER_DEFAULT)}")
         self.category_order = tuple(order)
-        self.categories_source = _source(cats, path, "categories")
+        self.categories_source = source_of(cats, "categories")
 
         # -- the literal matrix
         pt = doc.get("promote_types")
         if not isinstance(pt, dict):
             raise SpecError(path, "promote_types", "missing [promote_types] table")
-        self.promote_source = _source(pt, path, "promote_types")
+        self.promote_source = source_of(pt, "promote_types")
         self.promote_prefix = _require(pt, "id_prefix", str, path, "promote_types")
         columns = [self._short(c, path, "promote_types.columns") for c in _require(pt, "columns", list, path, "promote_types")]
         if sorted(d.name for d in columns) != sorted(d.name for d in self.documented):
@@ -323,7 +240,7 @@ class Spec:
         if not isinstance(lat, dict):
             raise SpecError(path, "promotion_lattice", "missing [promotion_lattice] table")
         self._claim_id(_require(lat, "id", str, path, "promotion_lattice"), path)
-        self.lattice_source = _source(lat, path, "promotion_lattice")
+        self.lattice_source = source_of(lat, "promotion_lattice")
         self.lattice_edges: list[tuple[str, str]] = []
         for e in _require(lat, "edges", list, path, "promotion_lattice"):
             if not isinstance(e, list) or len(e) != 2:
@@ -337,7 +254,7 @@ class Spec:
         if not isinstance(rt, dict):
             raise SpecError(path, "result_type", "missing [result_type] table")
         self._claim_id(_require(rt, "id", str, path, "result_type"), path)
-        self.result_type_source = _source(rt, path, "result_type")
+        self.result_type_source = source_of(rt, "result_type")
         # The operand classes and scalar kinds the rules above are written for: a table that
         # names others describes rules the model does not implement.
         for key, want in (("classes", ["dimensioned", "zero_dim", "scalar"]), ("scalar_kinds", list(SCALAR_KINDS))):
@@ -394,7 +311,7 @@ class Spec:
             name = _require(op, "name", str, path, row)
             if name not in OPS:
                 raise SpecError(path, row, f"op {name!r} is not one of {', '.join(OPS)}")
-            entry = {"source": _source(op, path, row), "bool_error": None, "integer_to_default_float": False}
+            entry = {"source": source_of(op, row), "bool_error": None, "integer_to_default_float": False}
             if "bool_error" in op:
                 be = _require(op, "bool_error", dict, path, row)
                 entry["bool_error"] = {k: _require(be, k, str, path, row + ".bool_error") for k in ("kind", "both", "one")}
@@ -411,7 +328,7 @@ class Spec:
         if not isinstance(cc, dict) or not isinstance(cc.get("disallow"), list):
             raise SpecError(path, "can_cast", "missing [[can_cast.disallow]] rules")
         self._claim_id(_require(cc, "id", str, path, "can_cast"), path)
-        self.can_cast_source = _source(cc, path, "can_cast")  # the rule "allowed unless disallowed"
+        self.can_cast_source = source_of(cc, "can_cast")  # the rule "allowed unless disallowed"
         self.cast_rules = []
         for i, r in enumerate(cc["disallow"]):
             row = r.get("id", f"can_cast.disallow[{i}]")
@@ -422,7 +339,7 @@ class Spec:
                 if c not in self.category_order:
                     raise SpecError(path, row, f"unknown category {c!r}")
             self.cast_rules.append({"id": row, "text": _require(r, "text", str, path, row),
-                                    "from": frm, "to": to, "source": _source(r, path, row)})
+                                    "from": frm, "to": to, "source": source_of(r, row)})
         for a in self.documented:
             for b in self.documented:
                 self._claim_id(self.can_cast_id(a.name, b.name), path)
@@ -430,7 +347,7 @@ class Spec:
         if not isinstance(oc, dict):
             raise SpecError(path, "output_casting", "missing [output_casting] table")
         self._claim_id(_require(oc, "id", str, path, "output_casting"), path)
-        self.output_casting_source = _source(oc, path, "output_casting")
+        self.output_casting_source = source_of(oc, "output_casting")
         self.cast_error_kind = _require(oc, "error_kind", str, path, "output_casting")
         self.cast_message = _require(oc, "message", str, path, "output_casting")
         for field in ("{result}", "{output}"):
@@ -474,7 +391,7 @@ class Spec:
             """A rule or example row: its claimed id, text and source, plus `fields` read by
             the given functions (each called as f(table, row))."""
             row = claimed(table, row_hint)
-            out = {"id": row, "text": _require(table, "text", str, path, row), "source": _source(table, path, row)}
+            out = {"id": row, "text": _require(table, "text", str, path, row), "source": source_of(table, row)}
             out.update({k: f(table, row) for k, f in fields.items()})
             if "strides" in out and len(out["strides"]) != len(out["sizes"]):
                 raise SpecError(path, row, f"sizes {list(out['sizes'])} and strides {list(out['strides'])} "
@@ -515,7 +432,7 @@ class Spec:
             row = claimed(r, f"memory_format[{i}]")
             name = _require(r, "name", str, path, row)
             f = {"id": row, "name": name, "allocates": _require(r, "allocates", bool, path, row),
-                 "text": _require(r, "text", str, path, row), "source": _source(r, path, row)}
+                 "text": _require(r, "text", str, path, row), "source": source_of(r, row)}
             if f["allocates"]:
                 rank = r.get("rank")
                 if rank != "any" and not (isinstance(rank, int) and rank > 0):
@@ -625,7 +542,7 @@ class Spec:
             t = _require(doc, key, dict, path, key)
             row = _require(t, "id", str, path, key)
             self._claim_id(row, path)
-            return {"id": row, "text": _require(t, "text", str, path, row), "source": _source(t, path, row), "raw": t}
+            return {"id": row, "text": _require(t, "text", str, path, row), "source": source_of(t, row), "raw": t}
 
         self.arith = {k: section(k) for k in ("formula", "compute", "scalars", "alpha", "values", "broadcast",
                                               "output_layout", "out", "inplace", "overlap", "error_leaves_output")}
@@ -650,7 +567,7 @@ class Spec:
             if k < 1:
                 raise SpecError(path, row, "eps_multiple must be >= 1")
             self.tolerances.append({"id": row, "ops": ops, "categories": cats, "alpha": bool(t.get("alpha_not_one", False)),
-                                    "k": k, "text": _require(t, "text", str, path, row), "source": _source(t, path, row)})
+                                    "k": k, "text": _require(t, "text", str, path, row), "source": source_of(t, row)})
 
         sc = self.arith["scalars"]["raw"]
         sv = _require(sc, "values", dict, path, "scalars")

@@ -23,6 +23,8 @@ import dataclasses
 import difflib
 import re
 
+from spec_rows import SpecError
+
 OWN = "own"
 
 
@@ -311,8 +313,6 @@ def check_file(name: str, path: str, doc: dict, documents: dict | None, implemen
                error_kinds: tuple = (), check_kinds: tuple = ()) -> None:
     """Checks one parsed file against FILES[name]; raises SpecError naming file, row and reason.
     error_kinds: the kinds an expected error may name (spec/interface.toml, raised_by "pytorch")."""
-    from spec_model import SpecError
-
     schema = FILES[name]
     c = _Checker(path, documents, implementation, error_kinds, check_kinds)
     known = [_label(k, fld.type) for k, fld in schema.items()]
