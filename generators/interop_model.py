@@ -19,7 +19,6 @@ import re
 
 import spec_schema
 from spec_rows import SpecError, source_of
-from spec_rows import require as _require
 
 INT_MAX = 2**31 - 1
 DEVICE_ERRORS = ("empty", "malformed", "unknown_type", "index_range", "index_unparsable", "cpu_index",
@@ -69,16 +68,16 @@ class Interop:
     # ------------------------------------------------------------------ helpers
     def _rule(self, table: dict, path: str, row: str, inherit=None) -> dict:
         """A row with id, text and source (its own clause and basis, or `inherit`'s)."""
-        rid = _require(table, "id", str, path, row)
+        rid = table["id"]
         self.spec._claim_id(rid, path)
         # A row that inherits its clause and basis is still its own row.
         source = inherit.for_row(rid) if inherit is not None and "clause" not in table else source_of(table, rid)
-        return {"id": rid, "text": _require(table, "text", str, path, rid), "source": source}
+        return {"id": rid, "text": table["text"], "source": source}
 
     def _error(self, table: dict, key: str, path: str, row: str) -> dict:
-        e = _require(table, key, dict, path, row)  # fields and kinds: spec_schema.ERROR's
-        return {"kind": _require(e, "kind", str, path, f"{row}.{key}"),
-                "message": _require(e, "message", str, path, f"{row}.{key}"),
+        e = table[key]  # fields and kinds: spec_schema.ERROR's
+        return {"kind": e["kind"],
+                "message": e["message"],
                 "lists_types": bool(e.get("lists_types", False))}
 
     def _dtype(self, name, path: str, row: str) -> str:
@@ -88,25 +87,24 @@ class Interop:
 
     # ------------------------------------------------------------------ devices.toml
     def _load_devices(self, path: str, doc: dict) -> None:
-        req = _require
-        g = req(doc, "grammar", dict, path, "grammar")
+        g = doc["grammar"]
         self.grammar = self._rule(g, path, "grammar")
-        self.pattern = req(g, "pattern", str, path, "grammar")
-        self.max_index = req(g, "max_index", int, path, "grammar")
-        errs = req(doc, "errors", dict, path, "errors")
+        self.pattern = g["pattern"]
+        self.max_index = g["max_index"]
+        errs = doc["errors"]
         self.device_errors = {cls: self._error(errs, cls, path, "errors") for cls in DEVICE_ERRORS}
-        self.errors_source = req(errs, "errors_source", str, path, "errors")
+        self.errors_source = errs["errors_source"]
         self.device_types: list[dict] = []
         for i, r in enumerate(doc.get("device_type", [])):
-            rule = {"id": req(r, "id", str, path, f"device_type[{i}]")}
+            rule = {"id": r["id"]}
             self.spec._claim_id(rule["id"], path)
-            rule.update(name=req(r, "name", str, path, rule["id"]), documented=req(r, "documented", bool, path, rule["id"]),
+            rule.update(name=r["name"], documented=r["documented"],
                         source=source_of(r, rule["id"]))
             self.device_types.append(rule)
-        more = req(doc, "device_types_pytorch", dict, path, "device_types_pytorch")
-        self.spec._claim_id(req(more, "id", str, path, "device_types_pytorch"), path)
+        more = doc["device_types_pytorch"]
+        self.spec._claim_id(more["id"], path)
         more_source = source_of(more, "device_types_pytorch")
-        for name in req(more, "names", list, path, "device_types_pytorch"):
+        for name in more["names"]:
             self.device_types.append({"id": f"device.type.{name}", "name": name, "documented": False,
                                       "source": more_source})
         names = [t["name"] for t in self.device_types]
@@ -120,10 +118,10 @@ class Interop:
 
         self.device_examples = []
         for i, r in enumerate(doc.get("example", [])):
-            rid = req(r, "id", str, path, f"example[{i}]")
+            rid = r["id"]
             self.spec._claim_id(rid, path)
             args = self._device_args(r, path, rid)
-            want = req(r, "repr", str, path, rid)
+            want = r["repr"]
             got = self.device_outcome(args)
             if got[0] != "ok" or got[1].repr() != want:
                 raise SpecError(path, rid, f"the grammar gives {call_text(args)} -> {self._outcome_text(got)}, "
@@ -132,10 +130,10 @@ class Interop:
 
         self.device_inputs = []
         for i, r in enumerate(doc.get("input", [])):
-            rid = req(r, "id", str, path, f"input[{i}]")
+            rid = r["id"]
             self.spec._claim_id(rid, path)
             args = self._device_args(r, path, rid)
-            cls = req(r, "error", str, path, rid)
+            cls = r["error"]
             if cls != "none" and cls not in DEVICE_ERRORS:
                 raise SpecError(path, rid, f"error {cls!r} is not 'none' or one of {', '.join(DEVICE_ERRORS)}")
             got = self.device_outcome(args)
@@ -143,33 +141,33 @@ class Interop:
             if got_cls != cls:
                 raise SpecError(path, rid, f"the grammar gives {call_text(args)} -> {self._outcome_text(got)}, "
                                                 f"the row says {cls}")
-            self.device_inputs.append({"id": rid, "args": args, "error": cls, "why": req(r, "why", str, path, rid)})
+            self.device_inputs.append({"id": rid, "args": args, "error": cls, "why": r["why"]})
 
-        self.str_rule = self._rule(req(doc, "str", dict, path, "str"), path, "str")
-        self.repr_rule = self._rule(req(doc, "repr", dict, path, "repr"), path, "repr")
-        eq = req(doc, "equality", dict, path, "equality")
+        self.str_rule = self._rule(doc["str"], path, "str")
+        self.repr_rule = self._rule(doc["repr"], path, "repr")
+        eq = doc["equality"]
         self.equality = self._rule(eq, path, "equality")
         self.equality_devices = []
-        for args in req(eq, "devices", list, path, "equality"):
+        for args in eq["devices"]:
             args = self._device_args({"args": args}, path, "equality")
             got = self.device_outcome(args)
             if got[0] != "ok":
                 raise SpecError(path, "equality", f"{call_text(args)} is not a valid device")
             self.equality_devices.append((args, got[1]))
 
-        dd = req(doc, "default_device", dict, path, "default_device")
+        dd = doc["default_device"]
         self.default_device = self._rule(dd, path, "default_device")
-        self.default_initial = req(dd, "initial", str, path, "default_device")
+        self.default_initial = dd["initial"]
         self.default_cases = []
         for i, c in enumerate(dd.get("case", [])):
-            rid = req(c, "id", str, path, f"default_device.case[{i}]")
+            rid = c["id"]
             self.spec._claim_id(rid, path)
-            steps = req(c, "steps", list, path, rid)
-            self.default_cases.append({"id": rid, "text": req(c, "text", str, path, rid),
+            steps = c["steps"]
+            self.default_cases.append({"id": rid, "text": c["text"],
                                        "steps": self._default_steps(steps, path, rid)})
 
     def _device_args(self, r: dict, path: str, rid: str) -> list:
-        args = _require(r, "args", list, path, rid)
+        args = r["args"]
         ok = ((len(args) == 1 and isinstance(args[0], (str, int))) or
               (len(args) == 2 and isinstance(args[0], str) and isinstance(args[1], int)))
         if not ok or any(isinstance(a, bool) for a in args):
@@ -271,15 +269,14 @@ class Interop:
 
     # ------------------------------------------------------------------ asarray.toml
     def _load_asarray(self, path: str, doc: dict) -> None:
-        req = _require
         self.sources: dict[str, dict] = {}
         for i, r in enumerate(doc.get("source", [])):
             rule = self._rule(r, path, f"source[{i}]")
-            kind = req(r, "kind", str, path, rule["id"])
+            kind = r["kind"]
             if kind not in SOURCE_KINDS or kind in self.sources:
                 raise SpecError(path, rule["id"], f"kind {kind!r} is unknown or repeated")
-            rule.update(kind=kind, aliases=req(r, "aliases", bool, path, rule["id"]),
-                        dtype=req(r, "dtype", str, path, rule["id"]), device=req(r, "device", str, path, rule["id"]),
+            rule.update(kind=kind, aliases=r["aliases"],
+                        dtype=r["dtype"], device=r["device"],
                         copy_false=self._error(r, "copy_false", path, rule["id"]) if "copy_false" in r else None)
             if rule["dtype"] not in ("source", "default", "inferred") or rule["device"] not in ("source", "cpu", "default"):
                 raise SpecError(path, rule["id"], "dtype must be source|default|inferred, device source|cpu|default")
@@ -288,30 +285,30 @@ class Interop:
             self.sources[kind] = rule
         if tuple(self.sources) != SOURCE_KINDS:
             raise SpecError(path, "source", f"expected the sources {', '.join(SOURCE_KINDS)}, in that order")
-        mm = req(doc, "mismatch", dict, path, "mismatch")
+        mm = doc["mismatch"]
         self.mismatch = self._rule(mm, path, "mismatch")
         self.mismatch.update(device_error=self._error(mm, "device_error", path, "mismatch"),
                              dtype_error=self._error(mm, "dtype_error", path, "mismatch"))
-        sw = req(doc, "sweep", dict, path, "sweep")
-        self.other_device = req(sw, "other_device", str, path, "sweep")
+        sw = doc["sweep"]
+        self.other_device = sw["other_device"]
         self.sweep = {}
         for kind in SOURCE_KINDS:
-            s = req(sw, kind, dict, path, "sweep")
+            s = sw[kind]
             entry = {"other_dtype": self._dtype(s.get("other_dtype"), path, f"sweep.{kind}")}
             if kind in ("tensor", "array", "dlpack", "array_scalar"):
                 entry["dtype"] = self._dtype(s.get("dtype"), path, f"sweep.{kind}")
                 entry["sizes"] = tuple(self.spec._ints(s, "sizes", path, f"sweep.{kind}"))
             elif kind == "buffer":
-                entry["bytes"] = req(s, "bytes", int, path, "sweep.buffer")
+                entry["bytes"] = s["bytes"]
             else:
-                entry["value"] = self.py_value(req(s, "value", str, path, f"sweep.{kind}"), path, f"sweep.{kind}")
+                entry["value"] = self.py_value(s["value"], path, f"sweep.{kind}")
                 entry["literal"] = s["value"]
             self.sweep[kind] = entry
-        self.dtype_pairs = req(sw, "dtype_pairs", bool, path, "sweep")
+        self.dtype_pairs = sw["dtype_pairs"]
 
-        inf = req(doc, "inference", dict, path, "inference")
+        inf = doc["inference"]
         self.inference = self._rule(inf, path, "inference")
-        if req(inf, "order", list, path, "inference") != ["bool", "int64", "default_float", "default_complex"]:
+        if inf["order"] != ["bool", "int64", "default_float", "default_complex"]:
             raise SpecError(path, "inference", "order must be bool, int64, default_float, default_complex")
         self.ragged_error = self._error(inf, "ragged_error", path, "inference")
         self.not_sequence_error = self._error(inf, "not_sequence_error", path, "inference")
@@ -319,29 +316,29 @@ class Interop:
         self.complex_to_integer_error = self._error(inf, "complex_to_integer_error", path, "inference")
         self.inference_examples = []
         for i, ex in enumerate(inf.get("example", [])):
-            rid = req(ex, "id", str, path, f"inference.example[{i}]")
+            rid = ex["id"]
             self.spec._claim_id(rid, path)
-            literal = req(ex, "value", str, path, rid)
-            default = self._dtype(req(ex, "default", str, path, rid), path, rid)
+            literal = ex["value"]
+            default = self._dtype(ex["default"], path, rid)
             if default not in self.spec.default_dtypes:
                 raise SpecError(path, rid, f"default {default} is not a possible default dtype")
             dtype = self._dtype(ex["dtype"], path, rid) if "dtype" in ex else None
             self.inference_examples.append({"id": rid, "literal": literal, "value": self.py_value(literal, path, rid),
                                             "default": default, "dtype": dtype})
 
-        buf = req(doc, "buffer", dict, path, "buffer")
+        buf = doc["buffer"]
         self.buffer = self._rule(buf, path, "buffer")
         self.buffer.update(length_error=self._error(buf, "length_error", path, "buffer"),
                            empty_error=self._error(buf, "empty_error", path, "buffer"),
                            lengths=tuple(self.spec._ints(buf, "lengths", path, "buffer")))
 
-        arr = req(doc, "array", dict, path, "array")
+        arr = doc["array"]
         self.array = self._rule(arr, path, "array")
         self.array.update(stride_error=self._error(arr, "stride_error", path, "array"),
                           negative_error=self._error(arr, "negative_error", path, "array"))
         self.array_examples = []
         for i, ex in enumerate(arr.get("example", [])):
-            rid = req(ex, "id", str, path, f"array.example[{i}]")
+            rid = ex["id"]
             self.spec._claim_id(rid, path)
             sizes = tuple(self.spec._ints(ex, "sizes", path, rid))
             strides = tuple(self.spec._ints(ex, "byte_strides", path, rid, lo=-2**40))
@@ -352,17 +349,17 @@ class Interop:
 
         self.doc_examples = []
         for i, ex in enumerate(doc.get("doc_example", [])):
-            rid = req(ex, "id", str, path, f"doc_example[{i}]")
+            rid = ex["id"]
             self.spec._claim_id(rid, path)
-            kind = req(ex, "source", str, path, rid)
+            kind = ex["source"]
             if kind not in ("tensor", "array", "array_scalar"):
                 raise SpecError(path, rid, "doc examples use tensor, array or array_scalar sources")
-            values = req(ex, "values", list, path, rid)
-            e = {"id": rid, "text": req(ex, "text", str, path, rid), "kind": kind,
+            values = ex["values"]
+            e = {"id": rid, "text": ex["text"], "kind": kind,
                  "dtype": self._dtype(ex.get("dtype"), path, rid), "values": values,
                  "sizes": () if kind == "array_scalar" else (len(values),),
                  "as_dtype": self._dtype(ex["as_dtype"], path, rid) if "as_dtype" in ex else None,
-                 "copy": ex.get("copy"), "shares": req(ex, "shares", bool, path, rid)}
+                 "copy": ex.get("copy"), "shares": ex["shares"]}
             got = self.asarray_outcome(kind, e["dtype"], e["sizes"], e["as_dtype"], None, e["copy"], "float32", "cpu")
             if got[0] != "ok" or got[4] != e["shares"]:
                 raise SpecError(path, rid, f"the rules give {got}, the row says shares = {e['shares']}")
@@ -373,14 +370,13 @@ class Interop:
             self._load_autograd(path, doc["autograd"])
 
     def _load_autograd(self, path: str, ag: dict) -> None:
-        req = _require
         self.autograd = self._rule(ag, path, "autograd")
-        self.autograd.update({k: req(ag, k, str, path, "autograd") for k in ("history_grad_fn", "clone_grad_fn",
+        self.autograd.update({k: ag[k] for k in ("history_grad_fn", "clone_grad_fn",
                                                                               "to_grad_fn")},
                              integer_error=self._error(ag, "integer_error", path, "autograd"))
         for i, ex in enumerate(ag.get("example", [])):
             e = self._rule(ex, path, f"autograd.example[{i}]")
-            kind = req(ex, "obj", str, path, e["id"])
+            kind = ex["obj"]
             history = ex.get("history", "none")
             if history != "none" and kind != "tensor":
                 raise SpecError(path, e["id"], "only a tensor source has autograd history")
@@ -518,12 +514,11 @@ class Interop:
 
     # ------------------------------------------------------------------ dlpack.toml
     def _load_dlpack(self, path: str, doc: dict) -> None:
-        req = _require
-        codes = req(doc, "codes", dict, path, "codes")
-        self.dl_codes = {k: req(codes, k, int, path, "codes") for k in codes}
-        dcodes = req(doc, "device_codes", dict, path, "device_codes")
-        self.dl_device_codes = {k: req(dcodes, k, int, path, "device_codes") for k in dcodes}
-        dt = req(doc, "dtype_codes", dict, path, "dtype_codes")
+        codes = doc["codes"]
+        self.dl_codes = {k: codes[k] for k in codes}
+        dcodes = doc["device_codes"]
+        self.dl_device_codes = {k: dcodes[k] for k in dcodes}
+        dt = doc["dtype_codes"]
         self.dl_dtype = self._rule(dt, path, "dtype_codes")
         self.dl_dtype_codes = {}
         fields = spec_schema.FILES["dlpack.toml"]["dtype_codes"].type.fields  # the rest name dtypes
@@ -532,44 +527,46 @@ class Interop:
             if name not in documented and name not in fields:
                 raise SpecError(path, "dtype_codes", f"{name!r} is not a documented dtype")
         for d in self.spec.documented:
-            code = req(dt, d.name, str, path, "dtype_codes")
+            if d.name not in dt:  # the schema types the codes; which dtypes need one is the dtype table's
+                raise SpecError(path, "dtype_codes", f"missing field '{d.name}': every documented dtype has a code")
+            code = dt[d.name]
             if code not in self.dl_codes:
                 raise SpecError(path, "dtype_codes", f"{d.name}: unknown code {code!r}")
             self.dl_dtype_codes[d.name] = (code, self.dl_codes[code], 8 * d.itemsize)
         pairs = [(c, b) for (_, c, b) in self.dl_dtype_codes.values()]
         if len(set(pairs)) != len(pairs):
             raise SpecError(path, "dtype_codes", "two dtypes share a (code, bits): import would be ambiguous")
-        dev = req(doc, "devices", dict, path, "devices")
+        dev = doc["devices"]
         self.dl_devices = self._rule(dev, path, "devices")
-        self.dl_devices.update(cpu=req(dev, "cpu", dict, path, "devices"), cuda=req(dev, "cuda", dict, path, "devices"),
-                               unpackable=req(dev, "unpackable", list, path, "devices"),
+        self.dl_devices.update(cpu=dev["cpu"], cuda=dev["cuda"],
+                               unpackable=dev["unpackable"],
                                export_error=self._error(dev, "export_error", path, "devices"))
         for name in ("cpu", "cuda"):
             if self.dl_devices[name].get("device_type") not in self.dl_device_codes:
                 raise SpecError(path, "devices", f"{name}: unknown device_type")
 
-        ex = req(doc, "export", dict, path, "export")
+        ex = doc["export"]
         self.dl_export = self._rule(ex, path, "export")
-        self.dl_export["normalize"] = req(ex, "normalize_strides", bool, path, "export")
+        self.dl_export["normalize"] = ex["normalize_strides"]
         self.dl_export_geometries = []
         for i, g in enumerate(ex.get("geometry", [])):
-            name = req(g, "name", str, path, f"export.geometry[{i}]")
+            name = g["name"]
             base = tuple(self.spec._ints(g, "base", path, name))
-            chain = req(g, "chain", list, path, name)
+            chain = g["chain"]
             geo = self.spec._chain_geometry(base, chain, path, f"export.geometry {name}")
             self.dl_export_geometries.append({"name": name, "base": base, "chain": chain, "geometry": geo})
 
-        im = req(doc, "import", dict, path, "import")
+        im = doc["import"]
         self.dl_import = self._rule(im, path, "import")
         self.dl_import_geometries = []
         for i, g in enumerate(im.get("geometry", [])):
-            name = req(g, "name", str, path, f"import.geometry[{i}]")
+            name = g["name"]
             sizes = tuple(self.spec._ints(g, "sizes", path, name))
             strides = tuple(self.spec._ints(g, "strides", path, name))
             if strides and len(strides) != len(sizes):
                 raise SpecError(path, name, "strides must be [] (NULL) or one per size")
             self.dl_import_geometries.append({"name": name, "sizes": sizes, "strides": strides,
-                                              "byte_offset": req(g, "byte_offset", int, path, name)})
+                                              "byte_offset": g["byte_offset"]})
         self.dl_import_invalid = []
         for i, r in enumerate(im.get("invalid", [])):
             rule = self._rule(r, path, f"import.invalid[{i}]", inherit=self.dl_import["source"])
@@ -585,11 +582,11 @@ class Interop:
                         device=self.dl_device_codes[device], error=self._error(r, "error", path, rule["id"]))
             self.dl_import_invalid.append(rule)
 
-        rt = req(doc, "round_trip", dict, path, "round_trip")
+        rt = doc["round_trip"]
         self.dl_round_trip = self._rule(rt, path, "round_trip")
-        self.dl_round_trip["peer"] = req(rt, "peer", str, path, "round_trip")
+        self.dl_round_trip["peer"] = rt["peer"]
         known = {g["name"] for g in self.dl_export_geometries}
-        self.dl_round_trip["geometries"] = req(rt, "geometries", list, path, "round_trip")
+        self.dl_round_trip["geometries"] = rt["geometries"]
         for name in self.dl_round_trip["geometries"]:
             if name not in known:
                 raise SpecError(path, "round_trip", f"unknown export geometry {name!r}")

@@ -26,7 +26,6 @@ import spec_schema
 import strided_model
 import toml_file
 from spec_rows import DType, Source, SpecError, source_of
-from spec_rows import require as _require
 
 
 CATEGORY_ORDER_DEFAULT = ("bool", "integral", "floating", "complex")
@@ -137,39 +136,34 @@ class Spec:
         self.by_short: dict[str, DType] = {}
         for i, r in enumerate(rows):
             row = r.get("id", f"dtype[{i}]")
-            row_id = _require(r, "id", str, path, row)
+            row_id = r["id"]
             self._claim_id(row_id, path)
-            name = _require(r, "name", str, path, row)
+            name = r["name"]
             if row_id != f"dtype.{name}":
                 raise SpecError(path, row, f"id must be 'dtype.{name}'")
-            category = _require(r, "category", str, path, row)
+            category = r["category"]
             if category not in CATEGORY_ORDER_DEFAULT:
                 raise SpecError(path, row, f"category {category!r} is not one of {', '.join(CATEGORY_ORDER_DEFAULT)}")
-            is_fp = _require(r, "is_floating_point", bool, path, row)
-            is_cx = _require(r, "is_complex", bool, path, row)
+            is_fp = r["is_floating_point"]
+            is_cx = r["is_complex"]
             if is_fp != (category == "floating") or is_cx != (category == "complex"):
                 raise SpecError(path, row, "is_floating_point/is_complex disagree with category")
-            bits = None
-            if "bits" in r:
-                b = r["bits"]
-                try:
-                    bits = (int(b["sign"]), int(b["exponent"]), int(b["significand"]))
-                except (KeyError, TypeError, ValueError):
-                    raise SpecError(path, row, "bits must be { sign, exponent, significand }") from None
+            b = r.get("bits")
+            bits = None if b is None else (b["sign"], b["exponent"], b["significand"])
             if is_fp and bits is None:
                 raise SpecError(path, row, "floating dtypes need bits = { sign, exponent, significand }")
-            itemsize = _require(r, "itemsize", int, path, row)
+            itemsize = r["itemsize"]
             if bits is not None and sum(bits) != itemsize * 8:
                 raise SpecError(path, row, f"bits add up to {sum(bits)}, itemsize says {itemsize * 8}")
             src = source_of(r, row)
             d = DType(
-                id=row_id, name=name, short=_require(r, "short", str, path, row),
-                aliases=tuple(_require(r, "aliases", list, path, row)),
-                legacy_constructor=_require(r, "legacy_constructor", str, path, row),
-                c10_name=_require(r, "c10_name", str, path, row), itemsize=itemsize,
-                category=category, is_signed=_require(r, "is_signed", bool, path, row),
+                id=row_id, name=name, short=r["short"],
+                aliases=tuple(r["aliases"]),
+                legacy_constructor=r["legacy_constructor"],
+                c10_name=r["c10_name"], itemsize=itemsize,
+                category=category, is_signed=r["is_signed"],
                 is_floating_point=is_fp, is_complex=is_cx, bits=bits,
-                documented=_require(r, "documented", bool, path, row),
+                documented=r["documented"],
                 clause=src.clause, basis=src.basis)
             for key in [name, *d.aliases]:
                 if key in self.by_name:
@@ -196,8 +190,8 @@ class Spec:
         cats = doc.get("categories")
         if not isinstance(cats, dict):
             raise SpecError(path, "categories", "missing [categories] table")
-        self._claim_id(_require(cats, "id", str, path, "categories"), path)
-        order = _require(cats, "order", list, path, "categories")
+        self._claim_id(cats["id"], path)
+        order = cats["order"]
         if sorted(order) != sorted(CATEGORY_ORDER_DEFAULT):
             raise SpecError(path, "categories", f"order must list exactly {', '.join(CATEGORY_ORDER_DEFAULT)}")
         self.category_order = tuple(order)
@@ -208,12 +202,12 @@ class Spec:
         if not isinstance(pt, dict):
             raise SpecError(path, "promote_types", "missing [promote_types] table")
         self.promote_source = source_of(pt, "promote_types")
-        self.promote_prefix = _require(pt, "id_prefix", str, path, "promote_types")
-        columns = [self._short(c, path, "promote_types.columns") for c in _require(pt, "columns", list, path, "promote_types")]
+        self.promote_prefix = pt["id_prefix"]
+        columns = [self._short(c, path, "promote_types.columns") for c in pt["columns"]]
         if sorted(d.name for d in columns) != sorted(d.name for d in self.documented):
             raise SpecError(path, "promote_types.columns", "columns must be exactly the documented dtypes")
         self.matrix: dict[tuple[str, str], str] = {}
-        rows = _require(pt, "rows", list, path, "promote_types")
+        rows = pt["rows"]
         if len(rows) != len(columns):
             raise SpecError(path, "promote_types.rows", f"{len(rows)} rows for {len(columns)} columns")
         for line in rows:
@@ -239,12 +233,10 @@ class Spec:
         lat = doc.get("promotion_lattice")
         if not isinstance(lat, dict):
             raise SpecError(path, "promotion_lattice", "missing [promotion_lattice] table")
-        self._claim_id(_require(lat, "id", str, path, "promotion_lattice"), path)
+        self._claim_id(lat["id"], path)
         self.lattice_source = source_of(lat, "promotion_lattice")
         self.lattice_edges: list[tuple[str, str]] = []
-        for e in _require(lat, "edges", list, path, "promotion_lattice"):
-            if not isinstance(e, list) or len(e) != 2:
-                raise SpecError(path, "promotion_lattice.edges", f"edge {e!r} is not [from, to]")
+        for e in lat["edges"]:
             lo = self._short(e[0], path, "promotion_lattice.edges")
             hi = self._short(e[1], path, "promotion_lattice.edges")
             self.lattice_edges.append((lo.name, hi.name))
@@ -253,14 +245,14 @@ class Spec:
         rt = doc.get("result_type")
         if not isinstance(rt, dict):
             raise SpecError(path, "result_type", "missing [result_type] table")
-        self._claim_id(_require(rt, "id", str, path, "result_type"), path)
+        self._claim_id(rt["id"], path)
         self.result_type_source = source_of(rt, "result_type")
         # The operand classes and scalar kinds the rules above are written for: a table that
         # names others describes rules the model does not implement.
         for key, want in (("classes", ["dimensioned", "zero_dim", "scalar"]), ("scalar_kinds", list(SCALAR_KINDS))):
             if rt.get(key, want) != want:
                 raise SpecError(path, "result_type", f"{key} must be {want} (the rules the generators implement)")
-        sd = _require(rt, "scalar_dtype", dict, path, "result_type")
+        sd = rt["scalar_dtype"]
         if sorted(sd) != sorted(SCALAR_KINDS):
             raise SpecError(path, "result_type.scalar_dtype", f"must map exactly {', '.join(SCALAR_KINDS)}")
         self.scalar_dtype = dict(sd)
@@ -268,18 +260,18 @@ class Spec:
             if v not in ("default", "default_complex"):
                 self.dtype(v, path, f"result_type.scalar_dtype.{k}")
         self.default_dtypes = [self.dtype(n, path, "result_type.default_dtypes").name
-                               for n in _require(rt, "default_dtypes", list, path, "result_type")]
-        dc = _require(rt, "default_complex", dict, path, "result_type")
+                               for n in rt["default_dtypes"]]
+        dc = rt["default_complex"]
         self.default_complex = {}
         for k in self.default_dtypes:
             if k not in dc:
                 raise SpecError(path, "result_type.default_complex", f"no complex default for {k}")
             self.default_complex[k] = self.dtype(dc[k], path, "result_type.default_complex").name
-        self.initial_default = self.dtype(_require(rt, "initial_default", str, path, "result_type"),
+        self.initial_default = self.dtype(rt["initial_default"],
                                           path, "result_type.initial_default").name
         if self.initial_default not in self.default_dtypes:
             raise SpecError(path, "result_type.initial_default", "must be one of default_dtypes")
-        tc = _require(rt, "to_complex", dict, path, "result_type")
+        tc = rt["to_complex"]
         self.to_complex_map = {}
         for d in self.dtypes:
             if d.category == "floating":
@@ -293,10 +285,10 @@ class Spec:
         for kind in ("example", "pytorch"):
             for i, ex in enumerate(rt.get(kind, [])):
                 row = ex.get("id", f"result_type.{kind}[{i}]")
-                self._claim_id(_require(ex, "id", str, path, row), path)
-                a = Operand.parse(_require(ex, "a", str, path, row), self, path, row)
-                b = Operand.parse(_require(ex, "b", str, path, row), self, path, row)
-                res = self.dtype(_require(ex, "result", str, path, row), path, row).name
+                self._claim_id(ex["id"], path)
+                a = Operand.parse(ex["a"], self, path, row)
+                b = Operand.parse(ex["b"], self, path, row)
+                res = self.dtype(ex["result"], path, row).name
                 text = ex.get("expr") or ex.get("why") or ""
                 src = self.result_type_source.for_row(row)  # the example's own row, the rules' clause
                 if kind == "example":
@@ -307,14 +299,14 @@ class Spec:
         self.ops: dict[str, dict] = {}
         for i, op in enumerate(doc.get("op", [])):
             row = op.get("id", f"op[{i}]")
-            self._claim_id(_require(op, "id", str, path, row), path)
-            name = _require(op, "name", str, path, row)
+            self._claim_id(op["id"], path)
+            name = op["name"]
             if name not in OPS:
                 raise SpecError(path, row, f"op {name!r} is not one of {', '.join(OPS)}")
             entry = {"source": source_of(op, row), "bool_error": None, "integer_to_default_float": False}
             if "bool_error" in op:
-                be = _require(op, "bool_error", dict, path, row)
-                entry["bool_error"] = {k: _require(be, k, str, path, row + ".bool_error") for k in ("kind", "both", "one")}
+                be = op["bool_error"]
+                entry["bool_error"] = {k: be[k] for k in ("kind", "both", "one")}
             if op.get("integer_to_default_float", False):
                 entry["integer_to_default_float"] = True
             self.ops[name] = entry
@@ -327,18 +319,18 @@ class Spec:
         cc = doc.get("can_cast")
         if not isinstance(cc, dict) or not isinstance(cc.get("disallow"), list):
             raise SpecError(path, "can_cast", "missing [[can_cast.disallow]] rules")
-        self._claim_id(_require(cc, "id", str, path, "can_cast"), path)
+        self._claim_id(cc["id"], path)
         self.can_cast_source = source_of(cc, "can_cast")  # the rule "allowed unless disallowed"
         self.cast_rules = []
         for i, r in enumerate(cc["disallow"]):
             row = r.get("id", f"can_cast.disallow[{i}]")
-            self._claim_id(_require(r, "id", str, path, row), path)
-            frm = _require(r, "from", list, path, row)
-            to = _require(r, "to", list, path, row)
+            self._claim_id(r["id"], path)
+            frm = r["from"]
+            to = r["to"]
             for c in [*frm, *to]:
                 if c not in self.category_order:
                     raise SpecError(path, row, f"unknown category {c!r}")
-            self.cast_rules.append({"id": row, "text": _require(r, "text", str, path, row),
+            self.cast_rules.append({"id": row, "text": r["text"],
                                     "from": frm, "to": to, "source": source_of(r, row)})
         for a in self.documented:
             for b in self.documented:
@@ -346,35 +338,35 @@ class Spec:
         oc = doc.get("output_casting")
         if not isinstance(oc, dict):
             raise SpecError(path, "output_casting", "missing [output_casting] table")
-        self._claim_id(_require(oc, "id", str, path, "output_casting"), path)
+        self._claim_id(oc["id"], path)
         self.output_casting_source = source_of(oc, "output_casting")
-        self.cast_error_kind = _require(oc, "error_kind", str, path, "output_casting")
-        self.cast_message = _require(oc, "message", str, path, "output_casting")
+        self.cast_error_kind = oc["error_kind"]
+        self.cast_message = oc["message"]
         for field in ("{result}", "{output}"):
             if field not in self.cast_message:
                 raise SpecError(path, "output_casting", f"message must contain {field}")
-        self.cast_doc_message = _require(oc, "doc_message", str, path, "output_casting")
-        if _require(oc, "value_path", str, path, "output_casting") != "result_then_output":
+        self.cast_doc_message = oc["doc_message"]
+        if oc["value_path"] != "result_then_output":
             raise SpecError(path, "output_casting", "value_path must be 'result_then_output'")
         self.cast_examples = []
         for i, ex in enumerate(oc.get("example", [])):
             row = ex.get("id", f"output_casting.example[{i}]")
-            self._claim_id(_require(ex, "id", str, path, row), path)
+            self._claim_id(ex["id"], path)
             self.cast_examples.append({
-                "id": row, "expr": _require(ex, "expr", str, path, row),
-                "self": self.dtype(_require(ex, "self", str, path, row), path, row).name,
-                "other": self.dtype(_require(ex, "other", str, path, row), path, row).name,
-                "allowed": _require(ex, "allowed", bool, path, row)})
+                "id": row, "expr": ex["expr"],
+                "self": self.dtype(ex["self"], path, row).name,
+                "other": self.dtype(ex["other"], path, row).name,
+                "allowed": ex["allowed"]})
 
     def _error(self, table, key: str, path: str, row: str) -> dict:
         """An error spec `{ kind, message }` (message: a fragment every conforming message contains;
         its fields and kinds are spec_schema.ERROR's)."""
-        e = _require(table, key, dict, path, row)
-        return {"kind": _require(e, "kind", str, path, f"{row}.{key}"),
-                "message": _require(e, "message", str, path, f"{row}.{key}")}
+        e = table[key]
+        return {"kind": e["kind"],
+                "message": e["message"]}
 
     def _ints(self, table, key: str, path: str, row: str, lo: int = 0) -> tuple[int, ...]:
-        v = _require(table, key, list, path, row)
+        v = table[key]
         if not all(isinstance(x, int) and not isinstance(x, bool) and x >= lo for x in v):
             raise SpecError(path, row, f"field '{key}' must be a list of integers >= {lo}, got {v!r}")
         return tuple(v)
@@ -383,7 +375,7 @@ class Spec:
         path, doc = self._file("strided.toml")
 
         def claimed(table, row_hint):
-            row = _require(table, "id", str, path, row_hint)
+            row = table["id"]
             self._claim_id(row, path)
             return row
 
@@ -391,7 +383,7 @@ class Spec:
             """A rule or example row: its claimed id, text and source, plus `fields` read by
             the given functions (each called as f(table, row))."""
             row = claimed(table, row_hint)
-            out = {"id": row, "text": _require(table, "text", str, path, row), "source": source_of(table, row)}
+            out = {"id": row, "text": table["text"], "source": source_of(table, row)}
             out.update({k: f(table, row) for k, f in fields.items()})
             if "strides" in out and len(out["strides"]) != len(out["sizes"]):
                 raise SpecError(path, row, f"sizes {list(out['sizes'])} and strides {list(out['strides'])} "
@@ -402,10 +394,10 @@ class Spec:
             return lambda t, row: self._ints(t, key, path, row, lo)
 
         def section(key) -> dict:
-            return _require(doc, key, dict, path, key)
+            return doc[key]
 
-        self.layouts = [rule(r, f"layout[{i}]", name=lambda t, row: _require(t, "name", str, path, row),
-                             required=lambda t, row: _require(t, "required", bool, path, row))
+        self.layouts = [rule(r, f"layout[{i}]", name=lambda t, row: t["name"],
+                             required=lambda t, row: t["required"])
                         for i, r in enumerate(doc.get("layout", []))]
         if [l["name"] for l in self.layouts] != ["strided", "sparse_coo"]:
             raise SpecError(path, "layout", "expected the layouts strided and sparse_coo, in that order")
@@ -413,14 +405,14 @@ class Spec:
         def write(t, row):
             if "write_storage" not in t:
                 return None
-            w = _require(t, "write_storage", dict, path, row)
-            return (_require(w, "index", int, path, row), _require(w, "value", int, path, row))
+            w = t["write_storage"]
+            return (w["index"], w["value"])
 
         addr = section("address")
         self.address = rule(addr, "address")
         self.address["examples"] = [
             rule(ex, f"address.example[{i}]", sizes=ints("sizes"), values=ints("values", -2**31),
-                 strides=ints("strides"), offset=lambda t, row: _require(t, "storage_offset", int, path, row),
+                 strides=ints("strides"), offset=lambda t, row: t["storage_offset"],
                  write=write, after=lambda t, row: self._ints(t, "after", path, row, -2**31) if "after" in t else ())
             for i, ex in enumerate(addr.get("example", []))]
         for ex in self.address["examples"]:
@@ -430,9 +422,15 @@ class Spec:
         self.formats: dict[str, dict] = {}
         for i, r in enumerate(doc.get("memory_format", [])):
             row = claimed(r, f"memory_format[{i}]")
-            name = _require(r, "name", str, path, row)
-            f = {"id": row, "name": name, "allocates": _require(r, "allocates", bool, path, row),
-                 "text": _require(r, "text", str, path, row), "source": source_of(r, row)}
+
+            def needs(*keys, why=""):
+                # Fields the schema leaves optional that a format needs by what it is (why).
+                for key in keys:
+                    if key not in r:
+                        raise SpecError(path, row, f"missing field '{key}': {why}")
+            name = r["name"]
+            f = {"id": row, "name": name, "allocates": r["allocates"],
+                 "text": r["text"], "source": source_of(r, row)}
             if f["allocates"]:
                 rank = r.get("rank")
                 if rank != "any" and not (isinstance(rank, int) and rank > 0):
@@ -441,14 +439,18 @@ class Spec:
                 if order != "reverse" and not (isinstance(order, list) and isinstance(rank, int) and
                                                sorted(order) == list(range(rank))):
                     raise SpecError(path, row, "order must be \"reverse\" or a permutation of range(rank)")
-                floor = _require(r, "size_floor", int, path, row)
+                needs("size_floor", why="a format that allocates says its size floor")
+                floor = r["size_floor"]
                 if floor not in (0, 1):
                     raise SpecError(path, row, "size_floor must be 0 or 1")
                 f.update(rank=rank, order=order, size_floor=floor)
                 if rank != "any":
+                    needs("rank_error", why="a format for one rank says the error for another")
                     f["rank_error"] = self._error(r, "rank_error", path, row)
             else:
                 f["rank"] = "any"
+                needs("empty_error", "contiguous_error", why="a format that does not allocate says the errors "
+                                                             "of empty() and contiguous() with it")
                 f["empty_error"] = self._error(r, "empty_error", path, row)
                 f["contiguous_error"] = self._error(r, "contiguous_error", path, row)
             self.formats[name] = f
@@ -461,7 +463,7 @@ class Spec:
         self.is_contiguous = rule(ic, "is_contiguous")
         self.is_contiguous["examples"] = [
             rule(ex, f"is_contiguous.example[{i}]", sizes=ints("sizes"), strides=ints("strides"),
-                 expected=lambda t, row: {n: _require(t, n, bool, path, row) for n in ALLOCATING_FORMATS})
+                 expected=lambda t, row: {n: t[n] for n in ALLOCATING_FORMATS})
             for i, ex in enumerate(ic.get("example", []))]
 
         pf = section("preserve_format")
@@ -478,13 +480,13 @@ class Spec:
         for i, r in enumerate(doc.get("view", [])):
             v = rule(r, f"view[{i}]")
             row = v["id"]
-            op = _require(r, "op", str, path, row)
+            op = r["op"]
             if op not in VIEW_OPS or op in self.views:
                 raise SpecError(path, row, f"op {op!r} is unknown or listed twice (ops: {', '.join(VIEW_OPS)})")
             copies = r.get("copies")
             if copies not in (True, False, "when_view_fails", "unless_contiguous"):
                 raise SpecError(path, row, "copies must be true, false, \"when_view_fails\" or \"unless_contiguous\"")
-            errors = _require(r, "errors", dict, path, row)
+            errors = r["errors"]
             want = strided_model.VIEW_CAUSES[op]
             if set(errors) != want:
                 missing, extra = sorted(want - set(errors)), sorted(set(errors) - want)
@@ -497,21 +499,21 @@ class Spec:
         if set(self.views) != set(VIEW_OPS):
             raise SpecError(path, "view", f"missing view rows for {', '.join(sorted(set(VIEW_OPS) - set(self.views)))}")
 
-        sw = _require(doc, "sweep", dict, path, "sweep")
-        self._claim_id(_require(sw, "id", str, path, "sweep"), path)
+        sw = doc["sweep"]
+        self._claim_id(sw["id"], path)
         for key in ("empty_shapes", "layout_shapes"):
-            for j, s in enumerate(_require(sw, key, list, path, "sweep")):
+            for j, s in enumerate(sw[key]):
                 self._ints(s, "ranks", path, f"sweep.{key}[{j}]")
                 self._ints(s, "sizes", path, f"sweep.{key}[{j}]")
-        variants = _require(sw, "layout_variants", list, path, "sweep")
+        variants = sw["layout_variants"]
         unknown = [v for v in variants if v not in strided_model.VARIANTS]
         if unknown:
             raise SpecError(path, "sweep", f"unknown layout variants {unknown} (known: {', '.join(strided_model.VARIANTS)})")
         self.sweep = sw
         self.view_bases = []
-        for j, b in enumerate(_require(sw, "view_bases", list, path, "sweep")):
+        for j, b in enumerate(sw["view_bases"]):
             brow = f"sweep.view_bases[{j}]"
-            bid = _require(b, "id", str, path, brow)
+            bid = b["id"]
             sizes = self._ints(b, "sizes", path, brow)
             chain = b.get("chain", [])
             g = self._chain_geometry(sizes, chain, path, brow)
@@ -539,16 +541,16 @@ class Spec:
         path, doc = self._file("arithmetic.toml")
 
         def section(key) -> dict:
-            t = _require(doc, key, dict, path, key)
-            row = _require(t, "id", str, path, key)
+            t = doc[key]
+            row = t["id"]
             self._claim_id(row, path)
-            return {"id": row, "text": _require(t, "text", str, path, row), "source": source_of(t, row), "raw": t}
+            return {"id": row, "text": t["text"], "source": source_of(t, row), "raw": t}
 
         self.arith = {k: section(k) for k in ("formula", "compute", "scalars", "alpha", "values", "broadcast",
                                               "output_layout", "out", "inplace", "overlap", "error_leaves_output")}
         comp = self.arith["compute"]["raw"]
-        opmath = _require(comp, "opmath", dict, path, "compute")
-        via = _require(comp, "via_float32", list, path, "compute")
+        opmath = comp["opmath"]
+        via = comp["via_float32"]
         for name in [*opmath, *opmath.values(), *via]:
             self.dtype(name, path, "compute")
         if (comp.get("bool_add"), comp.get("bool_mul")) != ("or", "and"):
@@ -557,20 +559,20 @@ class Spec:
 
         self.tolerances = []
         for i, t in enumerate(doc.get("tolerance", [])):
-            row = _require(t, "id", str, path, f"tolerance[{i}]")
+            row = t["id"]
             self._claim_id(row, path)
-            ops = _require(t, "ops", list, path, row)
-            cats = _require(t, "categories", list, path, row)
+            ops = t["ops"]
+            cats = t["categories"]
             if not set(ops) <= set(OPS) or not set(cats) <= set(CATEGORY_ORDER_DEFAULT):
                 raise SpecError(path, row, "ops must be among add/sub/mul/div and categories among " + ", ".join(CATEGORY_ORDER_DEFAULT))
-            k = _require(t, "eps_multiple", int, path, row)
+            k = t["eps_multiple"]
             if k < 1:
                 raise SpecError(path, row, "eps_multiple must be >= 1")
             self.tolerances.append({"id": row, "ops": ops, "categories": cats, "alpha": bool(t.get("alpha_not_one", False)),
-                                    "k": k, "text": _require(t, "text", str, path, row), "source": source_of(t, row)})
+                                    "k": k, "text": t["text"], "source": source_of(t, row)})
 
         sc = self.arith["scalars"]["raw"]
-        sv = _require(sc, "values", dict, path, "scalars")
+        sv = sc["values"]
         if sorted(sv) != sorted(SCALAR_KINDS):
             raise SpecError(path, "scalars.values", f"must list values for {', '.join(SCALAR_KINDS)}")
         kind_dtype = {"bool": "bool", "int": "int64", "float": "float64", "complex": "complex128"}
@@ -578,24 +580,24 @@ class Spec:
 
         al = self.arith["alpha"]["raw"]
         self.alpha_errors = {k: self._error(al, k, path, "alpha") for k in ("bool_error", "float_error", "complex_error")}
-        av = _require(al, "values", dict, path, "alpha")
+        av = al["values"]
         if sorted(av) != sorted(CATEGORY_ORDER_DEFAULT):
             raise SpecError(path, "alpha.values", f"must list values for {', '.join(CATEGORY_ORDER_DEFAULT)}")
         cat_dtype = {"bool": "bool", "integral": "int64", "floating": "float64", "complex": "complex128"}
         self.alpha_values = {c: [self._value(v, cat_dtype[c], path, "alpha.values") for v in av[c]] for c in av}
 
         vs = self.arith["values"]["raw"]
-        sets = _require(vs, "sets", dict, path, "values")
+        sets = vs["sets"]
         if sorted(sets) != sorted(d.name for d in self.documented):
             raise SpecError(path, "values.sets", "must list values for exactly the documented dtypes")
-        self.value_sets = {d: [self._value(v, d, path, f"values.sets.{d}") for v in _require(sets, d, list, path, "values.sets")]
+        self.value_sets = {d: [self._value(v, d, path, f"values.sets.{d}") for v in sets[d]]
                            for d in sets}
-        self.value_mixed = _require(vs, "mixed", int, path, "values")
+        self.value_mixed = vs["mixed"]
         self.value_examples = []
         for i, ex in enumerate(vs.get("example", [])):
-            row = _require(ex, "id", str, path, f"values.example[{i}]")
+            row = ex["id"]
             self._claim_id(row, path)
-            op = _require(ex, "op", str, path, row)
+            op = ex["op"]
             if op not in OPS:
                 raise SpecError(path, row, f"op {op!r} is not one of {', '.join(OPS)}")
             da = self.dtype(ex.get("a_dtype", ex.get("dtype", "")), path, row).name
@@ -610,31 +612,29 @@ class Spec:
             alpha = ex.get("alpha")
             if alpha is not None and op not in ("add", "sub"):
                 raise SpecError(path, row, "alpha exists for add and sub only")
-            expected = self._value(_require(ex, "expected", (bool, int, float, list), path, row), r, path, row)
+            expected = self._value(ex["expected"], r, path, row)
             got = self.compute.element(op, self.compute.cast(a, r), self.compute.cast(b, r), r, alpha)
             if not same_value(got, expected):
                 raise SpecError(path, row, f"the rules give {got!r}, the row says {expected!r}: the table contradicts itself")
             self.value_examples.append({"id": row, "op": op, "a_dtype": da, "b_dtype": db, "a": a, "b": b, "alpha": alpha,
-                                        "result": r, "expected": expected, "text": _require(ex, "text", str, path, row),
+                                        "result": r, "expected": expected, "text": ex["text"],
                                         "source": self.arith["values"]["source"].for_row(row)})
 
         bc = self.arith["broadcast"]["raw"]
         self.broadcast_error = self._error(bc, "error", path, "broadcast")
         self.broadcast_shapes = []
-        for j, pair in enumerate(_require(bc, "shapes", list, path, "broadcast")):
-            if not (isinstance(pair, list) and len(pair) == 2):
-                raise SpecError(path, f"broadcast.shapes[{j}]", "must be [a shape, b shape]")
+        for j, pair in enumerate(bc["shapes"]):
             self.broadcast_shapes.append(tuple(self._ints({"s": s}, "s", path, f"broadcast.shapes[{j}]") for s in pair))
         self.inplace_error = self._error(self.arith["inplace"]["raw"], "error", path, "inplace")
         ov = self.arith["overlap"]["raw"]
         self.overlap_errors = {k: self._error(ov, k, path, "overlap") for k in ("internal_error", "partial_error")}
 
-        ls = _require(doc, "layout_sweep", dict, path, "layout_sweep")
-        self._claim_id(_require(ls, "id", str, path, "layout_sweep"), path)
+        ls = doc["layout_sweep"]
+        self._claim_id(ls["id"], path)
         shape = self._ints(ls, "shape", path, "layout_sweep")
 
         def recipe(r, where, want_shape):
-            rid = _require(r, "id", str, path, where)
+            rid = r["id"]
             base = self._ints(r, "base", path, where)
             g = self._chain_geometry(base, r.get("chain", []), path, where)
             if want_shape is not None and g.sizes != want_shape:
@@ -642,23 +642,23 @@ class Spec:
             return {"id": rid, "base": base, "chain": [list(s) for s in r.get("chain", [])], "geometry": g}
 
         self.layout_shape = shape
-        self.layouts_same = [recipe(r, f"layout_sweep.layouts[{j}]", shape) for j, r in enumerate(_require(ls, "layouts", list, path, "layout_sweep"))]
-        self.layouts_broadcast = [recipe(r, f"layout_sweep.broadcast[{j}]", None) for j, r in enumerate(_require(ls, "broadcast", list, path, "layout_sweep"))]
+        self.layouts_same = [recipe(r, f"layout_sweep.layouts[{j}]", shape) for j, r in enumerate(ls["layouts"])]
+        self.layouts_broadcast = [recipe(r, f"layout_sweep.broadcast[{j}]", None) for j, r in enumerate(ls["broadcast"])]
         for r in self.layouts_broadcast:
             try:
                 arith_model.broadcast(shape, r["geometry"].sizes)
             except arith_model.ArithError:
                 raise SpecError(path, "layout_sweep.broadcast", f"{r['id']} does not broadcast with {list(shape)}") from None
         self.layout_dtypes = []
-        for pair in _require(ls, "dtypes", list, path, "layout_sweep"):
+        for pair in ls["dtypes"]:
             self.layout_dtypes.append(tuple(self.dtype(d, path, "layout_sweep.dtypes").name for d in pair))
         self.layout_extra = []
-        for j, e in enumerate(_require(ls, "extra", list, path, "layout_sweep")):
+        for j, e in enumerate(ls["extra"]):
             where = f"layout_sweep.extra[{j}]"
-            fmts = _require(e, "formats", list, path, where)
+            fmts = e["formats"]
             if not set(fmts) <= set(ALLOCATING_FORMATS):
                 raise SpecError(path, where, f"formats must be among {', '.join(ALLOCATING_FORMATS)}")
-            self.layout_extra.append({"id": _require(e, "id", str, path, where), "base": self._ints(e, "base", path, where),
+            self.layout_extra.append({"id": e["id"], "base": self._ints(e, "base", path, where),
                                       "formats": fmts})
 
     def tolerance_for(self, op: str, result: str, alpha) -> tuple[str, int] | None:

@@ -72,18 +72,3 @@ class DType:
         """The C++ enumerator: float32 -> kFloat32, bool -> kBool."""
         return "k" + self.name[0].upper() + self.name[1:]
 
-
-def require(table: dict, key: str, typ, path: str, row: str):
-    if key not in table:
-        raise SpecError(path, row, f"missing field '{key}'")
-    value = table[key]
-    if typ is bool:
-        ok = isinstance(value, bool)
-    elif typ is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    else:
-        ok = isinstance(value, typ)
-    if not ok:
-        names = " or ".join(t.__name__ for t in (typ if isinstance(typ, tuple) else (typ,)))
-        raise SpecError(path, row, f"field '{key}' must be {names}, got {type(value).__name__} {value!r}")
-    return value
