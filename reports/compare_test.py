@@ -83,7 +83,7 @@ def write(d, docs, html=True):
     for name, doc in docs.items():
         os.makedirs(os.path.join(d, name), exist_ok=True)
         if html:
-            report.write_all(doc, os.path.join(d, name))
+            render.write_all(doc, os.path.join(d, name))
         else:
             with open(os.path.join(d, name, "report.json"), "w") as f:
                 json.dump(doc, f)

@@ -46,6 +46,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import tomllib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAMILY_DIR = os.path.join(HERE, "families")
@@ -84,10 +85,20 @@ def _table(path: str, part: dict, key: str, cell) -> dict:
     return out
 
 
-def load_family(path: str) -> dict:
-    import report  # reports/report.py, beside this file
+def read_toml(path: str, what: str, error: type) -> dict:
+    """A TOML file (stdlib tomllib); `error` naming `what` and the problem where it cannot be
+    read or is not TOML."""
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except OSError as e:
+        raise error(f"{what}: cannot read: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise error(f"{what}: not valid TOML: {e}") from None
 
-    doc = report.read_toml(path, path, FamilyError)
+
+def load_family(path: str) -> dict:
+    doc = read_toml(path, path, FamilyError)
     for k in ("key", "name", "source"):
         if not isinstance(doc.get(k), str):
             raise FamilyError(f"{path}: needs {k} (a string)")

@@ -156,7 +156,7 @@ class HeadlineFirst(unittest.TestCase):
         colours = {"clean": "brightgreen", "listed": "yellow", "optional": "yellow", "partial": "yellow"}
         for name, doc in self.docs.items():
             with self.subTest(name), tempfile.TemporaryDirectory() as d:
-                paths = report.write_all(doc, d)
+                paths = render.write_all(doc, d)
                 self.assertEqual([os.path.basename(p) for p in paths],
                                  ["report.json", "report.md", "report.html", "badge.json"])
                 with open(os.path.join(d, "badge.json"), encoding="utf-8") as f:
@@ -177,7 +177,7 @@ class HeadlineFirst(unittest.TestCase):
 
         doc = self.docs["listed"]
         with tempfile.TemporaryDirectory() as d:
-            report.write_all(doc, d, ("report.json",))
+            render.write_all(doc, d, ("report.json",))
             self.assertEqual(sorted(os.listdir(d)), ["report.json"])
             with redirect_stdout(io.StringIO()):
                 self.assertEqual(render.main([os.path.join(d, "report.json")]), 0)

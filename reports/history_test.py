@@ -15,6 +15,7 @@ from html.parser import HTMLParser
 
 sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
 import history  # noqa: E402
+import render  # noqa: E402
 import report  # noqa: E402
 from reports_test import case, make  # noqa: E402
 
@@ -125,7 +126,7 @@ class History(unittest.TestCase):
 
     def test_the_command_line(self):
         d = self.tmp
-        report.write_all(self.runs[0], d, ("report.json",))
+        render.write_all(self.runs[0], d, ("report.json",))
         stdout, stderr = io.StringIO(), io.StringIO()
         with redirect_stdout(stdout), redirect_stderr(stderr):
             self.assertEqual(history.main(["append", os.path.join(d, "report.json"), self.path]), 0)

@@ -13,7 +13,7 @@ written and the message names the field (or the case) and both values, with thei
 
 The merged report is built by reports/report.py's own functions (report.build: the summary,
 verdict, score, headline and promotion family of the union, then the schema check) and written
-by its one writer (report.write_all: report.json, report.md, report.html, badge.json) into DIR.
+by its one writer (render.write_all: report.json, report.md, report.html, badge.json) into DIR.
 Its tool.commit is the inputs'; its machine the first input's; `merged` lists each input (file,
 machine, command, suites, start, wall time, cases); its run the union (suites, processes and jobs
 summed, from the first start to the last end).
@@ -46,6 +46,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import cli  # noqa: E402
+import render  # noqa: E402
 import report as report_lib  # noqa: E402
 
 EXIT_CONFORMS, EXIT_DOES_NOT_CONFORM, EXIT_USAGE, EXIT_PARTIAL, EXIT_OUTPUT = 0, 1, 2, 3, 4
@@ -318,7 +319,7 @@ def main(argv: list[str]) -> int:
     out = os.path.join(where, args.out)
     try:
         os.makedirs(out, exist_ok=True)
-        paths = report_lib.write_all(doc, out)
+        paths = render.write_all(doc, out)
         if args.history:
             import history  # reports/history.py, beside this file
             history.append(doc, os.path.join(where, args.history))

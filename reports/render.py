@@ -15,12 +15,15 @@ python3-jsonschema: run it with /usr/bin/python3).
 from __future__ import annotations
 
 import collections
+import json
 import os
 import re
 import sys
+import tempfile
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli  # noqa: E402
 import families as families_lib  # noqa: E402
 import pages  # noqa: E402
 import report as report_lib  # noqa: E402
@@ -580,8 +583,61 @@ def html(doc: dict) -> str:
     return pages.templates().get_template("report.html.j2").render(context)
 
 
+# ---------------------------------------------------------------- writing
+REPORT_FILES = ("report.json", "report.md", "report.html", "badge.json")
+
+
+def write_all(doc: dict, out_dir: str, names: tuple = REPORT_FILES) -> list[str]:
+    """Writes the report files `names` (default: all of REPORT_FILES: report.json, report.md,
+    report.html and badge.json) into out_dir; returns their paths, in that order. The one
+    writer of report files: the runner, this file's command line and reports/merge.py all
+    write through it."""
+    makers = {"report.json": lambda: json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+              "report.md": lambda: markdown(doc), "report.html": lambda: html(doc),
+              "badge.json": lambda: json.dumps(report_lib.badge(doc), ensure_ascii=False) + "\n"}
+    # Rendered first, all of them, so that a rendering that fails writes nothing; report.json
+    # last of all (the canonical form: the renderings beside it are never older).
+    texts = [(name, makers[name]()) for name in sorted(names, key=lambda n: n == "report.json")]
+    # The files together or not at all: each written whole beside its name (flushed), all of
+    # them, before any is renamed over its name, report.json last; a failure while writing
+    # (a disk full, an exception, an interrupt) leaves every previous file as it was and no temporary.
+    # What remains non-atomic: the renames themselves, one after another (a SIGKILL between two
+    # leaves the new renderings beside the previous report.json: never a newer report.json
+    # beside older renderings), and a temporary of a run killed before its renames, which the
+    # next run into the folder removes (conformance/runner/isolation.sweep_abandoned).
+    paths, staged = {}, []
+    try:
+        for name, text in texts:
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=out_dir)
+            staged.append((name, tmp))
+            os.fchmod(fd, 0o666 & ~_umask())
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+        while staged:
+            name, tmp = staged[0]
+            path = os.path.join(out_dir, name)
+            os.replace(tmp, path)
+            staged.pop(0)
+            paths[name] = path
+    except BaseException:
+        for _, tmp in staged:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+        raise
+    return [paths[n] for n in REPORT_FILES if n in paths]
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def main(argv: list[str]) -> int:
-    import cli  # reports/cli.py, beside this file
     p = cli.parser("render.py", __doc__)
     p.add_argument("report", metavar="report.json")
     p.add_argument("--out", default="", metavar="DIR", help="where report.md, report.html and badge.json go (default: beside it)")
@@ -595,8 +651,8 @@ def main(argv: list[str]) -> int:
         print(f"render: {e}", file=sys.stderr)
         return 1
     out = outs[0] if outs else os.path.dirname(os.path.abspath(paths[0]))
-    # Through the one writer of report files (report.write_all): each file whole or not at all.
-    for path in report_lib.write_all(doc, out, ("report.md", "report.html", "badge.json")):
+    # Through the one writer of report files (write_all): each file whole or not at all.
+    for path in write_all(doc, out, ("report.md", "report.html", "badge.json")):
         print(path)
     return 0
 

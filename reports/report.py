@@ -2,7 +2,8 @@
 
 report.json is the canonical form; its schema is reports/report.schema.json (versioned).
 report.md and report.html are rendered from it by reports/render.py; badge.json (the headline
-as a shields.io endpoint badge) is written beside them, by write_all, the one writer of them all.
+as a shields.io endpoint badge, badge()) is written beside them by render.write_all, the one
+writer of them all.
 
     /usr/bin/python3 reports/report.py validate report.json   checks a report against its schema
     /usr/bin/python3 reports/report.py summary report.json    prints the text summary
@@ -26,8 +27,10 @@ import platform
 import socket
 import subprocess
 import sys
-import tempfile
 import unicodedata
+
+import cli  # reports/cli.py, beside this file
+import families  # reports/families.py, beside this file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA_PATH = os.path.join(HERE, "report.schema.json")
@@ -294,24 +297,10 @@ def summary(cases: list[dict], stale, features: list[dict], dtypes: list[dict] |
 
 
 # ---------------------------------------------------------------- spec coverage
-def read_toml(path: str, what: str, error=ReportError) -> dict:
-    """A TOML file (stdlib tomllib); `error` naming `what` and the problem where it cannot be
-    read or is not TOML."""
-    import tomllib
-
-    try:
-        with open(path, "rb") as f:
-            return tomllib.load(f)
-    except OSError as e:
-        raise error(f"{what}: cannot read: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise error(f"{what}: not valid TOML: {e}") from None
-
-
 def load_statements(path: str) -> list[dict]:
     """The statement table (spec/statements.toml; the generators validate it): each statement's
     id, clause, quote, and the spec rows that test it or why none does."""
-    doc = read_toml(path, f"statement table '{path}'")
+    doc = families.read_toml(path, f"statement table '{path}'", ReportError)
     out = []
     for i, s in enumerate(doc.get("statement", [])):
         if not isinstance(s, dict) or not all(isinstance(s.get(k), str) for k in ("id", "clause", "quote")):
@@ -404,7 +393,7 @@ def load_derivations(spec_dir: str) -> dict[str, list]:
         return {}
     for name in names:
         if name.endswith(".toml") and name not in SPEC_TABLES_SKIPPED:
-            walk(read_toml(os.path.join(spec_dir, name), f"spec table '{name}'"))
+            walk(families.read_toml(os.path.join(spec_dir, name), f"spec table '{name}'", ReportError))
     return edges
 
 
@@ -640,8 +629,6 @@ def build(candidate: dict, run: dict, expectations: dict, features: list[dict], 
 def promotion_family(cases: list[dict]) -> dict | None:
     """The promotion family the candidate's promote_types, result_type and can_cast answers
     follow most closely (reports/families.py, the families under reports/families/)."""
-    import families  # reports/families.py, beside this file
-
     return families.classify(cases)
 
 
@@ -656,61 +643,6 @@ def badge(doc: dict) -> dict:
     PARTIALLY, red for DOES NOT CONFORM."""
     return {"schemaVersion": 1, "label": "tensor-cts", "message": headline_of(doc),
             "color": BADGE_COLORS[headline_class(doc)]}
-
-
-REPORT_FILES = ("report.json", "report.md", "report.html", "badge.json")
-
-
-def write_all(doc: dict, out_dir: str, names: tuple = REPORT_FILES) -> list[str]:
-    """Writes the report files `names` (default: all of REPORT_FILES: report.json, report.md,
-    report.html and badge.json) into out_dir; returns their paths, in that order. The one
-    writer of report files: the runner, reports/render.py and reports/merge.py all write
-    through it."""
-    import render  # reports/render.py, beside this file
-
-    makers = {"report.json": lambda: json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
-              "report.md": lambda: render.markdown(doc), "report.html": lambda: render.html(doc),
-              "badge.json": lambda: json.dumps(badge(doc), ensure_ascii=False) + "\n"}
-    # Rendered first, all of them, so that a rendering that fails writes nothing; report.json
-    # last of all (the canonical form: the renderings beside it are never older).
-    texts = [(name, makers[name]()) for name in sorted(names, key=lambda n: n == "report.json")]
-    # The files together or not at all: each written whole beside its name (flushed), all of
-    # them, before any is renamed over its name, report.json last; a failure while writing
-    # (a disk full, an exception, an interrupt) leaves every previous file as it was and no temporary.
-    # What remains non-atomic: the renames themselves, one after another (a SIGKILL between two
-    # leaves the new renderings beside the previous report.json: never a newer report.json
-    # beside older renderings), and a temporary of a run killed before its renames, which the
-    # next run into the folder removes (conformance/runner/isolation.sweep_abandoned).
-    paths, staged = {}, []
-    try:
-        for name, text in texts:
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=out_dir)
-            staged.append((name, tmp))
-            os.fchmod(fd, 0o666 & ~_umask())
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-        while staged:
-            name, tmp = staged[0]
-            path = os.path.join(out_dir, name)
-            os.replace(tmp, path)
-            staged.pop(0)
-            paths[name] = path
-    except BaseException:
-        for _, tmp in staged:
-            try:
-                os.remove(tmp)
-            except OSError:
-                pass
-        raise
-    return [paths[n] for n in REPORT_FILES if n in paths]
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 # ---------------------------------------------------------------- the text summary
@@ -807,7 +739,6 @@ def score_lines(doc: dict) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    import cli  # reports/cli.py, beside this file
     p = cli.parser("report.py", __doc__)
     p.add_argument("command", choices=("validate", "summary"))
     p.add_argument("report", metavar="report.json")

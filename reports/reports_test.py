@@ -313,7 +313,7 @@ class Reports(unittest.TestCase):
         self.assertEqual((only_a, only_b, dict(same)), (["gone"], ["new"], {"PASS": 1}))
         with tempfile.TemporaryDirectory() as d:
             for name, doc in (("a", a), ("b", b)):
-                report.write_all(doc, d)
+                render.write_all(doc, d)
                 os.rename(os.path.join(d, "report.json"), os.path.join(d, name + ".json"))
             out = io.StringIO()
             with redirect_stdout(out):
@@ -324,7 +324,7 @@ class Reports(unittest.TestCase):
             # Issue 42: what the candidate wrote reaches the terminal inert (ESC, CR, BEL, NUL).
             b["cases"][2]["observed"] = "\x1b]0;owned\x07\r\x1b[2Kok\x00"
             b["candidate"]["name"] = "\x1b[2J"
-            report.write_all(b, d)
+            render.write_all(b, d)
             out = io.StringIO()
             with redirect_stdout(out):
                 diff.main([os.path.join(d, "a.json"), os.path.join(d, "report.json")])
@@ -372,7 +372,7 @@ class Reports(unittest.TestCase):
                     "not_report.json": "not a tensor-cts report", "future.json": "schema_version 99",
                     "broken.json": "'MAYBE' is not one of"}
         with tempfile.TemporaryDirectory() as d:
-            report.write_all(good, d)
+            render.write_all(good, d)
             ok = os.path.join(d, "report.json")
             for name, data in hostile.items():
                 path = os.path.join(d, name)

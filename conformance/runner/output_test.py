@@ -22,6 +22,7 @@ import unittest
 ROOT = os.getcwd()
 FAKE = os.path.join(ROOT, "conformance", "runner", "testdata", "fake_suite.py")
 sys.path.insert(0, os.path.join(ROOT, "reports"))
+import render  # noqa: E402
 import report as report_lib  # noqa: E402
 
 
@@ -118,10 +119,10 @@ class Output(unittest.TestCase):
         before = self.read("report.json")
         # A report of 100,000 cases takes seconds to write; the writer is killed the moment
         # report.json changes on disk (in place: half-written; by rename: whole).
-        code = ("import json, sys; sys.path.insert(0, 'reports'); import report; "
+        code = ("import json, sys; sys.path.insert(0, 'reports'); import render; "
                 f"doc = json.loads(open({os.path.join(self.out, 'report.json')!r}).read()); "
                 "doc['cases'] = [dict(c, id=c['id'] + str(k)) for k in range(2000) for c in doc['cases']]; "
-                f"report.write_all(doc, {self.out!r})")
+                f"render.write_all(doc, {self.out!r})")
         p = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
         path = os.path.join(self.out, "report.json")
         stat = os.stat(path)
@@ -294,7 +295,7 @@ class Output(unittest.TestCase):
     def test_the_report_files_appear_together_or_not_at_all(self):
         rc, out, err = self.run_fake()
         self.assertEqual(rc, 0, out + err)
-        before = {n: self.read(n) for n in report_lib.REPORT_FILES}
+        before = {n: self.read(n) for n in render.REPORT_FILES}
         doc = self.report()
         doc["candidate"]["name"] = "changed"
         real = os.fdopen
@@ -310,10 +311,10 @@ class Output(unittest.TestCase):
         os.fdopen = failing
         try:
             with self.assertRaises(OSError):
-                report_lib.write_all(doc, self.out)
+                render.write_all(doc, self.out)
         finally:
             os.fdopen = real
-        self.assertEqual({n: self.read(n) for n in report_lib.REPORT_FILES}, before, "no file replaced")
+        self.assertEqual({n: self.read(n) for n in render.REPORT_FILES}, before, "no file replaced")
         self.assertFalse([n for n in os.listdir(self.out) if n.startswith(".") and n != ".tcts-run.lock"
                           and not n.startswith(".tcts-logs")], os.listdir(self.out))
 

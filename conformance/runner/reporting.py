@@ -8,6 +8,7 @@ import os
 
 import history
 import junit
+import render
 import report as report_lib
 from options import Options
 from records import Results
@@ -73,7 +74,7 @@ def build(o: Options, results: Results, cases: list[dict], *, seed: str, process
 def write(o: Options, doc: dict) -> list[str]:
     """report.json, report.md and report.html into --out (each replaced by rename), then the
     logs. The paths written; OSError when they cannot be."""
-    paths = report_lib.write_all(doc, o.out)
+    paths = render.write_all(doc, o.out)
     publish_logs(o.log_dir, os.path.join(o.out, "logs"))
     if o.history:  # --history: one JSON line, appended (OSError as for the report)
         history.append(doc, o.user_path(o.history))
