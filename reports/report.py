@@ -297,18 +297,40 @@ def summary(cases: list[dict], stale, features: list[dict], dtypes: list[dict] |
 
 
 # ---------------------------------------------------------------- spec coverage
-def load_statements(path: str) -> list[dict]:
-    """The statement table (spec/statements.toml; the generators validate it): each statement's
-    id, clause, quote, and the spec rows that test it or why none does."""
-    doc = families.read_toml(path, f"statement table '{path}'", ReportError)
-    out = []
-    for i, s in enumerate(doc.get("statement", [])):
-        if not isinstance(s, dict) or not all(isinstance(s.get(k), str) for k in ("id", "clause", "quote")):
-            raise ReportError(f"statement table '{path}': statement[{i}] needs id, clause and quote (strings)")
-        out.append({"id": s["id"], "clause": s["clause"], "quote": s["quote"], "rows": list(s.get("rows", [])),
-                    **({"untested": s["untested"]} if "untested" in s else {}),
-                    **({"checks": list(s["checks"])} if "checks" in s else {})})
-    return out
+# The spec as the runner reads it: spec.json (//spec:spec.json, generators/emit_json.py), which the
+# generators write only after every table, statement and derivation passed their checks; so
+# nothing here validates a row again.
+SPEC_JSON_VERSION = 2  # the spec.json schema_version read here (emit_json.SCHEMA_VERSION)
+
+
+def load_spec(path: str) -> dict:
+    """The generated spec.json at `path`; ReportError naming it where it cannot be read or is no
+    spec.json of the version read here."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise ReportError(f"spec '{path}': cannot read: {e.strerror}") from None
+    except ValueError as e:
+        raise ReportError(f"spec '{path}': not valid JSON: {e}") from None
+    if not (isinstance(doc, dict) and doc.get("schema_version") == SPEC_JSON_VERSION
+            and isinstance(doc.get("tables"), dict) and isinstance(doc["tables"].get("statements"), dict)
+            and isinstance(doc.get("generated_from"), list)):
+        raise ReportError(f"spec '{path}': not a generated spec.json of schema_version {SPEC_JSON_VERSION} "
+                          "with tables (bazel build //spec:spec.json)")
+    return doc
+
+
+def spec_statements(spec: dict) -> tuple[list[dict], str]:
+    """The statement table of a loaded spec.json: each statement's id, clause, quote, the spec rows
+    that test it or why none does, and the checks it is about; and the spec file it comes from
+    (spec/statements.toml, as spec.json's generated_from names it)."""
+    out = [{"id": s["id"], "clause": s["clause"], "quote": s["quote"], "rows": list(s.get("rows", [])),
+            **({"untested": s["untested"]} if "untested" in s else {}),
+            **({"checks": list(s["checks"])} if "checks" in s else {})}
+           for s in spec["tables"]["statements"].get("statement", [])]
+    source = next((f for f in spec["generated_from"] if os.path.basename(f) == "statements.toml"), "statements.toml")
+    return out, source
 
 
 # Checks about the candidate's harness, not about what a statement says: a call made before the
@@ -366,13 +388,13 @@ def spec_coverage(statements: list[dict], cases: list[dict], source: str) -> dic
 
 # ---------------------------------------------------------------- root causes
 DEVIATING = ("FAIL", "XFAIL", "CRASH", "TIMEOUT")
-SPEC_TABLES_SKIPPED = ("statements.toml", "features.toml", "interface.toml", "sources.toml")
+SPEC_TABLES_SKIPPED = ("statements", "sources")  # spec.json tables that state no rule
 
 
-def load_derivations(spec_dir: str) -> dict[str, list]:
-    """What each spec row derives from (`derives_from` in spec/*.toml; the generators check the
-    ids and that there is no cycle): {row id: [[parent row, [checks it decides]], ...]}, [] for
-    every check. A directory without spec tables gives {}."""
+def spec_derivations(spec: dict) -> dict[str, list]:
+    """What each spec row derives from (`derives_from` in spec/*.toml; the generators checked the
+    ids and that there is no cycle), from a loaded spec.json: {row id: [[parent row, [checks it
+    decides]], ...]}, [] for every check; the tables in the order of their files' names."""
     edges: dict[str, list] = {}
 
     def walk(value):
@@ -387,13 +409,9 @@ def load_derivations(spec_dir: str) -> dict[str, list]:
             for v in value:
                 walk(v)
 
-    try:
-        names = sorted(os.listdir(spec_dir or "."))
-    except OSError:
-        return {}
-    for name in names:
-        if name.endswith(".toml") and name not in SPEC_TABLES_SKIPPED:
-            walk(families.read_toml(os.path.join(spec_dir, name), f"spec table '{name}'", ReportError))
+    for name in sorted(spec["tables"], key=lambda n: n + ".toml"):
+        if name not in SPEC_TABLES_SKIPPED:
+            walk(spec["tables"][name])
     return edges
 
 
@@ -424,7 +442,7 @@ def signature(case: dict) -> str:
 
 def root_causes(cases: list[dict], edges: dict[str, list], per_case: dict | None = None) -> dict:
     """Root deviations: the deviating cases (FAIL, XFAIL, CRASH, TIMEOUT) traced through what each
-    spec row derives from (`edges`, load_derivations). A case of row R is *derived* when one of R's
+    spec row derives from (`edges`, spec_derivations). A case of row R is *derived* when one of R's
     derivations that decides a check the case failed (every derivation, for a crash or a hang
     only those that decide every check) leads, through any rows above, to a row that deviates; it
     is R's *own* deviation otherwise. A root is a row with an own deviation: none of its
@@ -594,7 +612,7 @@ def build(candidate: dict, run: dict, expectations: dict, features: list[dict], 
           coverage: dict | None = None, dtypes: list[dict] | None = None, commit: str | None = "",
           derivations: dict | None = None) -> dict:
     """report.json's document, validated. `commit`: the tensor-cts commit that ran ("": this
-    checkout's, tool_commit()). `derivations`: what each spec row derives from (load_derivations),
+    checkout's, tool_commit()). `derivations`: what each spec row derives from (spec_derivations),
     for the root causes (none without)."""
     doc = {
         "schema": "tensor-cts/report",

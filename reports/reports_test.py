@@ -9,6 +9,7 @@ import copy
 import io
 import json
 import os
+import re
 import sys
 import tempfile
 import unittest
@@ -144,23 +145,39 @@ class Reports(unittest.TestCase):
             bad["cases"][0]["statements"] = []
             report.validate(bad)
 
-    def test_statement_table_errors_name_the_file(self):
+    def test_spec_json_errors_name_the_file(self):
         with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "statements.toml")
-            with self.assertRaisesRegex(report.ReportError, "cannot read"):
-                report.load_statements(path)
+            path = os.path.join(tmp, "spec.json")
+            with self.assertRaisesRegex(report.ReportError, "spec '.*spec.json': cannot read"):
+                report.load_spec(path)
+            for text, why in (("{", "not valid JSON"), ('{"schema_version": 1, "tables": {"statements": {}}}',
+                                                        "not a generated spec.json of schema_version 2"),
+                              ('{"schema_version": 2, "generated_from": [], "tables": {}}', "with tables")):
+                with open(path, "w") as f:
+                    f.write(text)
+                with self.assertRaisesRegex(report.ReportError, f"spec '{re.escape(path)}': .*{why}"):
+                    report.load_spec(path)
+
+    def test_statements_and_derivations_come_from_spec_json(self):
+        spec = {"schema_version": 2, "generated_from": ["spec/statements.toml"], "tables": {
+            "statements": {"statement": [{"id": "x", "clause": "002#a", "quote": "q", "untested": "why"},
+                                         {"id": "y", "clause": "002#a", "quote": "r", "rows": ["op.add"],
+                                          "checks": ["dtype"]}]},
+            "sources": {"document": [{"id": "002", "derives_from": ["no"]}]},
+            "strided": {"view": [{"id": "view.t", "derives_from": ["dim_wrap"]}]},
+            "promotion": {"op": [{"id": "op.add", "derives_from": ["result_type.rules:dtype,error"]}]}}}
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "spec.json")
             with open(path, "w") as f:
-                f.write("[[statement]]\nid = 'x'\n")
-            with self.assertRaisesRegex(report.ReportError, r"statement\[0\] needs id, clause and quote"):
-                report.load_statements(path)
-            with open(path, "w") as f:
-                f.write("[[statement]\n")
-            with self.assertRaisesRegex(report.ReportError, "not valid TOML"):
-                report.load_statements(path)
-            with open(path, "w") as f:
-                f.write("[[statement]]\nid = 'x'\nclause = '002#a'\nquote = 'q'\nuntested = 'why'\n")
-            self.assertEqual(report.load_statements(path),
-                             [{"id": "x", "clause": "002#a", "quote": "q", "rows": [], "untested": "why"}])
+                json.dump(spec, f)
+            spec = report.load_spec(path)
+        self.assertEqual(report.spec_statements(spec), (
+            [{"id": "x", "clause": "002#a", "quote": "q", "rows": [], "untested": "why"},
+             {"id": "y", "clause": "002#a", "quote": "r", "rows": ["op.add"], "checks": ["dtype"]}],
+            "spec/statements.toml"))
+        # Tables in the order of their files' names; the statements and the document list state no rule.
+        self.assertEqual(list(report.spec_derivations(spec).items()),
+                         [("op.add", [["result_type.rules", ["dtype", "error"]]]), ("view.t", [["dim_wrap", []]])])
 
     def test_verdict(self):
         optional_ns = [feature("promote_types", "required", cases=2), feature("sparse_layout", "optional", False, 0, 1)]

@@ -184,7 +184,7 @@ def run_into(o: Options, argv: list[str]) -> int:
               f"(Debian: apt-get install {' '.join(missing)}); nothing was run", file=sys.stderr)
         return EXIT_USAGE
     try:
-        statements = report_lib.load_statements(o.statements)
+        spec = report_lib.load_spec(o.spec)
     except report_lib.ReportError as e:
         print(f"run: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -235,7 +235,7 @@ def run_into(o: Options, argv: list[str]) -> int:
         traces.attach(o, results.listed, cases, raw_traces, env, runner_script(o))
     doc = reporting.build(o, results, cases, seed=seed, processes=scheduler.processes,
                           started=started_at.isoformat(timespec="seconds"), wall=wall, entries=entries,
-                          feature_rows=feature_rows, statements=statements,
+                          feature_rows=feature_rows, spec=spec,
                           stale=expected.stale_entries(results.entries, cases) if o.stale_check else None,
                           identity=identity)
     try:

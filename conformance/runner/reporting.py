@@ -47,12 +47,14 @@ def library_identity(path: str) -> dict | None:
 
 
 def build(o: Options, results: Results, cases: list[dict], *, seed: str, processes: int, started: str, wall: float,
-          entries: list, feature_rows: list, statements: list, stale, identity: dict | None = None) -> dict:
+          entries: list, feature_rows: list, spec: dict, stale, identity: dict | None = None) -> dict:
     """report.json's document (validated against its schema by report_lib.build). `identity`:
-    library_identity's, the candidate's recorded library versions."""
+    library_identity's, the candidate's recorded library versions. `spec`: the loaded spec.json
+    (report_lib.load_spec), for the spec coverage and the root causes."""
     candidate = dict(results.candidate or {"name": o.candidate, "version": "", "build": ""})
     if identity is not None:
         candidate["identity"] = identity
+    statements, statements_file = report_lib.spec_statements(spec)
     return report_lib.build(
         candidate=candidate,
         run={"command": o.command, "suites": ["replay"] if o.replay else o.suites, "filter": o.filter,
@@ -64,10 +66,10 @@ def build(o: Options, results: Results, cases: list[dict], *, seed: str, process
                       "entries": len(entries), "stale": stale,
                       "unreviewed": len({e.reason for e in entries if e.unreviewed})},
         features=results.feature_table(feature_rows, cases),
-        cases=cases, coverage=report_lib.spec_coverage(statements, cases, o.statements),
+        cases=cases, coverage=report_lib.spec_coverage(statements, cases, statements_file),
         dtypes=results.dtype_table(cases),
-        # What each spec row derives from (spec/*.toml beside the statement table): the root causes.
-        derivations=report_lib.load_derivations(os.path.dirname(o.statements)),
+        # What each spec row derives from (spec.json's tables): the root causes.
+        derivations=report_lib.spec_derivations(spec),
         commit=o.suite_commit if o.suite_commit else report_lib.tool_commit(o.workspace or None))
 
 
