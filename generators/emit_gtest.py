@@ -17,7 +17,7 @@ import interop_tables
 import emit_common as ec
 from emit_common import dims, dt, error_cxx, format_cxx, no_error, step_cxx, step_text
 import strided_model as sm
-from spec_model import ALLOCATING_FORMATS, OPS, Operand, Source, Spec
+from spec_model import OPS, Operand, Source, Spec
 
 SOURCES = {
     "dtypes": "spec/dtypes.toml",
@@ -408,7 +408,7 @@ def strided_tables(spec: Spec) -> list[Table]:
             seen.add((sizes, st))
             layouts_swept.append((sizes, st, variant))
     for sizes, st, variant in layouts_swept:
-        got = {n: sm.is_contiguous(spec.formats[n], sizes, st) for n in ALLOCATING_FORMATS}
+        got = {n: sm.is_contiguous(spec.formats[n], sizes, st) for n in spec.allocating_formats}
         text = (f"sizes {list(sizes)} strides {list(st)} ({variant}): " +
                 ", ".join(f"{n} {ec.cbool(v)}" for n, v in got.items()))
         contiguity.add(f"is_contiguous.{layout_token(sizes, st)}", rule["source"], text,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 import emit_common as ec
-from spec_model import ALLOCATING_FORMATS, OPS, Operand, Spec
+from spec_model import OPS, Operand, Spec
 
 
 def xmacro(name: str, doc: list[str], rows: list[str]) -> str:
@@ -114,7 +114,7 @@ def casting_values(spec: Spec) -> str:
 
 def strided_values(spec: Spec) -> str:
     rows = []
-    for name in ALLOCATING_FORMATS:
+    for name in spec.allocating_formats:
         f = spec.formats[name]
         rank = -1 if f["rank"] == "any" else f["rank"]
         order = "()" if f["order"] == "reverse" else "(" + ", ".join(str(d) for d in f["order"]) + ")"

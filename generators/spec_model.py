@@ -31,10 +31,9 @@ from spec_rows import DType, Source, SpecError, source_of
 CATEGORY_ORDER_DEFAULT = ("bool", "integral", "floating", "complex")
 SCALAR_KINDS = ("bool", "int", "float", "complex")
 OPERAND_KINDS = ("tensor", "zerodim", "scalar")
-ALLOCATING_FORMATS = ("contiguous_format", "channels_last", "channels_last_3d")
 OPS = ("add", "sub", "mul", "div")
 SPEC_FILES = ("sources.toml", "dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml",
-              "devices.toml", "asarray.toml", "dlpack.toml", "statements.toml")
+              "devices.toml", "asarray.toml", "dlpack.toml", "statements.toml", "features.toml")
 # Read too, for its [[error]] rows only: the error kinds a row's expected error may name.
 INTERFACE_FILE = "interface.toml"
 SPEC_INPUTS = SPEC_FILES + (INTERFACE_FILE,)  # what Spec.load needs: //spec:tables
@@ -457,13 +456,15 @@ class Spec:
         if list(self.formats) != ["contiguous_format", "channels_last", "channels_last_3d", "preserve_format"]:
             raise SpecError(path, "memory_format", "expected contiguous_format, channels_last, channels_last_3d, "
                                                    "preserve_format, in that order")
+        # The formats a new tensor can be allocated in (strided.toml: allocates = true), in spec order.
+        self.allocating_formats = tuple(n for n, f in self.formats.items() if f["allocates"])
         self.stride_notes = [rule(n, f"stride_note[{i}]") for i, n in enumerate(doc.get("stride_note", []))]
 
         ic = section("is_contiguous")
         self.is_contiguous = rule(ic, "is_contiguous")
         self.is_contiguous["examples"] = [
             rule(ex, f"is_contiguous.example[{i}]", sizes=ints("sizes"), strides=ints("strides"),
-                 expected=lambda t, row: {n: t[n] for n in ALLOCATING_FORMATS})
+                 expected=lambda t, row: {n: t[n] for n in self.allocating_formats})
             for i, ex in enumerate(ic.get("example", []))]
 
         pf = section("preserve_format")
@@ -656,8 +657,8 @@ class Spec:
         for j, e in enumerate(ls["extra"]):
             where = f"layout_sweep.extra[{j}]"
             fmts = e["formats"]
-            if not set(fmts) <= set(ALLOCATING_FORMATS):
-                raise SpecError(path, where, f"formats must be among {', '.join(ALLOCATING_FORMATS)}")
+            if not set(fmts) <= set(self.allocating_formats):
+                raise SpecError(path, where, f"formats must be among {', '.join(self.allocating_formats)}")
             self.layout_extra.append({"id": e["id"], "base": self._ints(e, "base", path, where),
                                       "formats": fmts})
 

@@ -314,7 +314,8 @@ def load_spec(path: str) -> dict:
     except ValueError as e:
         raise ReportError(f"spec '{path}': not valid JSON: {e}") from None
     if not (isinstance(doc, dict) and doc.get("schema_version") == SPEC_JSON_VERSION
-            and isinstance(doc.get("tables"), dict) and isinstance(doc["tables"].get("statements"), dict)
+            and isinstance(doc.get("tables"), dict)
+            and all(isinstance(doc["tables"].get(t), dict) for t in ("statements", "features"))
             and isinstance(doc.get("generated_from"), list)):
         raise ReportError(f"spec '{path}': not a generated spec.json of schema_version {SPEC_JSON_VERSION} "
                           "with tables (bazel build //spec:spec.json)")
@@ -388,7 +389,7 @@ def spec_coverage(statements: list[dict], cases: list[dict], source: str) -> dic
 
 # ---------------------------------------------------------------- root causes
 DEVIATING = ("FAIL", "XFAIL", "CRASH", "TIMEOUT")
-SPEC_TABLES_SKIPPED = ("statements", "sources")  # spec.json tables that state no rule
+SPEC_TABLES_SKIPPED = ("statements", "sources", "features")  # spec.json tables that state no rule
 
 
 def spec_derivations(spec: dict) -> dict[str, list]:

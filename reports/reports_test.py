@@ -160,6 +160,7 @@ class Reports(unittest.TestCase):
 
     def test_statements_and_derivations_come_from_spec_json(self):
         spec = {"schema_version": 2, "generated_from": ["spec/statements.toml"], "tables": {
+            "features": {"feature": [{"name": "views", "derives_from": ["no"]}]},
             "statements": {"statement": [{"id": "x", "clause": "002#a", "quote": "q", "untested": "why"},
                                          {"id": "y", "clause": "002#a", "quote": "r", "rows": ["op.add"],
                                           "checks": ["dtype"]}]},
@@ -175,7 +176,8 @@ class Reports(unittest.TestCase):
             [{"id": "x", "clause": "002#a", "quote": "q", "rows": [], "untested": "why"},
              {"id": "y", "clause": "002#a", "quote": "r", "rows": ["op.add"], "checks": ["dtype"]}],
             "spec/statements.toml"))
-        # Tables in the order of their files' names; the statements and the document list state no rule.
+        # Tables in the order of their files' names; the statements, the document list and the
+        # feature levels state no rule.
         self.assertEqual(list(report.spec_derivations(spec).items()),
                          [("op.add", [["result_type.rules", ["dtype", "error"]]]), ("view.t", [["dim_wrap", []]])])
 

@@ -174,8 +174,7 @@ def run_into(o: Options, argv: list[str]) -> int:
     seed = o.seed or str(int.from_bytes(os.urandom(8), "little"))
     try:
         entries = expectations_file.load(o.expectations)
-        feature_rows = features_file.load(o.features)
-    except (expectations_file.ExpectationsError, features_file.FeaturesError) as e:
+    except expectations_file.ExpectationsError as e:
         print(f"run: {e}", file=sys.stderr)
         return EXIT_USAGE
     missing = report_lib.missing_libraries()
@@ -188,6 +187,7 @@ def run_into(o: Options, argv: list[str]) -> int:
     except report_lib.ReportError as e:
         print(f"run: {e}", file=sys.stderr)
         return EXIT_USAGE
+    feature_rows, features_source = features_file.rows(spec)
     try:
         identity = reporting.library_identity(o.library_version_file)
     except reporting.IdentityError as e:
@@ -214,7 +214,7 @@ def run_into(o: Options, argv: list[str]) -> int:
     wall = time.monotonic() - start
     if results.announced:
         try:
-            features_file.check(o.features, feature_rows, results.announced)
+            features_file.check(features_source, feature_rows, results.announced)
         except features_file.FeaturesError as e:
             print(f"run: {e}", file=sys.stderr)
             return EXIT_USAGE

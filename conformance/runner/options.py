@@ -22,7 +22,6 @@ import dataclasses
 import os
 
 DEFAULT_CASE_TIMEOUT = 120.0
-DEFAULT_FEATURES = "spec/features.toml"
 DEFAULT_SPEC = "spec/spec.json"  # //spec:spec.json: the generated, validated spec
 
 # Variables by which a test environment (bazel test) steers a test: a suite process must
@@ -64,7 +63,6 @@ class Options:
     # --library-version-file names, else the one --known-library-version NAME=PATH names for it; "" for none.
     library_version_file: str = ""
     target: str = ""
-    features: str = DEFAULT_FEATURES
     spec: str = DEFAULT_SPEC
     stale_check: bool | None = None
     partial_ok: bool = False
@@ -173,11 +171,10 @@ def make_parser(description: str = "") -> argparse.ArgumentParser:
     which.add_argument("--update-expectations", default="", metavar="FILE",
                        help="after the run, update FILE: keep the entries whose cases still deviate, narrow or drop "
                             "the others (XPASS, stale), add the new deviations")
-    p.add_argument("--features", default=DEFAULT_FEATURES, metavar="FILE", help="feature levels (default %(default)s)")
     p.add_argument("--spec", default=DEFAULT_SPEC, metavar="FILE",
-                   help="the spec as the generators validated it (//spec:spec.json): the documents' statements and "
-                        "the spec rows that test them, for the report's spec coverage, and what each row derives "
-                        "from, for its root causes (default %(default)s)")
+                   help="the spec as the generators validated it (//spec:spec.json): the feature levels, for the "
+                        "verdict; the documents' statements and the spec rows that test them, for the report's spec "
+                        "coverage; and what each row derives from, for its root causes (default %(default)s)")
     p.add_argument("--library-version-file", default="", metavar="FILE",
                    help="the candidate's library versions, one key=value a line (@tcts_versions//:<candidate>.txt, "
                         "bazel/versions.bzl), recorded in the report as candidate.identity (the BUILD targets pass it)")
@@ -220,7 +217,7 @@ def parse_args(argv: list[str], environ=None, argv0: str = "", description: str 
     o = Options(candidate=a.candidate, testee=a.testee, suites=a.suites, out=a.out, filter=a.filter, jobs=a.jobs,
                 case_timeout=a.case_timeout, seed=a.seed or "", expectations=a.expectations, replay=a.replay,
                 device="" if a.device == "cpu" else a.device, device_suites=a.device_suites, binary=a.binary,
-                target=a.target, features=a.features, spec=a.spec, stale_check=a.stale_check,
+                target=a.target, spec=a.spec, stale_check=a.stale_check,
                 partial_ok=a.partial_ok, in_process=a.in_process, write_expectations=a.write_expectations,
                 update_expectations=a.update_expectations, trace=a.trace, cwd=a.cwd, run_command=a.run_command,
                 suite_commit=a.suite_commit or None, history=a.history)
