@@ -2,7 +2,10 @@
 
 Python 3.11 standard library only. Every emitter reads the spec through this module,
 so validation happens once and a malformed table fails the build with
-"<file>: <row>: <reason>".
+"<file>: <row>: <reason>". spec_schema.py checks every file first (tables, fields, types, clauses);
+the _load_* functions here read the checked rows and keep only what the schema cannot say: names
+that must be known (dtypes, categories, ops), ids claimed once, fields one row needs by what it
+is, and tables that must agree with their rules. The error type and Source are spec_rows.py's.
 
 Derived facts (all from the tables, never from a library under test):
   * promote_types from the literal matrix, and the lattice join to cross-check it;
