@@ -59,8 +59,8 @@ def run(suite: str, prop: str, mode: str | None, seed: str = "7", missing: list[
         listing, cases = os.path.join(tmp, "cases.list"), os.path.join(tmp, "cases.txt")
         subprocess.run([binary, "--candidate=faulty", f"--tcts_suites={suite}", f"--tcts_list={listing}"], env=env, check=True,
                        capture_output=True, timeout=300)
-        with open(listing, encoding="utf-8") as f:  # <test>\t<case id>\t...
-            tests = [line.split("\t")[0] for line in f if line.split("\t")[1:2] == [prop]]
+        with open(listing, encoding="utf-8") as f:  # a listed case, as JSON, a line
+            tests = [c["test"] for c in map(json.loads, f) if c["id"] == prop]
         with open(cases, "w", encoding="utf-8") as f:
             f.write("\n".join(tests) + "\n")
         p = subprocess.run([binary, "--candidate=faulty", *options, f"--seed={seed}", f"--tcts_cases={cases}",

@@ -38,7 +38,6 @@ class Schema(unittest.TestCase):
         self.assertEqual(contract.EXIT_TESTEE_DIED, 86)
         self.assertEqual(contract.EXIT_FRESH_PROCESS, 87)
         self.assertEqual(contract.EXIT_USAGE, 2)
-        self.assertEqual(contract.CASE_LIST_COLUMNS[:2], ("test", "id"))
 
     def test_recorded_lines_match_the_schema_and_the_runner_reads_them(self):
         v = validator()
@@ -78,7 +77,7 @@ class Live(unittest.TestCase):
         env = {k: v for k, v in os.environ.items() if k not in ("TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
                                                                  "XML_OUTPUT_FILE", "TESTBRIDGE_TEST_ONLY")}
         with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as tmp:
-            stream, listing = os.path.join(tmp, "s.jsonl"), os.path.join(tmp, "cases.tsv")
+            stream, listing = os.path.join(tmp, "s.jsonl"), os.path.join(tmp, "cases.jsonl")
             args = [FAULTY, "--tcts_suites=promotion", "--candidate=faulty", "--target=//t:t", "--seed=1",
                     "--candidate_option=faults=wrong=promote_types.int8.int16;undeclared=promote_types.uint8.int8"]
             subprocess.run(args + ["--tcts_shard=0/40", f"--tcts_stream={stream}", "--tcts_announce_features"],
@@ -91,6 +90,11 @@ class Live(unittest.TestCase):
                 self.assertEqual(list(v.iter_errors(e)), [], e)
                 contract.check_event(e)
             listed = contract.read_case_list(listing, "promotion")
+            # Each line of the case list is a listed_case of the schema.
+            line_validator = type(v)({**contract.SCHEMA, "oneOf": [{"$ref": "#/$defs/listed_case"}]})
+            with open(listing, encoding="utf-8") as f:
+                for line in f:
+                    self.assertEqual(list(line_validator.iter_errors(json.loads(line))), [], line)
         begin = events[0]
         self.assertEqual([(c.test, c.id) for c in listed], [(c["test"], c["id"]) for c in begin["cases"]])
         # Every column as the begin event has it, the rerun aside: --tcts_list writes the list

@@ -76,7 +76,7 @@ def listing(suite: str) -> list:
             subprocess.run(["conformance/faulty_bin", "--candidate=faulty", f"--tcts_suites={suite}", f"--tcts_list={path}"],
                            env=child_env(), check=True, capture_output=True, timeout=120)
             with open(path, encoding="utf-8") as f:
-                _listings[suite] = [tuple(line.split("\t")[:2]) for line in f.read().splitlines()]
+                _listings[suite] = [(c["test"], c["id"]) for c in map(json.loads, f)]
     return _listings[suite]
 
 

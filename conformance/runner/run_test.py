@@ -56,7 +56,7 @@ def all_case_ids() -> set:
             subprocess.run(["conformance/faulty_bin", f"--tcts_suites={s}", f"--tcts_list={path}"], check=True, capture_output=True,
                            env=child_env())
             with open(path, encoding="utf-8") as f:
-                ids |= {line.split("\t")[1] for line in f.read().splitlines()}
+                ids |= {json.loads(line)["id"] for line in f}
     return ids
 
 
