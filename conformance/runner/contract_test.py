@@ -111,14 +111,15 @@ class Live(unittest.TestCase):
                                                                  "XML_OUTPUT_FILE", "TESTBRIDGE_TEST_ONLY")}
         env["TCTS_FAULTS"] = "segv=*"  # the old channel: read by nothing now
         with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as tmp:
-            stream, cases = os.path.join(tmp, "s.jsonl"), os.path.join(tmp, "cases.txt")
+            cases = os.path.join(tmp, "cases.txt")
             with open(cases, "w", encoding="utf-8") as f:
                 f.write("Spec/PromoteTypes.Case/promote_types_int8_int16\n")
-            base = [FAULTY, "--tcts_suites=promotion", "--candidate=faulty", "--seed=1", f"--tcts_cases={cases}",
-                    f"--tcts_stream={stream}"]
+            base = [FAULTY, "--tcts_suites=promotion", "--candidate=faulty", "--seed=1", f"--tcts_cases={cases}"]
             outcomes = {}
             for name, option in [("clean", []), ("wrong", ["--candidate_option=faults=wrong=promote_types.int8.int16"])]:
-                p = subprocess.run(base + option, env=env, capture_output=True, text=True, timeout=300)
+                stream = os.path.join(tmp, f"{name}.jsonl")
+                p = subprocess.run(base + option + [f"--tcts_stream={stream}"], env=env, capture_output=True, text=True,
+                                   timeout=300)
                 with open(stream, encoding="utf-8") as f:
                     ends = [e for e in map(json.loads, f) if e["event"] == "end"]
                 self.assertEqual(len(ends), 1, p.stdout[-2000:] + p.stderr[-2000:])
