@@ -367,6 +367,6 @@ class EigenCandidate final : public Candidate {
 }  // namespace eigen_adapter
 
 namespace {
-TCTS_REGISTER_CANDIDATE("eigen", [] { return std::unique_ptr<Candidate>(new eigen_adapter::EigenCandidate()); });
+TCTS_REGISTER_CANDIDATE("eigen", [](const CandidateConfig&) { return std::unique_ptr<Candidate>(new eigen_adapter::EigenCandidate()); });
 }  // namespace
 }  // namespace tcts

@@ -1,8 +1,10 @@
 // Test-only candidate "faulty": the reference, with faults injected on chosen cases, to
 // prove that the runner (conformance/runner/run.py) isolates a candidate that crashes or hangs.
 //
-// TCTS_FAULTS (environment) lists MODE=GLOB pairs separated by ';', e.g.
-//   TCTS_FAULTS='abort=promote_types.int8.uint8;hang=can_cast.*.bool'
+// Its candidate options (the suite binary's --candidate_option=KEY=VALUE; the runner's
+// --candidate-option passes them on):
+// faults lists MODE=GLOB pairs separated by ';', e.g.
+//   --candidate_option='faults=abort=promote_types.int8.uint8;hang=can_cast.*.bool'
 // Whenever a case whose id matches GLOB calls the candidate, the call does MODE:
 //   abort  std::abort() (SIGABRT)          segv  raise(SIGSEGV)
 //   exit   _exit(0): a silent early exit   hang  sleeps forever
@@ -51,14 +53,14 @@
 //   asarray_requires_grad asarray ignores requires_grad (taken as not given)
 // Case ids are the runner's (tcts::CaseId: the row id, or the property's id).
 //
-// TCTS_FAULTY_SUPPORTS=none makes it a candidate that declares every feature unsupported and
+// supports=none makes it a candidate that declares every feature unsupported and
 // answers NotSupported to every call (honestly: the declaration matches), for the runner's
 // verdict test: such a candidate must not CONFORM.
-// TCTS_FAULTY_SUPPORTS=novalues makes it a candidate whose values cannot be read, as PyTorch's
+// supports=novalues makes it a candidate whose values cannot be read, as PyTorch's
 // meta device: it declares the features values and storage_values unsupported and answers
 // NotSupported to their operations (values; storage_values, write_storage, write_element); everything else is the
 // reference's. Its cases are judged on everything but values (//conformance/runner:run_test).
-// TCTS_FAULTY_MISSING_DTYPES=bfloat16,int8 declares those dtypes missing (supports_dtype): the
+// missing_dtypes=bfloat16,int8 declares those dtypes missing (supports_dtype): the
 // cases whose rows need them are NOT_SUPPORTED, naming the dtype, and the verdict says so.
 #include <unistd.h>
 
@@ -66,6 +68,7 @@
 #include <cmath>
 #include <cstdint>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <iterator>
 #include <optional>
@@ -90,16 +93,22 @@ using faulty::ValueBased;
 
 class FaultyCandidate final : public Candidate {
  public:
-  FaultyCandidate() : base_(MakeCandidate("reference")), faults_(faulty::FaultsFromEnvironment()) {
-    const char* supports = std::getenv("TCTS_FAULTY_SUPPORTS");
-    none_ = supports && std::string(supports) == "none";
-    novalues_ = supports && std::string(supports) == "novalues";
-    const char* missing = std::getenv("TCTS_FAULTY_MISSING_DTYPES");
-    missing_dtypes_ = "," + std::string(missing ? missing : "") + ",";
+  // Its candidate options: faults (MODE=GLOB;...), supports (none: every feature declared
+  // unsupported; novalues: values and storage_values), missing_dtypes (a,b: dtypes not declared).
+  explicit FaultyCandidate(const CandidateConfig& config)
+      : base_(MakeCandidate("reference")), faults_(faulty::ParseFaults(config.Take("faults"))) {
+    const std::string supports = config.Take("supports");
+    if (!supports.empty() && supports != "none" && supports != "novalues") {
+      std::fprintf(stderr, "faulty: --candidate_option=supports=%s: expected none or novalues\n", supports.c_str());
+      std::exit(2);
+    }
+    none_ = supports == "none";
+    novalues_ = supports == "novalues";
+    missing_dtypes_ = "," + config.Take("missing_dtypes") + ",";
   }
 
   std::string name() const override { return "faulty"; }
-  std::string version() const override { return "reference with TCTS_FAULTS"; }
+  std::string version() const override { return "reference with injected faults"; }
   std::string build() const override { return base_->build(); }
   bool supports(Feature f) const override {
     return !none_ && !(novalues_ && (f == Feature::kValues || f == Feature::kStorageValues)) && Mode() != "undeclared" &&
@@ -444,7 +453,7 @@ class FaultyCandidate final : public Candidate {
     return mode;
   }
   // The error every call answers in the modes that answer each call with one.
-  // TCTS_FAULTY_SUPPORTS=none: every feature declared unsupported, every call answers so.
+  // supports=none: every feature declared unsupported, every call answers so.
   std::optional<Error> WrongError(const std::string& mode, const char* call) const {
     if (none_ || mode == "unsupported" || mode == "undeclared") return NotSupported(std::string("faulty: ") + call);
     if (novalues_) {
@@ -456,12 +465,14 @@ class FaultyCandidate final : public Candidate {
   }
   std::unique_ptr<Candidate> base_;
   std::vector<Fault> faults_;
-  bool none_ = false;  // TCTS_FAULTY_SUPPORTS=none
-  bool novalues_ = false;  // TCTS_FAULTY_SUPPORTS=novalues
-  std::string missing_dtypes_;  // TCTS_FAULTY_MISSING_DTYPES, between commas
+  bool none_ = false;  // supports=none
+  bool novalues_ = false;  // supports=novalues
+  std::string missing_dtypes_;  // missing_dtypes, between commas
 };
 
-TCTS_REGISTER_CANDIDATE("faulty", [] { return std::unique_ptr<Candidate>(std::make_unique<FaultyCandidate>()); });
+TCTS_REGISTER_CANDIDATE("faulty", [](const CandidateConfig& config) {
+  return std::unique_ptr<Candidate>(std::make_unique<FaultyCandidate>(config));
+});
 
 }  // namespace
 }  // namespace tcts

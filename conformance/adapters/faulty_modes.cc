@@ -11,10 +11,8 @@
 
 namespace tcts::faulty {
 
-std::vector<Fault> FaultsFromEnvironment() {
+std::vector<Fault> ParseFaults(const std::string& spec) {
   std::vector<Fault> faults;
-  const char* env = std::getenv("TCTS_FAULTS");
-  std::string spec = env ? env : "";
   std::size_t start = 0;
   while (start <= spec.size()) {
     const std::size_t end = std::min(spec.find(';', start), spec.size());
@@ -32,7 +30,7 @@ std::vector<Fault> FaultsFromEnvironment() {
           "asarray_requires_grad"};
       if (eq == std::string::npos || std::find(std::begin(kModes), std::end(kModes), mode) == std::end(kModes)) {
         std::fprintf(stderr,
-                     "faulty: bad TCTS_FAULTS item '%s' (expected MODE=GLOB, MODE one of faulty.cc's modes)\n",
+                     "faulty: bad --candidate_option=faults item '%s' (expected MODE=GLOB, MODE one of faulty.cc's modes)\n",
                      item.c_str());
         std::exit(2);
       }

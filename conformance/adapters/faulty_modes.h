@@ -1,5 +1,5 @@
 // The faults the test-only candidate "faulty" (faulty.cc, which documents every mode)
-// injects: which mode the running case gets (TCTS_FAULTS), and the perturbations of the
+// injects: which mode the running case gets (its faults option), and the perturbations of the
 // reference's real answers that the wrong-answer modes return.
 #ifndef TCTS_CONFORMANCE_ADAPTERS_FAULTY_MODES_H_
 #define TCTS_CONFORMANCE_ADAPTERS_FAULTY_MODES_H_
@@ -12,12 +12,13 @@
 
 namespace tcts::faulty {
 
-// One TCTS_FAULTS item: MODE=GLOB.
+// One item of the faults option: MODE=GLOB.
 struct Fault {
   std::string mode, glob;
 };
-// TCTS_FAULTS parsed; a bad item ends the process (exit 2) naming it.
-std::vector<Fault> FaultsFromEnvironment();
+// The candidate option faults=MODE=GLOB;MODE=GLOB... parsed; a bad item ends the process (exit 2)
+// naming it.
+std::vector<Fault> ParseFaults(const std::string& spec);
 // The mode of the first fault whose glob matches case `id` ("" for none).
 std::string ModeFor(const std::vector<Fault>& faults, const std::string& id);
 

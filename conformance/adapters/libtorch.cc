@@ -510,7 +510,7 @@ class LibtorchCandidate final : public Candidate {
 
 };
 
-TCTS_REGISTER_CANDIDATE("libtorch", [] { return std::unique_ptr<Candidate>(new LibtorchCandidate()); });
+TCTS_REGISTER_CANDIDATE("libtorch", [](const CandidateConfig&) { return std::unique_ptr<Candidate>(new LibtorchCandidate()); });
 
 }  // namespace
 }  // namespace tcts

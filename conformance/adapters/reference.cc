@@ -487,7 +487,7 @@ class ReferenceCandidate final : public Candidate {
   Result<TensorHandle> from_dlpack(DLManagedTensor* m) override { return Boxed([&] { return ref::FromDLPack(m); }); }
 };
 
-TCTS_REGISTER_CANDIDATE("reference", [] { return std::unique_ptr<Candidate>(new ReferenceCandidate()); });
+TCTS_REGISTER_CANDIDATE("reference", [](const CandidateConfig&) { return std::unique_ptr<Candidate>(new ReferenceCandidate()); });
 
 }  // namespace
 }  // namespace tcts

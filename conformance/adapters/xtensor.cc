@@ -580,7 +580,7 @@ class XtensorCandidate final : public Candidate {
 }  // namespace xtensor_adapter
 
 namespace {
-TCTS_REGISTER_CANDIDATE("xtensor", [] { return std::unique_ptr<Candidate>(new xtensor_adapter::XtensorCandidate()); });
+TCTS_REGISTER_CANDIDATE("xtensor", [](const CandidateConfig&) { return std::unique_ptr<Candidate>(new xtensor_adapter::XtensorCandidate()); });
 
 }  // namespace
 }  // namespace tcts

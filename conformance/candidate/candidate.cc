@@ -263,14 +263,42 @@ std::map<std::string, CandidateFactory>& Registry() {
 }
 }  // namespace
 
+bool CandidateConfig::Add(std::string_view key_value, std::string* error) {
+  const std::size_t eq = key_value.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    *error = "--candidate_option=" + std::string(key_value) + ": expected KEY=VALUE";
+    return false;
+  }
+  const std::string key(key_value.substr(0, eq));
+  if (!options_.emplace(key, std::string(key_value.substr(eq + 1))).second) {
+    *error = "--candidate_option: the key '" + key + "' is given twice";
+    return false;
+  }
+  return true;
+}
+
+std::string CandidateConfig::Take(const std::string& key) const {
+  taken_.insert(key);
+  auto it = options_.find(key);
+  return it == options_.end() ? "" : it->second;
+}
+
+std::vector<std::string> CandidateConfig::Untaken() const {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : options_) {
+    if (taken_.count(key) == 0) keys.push_back(key);
+  }
+  return keys;
+}
+
 bool RegisterCandidate(const char* name, CandidateFactory factory) {
   Registry()[name] = factory;
   return true;
 }
 
-std::unique_ptr<Candidate> MakeCandidate(std::string_view name) {
+std::unique_ptr<Candidate> MakeCandidate(std::string_view name, const CandidateConfig& config) {
   auto it = Registry().find(std::string(name));
-  return it == Registry().end() ? nullptr : it->second();
+  return it == Registry().end() ? nullptr : it->second(config);
 }
 
 std::vector<std::string> RegisteredCandidates() {

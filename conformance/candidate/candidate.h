@@ -22,8 +22,10 @@
 
 #include <complex>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -256,11 +258,30 @@ class Candidate {
 };
 
 // ---------------------------------------------------------------- registry
+// What a run tells its candidate: the suite binary's --candidate_option=KEY=VALUE flags (the
+// runner passes a testee's command, its directory and the trace folder this way, and tests pass
+// the faulty candidate's faults). A factory takes the options it knows; the suite binary refuses
+// any it left, naming it, so a misspelt option never goes unnoticed.
+class CandidateConfig {
+ public:
+  // Adds "KEY=VALUE"; false with *error when it has no '=', an empty key, or a key given twice.
+  bool Add(std::string_view key_value, std::string* error);
+  // The value of `key` ("" when not given); the option counts as used.
+  std::string Take(const std::string& key) const;
+  // The keys given and never taken, sorted.
+  std::vector<std::string> Untaken() const;
+
+ private:
+  std::map<std::string, std::string> options_;
+  mutable std::set<std::string> taken_;
+};
+
 // Adapters register a factory at static-initialisation time:
-//   TCTS_REGISTER_CANDIDATE("reference", [] { return std::make_unique<RefCandidate>(); });
-using CandidateFactory = std::unique_ptr<Candidate> (*)();
+//   TCTS_REGISTER_CANDIDATE("reference", [](const CandidateConfig&) { return std::make_unique<RefCandidate>(); });
+using CandidateFactory = std::unique_ptr<Candidate> (*)(const CandidateConfig& config);
 bool RegisterCandidate(const char* name, CandidateFactory factory);
-std::unique_ptr<Candidate> MakeCandidate(std::string_view name);  // nullptr if unknown
+// nullptr if unknown.
+std::unique_ptr<Candidate> MakeCandidate(std::string_view name, const CandidateConfig& config = CandidateConfig());
 std::vector<std::string> RegisteredCandidates();
 
 #define TCTS_REGISTER_CANDIDATE_CONCAT2(a, b) a##b

@@ -1,7 +1,7 @@
 // The conformance runner: a GoogleTest main that runs the linked suite against one
 // candidate.
 //
-//   <candidate>_bin [--candidate=NAME] [--target=LABEL | --rerun=CMD] [--seed=N] [--device=DEVICE]
+//   <candidate>_bin [--candidate=NAME] [--candidate_option=KEY=VALUE ...] [--target=LABEL | --rerun=CMD] [--seed=N] [--device=DEVICE]
 //                           [--tcts_suites=A,B] [--tcts_list=FILE]
 //                           [--tcts_stream=FILE [--tcts_cases=FILE | --tcts_shard=I/K]
 //                           [--tcts_announce_features]] [gtest flags]
@@ -11,6 +11,9 @@
 // //conformance:run` and for the `bazel test` targets alike.
 //
 // --candidate    which registered candidate to run (default: the only one linked in)
+// --candidate_option=KEY=VALUE  (repeated) what the candidate's factory takes: a testee's
+//                `testee`, `testee_cwd`, `trace_dir`; faulty's `faults`, `supports`,
+//                `missing_dtypes`; an option the candidate does not take is refused
 // --target       the Bazel label of this suite's test, used in the rerun command of a failure
 // --rerun        instead, a command that reruns a case given --filter='<case id>' (the runner's
 //                `bazel run //conformance:run -- --testee=...`: a testee has no suite target)
@@ -99,9 +102,18 @@ int main(int argc, char** argv) {
   std::string seed, list, stream, shard, suites;
   bool announce_features = false;
   tcts::Selection selection;
+  tcts::CandidateConfig candidate_config;
+  std::string error;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--tcts_announce_features") == 0) {
       announce_features = true;
+      continue;
+    }
+    if (std::string option; TakeFlag(argv[i], "--candidate_option", &option)) {
+      if (!candidate_config.Add(option, &error)) {
+        std::cerr << "tcts: " << error << "\n";
+        return 2;
+      }
       continue;
     }
     if (TakeFlag(argv[i], "--candidate", &config.candidate) || TakeFlag(argv[i], "--target", &config.target) ||
@@ -113,7 +125,7 @@ int main(int argc, char** argv) {
       continue;
     }
     std::cerr << "tcts: unknown argument '" << argv[i]
-              << "' (expected --candidate=, --target=, --rerun=, --seed=, --replay=, --device=, --tcts_list=, "
+              << "' (expected --candidate=, --candidate_option=KEY=VALUE, --target=, --rerun=, --seed=, --replay=, --device=, --tcts_list=, "
                  "--tcts_stream=, --tcts_cases=, --tcts_shard=, --tcts_suites=, --tcts_announce_features or gtest flags; expectations are applied by "
                  "conformance/runner/run.py)\n";
     return 2;
@@ -128,7 +140,6 @@ int main(int argc, char** argv) {
     if (comma > start) selection.suites.insert(suites.substr(start, comma - start));
     start = comma + 1;
   }
-  std::string error;
   if (!tcts::LoadCaseFile(config.replay, &error)) {
     std::cerr << "tcts: " << error << "\n";
     return 2;
@@ -155,9 +166,14 @@ int main(int argc, char** argv) {
     }
     config.candidate = registered.front();
   }
-  std::unique_ptr<tcts::Candidate> candidate = tcts::MakeCandidate(config.candidate);
+  std::unique_ptr<tcts::Candidate> candidate = tcts::MakeCandidate(config.candidate, candidate_config);
   if (!candidate) {
     std::cerr << "tcts: unknown candidate '" << config.candidate << "'; linked in: " << Join(registered) << "\n";
+    return 2;
+  }
+  if (const std::vector<std::string> untaken = candidate_config.Untaken(); !untaken.empty()) {
+    std::cerr << "tcts: the candidate '" << config.candidate << "' takes no option " << Join(untaken)
+              << " (--candidate_option)\n";
     return 2;
   }
   if (!ConfigureRapidCheck(seed, &config.seed)) {

@@ -223,18 +223,14 @@ bool WriteCaseList(const std::string& path, const std::vector<std::string>& chos
     *error = "cannot write the case list '" + path + "'";
     return false;
   }
+  // One JSON object a line, each as the begin event lists a case (stream.schema.json listed_case),
+  // in the binary's order.
   std::set<std::string> wanted(chosen.begin(), chosen.end());
+  std::vector<std::string> tests;
   ForEachTest([&](const ::testing::TestInfo& info) {
-    if (!wanted.count(FullName(info))) return;
-    const ListedCase c = ListCase(info);
-    const auto field = [](std::string f) {  // tabs and newlines would break the line format
-      for (char& ch : f) ch = (ch == '\t' || ch == '\n') ? ' ' : ch;
-      return f;
-    };
-    out << c.test << "\t" << field(c.id) << "\t" << c.kind << "\t" << field(c.clause) << "\t" << field(c.basis)
-        << "\t" << field(c.statement) << "\t" << c.rerun << "\t" << field(c.answer) << "\t" << c.suite << "\t"
-        << field(c.spec_row) << "\n";
+    if (wanted.count(FullName(info))) tests.push_back(FullName(info));
   });
+  for (const Json& c : CaseListJson(tests)) out << c.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
   out.flush();
   if (!out) *error = "cannot write the case list '" + path + "'";
   return static_cast<bool>(out);

@@ -55,8 +55,9 @@ constexpr int kExitFreshProcess = 87;
 // cases, its registered id for properties, else "Suite.Name".
 std::string CaseId(const ::testing::TestInfo& info);
 
-// Writes "<test>\t<case id>\t<case|property>\t<clause>\t<basis>\t<statement>\t<rerun>\t<answer>\t<suite>\t<spec row>"
-// for each chosen test (SelectCases), in run order. Returns false with `error` set when the file
+// Writes one JSON object a line, each chosen test (SelectCases) as the begin event lists it
+// (stream.schema.json listed_case: test, id, kind, clause, basis, statement, rerun, answer, suite,
+// spec_row), in run order. Returns false with `error` set when the file
 // cannot be written.
 bool WriteCaseList(const std::string& path, const std::vector<std::string>& chosen, std::string* error);
 

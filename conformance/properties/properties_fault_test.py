@@ -1,7 +1,7 @@
 """Every property can fail, and none passes vacuously.
 
 Runs each property of the suites on the test-only candidate "faulty" (conformance/adapters/faulty.cc:
-the reference, answering wrongly in the case TCTS_FAULTS names) and reads its record from the
+the reference, answering wrongly in the case its faults option names) and reads its record from the
 result stream (conformance/harness/stream.h):
   - no fault: PASS, with every draw checked;
   - every call answering NotSupported while the features are declared supported: FAIL;
@@ -47,22 +47,23 @@ TARGETED = [
 
 def run(suite: str, prop: str, mode: str | None, seed: str = "7", missing: list[str] = ()) -> dict:
     """The property's end event when the faulty candidate does `mode` in it and declares the
-    dtypes `missing` missing (TCTS_FAULTY_MISSING_DTYPES), with the run's dtypes table
+    dtypes `missing` missing (its option missing_dtypes), with the run's dtypes table
     ("dtypes": the begin event's, from spec/dtypes.toml)."""
     with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as tmp:
         stream = os.path.join(tmp, "stream.jsonl")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("GTEST_", "TEST_", "XML_OUTPUT"))}
-        env.update(TCTS_FAULTS=f"{mode}={prop}" if mode else "", RC_PARAMS=f"max_success={DRAWS}",
-                   TCTS_FAULTY_MISSING_DTYPES=",".join(missing))
+        env.update(RC_PARAMS=f"max_success={DRAWS}")
+        options = [f"--candidate_option=faults={mode}={prop}" if mode else "--candidate_option=faults=",
+                   "--candidate_option=missing_dtypes=" + ",".join(missing)]
         binary = "conformance/faulty_bin"
         listing, cases = os.path.join(tmp, "cases.list"), os.path.join(tmp, "cases.txt")
         subprocess.run([binary, "--candidate=faulty", f"--tcts_suites={suite}", f"--tcts_list={listing}"], env=env, check=True,
                        capture_output=True, timeout=300)
-        with open(listing, encoding="utf-8") as f:  # <test>\t<case id>\t...
-            tests = [line.split("\t")[0] for line in f if line.split("\t")[1:2] == [prop]]
+        with open(listing, encoding="utf-8") as f:  # a listed case, as JSON, a line
+            tests = [c["test"] for c in map(json.loads, f) if c["id"] == prop]
         with open(cases, "w", encoding="utf-8") as f:
             f.write("\n".join(tests) + "\n")
-        p = subprocess.run([binary, "--candidate=faulty", f"--seed={seed}", f"--tcts_cases={cases}",
+        p = subprocess.run([binary, "--candidate=faulty", *options, f"--seed={seed}", f"--tcts_cases={cases}",
                             f"--tcts_stream={stream}"],
                            env=env, capture_output=True, text=True, timeout=300)
         with open(stream, encoding="utf-8") as f:

@@ -42,7 +42,7 @@ class ProcessBox : public TensorBox {
 // its answer decoded, through the session.
 class ProcessCandidate : public Candidate {
  public:
-  explicit ProcessCandidate(std::string command) : session_(std::move(command)) {}
+  ProcessCandidate(std::string command, std::string trace_dir) : session_(std::move(command), std::move(trace_dir)) {}
 
   bool Start(const std::string& cwd, std::string* error) { return session_.Start(cwd, error); }
 
@@ -209,16 +209,17 @@ class ProcessCandidate : public Candidate {
   std::vector<TesteeSession::Pin> pins_;  // the lent regions the call being made uses (Tensor)
 };
 
-std::unique_ptr<Candidate> MakeFromEnvironment() {
-  const char* command = std::getenv("TCTS_TESTEE");
-  if (command == nullptr || *command == 0) {
-    std::cerr << "tcts: the candidate 'testee' runs the command in TCTS_TESTEE, which is not set (bazel run "
-                 "//conformance:run -- --testee='CMD ARGS' sets it)\n";
+// The candidate options the runner passes (--candidate_option=KEY=VALUE): testee (the command),
+// testee_cwd (where it runs) and trace_dir (--trace: where the session writes its raw trace).
+std::unique_ptr<Candidate> MakeTestee(const CandidateConfig& config) {
+  const std::string command = config.Take("testee");
+  if (command.empty()) {
+    std::cerr << "tcts: the candidate 'testee' runs the command given by --candidate_option=testee=CMD, which is "
+                 "not given (bazel run //conformance:run -- --testee='CMD ARGS' passes it)\n";
     std::exit(2);
   }
-  const char* cwd = std::getenv("TCTS_TESTEE_CWD");
   std::string error;
-  std::unique_ptr<Candidate> c = StartTestee(command, cwd ? cwd : "", &error);
+  std::unique_ptr<Candidate> c = StartTestee(command, config.Take("testee_cwd"), &error, config.Take("trace_dir"));
   if (!c) {
     std::cerr << "tcts: the testee '" << command << "' did not start: " << error << "\n";
     std::exit(2);
@@ -226,12 +227,13 @@ std::unique_ptr<Candidate> MakeFromEnvironment() {
   return c;
 }
 
-TCTS_REGISTER_CANDIDATE("testee", MakeFromEnvironment);
+TCTS_REGISTER_CANDIDATE("testee", MakeTestee);
 
 }  // namespace
 
-std::unique_ptr<Candidate> StartTestee(const std::string& command, const std::string& cwd, std::string* error) {
-  auto c = std::make_unique<ProcessCandidate>(command);
+std::unique_ptr<Candidate> StartTestee(const std::string& command, const std::string& cwd, std::string* error,
+                                       const std::string& trace_dir) {
+  auto c = std::make_unique<ProcessCandidate>(command, trace_dir);
   if (!c->Start(cwd, error)) return nullptr;
   return c;
 }

@@ -2,9 +2,11 @@
 // (conformance/protocol/PROTOCOL.md). Every suite runs against any command that speaks the
 // protocol, in any language, without being compiled into this repository.
 //
-// The command comes from the environment the runner sets (conformance/runner/run.py --testee):
-//   TCTS_TESTEE       the command line, run by /bin/sh -c (required)
-//   TCTS_TESTEE_CWD   the directory it runs in (default: the current one)
+// The command comes from the candidate options the runner passes to the suite binary
+// (conformance/runner/run.py --testee; --candidate_option=KEY=VALUE, candidate.h CandidateConfig):
+//   testee       the command line, run by /bin/sh -c (required)
+//   testee_cwd   the directory it runs in (default: the current one)
+//   trace_dir    --trace: where the session writes every line both ways
 // The testee starts when the candidate is made and stays for the whole process; a testee
 // that dies ends this process with a message naming the request it was answering (the runner
 // reports the running case as CRASH and resumes after it with a fresh testee); one that stops
@@ -24,9 +26,11 @@
 
 namespace tcts {
 
-// Starts `command` (run by /bin/sh -c in `cwd`, "" for the current directory) and shakes hands.
+// Starts `command` (run by /bin/sh -c in `cwd`, "" for the current directory) and shakes hands;
+// with a `trace_dir`, the session writes its raw trace there (runner --trace).
 // On failure returns nullptr with `error` saying why (the command, its exit, the bad field).
-std::unique_ptr<Candidate> StartTestee(const std::string& command, const std::string& cwd, std::string* error);
+std::unique_ptr<Candidate> StartTestee(const std::string& command, const std::string& cwd, std::string* error,
+                                       const std::string& trace_dir = "");
 
 }  // namespace tcts
 

@@ -52,7 +52,7 @@ std::string BoundMessage(std::string text) {
 }
 }  // namespace
 
-// --trace (the runner sets TCTS_TRACE_DIR): every line sent to the testee and every answer,
+// --trace (the runner passes the candidate option trace_dir): every line sent to the testee and every answer,
 // one JSON object a line in <dir>/<pid>.<n>.jsonl, each with the GoogleTest name of the case
 // running ("" outside a case: the handshake). The runner cuts it into one file per case.
 void TesteeSession::Trace(const char* direction, const std::string& line) {
@@ -75,9 +75,9 @@ TesteeSession::~TesteeSession() {
 }
 
 bool TesteeSession::Start(const std::string& cwd, std::string* error) {
-  if (const char* dir = std::getenv("TCTS_TRACE_DIR"); dir != nullptr && *dir != '\0') {
+  if (!trace_dir_.empty()) {
     static int sessions = 0;
-    const std::string path = std::string(dir) + "/" + std::to_string(getpid()) + "." + std::to_string(sessions++) + ".jsonl";
+    const std::string path = trace_dir_ + "/" + std::to_string(getpid()) + "." + std::to_string(sessions++) + ".jsonl";
     trace_ = std::fopen(path.c_str(), "w");
     if (trace_ == nullptr) {
       *error = "cannot write the trace " + path + ": " + std::strerror(errno);

@@ -52,7 +52,9 @@ class TesteeSession {
   // Keeps a lent region's bytes in use (see Region); the region goes with the last copy.
   using Pin = std::shared_ptr<void>;
 
-  explicit TesteeSession(std::string command) : command_(std::move(command)) {}
+  // With a `trace_dir`, every line both ways is written to a file of this session there (--trace).
+  TesteeSession(std::string command, std::string trace_dir = "")
+      : command_(std::move(command)), trace_dir_(std::move(trace_dir)) {}
   TesteeSession(const TesteeSession&) = delete;
   TesteeSession& operator=(const TesteeSession&) = delete;
   ~TesteeSession();  // ends the testee; logs the requests made and the time spent waiting
@@ -112,7 +114,8 @@ class TesteeSession {
   void Trace(const char* direction, const std::string& line);
 
   std::string command_;
-  std::FILE* trace_ = nullptr;  // --trace: TCTS_TRACE_DIR's file of this session
+  std::string trace_dir_;        // --trace: the runner's folder of raw traces
+  std::FILE* trace_ = nullptr;  // this session's file there
   TesteePipe pipe_;
   std::string name_, version_, build_;
   int protocol_ = 1;

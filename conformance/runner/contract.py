@@ -25,7 +25,6 @@ with open(SCHEMA_PATH, encoding="utf-8") as _f:
     SCHEMA = json.load(_f)
 
 EVENTS = ("begin", "start", "end", "done")
-CASE_LIST_COLUMNS = tuple(SCHEMA["x-case-list-columns"])
 EXIT_CODES = {SCHEMA["x-exit-codes"][code]["name"]: int(code) for code in SCHEMA["x-exit-codes"]}
 EXIT_USAGE = EXIT_CODES["usage"]  # the binary refused its arguments: not the candidate's doing
 EXIT_FINISHED = (EXIT_CODES["ok"], EXIT_CODES["failed"])  # after its done event
@@ -107,7 +106,8 @@ class ListedCase:
 
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(ListedCase))
-assert set(CASE_LIST_COLUMNS) == set(_FIELDS), "stream.schema.json's case list columns are ListedCase's fields"
+assert set(SCHEMA["$defs"]["listed_case"]["properties"]) == set(_FIELDS), \
+    "stream.schema.json's listed_case fields are ListedCase's fields"
 
 
 def listed_case(fields: dict, default_suite: str) -> ListedCase:
@@ -119,10 +119,18 @@ def listed_case(fields: dict, default_suite: str) -> ListedCase:
 
 
 def read_case_list(path: str, default_suite: str) -> list[ListedCase]:
-    """The case list a binary wrote (--tcts_list): each line's columns, by the schema's names."""
+    """The case list a binary wrote (--tcts_list): one listed case, a JSON object, a line."""
+    cases = []
     with open(path, encoding="utf-8") as f:
-        return [listed_case(dict(zip(CASE_LIST_COLUMNS, line.split("\t"))), default_suite)
-                for line in f.read().splitlines()]
+        for n, line in enumerate(f, 1):
+            try:
+                fields = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise UsageError(f"{path}:{n}: the case list's line is not JSON ({e})") from None
+            if not isinstance(fields, dict) or not isinstance(fields.get("test"), str):
+                raise UsageError(f"{path}:{n}: a case list line is an object with a string 'test'")
+            cases.append(listed_case(fields, default_suite))
+    return cases
 
 
 def list_cases(suite: Suite, selection: list, tmp: str, env: dict) -> list[ListedCase]:

@@ -38,7 +38,6 @@ class Schema(unittest.TestCase):
         self.assertEqual(contract.EXIT_TESTEE_DIED, 86)
         self.assertEqual(contract.EXIT_FRESH_PROCESS, 87)
         self.assertEqual(contract.EXIT_USAGE, 2)
-        self.assertEqual(contract.CASE_LIST_COLUMNS[:2], ("test", "id"))
 
     def test_recorded_lines_match_the_schema_and_the_runner_reads_them(self):
         v = validator()
@@ -77,10 +76,10 @@ class Live(unittest.TestCase):
         v = validator()
         env = {k: v for k, v in os.environ.items() if k not in ("TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
                                                                  "XML_OUTPUT_FILE", "TESTBRIDGE_TEST_ONLY")}
-        env["TCTS_FAULTS"] = "wrong=promote_types.int8.int16;undeclared=promote_types.uint8.int8"
         with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as tmp:
-            stream, listing = os.path.join(tmp, "s.jsonl"), os.path.join(tmp, "cases.tsv")
-            args = [FAULTY, "--tcts_suites=promotion", "--candidate=faulty", "--target=//t:t", "--seed=1"]
+            stream, listing = os.path.join(tmp, "s.jsonl"), os.path.join(tmp, "cases.jsonl")
+            args = [FAULTY, "--tcts_suites=promotion", "--candidate=faulty", "--target=//t:t", "--seed=1",
+                    "--candidate_option=faults=wrong=promote_types.int8.int16;undeclared=promote_types.uint8.int8"]
             subprocess.run(args + ["--tcts_shard=0/40", f"--tcts_stream={stream}", "--tcts_announce_features"],
                            env=env, capture_output=True, timeout=300)
             subprocess.run(args + ["--tcts_shard=0/40", f"--tcts_list={listing}"], env=env, check=True,
@@ -91,6 +90,11 @@ class Live(unittest.TestCase):
                 self.assertEqual(list(v.iter_errors(e)), [], e)
                 contract.check_event(e)
             listed = contract.read_case_list(listing, "promotion")
+            # Each line of the case list is a listed_case of the schema.
+            line_validator = type(v)({**contract.SCHEMA, "oneOf": [{"$ref": "#/$defs/listed_case"}]})
+            with open(listing, encoding="utf-8") as f:
+                for line in f:
+                    self.assertEqual(list(line_validator.iter_errors(json.loads(line))), [], line)
         begin = events[0]
         self.assertEqual([(c.test, c.id) for c in listed], [(c["test"], c["id"]) for c in begin["cases"]])
         # Every column as the begin event has it, the rerun aside: --tcts_list writes the list
@@ -99,6 +103,34 @@ class Live(unittest.TestCase):
         self.assertEqual([{**vars(c), "rerun": ""} for c in listed],
                          [{**vars(contract.listed_case(c, "promotion")), "rerun": ""} for c in begin["cases"]])
         self.assertEqual(events[-1], {"event": "done"})
+
+    def test_the_candidate_is_told_by_flags_and_refuses_an_option_it_does_not_take(self):
+        """A candidate's settings are the suite binary's --candidate_option flags, not its environment:
+        the faults reach faulty that way, and an option it does not take ends the run naming it."""
+        env = {k: v for k, v in os.environ.items() if k not in ("TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
+                                                                 "XML_OUTPUT_FILE", "TESTBRIDGE_TEST_ONLY")}
+        env["TCTS_FAULTS"] = "segv=*"  # the old channel: read by nothing now
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as tmp:
+            cases = os.path.join(tmp, "cases.txt")
+            with open(cases, "w", encoding="utf-8") as f:
+                f.write("Spec/PromoteTypes.Case/promote_types_int8_int16\n")
+            base = [FAULTY, "--tcts_suites=promotion", "--candidate=faulty", "--seed=1", f"--tcts_cases={cases}"]
+            outcomes = {}
+            for name, option in [("clean", []), ("wrong", ["--candidate_option=faults=wrong=promote_types.int8.int16"])]:
+                stream = os.path.join(tmp, f"{name}.jsonl")
+                p = subprocess.run(base + option + [f"--tcts_stream={stream}"], env=env, capture_output=True, text=True,
+                                   timeout=300)
+                with open(stream, encoding="utf-8") as f:
+                    ends = [e for e in map(json.loads, f) if e["event"] == "end"]
+                self.assertEqual(len(ends), 1, p.stdout[-2000:] + p.stderr[-2000:])
+                outcomes[name] = ends[0]["outcome"]
+            self.assertEqual(outcomes, {"clean": "PASS", "wrong": "FAIL"})
+            for option, says in [("--candidate_option=fautls=wrong=*", "takes no option fautls"),
+                                 ("--candidate_option=supports=some", "expected none or novalues"),
+                                 ("--candidate_option=novalue", "expected KEY=VALUE")]:
+                p = subprocess.run(base + [option], env=env, capture_output=True, text=True, timeout=300)
+                self.assertEqual(p.returncode, 2, p.stdout[-2000:] + p.stderr[-2000:])
+                self.assertIn(says, p.stderr)
 
 
 if __name__ == "__main__":

@@ -47,18 +47,15 @@ class Locked(Exception):
     """Another run holds the output folder's lock."""
 
 
-def child_env(o: Options, trace_dir: str = "") -> dict:
+def child_env(o: Options) -> dict:
     """The environment of the suite processes: the runner's, less the test protocol's variables;
-    with a testee, what the candidate "testee" needs to start it: the command, the directory it
-    runs in (where the user started bazel run), the Python kit on its PYTHONPATH; with --trace,
-    where the sessions write their raw traces (conformance/protocol/testee_session.cc)."""
+    with a testee, the Python kit on the PYTHONPATH the testee inherits. (What the candidate
+    itself is told — a testee's command and directory, the trace folder, a test candidate's
+    faults — are the suite binary's --candidate_option flags: binaries.suites_for.)"""
     env = dict(o.child_environ)
     if o.testee:
         kit = os.path.abspath("conformance/protocol/python")
-        env.update(TCTS_TESTEE=o.testee, TCTS_TESTEE_CWD=o.cwd,
-                   PYTHONPATH=kit + (os.pathsep + o.pythonpath if o.pythonpath else ""))
-    if trace_dir:
-        env["TCTS_TRACE_DIR"] = trace_dir
+        env["PYTHONPATH"] = kit + (os.pathsep + o.pythonpath if o.pythonpath else "")
     return env
 
 

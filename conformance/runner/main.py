@@ -193,16 +193,16 @@ def run_into(o: Options, argv: list[str]) -> int:
     except reporting.IdentityError as e:
         print(f"run: {e}", file=sys.stderr)
         return EXIT_USAGE
-    suites = binaries.suites_for(o)
     try:
-        binaries.check_binaries(o, suites)
+        binaries.check_binaries(o, binaries.suites_for(o))
     except UsageError as e:
         print(f"run: {e}", file=sys.stderr)
         return EXIT_USAGE
     start = time.monotonic()
     started_at = datetime.datetime.now(datetime.timezone.utc)
     raw_traces = traces.start(o)
-    env = isolation.child_env(o, raw_traces)
+    suites = binaries.suites_for(o, raw_traces)
+    env = isolation.child_env(o)
     with tempfile.TemporaryDirectory(prefix="tcts-run-") as workdir, isolation.hold_workdir(workdir):
         results = records.Results(o, seed, expectations_file.Index(entries), workdir, env)
         scheduler = isolation.Scheduler(o, seed, workdir, env, results.collect, results.wants_features)

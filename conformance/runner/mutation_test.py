@@ -1,6 +1,6 @@
 """Every check family can fail: one wrong-answer mode of the test-only candidate "faulty" each.
 
-conformance/adapters/faulty.cc is the reference with faults injected, via TCTS_FAULTS="mode=glob",
+conformance/adapters/faulty.cc is the reference with faults injected, via its option faults="mode=glob",
 on the cases whose id matches the glob; each wrong-answer mode perturbs the reference's real
 answer (1 ulp off, one stride off, the wrong dtype, an error accepted, ...). For every check
 family this runs a sample of the family's cases (ids matching the glob, from the suite binary's
@@ -62,9 +62,9 @@ FAMILIES = [
 _listings = {}
 
 
-def child_env(faults: str) -> dict:
+def child_env() -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GTEST_", "TEST_", "XML_OUTPUT"))}
-    env.update(TCTS_FAULTS=faults, RC_PARAMS="max_success=30")
+    env.update(RC_PARAMS="max_success=30")
     return env
 
 
@@ -74,9 +74,9 @@ def listing(suite: str) -> list:
         with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as tmp:
             path = os.path.join(tmp, "cases.list")
             subprocess.run(["conformance/faulty_bin", "--candidate=faulty", f"--tcts_suites={suite}", f"--tcts_list={path}"],
-                           env=child_env(""), check=True, capture_output=True, timeout=120)
+                           env=child_env(), check=True, capture_output=True, timeout=120)
             with open(path, encoding="utf-8") as f:
-                _listings[suite] = [tuple(line.split("\t")[:2]) for line in f.read().splitlines()]
+                _listings[suite] = [(c["test"], c["id"]) for c in map(json.loads, f)]
     return _listings[suite]
 
 
@@ -92,14 +92,14 @@ def sample(suite: str, glob: str, inside: bool = True, n: int = SAMPLE) -> list:
 
 
 def run(suite: str, cases: list, faults: str) -> dict:
-    """case id -> outcome, for `cases` run on the suite's faulty binary with TCTS_FAULTS=faults."""
+    """case id -> outcome, for `cases` run on the suite's faulty binary with the option faults=`faults`."""
     with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as tmp:
         stream, chosen = os.path.join(tmp, "stream.jsonl"), os.path.join(tmp, "cases.txt")
         with open(chosen, "w", encoding="utf-8") as f:
             f.write("".join(t + "\n" for t, _ in cases))
-        p = subprocess.run(["conformance/faulty_bin", "--candidate=faulty", f"--tcts_suites={suite}", "--seed=7",
-                            f"--tcts_cases={chosen}", f"--tcts_stream={stream}"],
-                           env=child_env(faults), capture_output=True, text=True, timeout=120)
+        p = subprocess.run(["conformance/faulty_bin", "--candidate=faulty", f"--candidate_option=faults={faults}",
+                            f"--tcts_suites={suite}", "--seed=7", f"--tcts_cases={chosen}", f"--tcts_stream={stream}"],
+                           env=child_env(), capture_output=True, text=True, timeout=120)
         ids = dict(cases)
         with open(stream, encoding="utf-8") as f:
             ends = {ids[e["test"]]: e["outcome"] for e in map(json.loads, f) if e["event"] == "end"}

@@ -86,6 +86,7 @@ class Options:
     bazel: str = "bazel"  # TCTS_BAZEL
     pythonpath: str = ""  # PYTHONPATH, as the runner got it
     child_environ: dict = dataclasses.field(default_factory=dict)  # what the suite processes inherit
+    candidate_options: list = dataclasses.field(default_factory=list)  # --candidate-option KEY=VALUE
 
     @property
     def in_test(self) -> bool:
@@ -134,6 +135,10 @@ def make_parser(description: str = "") -> argparse.ArgumentParser:
                    help="run the suites against a testee program speaking conformance/protocol/PROTOCOL.md "
                         "(run by /bin/sh in the directory bazel run was started from); needs --expectations "
                         "unless conformance/expectations/<--candidate>.txt exists")
+    p.add_argument("--candidate-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="an option for the candidate's factory, passed to the suite binary as "
+                        "--candidate_option=KEY=VALUE (the test candidate faulty takes faults=MODE=GLOB;..., "
+                        "supports=none|novalues and missing_dtypes=A,B); repeatable")
     p.add_argument("--out", default="", metavar="DIR",
                    help="where report.json, report.md, report.html and the logs go (default: "
                         "<workspace>/out/<candidate>, out/<candidate>-<device>, out/replay-<candidate>; "
@@ -222,6 +227,13 @@ def parse_args(argv: list[str], environ=None, argv0: str = "", description: str 
                 update_expectations=a.update_expectations, trace=a.trace, cwd=a.cwd, run_command=a.run_command,
                 suite_commit=a.suite_commit or None, history=a.history)
     read_environment(o, environ, argv0)
+    for kv in a.candidate_option:
+        key, sep, _ = kv.partition("=")
+        if not (key and sep):
+            raise UsageError(f"--candidate-option={kv!r}: expected KEY=VALUE")
+        if key in ("testee", "testee_cwd", "trace_dir"):
+            raise UsageError(f"--candidate-option={kv!r}: {key} is the runner's to pass (--testee, --cwd, --trace)")
+    o.candidate_options = list(a.candidate_option)
     for spec in a.known_testee:
         name, sep, command = spec.partition("=")
         if not (name and sep and command):

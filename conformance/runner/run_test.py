@@ -1,7 +1,7 @@
 """The runner isolates a candidate that crashes or hangs, and still reports every other case.
 
 Runs conformance/runner/run.py on the test-only candidate "faulty" (conformance/adapters/faulty.cc:
-the reference with faults injected by TCTS_FAULTS) over the dtypes and promotion suites, with
+the reference with faults injected by its faults option) over the dtypes and promotion suites, with
 one case that aborts, one that segfaults, one that exits silently, one that hangs, one table
 case and one property that get wrong answers. Checks: 100% of the cases are in the report
 exactly once; the faulted ones are CRASH / TIMEOUT / XFAIL / FAIL as the expectations file
@@ -10,7 +10,7 @@ passes; the property failure carries its seed and counterexample, and rerunning 
 seed gives the same counterexample; stale entries are reported; report.json matches the
 schema and the Markdown/HTML renderings show the outcomes.
 
-Also: a candidate that declares every feature unsupported (TCTS_FAULTY_SUPPORTS=none) does not
+Also: a candidate that declares every feature unsupported (faulty's supports=none) does not
 CONFORM; the command line (argparse) keeps its flags and errors; under Bazel's test protocol
 the runner shards, filters and writes one JUnit <testcase> per case. Runs under
 /usr/bin/python3 (python3-jsonschema).
@@ -56,7 +56,7 @@ def all_case_ids() -> set:
             subprocess.run(["conformance/faulty_bin", f"--tcts_suites={s}", f"--tcts_list={path}"], check=True, capture_output=True,
                            env=child_env())
             with open(path, encoding="utf-8") as f:
-                ids |= {line.split("\t")[1] for line in f.read().splitlines()}
+                ids |= {json.loads(line)["id"] for line in f}
     return ids
 
 
@@ -64,9 +64,10 @@ class RunnerIsolation(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.out = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
-        env = child_env({"TCTS_FAULTS": ";".join(f"{mode}={case}" for case, mode in FAULTS.items())})
+        env = child_env()
         cls.proc = subprocess.run(
             [sys.executable, "conformance/runner/run.py", "--suites=" + ",".join(SUITES), "--candidate=faulty",
+             "--candidate-option=faults=" + ";".join(f"{mode}={case}" for case, mode in FAULTS.items()),
              "--expectations=conformance/runner/testdata/faulty_expectations.txt", f"--out={cls.out}",
              "--case-timeout=3", "--jobs=2", f"--seed={SEED}"],
             env=env, capture_output=True, text=True, timeout=300)
@@ -129,8 +130,9 @@ class RunnerIsolation(unittest.TestCase):
         self.assertIn(f"--seed={SEED}", c["rerun"])
         again = subprocess.run(
             ["conformance/faulty_bin", "--candidate=faulty", f"--seed={SEED}",
+             "--candidate_option=faults=wrong=property.promote_types.commutative",
              "--gtest_filter=PromotionProperties.PromoteTypesIsCommutative"],
-            env=child_env({"TCTS_FAULTS": "wrong=property.promote_types.commutative"}),
+            env=child_env(),
             capture_output=True, text=True)
         first_lines = c["counterexample"].splitlines()[:4]
         for line in first_lines:
@@ -192,7 +194,7 @@ class NothingSupported(unittest.TestCase):
         cls.out = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
         cls.proc = run(["--suites=" + ",".join(SUITES), "--candidate=faulty",
                         "--expectations=conformance/expectations/reference.txt", f"--out={cls.out}", "--jobs=2",
-                        f"--seed={SEED}"], env=child_env({"TCTS_FAULTY_SUPPORTS": "none"}))
+                        f"--seed={SEED}", "--candidate-option=supports=none"])
         print(cls.proc.stdout[-2000:], cls.proc.stderr[-2000:])
         cls.report = report_lib.load(os.path.join(cls.out, "report.json"))
 
@@ -222,13 +224,13 @@ class NothingSupported(unittest.TestCase):
     def test_partial_ok_exits_0(self):
         out = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
         p = run(["--suites=dtypes", "--candidate=faulty", "--expectations=conformance/expectations/reference.txt",
-                 f"--out={out}", "--jobs=1", "--partial-ok"], env=child_env({"TCTS_FAULTY_SUPPORTS": "none"}))
+                 f"--out={out}", "--jobs=1", "--partial-ok", "--candidate-option=supports=none"])
         self.assertEqual(p.returncode, 0, p.stdout[-2000:] + p.stderr)
         self.assertIn("CONFORMS PARTIALLY", p.stdout)
 
 
 class MissingDType(unittest.TestCase):
-    """A candidate that declares every dtype but bfloat16 (TCTS_FAULTY_MISSING_DTYPES): the cases
+    """A candidate that declares every dtype but bfloat16 (faulty's missing_dtypes): the cases
     whose rows need bfloat16 are NOT_SUPPORTED naming it, not run; the missing required dtype
     costs the verdict once, with the cases it cost."""
 
@@ -237,7 +239,7 @@ class MissingDType(unittest.TestCase):
         cls.out = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
         cls.proc = run(["--suites=" + ",".join(SUITES), "--candidate=faulty",
                         "--expectations=conformance/expectations/reference.txt", f"--out={cls.out}", "--jobs=2",
-                        f"--seed={SEED}", "--no-stale-check"], env=child_env({"TCTS_FAULTY_MISSING_DTYPES": "bfloat16"}))
+                        f"--seed={SEED}", "--no-stale-check", "--candidate-option=missing_dtypes=bfloat16"])
         print(cls.proc.stdout[-2000:], cls.proc.stderr[-2000:])
         cls.report = report_lib.load(os.path.join(cls.out, "report.json"))
 
@@ -316,9 +318,9 @@ class WritesExpectations(unittest.TestCase):
     }
 
     def faulty(self, d, faults, *extra):
-        env = child_env({"TCTS_FAULTS": ";".join(f"{m}={c}" for c, m in faults.items())})
         return run(["--suites=" + ",".join(SUITES), "--candidate=faulty", f"--out={d}/out", "--jobs=2",
-                    f"--seed={SEED}", *extra], env=env)
+                    f"--seed={SEED}", "--candidate-option=faults=" + ";".join(f"{m}={c}" for c, m in faults.items()),
+                    *extra])
 
     def entries(self, path):
         import expectations
@@ -458,10 +460,10 @@ class BazelTestProtocol(unittest.TestCase):
 
     def test_test_filter_selects_by_gtest_name_and_failures_fail(self):
         with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as d:
-            env = self.bazel_env(d, TESTBRIDGE_TEST_ONLY="*float32*:*int8*-*name*",
-                                 TCTS_FAULTS="segv=dtype.float32.attributes")
+            env = self.bazel_env(d, TESTBRIDGE_TEST_ONLY="*float32*:*int8*-*name*")
             p = run(["--suites=dtypes", "--candidate=faulty", "--expectations=conformance/expectations/reference.txt",
-                     "--partial-ok", "--no-stale-check"], env=env)
+                     "--partial-ok", "--no-stale-check", "--candidate-option=faults=segv=dtype.float32.attributes"],
+                    env=env)
             self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr)
             cases = self.read_testcases(d)
             self.assertTrue(cases)

@@ -20,8 +20,8 @@ def trace_file_name(case_id: str) -> str:
 
 def start(o: Options) -> str:
     """An empty OUT/trace/ and the folder the testee sessions write their raw traces into
-    (TCTS_TRACE_DIR in the suite processes' environment, read by
-    conformance/protocol/testee_session.cc); "" without --trace."""
+    (the testee candidate's option trace_dir, which binaries.suites_for passes to the suite
+    processes and conformance/protocol/testee_session.cc writes into); "" without --trace."""
     if not o.trace:
         return ""
     folder = os.path.join(o.out, "trace")
@@ -59,7 +59,7 @@ def attach(o: Options, listed: dict, cases: list[dict], raw: str, env: dict, run
         for case_id, records in per_case.items():
             c = wanted[case_id]
             header = {"case": case_id, "outcome": c["outcome"], "expected": c["expected"], "observed": c["observed"],
-                      "command": o.testee, "cwd": env.get("TCTS_TESTEE_CWD", ""), "env": kept}
+                      "command": o.testee, "cwd": o.cwd, "env": kept}
             rel = os.path.join("trace", trace_file_name(case_id))
             with open(os.path.join(o.out, rel), "w", encoding="utf-8") as f:
                 for r in [header] + handshake + records:
@@ -68,5 +68,5 @@ def attach(o: Options, listed: dict, cases: list[dict], raw: str, env: dict, run
             # The safe form: the testee command and its directory in plain sight, no recorded
             # environment applied (repro.py runs nothing a trace records unless told to).
             c["repro"] = (f"/usr/bin/python3 {shlex.quote(runner_script('repro.py'))} {shlex.quote(os.path.join(o.out, rel))} "
-                          f"--testee={shlex.quote(o.testee)} --cwd={shlex.quote(env.get('TCTS_TESTEE_CWD', '') or '.')}")
+                          f"--testee={shlex.quote(o.testee)} --cwd={shlex.quote(o.cwd or '.')}")
     shutil.rmtree(raw, ignore_errors=True)

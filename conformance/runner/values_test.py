@@ -2,12 +2,12 @@
 everything else: no case is lost to values alone.
 
 Runs conformance/runner/run.py on the test-only candidate "faulty" with
-TCTS_FAULTY_SUPPORTS=novalues (the reference, declaring the feature `values` unsupported and
+faulty's option supports=novalues (the reference, declaring the feature `values` unsupported and
 answering NotSupported to its operations) over every suite. Checks: nothing FAILs; the cases
 whose checks need values are judged on the rest, their `values` check NOT_SUPPORTED by itself;
 the out=/in-place casting rules (accepted or refused, the result's dtype, the error) are
 judged; the layout properties pass with their values part skipped, and only a property about
-values alone is NOT_SUPPORTED. Then a strides regression (TCTS_FAULTS out_strides) in such cases
+values alone is NOT_SUPPORTED. Then a strides regression (its faults option: out_strides) in such cases
 FAILs, naming the strides check, and an expectation FAIL(values) does not hide it. Runs under
 /usr/bin/python3 (python3-jsonschema).
 """
@@ -28,8 +28,8 @@ RUNNER = [sys.executable, "conformance/runner/run.py", "--candidate=faulty", "--
 
 
 def run(out: str, faults: str = "", expectations: str = "conformance/expectations/reference.txt"):
-    env = dict(os.environ, TCTS_FAULTY_SUPPORTS="novalues", TCTS_FAULTS=faults)
-    p = subprocess.run(RUNNER + [f"--out={out}", f"--expectations={expectations}", "--no-stale-check"], env=env,
+    p = subprocess.run(RUNNER + [f"--out={out}", f"--expectations={expectations}", "--no-stale-check",
+                                 "--candidate-option=supports=novalues", f"--candidate-option=faults={faults}"],
                        capture_output=True, text=True, timeout=600)
     return p, report_lib.load(os.path.join(out, "report.json"))
 
