@@ -120,7 +120,7 @@ void CheckDLPackImport(const DLPackImportRow& row) {
       c.Expect(Check::kOwnership, p->deleted == 0, "the deleter while t lives", "not called",
                "called " + std::to_string(p->deleted) + " times");
       t.reset();
-      r = Result<TensorHandle>(Error{ErrorKind::kInternal, "released"});
+      r = Called<TensorHandle>(r.feature(), Error{ErrorKind::kInternal, "released"});
       if (view) {
         c.Expect(Check::kOwnership, p->deleted == 0, "the deleter while a view of t lives", "not called",
                  "called " + std::to_string(p->deleted) + " times");

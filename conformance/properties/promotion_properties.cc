@@ -29,7 +29,12 @@ TCTS_PROMOTION_PROPERTIES(TCTS_PROPERTY_ROW)
 const std::vector<OperandKind> kKinds = {OperandKind::kTensor, OperandKind::kZeroDim, OperandKind::kScalar};
 const std::vector<Scalar::Kind> kScalarKinds = {Scalar::Kind::kBool, Scalar::Kind::kInt, Scalar::Kind::kFloat,
                                                Scalar::Kind::kComplex};
-const std::vector<BinaryOp> kOps = {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul, BinaryOp::kDiv};
+// Every binary op, in spec order (spec/promotion.toml [[op]]: TCTS_FORALL_BINARY_OPS).
+const std::vector<BinaryOp> kOps = {
+#define TCTS_BINARY_OP_VALUE(e, ...) BinaryOp::e,
+    TCTS_FORALL_BINARY_OPS(TCTS_BINARY_OP_VALUE)
+#undef TCTS_BINARY_OP_VALUE
+};
 
 // The documented dtypes the candidate declares: what every dtype of these properties is drawn
 // from (NOT_SUPPORTED, naming the twelve, when it declares none).
