@@ -117,9 +117,11 @@ class Called : public Result<T> {
   // The call, with these arguments, is judged under feature `f` instead of its op's: a feature of
   // the answer (spec/interface.toml answer_features: a sparse layout, a device form, cuda tensors)
   // or another op's feature that the arguments ask for (asarray(requires_grad=True): autograd).
-  Called&& As(Feature f) && {
-    feature_ = f;
-    return std::move(*this);
+  // A new value (so `r = std::move(r).As(f)` is no self-move).
+  Called As(Feature f) && {
+    Called out(std::move(*this));
+    out.feature_ = f;
+    return out;
   }
   // The call's outcome without its value (ok, or its error), under the same feature.
   Called<void> status() const;
