@@ -13,6 +13,12 @@
                      op that is not `custom` (inside class ProcessCandidate)
   --suite kit        spec/interface_kit.inc: the C++ kit's dispatch table entries, one handler
                      per op (inside TesteeServer::State::Ops(); custom ops call On<Name>)
+  --suite calls      spec/interface_calls.inc: one call helper per op (namespace tcts::calls, after
+                     harness.h's Called<T>): calls the Candidate virtual and carries the op's
+                     feature with the answer, so a check never names a feature for a call
+  --suite overrides  spec/interface_overrides.inc: IsAnswerFeature() and OverridesOpsOf<A>(feature),
+                     which ops a candidate class overrides, by feature (CandidateOf<A>: an adapter's
+                     declared features; a feature is all its ops or none, checked at compile time)
   --suite echo       spec/interface_echo.inc: a test candidate's overrides, each answering what
                      the current vector step says (Reply<T>: the C++ kit's session replay)
   --suite json       spec/interface.json: the description as data (sent in `hello`)
@@ -27,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 
 import emit_common
@@ -261,6 +268,57 @@ def emit_kit(iface: Interface) -> str:
     return "\n".join(lines + [""])
 
 
+def arg_names(iface: Interface, op: Op) -> list[str]:
+    """The op's C++ parameter names, in order (the last word of each of `cxx_params`' parameters)."""
+    if not op.cxx_params:
+        return [cxx_name(a) for a in op.args]
+    names = [re.findall(r"[A-Za-z_][A-Za-z0-9_]*", p)[-1:] for p in op.cxx_params.split(",")]
+    if any(not n for n in names):
+        raise interface_model.InterfaceError(f"op {op.name!r}: cxx_params {op.cxx_params!r} has a parameter with no name")
+    return [n[0] for n in names]
+
+
+def emit_calls(iface: Interface) -> str:
+    lines = [emit_common.header(SRC, GEN, "//"),
+             "// Inside namespace tcts::calls (harness.h): one helper per op, calling the Candidate virtual and",
+             "// carrying the op's feature with its answer (Called<T>), for Get and Case::Usable.", ""]
+    feats = {f.name: f for f in iface.features}
+    for o in iface.ops:
+        value = "void" if o.result == "none" else cxx_value(iface, o.result)
+        lines += comment(f"{o.name}: feature {o.feature}.")
+        lines.append(f"inline Called<{value}> {o.name}({', '.join(['Candidate& cand'] + ([params(iface, o)] if params(iface, o) else []))}) {{")
+        lines.append(f"  return {{Feature::{feats[o.feature].enumerator}, cand.{o.name}({', '.join(arg_names(iface, o))})}};")
+        lines += ["}", ""]
+    return "\n".join(lines)
+
+
+def emit_overrides(iface: Interface) -> str:
+    lines = [emit_common.header(SRC, GEN, "//"),
+             "// Inside namespace tcts, after class Candidate (candidate.h).", "",
+             "// Whether `f` is a feature of an answer, with no op of its own (interface.toml answer_features).",
+             "inline bool IsAnswerFeature(Feature f) {", "  switch (f) {"]
+    feats = {f.name: f for f in iface.features}
+    lines += [f"    case Feature::{feats[n].enumerator}:" for n in iface.answer_features]
+    lines += ["      return true;", "    default:", "      return false;", "  }", "}", "",
+              "// Whether class A overrides the ops of feature `f` (false for an answer feature). A class that",
+              "// overrides some of a feature's ops and not the others does not compile.",
+              "template <class A>", "bool OverridesOpsOf(Feature f) {"]
+    for o in iface.ops:
+        lines.append(f"  constexpr bool {o.name}_ = !std::is_same<decltype(&A::{o.name}), decltype(&Candidate::{o.name})>::value;")
+    for f in iface.features:
+        ops = [o for o in iface.ops if o.feature == f.name]
+        for o in ops[1:]:
+            lines.append(f"  static_assert({ops[0].name}_ == {o.name}_, \"feature {f.name} is declared by overriding all its ops "
+                         f"({', '.join(x.name for x in ops)}) or none: this class overrides {ops[0].name} and not {o.name}, or {o.name} and not {ops[0].name}\");")
+    lines += ["  switch (f) {"]
+    for f in iface.features:
+        ops = [o for o in iface.ops if o.feature == f.name]
+        if ops:
+            lines += [f"    case Feature::{f.enumerator}:", f"      return {ops[0].name}_;"]
+    lines += ["    default:", "      return false;", "  }", "}", ""]
+    return "\n".join(lines)
+
+
 def emit_echo(iface: Interface) -> str:
     lines = [emit_common.header(SRC, GEN, "//"),
              "// Inside a test candidate with Reply<T>(op) and ReplyStatus(op): every op answers what the",
@@ -317,7 +375,7 @@ def emit_vectors(iface: Interface) -> str:
 
 SUITES = {
     "enums": emit_enums, "records": emit_records, "virtuals": emit_virtuals, "codecs": emit_codecs,
-    "suite": emit_suite, "kit": emit_kit, "echo": emit_echo, "json": emit_json, "protocol_table": emit_protocol_table,
+    "suite": emit_suite, "kit": emit_kit, "calls": emit_calls, "overrides": emit_overrides, "echo": emit_echo, "json": emit_json, "protocol_table": emit_protocol_table,
     "vectors": emit_vectors,
 }
 

@@ -136,7 +136,7 @@ Status Write(T* p, const std::vector<Scalar>& values) {
 }
 
 // ---------------------------------------------------------------- the candidate
-class EigenCandidate final : public Candidate {
+class EigenCandidate final : public CandidateOf<EigenCandidate> {
  public:
   std::string name() const override { return "eigen"; }
   std::string version() const override {
@@ -153,24 +153,7 @@ class EigenCandidate final : public Candidate {
   // naming the dtype rather than each answering NotImplementedError.
   bool supports_dtype(DType d) const override { return d != DType::kComplex32; }
 
-  bool supports(Feature f) const override {
-    switch (f) {
-      case Feature::kDTypeInfo:
-      case Feature::kFloatInfo:
-      case Feature::kPromoteTypes:
-      case Feature::kResultType:
-      case Feature::kTensors:
-      case Feature::kBinaryOps:
-      case Feature::kBinaryOut:
-      case Feature::kBinaryInplace:
-      case Feature::kStorage:
-      case Feature::kValues:
-      case Feature::kStorageValues:
-        return true;
-      default:
-        return false;
-    }
-  }
+  // Its features are the ops it overrides (CandidateOf), and no feature of an answer.
 
   // -- dtypes: Eigen::NumTraits and std::numeric_limits (specialised by Eigen for half/bfloat16).
   Result<DTypeInfo> dtype_info(DType d) override {

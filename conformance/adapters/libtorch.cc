@@ -136,7 +136,7 @@ Result<TensorHandle> Boxed(F&& f) {
   return Guard([&]() -> Result<TensorHandle> { return Box(f()); });
 }
 
-class LibtorchCandidate final : public Candidate {
+class LibtorchCandidate final : public CandidateOf<LibtorchCandidate> {
  public:
   LibtorchCandidate() {
     // Every c10::Error captures a C++ stack trace when thrown (milliseconds each), which
@@ -160,13 +160,16 @@ class LibtorchCandidate final : public Candidate {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     return line;
   }
-  bool supports(Feature f) const override {
+  // The ops it has (their features: CandidateOf). Not overridden, so NotSupported: dtype_from_name
+  // (no dtype-name parser: names live in PyTorch's Python layer), the default device ops
+  // (torch.set_default_device is Python, 2.0+), asarray (torch.asarray is Python,
+  // torch/csrc/utils/tensor_new.cpp). Of the answers: no repr(torch.device) (Python,
+  // torch/csrc/Device.cpp), no torch.device(type, index) / torch.device(ordinal) (Python), sparse
+  // layouts, and CUDA tensors where ATen has CUDA.
+  bool answers(Feature f) const override {
     switch (f) {
-      case Feature::kDTypeNames:     // no dtype-name parser (names live in PyTorch's Python layer)
-      case Feature::kDefaultDevice:  // no default device (torch.set_default_device is Python, 2.0+)
-      case Feature::kDeviceRepr:     // repr(torch.device) is Python (torch/csrc/Device.cpp)
-      case Feature::kDeviceForms:    // torch.device(type, index) / torch.device(ordinal) are Python
-      case Feature::kAsarray:        // torch.asarray is Python (torch/csrc/utils/tensor_new.cpp)
+      case Feature::kDeviceRepr:
+      case Feature::kDeviceForms:
         return false;
       case Feature::kCudaTensors: return at::hasCUDA();
       default: return true;

@@ -163,7 +163,7 @@ const std::string& CudaUnavailable() {
   return why_not;
 }
 
-class ReferenceCandidate final : public Candidate {
+class ReferenceCandidate final : public CandidateOf<ReferenceCandidate> {
  public:
   std::string name() const override { return "reference"; }
   std::string version() const override { return "tcts::ref (this build)"; }
@@ -184,11 +184,12 @@ class ReferenceCandidate final : public Candidate {
 #endif
     return b;
   }
-  // Everything but sparse layouts (the reference is strided only), and CUDA tensors only
-  // where this process can have them (a build with the cuda backend, on a machine with a GPU).
-  // Autograd is its metadata (reference/tensor.h AutogradMeta): the flag and which operation
-  // made a tensor, no gradients.
-  bool supports(Feature f) const override {
+  // Every op (its features: CandidateOf). Autograd is its metadata (reference/tensor.h
+  // AutogradMeta): the flag and which operation made a tensor, no gradients. Of the answers:
+  // no sparse layout (the reference is strided only), every device form and repr, and CUDA
+  // tensors only where this process can have them (a build with the cuda backend, on a machine
+  // with a GPU).
+  bool answers(Feature f) const override {
     if (f == Feature::kCudaTensors) return CudaUnavailable().empty();
     return f != Feature::kSparseLayout;
   }

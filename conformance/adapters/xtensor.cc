@@ -167,7 +167,7 @@ inline Result<std::pair<XOperand, XOperand>> Operands(BinaryOp op, const Operand
 }
 
 // ---------------------------------------------------------------- the candidate
-class XtensorCandidate final : public Candidate {
+class XtensorCandidate final : public CandidateOf<XtensorCandidate> {
  public:
   std::string name() const override { return "xtensor"; }
   std::string version() const override {
@@ -184,25 +184,7 @@ class XtensorCandidate final : public Candidate {
   // cases are NOT_SUPPORTED naming the dtype rather than each answering NotImplementedError.
   bool supports_dtype(DType d) const override { return d != DType::kBfloat16 && d != DType::kComplex32; }
 
-  bool supports(Feature f) const override {
-    switch (f) {
-      case Feature::kDTypeInfo:
-      case Feature::kFloatInfo:
-      case Feature::kPromoteTypes:
-      case Feature::kResultType:
-      case Feature::kTensors:
-      case Feature::kBinaryOps:
-      case Feature::kBinaryOut:
-      case Feature::kBinaryInplace:
-      case Feature::kViews:
-      case Feature::kStorage:
-      case Feature::kValues:
-      case Feature::kStorageValues:
-        return true;
-      default:
-        return false;
-    }
-  }
+  // Its features are the ops it overrides (CandidateOf), and no feature of an answer.
 
   // -- dtypes: xtl's type traits (std's, specialised by xtl for half_float) and numeric_limits.
   Result<DTypeInfo> dtype_info(DType d) override {

@@ -11,7 +11,10 @@
 //    crash of the runner. Map the library's error classes onto ErrorKind, which mirrors
 //    PyTorch's Python exception classes.
 //  * An operation the library does not have answers ErrorKind::kNotSupported, and the
-//    candidate declares it by returning false from supports(feature). The suite reports
+//    candidate declares it by returning false from supports(feature). An adapter derives from
+//    CandidateOf<Adapter> (below): its declared features are the ops it overrides (the
+//    features of a missing op answer NotSupported), plus the features of an answer it says
+//    its library has (answers()). The suite reports
 //    such cases as NOT_SUPPORTED — and checks the claim: an operation that answers
 //    kNotSupported while declared supported fails, and one declared unsupported that
 //    answers anything else is flagged too.
@@ -28,6 +31,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -255,6 +259,29 @@ class Candidate {
   // their arguments, results and meaning are spec/interface.toml's [[op]] rows (generated:
   // spec/interface_virtuals.inc). Dimensions wrap as PyTorch's do (-1 is the last).
 #include "spec/interface_virtuals.inc"
+};
+
+// Which ops a candidate class overrides, by feature, and which features are an answer's
+// (spec/interface.toml answer_features; generated: spec/interface_overrides.inc).
+#include "spec/interface_overrides.inc"
+
+// The base of an adapter: `class MyCandidate final : public CandidateOf<MyCandidate>`. Its
+// declared features are derived, never listed: an op feature is supported when the adapter
+// overrides the feature's ops (all of them: overriding some and not the others does not
+// compile), so an op the library lacks is left to the Candidate virtual, which answers
+// NotSupported; a feature of an answer (a sparse layout, a device form, repr(device), cuda
+// tensors) is whatever answers() says. The ops must be public in Adapter.
+template <class Adapter>
+class CandidateOf : public Candidate {
+ public:
+  bool supports(Feature feature) const final {
+    return IsAnswerFeature(feature) ? answers(feature) : OverridesOpsOf<Adapter>(feature);
+  }
+
+ protected:
+  // Whether the library has answer feature `feature` (only answer features are asked; the
+  // default: none).
+  virtual bool answers(Feature feature) const { return false; }
 };
 
 // ---------------------------------------------------------------- registry

@@ -35,7 +35,7 @@ class Operands {
   std::optional<TensorHandle> Storage(int k) {
     if (storages_[k]) return storages_[k];
     const StorageDef& s = row_.storages[k];
-    auto t = Get(c_, Feature::kTensors, CurrentCandidate().make_tensor(s.base.vec(), s.dtype, ToScalars(s.n, s.values)),
+    auto t = Get(c_, calls::make_tensor(CurrentCandidate(), s.base.vec(), s.dtype, ToScalars(s.n, s.values)),
                  "make_tensor(" + Str(s.base.vec()) + ", " + DTypeName(s.dtype) + ")", Check::kSetup);
     if (t) storages_[k] = *t;
     return t;
@@ -46,7 +46,7 @@ class Operands {
     auto base = Storage(o.storage);
     if (!base) return std::nullopt;
     if (!o.view) return Operand(*base);
-    auto t = Get(c_, Feature::kViews, CurrentCandidate().as_strided(*base, o.sizes.vec(), o.strides.vec(), o.offset),
+    auto t = Get(c_, calls::as_strided(CurrentCandidate(), *base, o.sizes.vec(), o.strides.vec(), o.offset),
                  GeometryText(o), Check::kSetup);
     if (!t) return std::nullopt;
     return Operand(*t);
@@ -117,18 +117,16 @@ void CheckArith(const ArithRow& row) {
   TensorHandle dest;
   std::optional<Snapshot> before;
   std::optional<StorageInfo> dest_storage;
-  Status status;
-  Feature feature = Feature::kBinaryOps;
+  std::optional<Called<void>> outcome;  // the call's, under its form's feature
   switch (row.form) {
     case BinaryForm::kFunctional: {
       call += ")";
-      Result<TensorHandle> r = cand.binary(row.op, *a, *b, alpha);
+      auto r = calls::binary(cand, row.op, *a, *b, alpha);
       if (r.ok()) dest = r.value();
-      else status = r.error();
+      outcome = r.status();
       break;
     }
     case BinaryForm::kOut: {
-      feature = Feature::kBinaryOut;
       call += ", out=" + ToString(row.out, row.storages) + ")";
       const auto out = build.Make(row.out);
       if (!out) return c.Finish();
@@ -136,21 +134,21 @@ void CheckArith(const ArithRow& row) {
       before = Take(c, dest, "out before the call");
       if (!before) return c.Finish();
       if (row.keeps_storage && c.Supports(Feature::kStorage, Check::kAliasing, "out= keeps its storage")) dest_storage = Storage(c, dest, "out before the call");
-      status = cand.binary_out(row.op, *a, *b, alpha, dest);
+      outcome = calls::binary_out(cand, row.op, *a, *b, alpha, dest);
       break;
     }
     case BinaryForm::kInplace: {
-      feature = Feature::kBinaryInplace;
       call += ")";
       dest = std::get<TensorHandle>(*a);
       before = Take(c, dest, "self before the call");
       if (!before) return c.Finish();
       if (row.keeps_storage && c.Supports(Feature::kStorage, Check::kAliasing, "in-place keeps its storage")) dest_storage = Storage(c, dest, "self before the call");
-      status = cand.binary_inplace(row.op, dest, *b, alpha);
+      outcome = calls::binary_inplace(cand, row.op, dest, *b, alpha);
       break;
     }
   }
-  if (!c.Usable(feature, status.ok() ? nullptr : &status.error(), call)) return c.Finish();
+  const Called<void> status = std::move(*outcome);
+  if (!c.Usable(status, call)) return c.Finish();
   if (row.error.expected || !status.ok()) {
     const bool went_on = CheckOutcome(c, row.error, status.ok() ? Result<bool>(true) : Result<bool>(status.error()), call,
                                       std::string("a result of dtype ") + DTypeName(row.dtype));

@@ -36,7 +36,7 @@ const char* GradFnText(const std::optional<std::string>& fn) { return fn ? fn->c
 // The autograd state of `t` against what the row wants; false when the candidate could not say.
 bool ExpectAutograd(Case& c, const TensorHandle& t, const std::string& what, bool requires_grad, bool is_leaf,
                     const char* grad_fn) {
-  const auto info = Get(c, Feature::kAutograd, CurrentCandidate().autograd(t), "autograd(" + what + ")");
+  const auto info = Get(c, calls::autograd(CurrentCandidate(), t), "autograd(" + what + ")");
   if (!info) return false;
   ExpectEq(c, Check::kAutograd, what + ".requires_grad", requires_grad, info->requires_grad);
   ExpectEq(c, Check::kAutograd, what + ".is_leaf", is_leaf, info->is_leaf);
@@ -89,14 +89,14 @@ void CheckAsarray(const AsarrayRow& row) {
   }
   switch (row.source) {
     case SourceKind::kTensor: {
-      const auto t = Get(c, Feature::kTensors, cand.make_tensor(sizes, row.source_dtype, source_values),
+      const auto t = Get(c, calls::make_tensor(cand, sizes, row.source_dtype, source_values),
                          "make_tensor(" + Str(sizes) + ", " + DTypeName(row.source_dtype) + ")", Check::kSetup);
       if (!t) return c.Finish();
       src.kind = AsarraySource::Kind::kTensor;
       src.tensor = *t;
       if (row.history > 0) {  // a = torch.tensor(..., requires_grad=True)
-        const Status st = cand.requires_grad_(*t, true);
-        if (!c.Usable(Feature::kAutograd, st, "a.requires_grad_(True)")) return c.Finish();
+        auto st = calls::requires_grad_(cand, *t, true);
+        if (!c.Usable(st, "a.requires_grad_(True)")) return c.Finish();
         if (!st.ok()) {
           c.Mismatch(Check::kSetup, "a.requires_grad_(True)", "done", Describe(st.error()));
           return c.Finish();
@@ -104,7 +104,7 @@ void CheckAsarray(const AsarrayRow& row) {
         if (!ExpectAutograd(c, *t, "a", true, true, "")) return c.Finish();
       }
       if (row.history == 2) {  // b = a + 2: a tensor with autograd history (the doc's example)
-        const auto b = Get(c, Feature::kBinaryOps, cand.binary(BinaryOp::kAdd, *t, Scalar::Int(2), Scalar::Int(1)),
+        const auto b = Get(c, calls::binary(cand, BinaryOp::kAdd, *t, Scalar::Int(2), Scalar::Int(1)),
                            "b = a + 2", Check::kSetup);
         if (!b) return c.Finish();
         src.tensor = *b;
@@ -115,7 +115,7 @@ void CheckAsarray(const AsarrayRow& row) {
         if (held) source_values = *held;
       }
       if (row.source_only) return c.Finish();
-      const auto p = storage ? Get(c, Feature::kStorage, cand.data_ptr(src.tensor), "data_ptr(source)", Check::kSetup)
+      const auto p = storage ? Get(c, calls::data_ptr(cand, src.tensor), "data_ptr(source)", Check::kSetup)
                              : std::nullopt;
       const auto m = Meta(c, src.tensor, "source");
       if ((storage && !p) || !m) return c.Finish();
@@ -178,10 +178,10 @@ void CheckAsarray(const AsarrayRow& row) {
 
   bool answered = false;
   {
-    Result<TensorHandle> r = cand.asarray(src, options);
+    auto r = calls::asarray(cand, src, options);
     // requires_grad=True needs autograd too: a candidate with asarray but no autograd refuses it.
-    const bool needs_autograd = row.requires_grad == 1 && cand.supports(Feature::kAsarray);
-    answered = c.Usable(needs_autograd ? Feature::kAutograd : Feature::kAsarray, r, call);
+    if (row.requires_grad == 1 && cand.supports(r.feature())) r = std::move(r).As(Feature::kAutograd);
+    answered = c.Usable(r, call);
     if (answered &&
         CheckOutcome(c, row.error, r, call, std::string(DTypeName(row.result_dtype)) + " " + Str(row.result_sizes.vec()))) {
       const TensorHandle out = r.value();
@@ -212,12 +212,12 @@ void CheckAsarray(const AsarrayRow& row) {
         if (before && *before != want) MismatchValues(c, Check::kValues, call + " values", want, *before);
         // Sharing: the data pointers (the doc's data_ptr() equalities), then a write to the
         // source's first element, which the result sees exactly when it shares.
-        const auto ptr = storage ? Get(c, Feature::kStorage, cand.data_ptr(out), "data_ptr(result)") : std::nullopt;
+        const auto ptr = storage ? Get(c, calls::data_ptr(cand, out), "data_ptr(result)") : std::nullopt;
         const bool nonempty = Numel(row.result_sizes.vec()) > 0;
         if (row.grad && !c.failed()) {
           if (ExpectAutograd(c, out, "result", row.want_requires_grad, row.want_is_leaf, row.want_grad_fn) &&
               row.source_requires_grad_after >= 0) {
-            if (const auto s = Get(c, Feature::kAutograd, cand.autograd(src.tensor), "autograd(source) after the call")) {
+            if (const auto s = Get(c, calls::autograd(cand, src.tensor), "autograd(source) after the call")) {
               ExpectEq(c, Check::kAutograd, "the source's requires_grad after " + call, row.source_requires_grad_after == 1,
                        s->requires_grad);
             }
@@ -241,8 +241,8 @@ void CheckAsarray(const AsarrayRow& row) {
                 wrote = false;  // writing through the source tensor needs write_element
                 break;
               }
-              const Status st = cand.write_element(src.tensor, std::vector<std::int64_t>(sizes.size(), 0), flip);
-              wrote = c.Usable(Feature::kStorageValues, st, "source[0...] = ...") && st.ok();
+              auto st = calls::write_element(cand, src.tensor, std::vector<std::int64_t>(sizes.size(), 0), flip);
+              wrote = c.Usable(st, "source[0...] = ...") && st.ok();
               break;
             }
             case SourceKind::kArray:

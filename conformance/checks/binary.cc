@@ -56,9 +56,9 @@ std::optional<Operand> MakeOperand(Case& c, const OperandSpec& o, const Scalar& 
   if (o.kind == OperandKind::kScalar) return Operand(value);
   const std::vector<std::int64_t> sizes = ShapeOf(o);
   const std::vector<Scalar> values(sizes.empty() ? 1 : static_cast<std::size_t>(sizes[0]), value);
-  Result<TensorHandle> t = CurrentCandidate().make_tensor(sizes, o.dtype, values);
+  auto t = calls::make_tensor(CurrentCandidate(), sizes, o.dtype, values);
   const std::string call = "make_tensor(" + Str(sizes) + ", " + DTypeName(o.dtype) + ")";
-  if (!c.Usable(Feature::kTensors, t, call)) return std::nullopt;
+  if (!c.Usable(t, call)) return std::nullopt;
   if (!t.ok()) {
     c.Mismatch(Check::kSetup, call, "a tensor", Describe(t.error()));
     return std::nullopt;
@@ -98,23 +98,21 @@ void CheckBinary(const BinaryRow& row) {
   const std::vector<std::int64_t> shape = ResultShape(row.a, row.b);
   const std::string op = BinaryOpName(row.op);
   std::string call;
-  Status status;
+  std::optional<Called<void>> outcome;  // the call's, under its form's feature
   TensorHandle dest;                  // where the result lands
   // out= / in-place: the destination's values before the call, read only where values can be
   // (the casting rule itself — accepted or refused, the result's dtype, the error — is judged
   // without them).
   std::optional<std::vector<Scalar>> dest_before;
-  Feature feature = Feature::kBinaryOps;
   switch (row.form) {
     case BinaryForm::kFunctional: {
       call = op + "(" + ToString(row.a) + ", " + ToString(row.b) + ")";
-      Result<TensorHandle> r = cand.binary(row.op, *a, *b, Scalar::Int(1));
+      auto r = calls::binary(cand, row.op, *a, *b, Scalar::Int(1));
       if (r.ok()) dest = r.value();
-      else status = r.error();
+      outcome = r.status();
       break;
     }
     case BinaryForm::kOut: {
-      feature = Feature::kBinaryOut;
       call = op + "(" + ToString(row.a) + ", " + ToString(row.b) + ", out=tensor:" + DTypeName(row.out_dtype) + ")";
       const Scalar seven = row.out_dtype == DType::kBool ? Scalar::Bool(false) : Scalar::Int(7);
       const std::optional<Operand> out =
@@ -127,22 +125,22 @@ void CheckBinary(const BinaryRow& row) {
         dest_before = ReadValues(c, dest, "out before the call");
         if (!dest_before) return c.Finish();
       }
-      status = cand.binary_out(row.op, *a, *b, Scalar::Int(1), dest);
+      outcome = calls::binary_out(cand, row.op, *a, *b, Scalar::Int(1), dest);
       break;
     }
     case BinaryForm::kInplace: {
-      feature = Feature::kBinaryInplace;
       call = ToString(row.a) + "." + op + "_(" + ToString(row.b) + ")";
       dest = std::get<TensorHandle>(*a);
       if (c.Can(Check::kValues, "values of self before the call")) {
         dest_before = ReadValues(c, dest, "self before the call");
         if (!dest_before) return c.Finish();
       }
-      status = cand.binary_inplace(row.op, dest, *b, Scalar::Int(1));
+      outcome = calls::binary_inplace(cand, row.op, dest, *b, Scalar::Int(1));
       break;
     }
   }
-  if (!c.Usable(feature, status.ok() ? nullptr : &status.error(), call)) return c.Finish();
+  const Called<void> status = std::move(*outcome);
+  if (!c.Usable(status, call)) return c.Finish();
 
   c.Checked(Check::kError);
   if (row.expect_error) {
@@ -162,8 +160,8 @@ void CheckBinary(const BinaryRow& row) {
     c.Mismatch(Check::kError, call, std::string("a result of dtype ") + DTypeName(row.out_dtype), Describe(status.error()));
     return c.Finish();
   }
-  Result<TensorMeta> m = cand.meta(dest);
-  if (c.Usable(Feature::kTensors, m, "meta(result)")) {
+  auto m = calls::meta(cand, dest);
+  if (c.Usable(m, "meta(result)")) {
     if (!m.ok()) {
       c.Mismatch(Check::kError, "meta(result)", "metadata", Describe(m.error()));
     } else {

@@ -130,8 +130,8 @@ std::int64_t Numel(const std::vector<std::int64_t>& sizes) {
 
 std::optional<std::vector<Scalar>> ReadValues(Case& c, const TensorHandle& t, const std::string& what) {
   if (!c.Can(Check::kValues, "values of " + what)) return std::nullopt;
-  Result<std::vector<Scalar>> v = CurrentCandidate().values(t);
-  if (!c.Usable(Feature::kValues, v, "values(" + what + ")")) return std::nullopt;
+  auto v = calls::values(CurrentCandidate(), t);
+  if (!c.Usable(v, "values(" + what + ")")) return std::nullopt;
   if (!v.ok()) {
     c.Mismatch(Check::kValues, "values(" + what + ")", "the tensor's values", Describe(v.error()));
     return std::nullopt;
@@ -152,10 +152,10 @@ std::string ExpectedText(const ExpectedError& e) {
 }
 
 std::optional<TensorMeta> Meta(Case& c, const TensorHandle& t, const std::string& what) {
-  return Get(c, Feature::kTensors, CurrentCandidate().meta(t), "meta(" + what + ")");
+  return Get(c, calls::meta(CurrentCandidate(), t), "meta(" + what + ")");
 }
 std::optional<StorageInfo> Storage(Case& c, const TensorHandle& t, const std::string& what) {
-  return Get(c, Feature::kStorage, CurrentCandidate().storage(t), "storage(" + what + ")");
+  return Get(c, calls::storage(CurrentCandidate(), t), "storage(" + what + ")");
 }
 
 void ExpectGeometry(Case& c, const std::string& call, const TensorMeta& m, const std::vector<std::int64_t>& sizes,

@@ -137,8 +137,8 @@ bool CheckOutcome(Case& c, const ExpectedError& e, const Result<T>& r, const std
 // a call that must answer fails the check `kind`: the error check for the operation under test,
 // the setup check for a call made before it).
 template <class T>
-std::optional<T> Get(Case& c, Feature f, Result<T> r, const std::string& call, Check kind = Check::kError) {
-  if (!c.Usable(f, r, call)) return std::nullopt;
+std::optional<T> Get(Case& c, Called<T> r, const std::string& call, Check kind = Check::kError) {
+  if (!c.Usable(r, call)) return std::nullopt;
   if (!r.ok()) {
     c.Mismatch(kind, call, "an answer", Describe(r.error()));
     return std::nullopt;

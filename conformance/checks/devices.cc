@@ -7,10 +7,13 @@
 namespace tcts {
 
 namespace {
-// Device strings are kDevices; torch.device(type, index) and torch.device(ordinal) are
-// the constructor's other forms (kDeviceForms).
-Feature FeatureOf(const DeviceArg& arg) {
-  return arg.form == DeviceArg::Form::kString ? Feature::kDevices : Feature::kDeviceForms;
+// A call given device strings is its op's (devices); one given torch.device(type, index) or
+// torch.device(ordinal), the constructor's other forms, is judged under the answer feature
+// device_forms.
+bool OtherForm(const DeviceArg& arg) { return arg.form != DeviceArg::Form::kString; }
+template <class T>
+Called<T> ByForm(Called<T> r, bool other_form) {
+  return other_form ? std::move(r).As(Feature::kDeviceForms) : std::move(r);
 }
 }  // namespace
 
@@ -18,8 +21,8 @@ void CheckDevice(const DeviceRow& row) {
   Case c(row.meta);
   const DeviceArg arg = row.arg.arg();
   const std::string call = arg.ToString();
-  const Result<DeviceInfo> r = CurrentCandidate().device(arg);
-  if (c.Usable(FeatureOf(arg), r, call)) {
+  const auto r = ByForm(calls::device(CurrentCandidate(), arg), OtherForm(arg));
+  if (c.Usable(r, call)) {
     if (CheckOutcome(c, row.error, r, call, row.repr)) {
       const DeviceInfo& d = r.value();
       ExpectEq(c, Check::kAnswer, call + ".type", std::string(row.type), d.type);
@@ -49,8 +52,7 @@ void CheckDeviceEquality(const DeviceEqualityRow& row) {
   Case c(row.meta);
   const DeviceArg a = row.a.arg(), b = row.b.arg();
   const std::string call = a.ToString() + " == " + b.ToString();
-  const Feature f = FeatureOf(a) == Feature::kDevices ? FeatureOf(b) : FeatureOf(a);
-  const auto r = Get(c, f, CurrentCandidate().compare_devices(a, b), call);
+  const auto r = Get(c, ByForm(calls::compare_devices(CurrentCandidate(), a, b), OtherForm(a) || OtherForm(b)), call);
   if (r) {
     ExpectEq(c, Check::kAnswer, call, row.equal, r->equal);
     if (row.equal) ExpectEq(c, Check::kAnswer, "hash(" + a.ToString() + ") == hash(" + b.ToString() + ")", true, r->same_hash);
@@ -85,29 +87,29 @@ void CheckDefaultDevice(const DefaultDeviceRow& row) {
     switch (s.kind) {
       case DeviceStepKind::kSet: {
         const std::string call = "set_default_device('" + dev + "')";
-        const Status st = cand.set_default_device(dev);
-        if (!c.Usable(Feature::kDefaultDevice, st, call)) break;
+        auto st = calls::set_default_device(cand, dev);
+        if (!c.Usable(st, call)) break;
         restore.changed = true;
         if (!st.ok()) c.Mismatch(Check::kError, call, "ok", Describe(st.error()));
         break;
       }
       case DeviceStepKind::kEnter: {
         const std::string call = "with torch.device('" + dev + "'): (enter)";
-        const Status st = cand.enter_device(dev);
-        if (!c.Usable(Feature::kDefaultDevice, st, call)) break;
+        auto st = calls::enter_device(cand, dev);
+        if (!c.Usable(st, call)) break;
         if (!st.ok()) c.Mismatch(Check::kError, call, "ok", Describe(st.error()));
         else ++restore.open;
         break;
       }
       case DeviceStepKind::kExit: {
-        const Status st = cand.exit_device();
-        if (!c.Usable(Feature::kDefaultDevice, st, "(leaving the with block)")) break;
+        auto st = calls::exit_device(cand);
+        if (!c.Usable(st, "(leaving the with block)")) break;
         if (!st.ok()) c.Mismatch(Check::kError, "(leaving the with block)", "ok", Describe(st.error()));
         else --restore.open;
         break;
       }
       case DeviceStepKind::kGet: {
-        const auto d = Get(c, Feature::kDefaultDevice, cand.default_device(), "get_default_device()");
+        const auto d = Get(c, calls::default_device(cand), "get_default_device()");
         if (d) ExpectEq(c, Check::kDevice, "get_default_device() (step " + std::to_string(k + 1) + ")", std::string(s.expect), *d);
         break;
       }
@@ -115,15 +117,13 @@ void CheckDefaultDevice(const DefaultDeviceRow& row) {
       case DeviceStepKind::kAsarray:
       case DeviceStepKind::kAsarrayTensor: {
         std::string call;
-        Feature f = Feature::kDeviceFactories;
-        Result<TensorHandle> t = Error{ErrorKind::kInternal, ""};
+        std::optional<Called<TensorHandle>> t;
         if (s.kind == DeviceStepKind::kFactory) {
-          const bool cuda = std::string(s.expect).rfind("cuda", 0) == 0;
-          f = cuda ? Feature::kCudaTensors : Feature::kDeviceFactories;
           call = "empty([2]" + (dev.empty() ? "" : ", device='" + dev + "'") + ")";
-          t = cand.empty_on({2}, DType::kFloat32, dev.empty() ? std::nullopt : std::optional<std::string>(dev));
+          t = calls::empty_on(cand, {2}, DType::kFloat32, dev.empty() ? std::nullopt : std::optional<std::string>(dev));
+          // A tensor on cuda is the answer feature cuda_tensors.
+          if (std::string(s.expect).rfind("cuda", 0) == 0) t = std::move(*t).As(Feature::kCudaTensors);
         } else if (s.kind == DeviceStepKind::kAsarray) {
-          f = Feature::kAsarray;
           call = "asarray([1, 2])";
           AsarraySource src;
           src.kind = AsarraySource::Kind::kSequence;
@@ -131,20 +131,19 @@ void CheckDefaultDevice(const DefaultDeviceRow& row) {
           src.value.items.resize(2);
           src.value.items[0].scalar = Scalar::Int(1);
           src.value.items[1].scalar = Scalar::Int(2);
-          t = cand.asarray(src, AsarrayOptions{});
+          t = calls::asarray(cand, src, AsarrayOptions{});
         } else {
-          f = Feature::kAsarray;
           call = "asarray(tensor([1, 2]))";
           // A cpu tensor whatever the default device is (make_tensor follows the default).
-          const auto base = Get(c, Feature::kDeviceFactories, cand.empty_on({2}, DType::kInt64, std::string("cpu")),
+          const auto base = Get(c, calls::empty_on(cand, {2}, DType::kInt64, std::string("cpu")),
                                 "empty([2], dtype=int64, device='cpu')");
           if (!base) break;
           AsarraySource src;
           src.kind = AsarraySource::Kind::kTensor;
           src.tensor = *base;
-          t = cand.asarray(src, AsarrayOptions{});
+          t = calls::asarray(cand, src, AsarrayOptions{});
         }
-        const auto handle = Get(c, f, std::move(t), call);
+        const auto handle = Get(c, std::move(*t), call);
         if (!handle) break;
         if (auto m = Meta(c, *handle, call)) {
           ExpectEq(c, Check::kDevice, call + ".device (step " + std::to_string(k + 1) + ")", std::string(s.expect), m->device);

@@ -16,13 +16,14 @@ void CheckDLPackExport(const DLPackExportRow& row) {
   if (dev == "cpu") {
     t = MakeView(c, cand, row.dtype, row.base, row.nsteps, row.steps, "t");
   } else {
-    const Feature f = dev.rfind("cuda", 0) == 0 ? Feature::kCudaTensors : Feature::kDeviceFactories;
-    t = Get(c, f, cand.empty_on(row.base.vec(), row.dtype, dev), "empty(" + Str(row.base.vec()) + ", device='" + dev + "')");
+    auto made = calls::empty_on(cand, row.base.vec(), row.dtype, dev);
+    if (dev.rfind("cuda", 0) == 0) made = std::move(made).As(Feature::kCudaTensors);  // an answer feature
+    t = Get(c, std::move(made), "empty(" + Str(row.base.vec()) + ", device='" + dev + "')");
   }
   if (!t) return c.Finish();
   const std::string call = "to_dlpack(t)";
-  Result<DLManagedTensor*> r = cand.to_dlpack(*t);
-  if (c.Usable(Feature::kDLPack, r, call) && CheckOutcome(c, row.error, r, call, "a DLManagedTensor")) {
+  auto r = calls::to_dlpack(cand, *t);
+  if (c.Usable(r, call) && CheckOutcome(c, row.error, r, call, "a DLManagedTensor")) {
     DLManagedTensor* m = r.value();
     const DLTensor& dl = m->dl_tensor;
     ExpectEq(c, Check::kDType, "dtype.code", row.code, static_cast<int>(dl.dtype.code));
@@ -40,7 +41,7 @@ void CheckDLPackExport(const DLPackExportRow& row) {
     std::optional<std::vector<Scalar>> values;  // t's values before the deleter runs
     if (dev == "cpu" && !c.failed()) {
       const auto ptr = c.Supports(Feature::kStorage, Check::kAliasing, "data == t.data_ptr()")
-                           ? Get(c, Feature::kStorage, cand.data_ptr(*t), "data_ptr(t)")
+                           ? Get(c, calls::data_ptr(cand, *t), "data_ptr(t)")
                            : std::nullopt;
       values = ReadValues(c, *t, "t");
       if (ptr && Numel(row.shape.vec()) > 0 &&
@@ -58,7 +59,7 @@ void CheckDLPackExport(const DLPackExportRow& row) {
     m->deleter(m);  // the consumer's one call; t stays valid
     if (dev == "cpu" && !c.failed()) {
       // Memory a wrong deleter freed is soon reused: allocate over it, then read t again.
-      const auto scratch = cand.make_tensor(row.base.vec(), row.dtype, std::vector<Scalar>(Numel(row.base.vec()), Scalar::Int(1)));
+      const auto scratch = calls::make_tensor(cand, row.base.vec(), row.dtype, std::vector<Scalar>(Numel(row.base.vec()), Scalar::Int(1)));
       const auto after = ReadValues(c, *t, "t after the DLManagedTensor's deleter ran");
       if (values && after && *after != *values) {
         MismatchValues(c, Check::kOwnership, "t after the consumer's deleter ran (the exporter still owns the memory)", *values,
@@ -82,8 +83,8 @@ void CheckDLPackImport(const DLPackImportRow& row) {
                            (row.null_strides ? std::string("NULL") : Str(row.strides.vec())) + ", byte_offset " +
                            std::to_string(row.byte_offset) + ")";
   {
-    Result<TensorHandle> r = cand.from_dlpack(&p->managed);
-    if (c.Usable(Feature::kDLPack, r, call) && CheckOutcome(c, row.error, r, call, DTypeName(row.dtype))) {
+    auto r = calls::from_dlpack(cand, &p->managed);
+    if (c.Usable(r, call) && CheckOutcome(c, row.error, r, call, DTypeName(row.dtype))) {
       TensorHandle t = r.value();
       const std::byte* first = p->bytes.data() + row.byte_offset;
       if (auto m = Meta(c, t, "t")) {
@@ -93,7 +94,7 @@ void CheckDLPackImport(const DLPackImportRow& row) {
         ExpectEq(c, Check::kDevice, call + ".device", std::string("cpu"), m->device);
       }
       const auto ptr = c.Supports(Feature::kStorage, Check::kAliasing, "t.data_ptr() == data + byte_offset, write-through")
-                           ? Get(c, Feature::kStorage, cand.data_ptr(t), "data_ptr(t)")
+                           ? Get(c, calls::data_ptr(cand, t), "data_ptr(t)")
                            : std::nullopt;
       if (ptr) {
         c.Expect(Check::kAliasing, *ptr == reinterpret_cast<std::uintptr_t>(first), "t.data_ptr() == data + byte_offset",
@@ -106,8 +107,8 @@ void CheckDLPackImport(const DLPackImportRow& row) {
       if (!sizes.empty() && Numel(sizes) > 0 && !c.failed() && cand.supports(Feature::kStorageValues) &&
           c.Can(Check::kValues, "t[0...] = 1, read from the DLTensor's memory")) {
         const std::vector<std::int64_t> last(sizes.size(), 0);
-        const Status st = cand.write_element(t, last, Scalar::Int(1));
-        if (c.Usable(Feature::kStorageValues, st, "t[0...] = 1") && st.ok()) {
+        auto st = calls::write_element(cand, t, last, Scalar::Int(1));
+        if (c.Usable(st, "t[0...] = 1") && st.ok()) {
           const Scalar seen = ReadHost(row.dtype, first);
           c.Expect(Check::kAliasing, seen == CastTo(row.dtype, 1.0), "t[0...] = 1, read from the DLTensor's memory", "1",
                    seen.ToString());
@@ -115,11 +116,11 @@ void CheckDLPackImport(const DLPackImportRow& row) {
       }
       // The deleter waits for the last tensor using the memory: a view keeps it alive.
       std::optional<TensorHandle> view;
-      if (!sizes.empty()) view = Get(c, Feature::kViews, cand.unsqueeze(t, 0), "t.unsqueeze(0)");
+      if (!sizes.empty()) view = Get(c, calls::unsqueeze(cand, t, 0), "t.unsqueeze(0)");
       c.Expect(Check::kOwnership, p->deleted == 0, "the deleter while t lives", "not called",
                "called " + std::to_string(p->deleted) + " times");
       t.reset();
-      r = Result<TensorHandle>(Error{ErrorKind::kInternal, "released"});
+      r = Called<TensorHandle>(r.feature(), Error{ErrorKind::kInternal, "released"});
       if (view) {
         c.Expect(Check::kOwnership, p->deleted == 0, "the deleter while a view of t lives", "not called",
                  "called " + std::to_string(p->deleted) + " times");
@@ -147,43 +148,43 @@ void CheckDLPackRoundTrip(const DLPackRoundTripRow& row) {
   Candidate& to = row.from_peer ? cand : *peer;
   const std::string a = row.from_peer ? row.peer : "candidate", b = row.from_peer ? "candidate" : row.peer;
   // The candidate's answers go through its declarations; the peer's must simply work.
-  const auto get = [&](Candidate& who, Feature f, auto r, const std::string& what) {
-    if (&who == &cand) return Get(c, f, std::move(r), what);
+  const auto get = [&](Candidate& who, auto r, const std::string& what) {
+    if (&who == &cand) return Get(c, std::move(r), what);
     if (!r.ok()) c.Mismatch(Check::kSetup, what + " (on the peer)", "an answer", Describe(r.error()));
     return r.ok() ? std::optional(std::move(r.value())) : std::nullopt;
   };
   const auto src = MakeView(c, from, row.dtype, row.base, row.nsteps, row.steps, a);
   if (!src) return c.Finish();
-  const auto m = get(from, Feature::kDLPack, from.to_dlpack(*src), a + ".to_dlpack(t)");
+  const auto m = get(from, calls::to_dlpack(from, *src), a + ".to_dlpack(t)");
   if (!m) return c.Finish();
   const std::string call = b + ".from_dlpack(" + a + ".to_dlpack(t))";
-  const auto imported = get(to, Feature::kDLPack, to.from_dlpack(*m), call);
+  const auto imported = get(to, calls::from_dlpack(to, *m), call);
   if (!imported) {
     (*m)->deleter(*m);  // not consumed: still ours to release
     return c.Finish();
   }
   const TensorHandle u = *imported;
-  const auto mu = get(to, Feature::kTensors, to.meta(u), b + ".meta(u)");
+  const auto mu = get(to, calls::meta(to, u), b + ".meta(u)");
   if (mu) {
     ExpectEq(c, Check::kDType, call + ".dtype", row.dtype, mu->dtype);
     ExpectEq(c, Check::kSizes, call + ".shape", row.sizes.vec(), mu->sizes);
     ExpectEq(c, Check::kStrides, call + ".stride()", row.strides.vec(), mu->strides);
   }
-  const auto pa = get(from, Feature::kStorage, from.data_ptr(*src), a + ".data_ptr(t)");
-  const auto pb = get(to, Feature::kStorage, to.data_ptr(u), b + ".data_ptr(u)");
+  const auto pa = get(from, calls::data_ptr(from, *src), a + ".data_ptr(t)");
+  const auto pb = get(to, calls::data_ptr(to, u), b + ".data_ptr(u)");
   if (pa && pb) c.Expect(Check::kAliasing, *pa == *pb, "t.data_ptr() == u.data_ptr()", "one memory", "two addresses");
   const bool readable = c.Can(Check::kValues, "values(u) == values(t), and a write through u seen through t");
-  const auto va = readable ? get(from, Feature::kValues, from.values(*src), a + ".values(t)") : std::nullopt;
-  const auto vb = readable ? get(to, Feature::kValues, to.values(u), b + ".values(u)") : std::nullopt;
+  const auto va = readable ? get(from, calls::values(from, *src), a + ".values(t)") : std::nullopt;
+  const auto vb = readable ? get(to, calls::values(to, u), b + ".values(u)") : std::nullopt;
   if (va && vb) ExpectEq(c, Check::kValues, "values(u) == values(t)", *va, *vb);
   // A write through the importer's tensor is seen by the exporter's.
   if (va && !va->empty() && !c.failed()) {
     const std::vector<std::int64_t> zero(row.sizes.n, 0);
     const Scalar flip = Flipped((*va)[0]);
-    const Status st = to.write_element(u, zero, flip);
+    auto st = calls::write_element(to, u, zero, flip);
     if (!st.ok()) c.Mismatch(Check::kError, b + ".u[0...] = ...", "ok", Describe(st.error()));
     if (st.ok()) {
-      const auto again = get(from, Feature::kValues, from.values(*src), a + ".values(t) after the write");
+      const auto again = get(from, calls::values(from, *src), a + ".values(t) after the write");
       if (again) {
         c.Checked(Check::kAliasing);
         if ((*again)[0] != CastTo(row.dtype, flip.AsComplex()))

@@ -6,9 +6,9 @@ namespace tcts {
 
 void CheckDTypeName(const DTypeNameRow& row) {
   Case c(row.meta);
-  Result<DType> r = CurrentCandidate().dtype_from_name(row.name);
+  auto r = calls::dtype_from_name(CurrentCandidate(), row.name);
   const std::string call = std::string("dtype_from_name(\"") + row.name + "\")";
-  if (c.Usable(Feature::kDTypeNames, r, call)) {
+  if (c.Usable(r, call)) {
     if (!r.ok()) c.Mismatch(Check::kError, call, Str(row.dtype), Describe(r.error()));
     else ExpectEq(c, Check::kAnswer, call, row.dtype, r.value());
   }
@@ -17,9 +17,9 @@ void CheckDTypeName(const DTypeNameRow& row) {
 
 void CheckDTypeInfo(const DTypeInfoRow& row) {
   Case c(row.meta);
-  Result<DTypeInfo> r = CurrentCandidate().dtype_info(row.dtype);
+  auto r = calls::dtype_info(CurrentCandidate(), row.dtype);
   const std::string call = std::string("dtype_info(") + DTypeName(row.dtype) + ")";
-  if (c.Usable(Feature::kDTypeInfo, r, call)) {
+  if (c.Usable(r, call)) {
     if (!r.ok()) {
       c.Mismatch(Check::kError, call, "the dtype's attributes", Describe(r.error()));
     } else {
@@ -34,9 +34,9 @@ void CheckDTypeInfo(const DTypeInfoRow& row) {
 
 void CheckFloatInfo(const FloatInfoRow& row) {
   Case c(row.meta);
-  Result<FloatInfo> r = CurrentCandidate().finfo(row.dtype);
+  auto r = calls::finfo(CurrentCandidate(), row.dtype);
   const std::string call = std::string("finfo(") + DTypeName(row.dtype) + ")";
-  if (c.Usable(Feature::kFloatInfo, r, call)) {
+  if (c.Usable(r, call)) {
     if (!r.ok()) {
       c.Mismatch(Check::kError, call, "finfo", Describe(r.error()));
     } else {
@@ -52,9 +52,9 @@ void CheckFloatInfo(const FloatInfoRow& row) {
 
 void CheckLegacyConstructor(const LegacyConstructorRow& row) {
   Case c(row.meta);
-  Result<std::string> r = CurrentCandidate().legacy_constructor(row.dtype);
+  auto r = calls::legacy_constructor(CurrentCandidate(), row.dtype);
   const std::string call = std::string("legacy_constructor(") + DTypeName(row.dtype) + ")";
-  if (c.Usable(Feature::kLegacyConstructor, r, call)) {
+  if (c.Usable(r, call)) {
     if (!r.ok()) c.Mismatch(Check::kError, call, row.name, Describe(r.error()));
     else ExpectEq(c, Check::kAnswer, call, std::string(row.name), r.value());
   }

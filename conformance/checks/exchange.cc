@@ -191,15 +191,15 @@ Scalar Flipped(const Scalar& v) { return Scalar::Int(v.AsComplex() == 0.0 ? 1 : 
 std::optional<TensorHandle> MakeView(Case& c, Candidate& cand, DType dtype, const Dims& base, int nsteps,
                                      const ViewStep* steps, const std::string& who) {
   const std::vector<std::int64_t> sizes = base.vec();
-  const auto get = [&](Feature f, Result<TensorHandle> r, const std::string& what) -> std::optional<TensorHandle> {
-    if (&cand == &CurrentCandidate()) return Get(c, f, std::move(r), what);
+  const auto get = [&](Called<TensorHandle> r, const std::string& what) -> std::optional<TensorHandle> {
+    if (&cand == &CurrentCandidate()) return Get(c, std::move(r), what);
     if (!r.ok()) c.Mismatch(Check::kSetup, what + " (on the peer)", "a tensor", Describe(r.error()));
     return r.ok() ? std::optional<TensorHandle>(r.value()) : std::nullopt;
   };
-  std::optional<TensorHandle> t = get(Feature::kTensors, cand.make_tensor(sizes, dtype, Alternating(Numel(sizes))),
+  std::optional<TensorHandle> t = get(calls::make_tensor(cand, sizes, dtype, Alternating(Numel(sizes))),
                                       who + ".make_tensor(" + Str(sizes) + ", " + DTypeName(dtype) + ")");
   for (int k = 0; t && k < nsteps; ++k) {
-    t = get(FeatureOf(steps[k].kind), Apply(cand, steps[k], *t), who + "." + ToString(steps[k]));
+    t = get(Apply(cand, steps[k], *t), who + "." + ToString(steps[k]));
   }
   return t;
 }

@@ -6,9 +6,9 @@ namespace tcts {
 
 void CheckPromote(const PromoteRow& row) {
   Case c(row.meta);
-  Result<DType> r = CurrentCandidate().promote_types(row.a, row.b);
+  auto r = calls::promote_types(CurrentCandidate(), row.a, row.b);
   const std::string call = "promote_types(" + Str(row.a) + ", " + Str(row.b) + ")";
-  if (c.Usable(Feature::kPromoteTypes, r, call)) {
+  if (c.Usable(r, call)) {
     if (!r.ok()) c.Mismatch(Check::kError, call, Str(row.expected), Describe(r.error()));
     else ExpectEq(c, Check::kAnswer, call, row.expected, r.value());
   }
@@ -22,9 +22,9 @@ void CheckResultType(const ResultTypeRow& row) {
     const auto a = MakeOperand(c, row.a, OperandValue(row.a, true));
     const auto b = MakeOperand(c, row.b, OperandValue(row.b, false));
     if (a && b) {
-      Result<DType> r = CurrentCandidate().result_type(*a, *b);
+      auto r = calls::result_type(CurrentCandidate(), *a, *b);
       const std::string call = "result_type(" + ToString(row.a) + ", " + ToString(row.b) + ")";
-      if (c.Usable(Feature::kResultType, r, call)) {
+      if (c.Usable(r, call)) {
         if (!r.ok()) c.Mismatch(Check::kError, call, Str(row.expected), Describe(r.error()));
         else ExpectEq(c, Check::kAnswer, call, row.expected, r.value());
       }

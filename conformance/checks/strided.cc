@@ -23,15 +23,6 @@ std::optional<ViewKind> ViewKindFromName(const std::string& name) {
   return std::nullopt;
 }
 
-Feature FeatureOf(ViewKind kind) {
-  switch (kind) {
-    case ViewKind::kContiguous:
-    case ViewKind::kClone:
-    case ViewKind::kEmptyLike: return Feature::kFormatCopies;
-    default: return Feature::kViews;
-  }
-}
-
 std::string ToString(const ViewStep& step) {
   std::string args;
   const std::vector<std::int64_t> a = step.args.vec();
@@ -50,31 +41,31 @@ std::string ToString(const ViewStep& step) {
   return std::string(ViewKindName(step.kind)) + "(" + args + ")";
 }
 
-Result<TensorHandle> Apply(Candidate& cand, const ViewStep& step, const TensorHandle& t) {
+Called<TensorHandle> Apply(Candidate& cand, const ViewStep& step, const TensorHandle& t) {
   const std::vector<std::int64_t> a = step.args.vec();
   const auto arg = [&](std::size_t k) { return k < a.size() ? a[k] : 0; };
   switch (step.kind) {
-    case ViewKind::kT: return cand.t(t);
-    case ViewKind::kTranspose: return cand.transpose(t, arg(0), arg(1));
-    case ViewKind::kPermute: return cand.permute(t, a);
-    case ViewKind::kNarrow: return cand.narrow(t, arg(0), arg(1), arg(2));
-    case ViewKind::kSelect: return cand.select(t, arg(0), arg(1));
-    case ViewKind::kSlice: return cand.slice(t, arg(0), arg(1), arg(2), arg(3));
-    case ViewKind::kExpand: return cand.expand(t, a);
-    case ViewKind::kUnsqueeze: return cand.unsqueeze(t, arg(0));
-    case ViewKind::kSqueeze: return cand.squeeze(t, a.empty() ? std::nullopt : std::optional<std::int64_t>(a[0]));
-    case ViewKind::kView: return cand.view(t, a);
-    case ViewKind::kReshape: return cand.reshape(t, a);
+    case ViewKind::kT: return calls::t(cand, t);
+    case ViewKind::kTranspose: return calls::transpose(cand, t, arg(0), arg(1));
+    case ViewKind::kPermute: return calls::permute(cand, t, a);
+    case ViewKind::kNarrow: return calls::narrow(cand, t, arg(0), arg(1), arg(2));
+    case ViewKind::kSelect: return calls::select(cand, t, arg(0), arg(1));
+    case ViewKind::kSlice: return calls::slice(cand, t, arg(0), arg(1), arg(2), arg(3));
+    case ViewKind::kExpand: return calls::expand(cand, t, a);
+    case ViewKind::kUnsqueeze: return calls::unsqueeze(cand, t, arg(0));
+    case ViewKind::kSqueeze: return calls::squeeze(cand, t, a.empty() ? std::nullopt : std::optional<std::int64_t>(a[0]));
+    case ViewKind::kView: return calls::view(cand, t, a);
+    case ViewKind::kReshape: return calls::reshape(cand, t, a);
     case ViewKind::kAsStrided: {
       const std::size_t k = a.size() / 2;
-      return cand.as_strided(t, std::vector<std::int64_t>(a.begin(), a.begin() + k),
-                             std::vector<std::int64_t>(a.begin() + k, a.begin() + 2 * k), a.back());
+      return calls::as_strided(cand, t, std::vector<std::int64_t>(a.begin(), a.begin() + k),
+                              std::vector<std::int64_t>(a.begin() + k, a.begin() + 2 * k), a.back());
     }
-    case ViewKind::kContiguous: return cand.contiguous(t, step.format);
-    case ViewKind::kClone: return cand.clone(t, step.format);
-    case ViewKind::kEmptyLike: return cand.empty_like(t, step.format);
+    case ViewKind::kContiguous: return calls::contiguous(cand, t, step.format);
+    case ViewKind::kClone: return calls::clone(cand, t, step.format);
+    case ViewKind::kEmptyLike: return calls::empty_like(cand, t, step.format);
   }
-  return Error{ErrorKind::kInternal, "unknown view kind"};
+  return Called<TensorHandle>(Feature::kViews, Error{ErrorKind::kInternal, "unknown view kind"});  // not reached
 }
 
 std::int64_t Address(const TensorMeta& m, const std::vector<std::int64_t>& index) {
@@ -133,7 +124,7 @@ std::vector<Scalar> IotaValues(std::int64_t n) {
 
 std::optional<TensorHandle> MakeIota(Case& c, const std::vector<std::int64_t>& sizes) {
   const DType d = FixtureDType();
-  return Get(c, Feature::kTensors, CurrentCandidate().make_tensor(sizes, d, IotaValues(Numel(sizes))),
+  return Get(c, calls::make_tensor(CurrentCandidate(), sizes, d, IotaValues(Numel(sizes))),
              "make_tensor(" + Str(sizes) + ", " + DTypeName(d) + ", 0..n-1)", Check::kSetup);
 }
 
@@ -142,7 +133,7 @@ void CheckAddressFormula(Case& c, const TensorHandle& t, const std::string& what
   if (!c.Can(Check::kValues, "the address formula of " + what + " (004)")) return;
   const auto m = Meta(c, t, what);
   const auto values = ReadValues(c, t, what);
-  const auto storage = Get(c, Feature::kStorageValues, CurrentCandidate().storage_values(t), "storage_values(" + what + ")",
+  const auto storage = Get(c, calls::storage_values(CurrentCandidate(), t), "storage_values(" + what + ")",
                            Check::kValues);
   if (!m || !values || !storage) return;
   const auto indices = Indices(m->sizes);
@@ -172,10 +163,11 @@ void CheckLayout(const LayoutRow& row) {
   Candidate& cand = CurrentCandidate();
   const std::vector<std::int64_t> sizes = {2, 3};
   const std::string call = std::string("empty([2, 3], layout=") + LayoutName(row.layout) + ")";
-  Result<TensorHandle> t = cand.empty(sizes, DType::kFloat32, row.layout, MemoryFormat::kContiguous);
-  // sparse_coo is beta (002): a candidate may declare it unsupported; strided it may not.
-  const Feature f = row.required ? Feature::kMemoryFormats : Feature::kSparseLayout;
-  if (c.Usable(f, t, call)) {
+  auto t = calls::empty(cand, sizes, DType::kFloat32, row.layout, MemoryFormat::kContiguous);
+  // sparse_coo is beta (002): a candidate may declare it unsupported (the answer feature
+  // sparse_layout); strided it may not.
+  if (!row.required) t = std::move(t).As(Feature::kSparseLayout);
+  if (c.Usable(t, call)) {
     if (!t.ok()) {
       c.Mismatch(Check::kError, call, "a tensor", Describe(t.error()));
     } else if (auto m = Meta(c, t.value(), "empty")) {
@@ -201,15 +193,15 @@ void CheckAddress(const AddressRow& row) {
   for (std::int64_t v : row.values.vec()) values.push_back(Scalar::Int(v));
   const std::string call = "tensor(" + Str(row.values.vec()) + ").view(" + Str(row.sizes.vec()) + ")";
   const DType fixture = FixtureDType();
-  const auto t = Get(c, Feature::kTensors, cand.make_tensor(row.sizes.vec(), fixture, values),
+  const auto t = Get(c, calls::make_tensor(cand, row.sizes.vec(), fixture, values),
                      call + (fixture == DType::kInt64 ? "" : std::string(" as ") + DTypeName(fixture)), Check::kSetup);
   if (!t) return c.Finish();
   if (auto m = Meta(c, *t, "t")) ExpectGeometry(c, call, *m, row.sizes.vec(), row.strides.vec(), row.offset);
   CheckAddressFormula(c, *t, "t");
   if (row.write && c.Can(Check::kValues, "values of t after a write to its storage")) {
     const std::string w = "t.storage()[" + std::to_string(row.write_index) + "] = " + std::to_string(row.write_value);
-    Status s = cand.write_storage(*t, row.write_index, Scalar::Int(row.write_value));
-    if (c.Usable(Feature::kStorageValues, s.ok() ? nullptr : &s.error(), w)) {
+    auto s = calls::write_storage(cand, *t, row.write_index, Scalar::Int(row.write_value));
+    if (c.Usable(s, w)) {
       if (!s.ok()) {
         c.Mismatch(Check::kError, w, "ok", Describe(s.error()));
       } else if (auto after = ReadValues(c, *t, "t after the write")) {
@@ -226,8 +218,8 @@ void CheckEmpty(const EmptyRow& row) {
   Case c(row.meta);
   const std::string call =
       "empty(" + Str(row.sizes.vec()) + ", memory_format=" + MemoryFormatName(row.format) + ")";
-  Result<TensorHandle> t = CurrentCandidate().empty(row.sizes.vec(), DType::kFloat32, Layout::kStrided, row.format);
-  if (c.Usable(Feature::kMemoryFormats, t, call) &&
+  auto t = calls::empty(CurrentCandidate(), row.sizes.vec(), DType::kFloat32, Layout::kStrided, row.format);
+  if (c.Usable(t, call) &&
       CheckOutcome(c, row.error, t, call, "strides " + Str(row.strides.vec()))) {
     if (auto m = Meta(c, t.value(), "empty")) ExpectGeometry(c, call, *m, row.sizes.vec(), row.strides.vec(), 0);
   }
@@ -238,13 +230,13 @@ void CheckContiguity(const ContiguityRow& row) {
   Case c(row.meta);
   Candidate& cand = CurrentCandidate();
   const std::string made = "empty_strided(" + Str(row.sizes.vec()) + ", " + Str(row.strides.vec()) + ")";
-  const auto t = Get(c, Feature::kMemoryFormats, cand.empty_strided(row.sizes.vec(), row.strides.vec(), DType::kFloat32), made,
+  const auto t = Get(c, calls::empty_strided(cand, row.sizes.vec(), row.strides.vec(), DType::kFloat32), made,
                      Check::kSetup);
   if (t) {
     if (auto m = Meta(c, *t, "empty_strided")) ExpectGeometry(c, made, *m, row.sizes.vec(), row.strides.vec(), 0);
     for (const auto& [format, expected] : row.answers) {
       const std::string call = made + ".is_contiguous(" + MemoryFormatName(format) + ")";
-      if (auto got = Get(c, Feature::kMemoryFormats, cand.is_contiguous(*t, format), call))
+      if (auto got = Get(c, calls::is_contiguous(cand, *t, format), call))
         ExpectEq(c, Check::kAnswer, call, expected, *got);
     }
   }
@@ -258,7 +250,7 @@ void CheckView(const ViewRow& row) {
   std::string chain = "make_tensor(" + Str(row.base.vec()) + ")";
   for (int k = 0; k + 1 < row.nsteps; ++k) {  // the setup steps must work
     chain += "." + ToString(row.steps[k]);
-    const auto next = Get(c, FeatureOf(row.steps[k].kind), Apply(row.steps[k], *t), chain, Check::kSetup);
+    const auto next = Get(c, Apply(row.steps[k], *t), chain, Check::kSetup);
     if (!next) return c.Finish();
     t = next;
   }
@@ -268,8 +260,8 @@ void CheckView(const ViewRow& row) {
   // geometry does not, so a candidate without storage still has it checked.
   const bool storage = c.Supports(Feature::kStorage, Check::kAliasing, "view-or-copy storage identity and the address formula");
   const auto input_storage = storage ? Storage(c, *t, "input") : std::nullopt;
-  Result<TensorHandle> r = Apply(step, *t);
-  if ((storage && !input_storage) || !c.Usable(FeatureOf(step.kind), r, call)) return c.Finish();
+  auto r = Apply(step, *t);
+  if ((storage && !input_storage) || !c.Usable(r, call)) return c.Finish();
   const std::string want = "sizes " + Str(row.sizes.vec()) + " strides " + Str(row.strides.vec()) + " offset " +
                            std::to_string(row.offset);
   if (!CheckOutcome(c, row.error, r, call, want)) return c.Finish();

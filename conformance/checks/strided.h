@@ -40,13 +40,11 @@ struct ViewStep {
   MemoryFormat format;
 };
 std::string ToString(const ViewStep& step);
-// Runs one step on `cand` (by default the current candidate).
-Result<TensorHandle> Apply(Candidate& cand, const ViewStep& step, const TensorHandle& t);
-inline Result<TensorHandle> Apply(const ViewStep& step, const TensorHandle& t) {
+// Runs one step on `cand` (by default the current candidate), through its op's call helper.
+Called<TensorHandle> Apply(Candidate& cand, const ViewStep& step, const TensorHandle& t);
+inline Called<TensorHandle> Apply(const ViewStep& step, const TensorHandle& t) {
   return Apply(CurrentCandidate(), step, t);
 }
-// Which feature a step belongs to.
-Feature FeatureOf(ViewKind kind);
 
 struct LayoutRow {
   RowMeta meta;

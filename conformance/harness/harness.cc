@@ -505,8 +505,8 @@ DefaultDTypeScope::DefaultDTypeScope(Case& c, DType dtype) {
   Candidate& cand = CurrentCandidate();
   // Every scope restores what it changed, so a row under the initial default finds it in place.
   if (dtype == kInitialDefaultDType && !cand.supports(Feature::kDefaultDType)) return;
-  Result<DType> prev = cand.default_dtype();
-  if (!c.Usable(Feature::kDefaultDType, prev, "default_dtype()")) {
+  const auto prev = calls::default_dtype(cand);
+  if (!c.Usable(prev, "default_dtype()")) {
     ok_ = false;
     return;
   }
@@ -516,8 +516,8 @@ DefaultDTypeScope::DefaultDTypeScope(Case& c, DType dtype) {
     return;
   }
   if (prev.value() == dtype) return;
-  Status s = cand.set_default_dtype(dtype);
-  if (!c.Usable(Feature::kDefaultDType, s, std::string("set_default_dtype(") + DTypeName(dtype) + ")")) {
+  const auto s = calls::set_default_dtype(cand, dtype);
+  if (!c.Usable(s, std::string("set_default_dtype(") + DTypeName(dtype) + ")")) {
     ok_ = false;
     return;
   }

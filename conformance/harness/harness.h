@@ -105,6 +105,42 @@ const char* CheckName(Check check);
 // The feature the check needs, if any.
 std::optional<Feature> CheckNeeds(Check check);
 
+// ---------------------------------------------------------------- calls
+// A call's answer and the feature it is judged under: what the call helpers (namespace calls,
+// below) return, and what Get and Case::Usable check against the candidate's declaration. A
+// check calls the interface only through them, so it never names an op's feature itself.
+template <class T>
+class Called : public Result<T> {
+ public:
+  Called(Feature feature, Result<T> result) : Result<T>(std::move(result)), feature_(feature) {}
+  Feature feature() const { return feature_; }
+  // The call, with these arguments, is judged under feature `f` instead of its op's: a feature of
+  // the answer (spec/interface.toml answer_features: a sparse layout, a device form, cuda tensors)
+  // or another op's feature that the arguments ask for (asarray(requires_grad=True): autograd).
+  // A new value (so `r = std::move(r).As(f)` is no self-move).
+  Called As(Feature f) && {
+    Called out(std::move(*this));
+    out.feature_ = f;
+    return out;
+  }
+  // The call's outcome without its value (ok, or its error), under the same feature.
+  Called<void> status() const;
+
+ private:
+  Feature feature_;
+};
+
+template <class T>
+Called<void> Called<T>::status() const {
+  return Called<void>(feature_, this->ok() ? Status() : Status(this->error()));
+}
+
+// One helper per op of spec/interface.toml: calls::binary(cand, op, a, b, alpha) calls
+// cand.binary(...) and carries the op's feature (generated: spec/interface_calls.inc).
+namespace calls {
+#include "spec/interface_calls.inc"
+}  // namespace calls
+
 // ---------------------------------------------------------------- case records
 // What one finished case reports: its raw outcome, each check's verdict and every mismatch.
 // (The row itself is registered, below; the runner has it from the case list.)
@@ -216,8 +252,8 @@ class Case {
   // support the feature (outcome NOT_SUPPORTED, or a mismatch if the claim was false).
   bool Usable(Feature feature, const Error* error, const std::string& call);
   template <class T>
-  bool Usable(Feature feature, const Result<T>& r, const std::string& call) {
-    return Usable(feature, r.ok() ? nullptr : &r.error(), call);
+  bool Usable(const Called<T>& r, const std::string& call) {
+    return Usable(r.feature(), r.ok() ? nullptr : &r.error(), call);
   }
   // Whether the candidate declares `feature`. When it does not, records `check` (of kind
   // `kind`) as a sub-check skipped for it (named in the case record) and returns false: a check

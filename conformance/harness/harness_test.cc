@@ -169,6 +169,60 @@ TEST_F(HarnessTest, DeclaredUnsupportedAndAnsweredSoIsNotSupported) {
   EXPECT_FALSE(c.failed());
 }
 
+// A call helper carries its op's feature (spec/interface.toml), whatever the candidate declares:
+// can_cast answers NotSupported from the fake, which does not declare can_cast, so the case is
+// NOT_SUPPORTED naming can_cast; a helper of another op would name another feature.
+TEST_F(HarnessTest, CallHelpersCarryTheirOpsFeature) {
+  Candidate& cand = CurrentCandidate();
+  EXPECT_EQ(calls::can_cast(cand, DType::kUint8, DType::kBool).feature(), Feature::kCanCast);
+  EXPECT_EQ(calls::make_tensor(cand, {1}, DType::kInt8, {Scalar::Int(0)}).feature(), Feature::kTensors);
+  EXPECT_EQ(calls::meta(cand, nullptr).feature(), Feature::kTensors);
+  EXPECT_EQ(calls::binary_out(cand, BinaryOp::kAdd, Scalar::Int(1), Scalar::Int(1), Scalar::Int(1), nullptr).feature(),
+            Feature::kBinaryOut);
+  EXPECT_EQ(calls::set_default_dtype(cand, DType::kFloat64).feature(), Feature::kDefaultDType);
+  EXPECT_EQ(calls::exit_device(cand).feature(), Feature::kDefaultDevice);
+  // As(): the arguments ask for another feature (an answer's).
+  EXPECT_EQ(calls::empty_on(cand, {1}, DType::kFloat32, std::string("cuda")).As(Feature::kCudaTensors).feature(),
+            Feature::kCudaTensors);
+  // status(): the outcome without the value, under the same feature.
+  const Called<void> st = calls::binary(cand, BinaryOp::kMul, Scalar::Int(1), Scalar::Int(1), Scalar::Int(1)).status();
+  EXPECT_EQ(st.feature(), Feature::kBinaryOps);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().kind, ErrorKind::kNotSupported);
+
+  Case c(kRowA);
+  EXPECT_FALSE(c.Usable(calls::can_cast(cand, DType::kUint8, DType::kBool), "can_cast(uint8, bool)"));
+  EXPECT_TRUE(c.not_supported());
+  EXPECT_EQ(c.not_supported_feature(), Feature::kCanCast);
+  EXPECT_FALSE(c.failed());
+}
+
+// An adapter's declared features are derived from the ops it overrides (CandidateOf): both ops of
+// tensors (make_tensor, meta), promote_types; of the answer features, what answers() says.
+class DerivedCandidate final : public CandidateOf<DerivedCandidate> {
+ public:
+  std::string name() const override { return "derived"; }
+  std::string version() const override { return "0"; }
+  Result<DType> promote_types(DType a, DType) override { return a; }
+  Result<TensorHandle> make_tensor(const std::vector<std::int64_t>&, DType, const std::vector<Scalar>&) override {
+    return NotSupported("make_tensor");
+  }
+  Result<TensorMeta> meta(const TensorHandle&) override { return NotSupported("meta"); }
+
+ protected:
+  bool answers(Feature f) const override { return f == Feature::kDeviceRepr; }
+};
+
+TEST(CandidateOf, DeclaresTheFeaturesOfTheOpsItOverridesAndTheAnswersItHas) {
+  const DerivedCandidate cand;
+  std::set<std::string> declared;
+  for (Feature f : AllFeatures())
+    if (cand.supports(f)) declared.insert(FeatureName(f));
+  EXPECT_EQ(declared, (std::set<std::string>{"promote_types", "tensors", "device_repr"}));
+  EXPECT_TRUE(IsAnswerFeature(Feature::kSparseLayout));
+  EXPECT_FALSE(IsAnswerFeature(Feature::kTensors));
+}
+
 TEST_F(HarnessTest, DeclaredUnsupportedButWorkingIsFlagged) {
   Case c(kRowA);
   EXPECT_FALSE(c.Usable(Feature::kCanCast, nullptr, "can_cast(uint8, bool)"));

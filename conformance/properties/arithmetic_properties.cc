@@ -64,7 +64,7 @@ TCTS_PROPERTY(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm) {
   const std::string call = "add(" + prop::Describe(a) + ", " + b.text + ", out=";
 
   const TensorHandle empty = prop::MakeTensor({0}, a.dtype, {});
-  prop::Get(Feature::kBinaryOut, cand.binary_out(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), empty),
+  prop::Get(calls::binary_out(cand, BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), empty),
             call + "empty)");
   RC_ASSERT(prop::MetaOf(empty).strides == mr.strides);
   if (readable) RC_ASSERT(prop::ValuesOf(empty) == want);
@@ -74,7 +74,7 @@ TCTS_PROPERTY(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm) {
                            std::none_of(out.strides.begin(), out.strides.end(), [](std::int64_t s) { return s == 0; });
   if (right_shape) {
     const StorageInfo before = prop::StorageOf(out.tensor);
-    prop::Get(Feature::kBinaryOut, cand.binary_out(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), out.tensor),
+    prop::Get(calls::binary_out(cand, BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), out.tensor),
               call + out.text + ")");
     const TensorMeta mo = prop::MetaOf(out.tensor);
     RC_ASSERT(mo.strides == out.strides);
@@ -86,7 +86,7 @@ TCTS_PROPERTY(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm) {
   bool writable = true;  // no dimension of size > 1 with stride 0 (an expanded view)
   for (std::size_t d = 0; d < ma.sizes.size(); ++d) writable = writable && !(ma.sizes[d] > 1 && ma.strides[d] == 0);
   if (writable) {
-    prop::Get(Feature::kBinaryInplace, cand.binary_inplace(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)),
+    prop::Get(calls::binary_inplace(cand, BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)),
               prop::Describe(a) + ".add_(" + b.text + ")");
     RC_ASSERT(prop::MetaOf(a.tensor).strides == ma.strides);
     if (readable) RC_ASSERT(prop::ValuesOf(a.tensor) == want);

@@ -53,7 +53,7 @@ inline Layout RandomBroadcastLayout(const std::vector<std::int64_t>& shape, DTyp
   const std::int64_t storage = l.offset + running + 1;
   const TensorHandle base = MakeTensor({storage}, dtype, IotaValues(storage));
   l.text = "as_strided(" + Str(sizes) + ", " + Str(strides) + ", " + std::to_string(l.offset) + ")";
-  l.tensor = Get(Feature::kViews, CurrentCandidate().as_strided(base, sizes, strides, l.offset), l.text);
+  l.tensor = Get(calls::as_strided(CurrentCandidate(), base, sizes, strides, l.offset), l.text);
   return l;
 }
 
@@ -70,7 +70,7 @@ inline RandomAdd AddRandomLayouts(int max_steps) {
   Chain a = RandomChain(max_steps, false);
   const TensorMeta ma = MetaOf(a.tensor);
   Layout b = RandomBroadcastLayout(ma.sizes, a.dtype);
-  const TensorHandle r = Get(Feature::kBinaryOps, CurrentCandidate().binary(BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)),
+  const TensorHandle r = Get(calls::binary(CurrentCandidate(), BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)),
                              "add(" + Describe(a) + ", " + b.text + ")");
   return RandomAdd{std::move(a), ma, std::move(b), r, MetaOf(r)};
 }

@@ -60,8 +60,8 @@ TCTS_PROPERTY(CastingProperties, RejectedInplaceLeavesDestinationUnchanged) {
   // itself (the casting rule) is judged without them.
   const bool readable = prop::ValuesReadable("the destination's values after the rejection");
   const std::vector<Scalar> before = readable ? prop::ValuesOf(dest) : std::vector<Scalar>{};
-  const Status s = cand.binary_inplace(r.op, dest, other, Scalar::Int(1));
-  prop::Usable(Feature::kBinaryInplace, s,
+  auto s = calls::binary_inplace(cand, r.op, dest, other, Scalar::Int(1));
+  prop::Usable(s,
                std::string("tensor:") + DTypeName(r.self) + "." + BinaryOpName(r.op) + "_(tensor:" + DTypeName(r.other) + ")");
   RC_ASSERT(!s.ok());
   if (readable) RC_ASSERT(prop::ValuesOf(dest) == before);

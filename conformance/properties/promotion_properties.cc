@@ -29,7 +29,12 @@ TCTS_PROMOTION_PROPERTIES(TCTS_PROPERTY_ROW)
 const std::vector<OperandKind> kKinds = {OperandKind::kTensor, OperandKind::kZeroDim, OperandKind::kScalar};
 const std::vector<Scalar::Kind> kScalarKinds = {Scalar::Kind::kBool, Scalar::Kind::kInt, Scalar::Kind::kFloat,
                                                Scalar::Kind::kComplex};
-const std::vector<BinaryOp> kOps = {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul, BinaryOp::kDiv};
+// Every binary op, in spec order (spec/promotion.toml [[op]]: TCTS_FORALL_BINARY_OPS).
+const std::vector<BinaryOp> kOps = {
+#define TCTS_BINARY_OP_VALUE(e, ...) BinaryOp::e,
+    TCTS_FORALL_BINARY_OPS(TCTS_BINARY_OP_VALUE)
+#undef TCTS_BINARY_OP_VALUE
+};
 
 // The documented dtypes the candidate declares: what every dtype of these properties is drawn
 // from (NOT_SUPPORTED, naming the twelve, when it declares none).
@@ -48,16 +53,16 @@ TCTS_PROPERTY(PromotionProperties, PromoteTypesIsCommutative) {
   const DType a = *rc::gen::elementOf(DTypes());
   const DType b = *rc::gen::elementOf(DTypes());
   // Every two documented dtypes promote (spec/promotion.toml's matrix has no empty cell).
-  const DType ab = prop::Get(Feature::kPromoteTypes, CurrentCandidate().promote_types(a, b),
+  const DType ab = prop::Get(calls::promote_types(CurrentCandidate(), a, b),
                              std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(b) + ")");
-  const DType ba = prop::Get(Feature::kPromoteTypes, CurrentCandidate().promote_types(b, a),
+  const DType ba = prop::Get(calls::promote_types(CurrentCandidate(), b, a),
                              std::string("promote_types(") + DTypeName(b) + ", " + DTypeName(a) + ")");
   RC_ASSERT(ab == ba);
 }
 
 TCTS_PROPERTY(PromotionProperties, PromoteTypesIsIdempotent) {
   const DType a = *rc::gen::elementOf(DTypes());
-  const DType aa = prop::Get(Feature::kPromoteTypes, CurrentCandidate().promote_types(a, a),
+  const DType aa = prop::Get(calls::promote_types(CurrentCandidate(), a, a),
                              std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(a) + ")");
   RC_ASSERT(aa == a);
 }
@@ -65,7 +70,7 @@ TCTS_PROPERTY(PromotionProperties, PromoteTypesIsIdempotent) {
 TCTS_PROPERTY(PromotionProperties, PromoteTypesCategoryIsTheHigher) {
   const DType a = *rc::gen::elementOf(DTypes());
   const DType b = *rc::gen::elementOf(DTypes());
-  const DType r = prop::Get(Feature::kPromoteTypes, CurrentCandidate().promote_types(a, b),
+  const DType r = prop::Get(calls::promote_types(CurrentCandidate(), a, b),
                             std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(b) + ")");
   const Category want = std::max(DTypeCategory(a), DTypeCategory(b));
   RC_ASSERT(std::string(CategoryName(DTypeCategory(r))) == CategoryName(want));
@@ -92,13 +97,13 @@ TCTS_PROPERTY(PromotionProperties, ResultTypeIgnoresValues) {
   const Operand ra = prop::RandomOperand(a, shape), rb = prop::RandomOperand(b, shape);
   Candidate& cand = CurrentCandidate();
   // result_type answers for any two operands (it is the op that may reject them).
-  const DType want = prop::Get(Feature::kResultType, cand.result_type(fa, fb), Call("result_type", a, b) + " of the row values");
-  const DType got = prop::Get(Feature::kResultType, cand.result_type(ra, rb), Call("result_type", a, b) + " of random values");
+  const DType want = prop::Get(calls::result_type(cand, fa, fb), Call("result_type", a, b) + " of the row values");
+  const DType got = prop::Get(calls::result_type(cand, ra, rb), Call("result_type", a, b) + " of random values");
   RC_ASSERT(got == want);
   // The op's result dtype ignores values too (its error, if any, is the same kind).
   const auto dtype_of = [&](const Operand& x, const Operand& y, const char* values) -> Result<DType> {
-    const Result<TensorHandle> r = cand.binary(op, x, y, Scalar::Int(1));
-    prop::Usable(Feature::kBinaryOps, r, Call(BinaryOpName(op), a, b) + values);
+    const auto r = calls::binary(cand, op, x, y, Scalar::Int(1));
+    prop::Usable(r, Call(BinaryOpName(op), a, b) + values);
     if (!r.ok()) return r.error();
     return prop::MetaOf(r.value()).dtype;
   };

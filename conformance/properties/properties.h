@@ -106,19 +106,19 @@ inline void Usable(Feature feature, const Error* error, const std::string& call)
   RC_FAIL(c.MismatchText());
 }
 template <class T>
-void Usable(Feature feature, const Result<T>& r, const std::string& call) {
-  Usable(feature, r.ok() ? nullptr : &r.error(), call);
+void Usable(const Called<T>& r, const std::string& call) {
+  Usable(r.feature(), r.ok() ? nullptr : &r.error(), call);
 }
 
 // The value of a call that must succeed: Usable, then any error fails the draw.
 template <class T>
-T Get(Feature feature, Result<T> r, const std::string& call) {
-  Usable(feature, r, call);
+T Get(Called<T> r, const std::string& call) {
+  Usable(r, call);
   if (!r.ok()) RC_FAIL(call + ": expected an answer, observed " + Describe(r.error()));
   return std::move(r.value());
 }
-inline void Get(Feature feature, const Status& s, const std::string& call) {
-  Usable(feature, s, call);
+inline void Get(const Called<void>& s, const std::string& call) {
+  Usable(s, call);
   if (!s.ok()) RC_FAIL(call + ": expected success, observed " + Describe(s.error()));
 }
 
@@ -173,10 +173,8 @@ inline std::vector<DType> Drawable(const std::vector<DType>& from) {
 }
 
 // The calls nearly every property makes, each as Get.
-inline TensorMeta MetaOf(const TensorHandle& t) { return Get(Feature::kTensors, CurrentCandidate().meta(t), "meta()"); }
-inline std::vector<Scalar> ValuesOf(const TensorHandle& t) {
-  return Get(Feature::kValues, CurrentCandidate().values(t), "values()");
-}
+inline TensorMeta MetaOf(const TensorHandle& t) { return Get(calls::meta(CurrentCandidate(), t), "meta()"); }
+inline std::vector<Scalar> ValuesOf(const TensorHandle& t) { return Get(calls::values(CurrentCandidate(), t), "values()"); }
 // Whether the candidate's values can be read (Feature::kValues). When they cannot, the
 // property's values check is NOT_SUPPORTED by itself, `what` named among its skipped checks,
 // and the draw goes on to judge the rest (dtype, sizes, strides, storage): call it before each
@@ -188,10 +186,10 @@ inline bool ValuesReadable(const std::string& what) {
   return readable;
 }
 inline StorageInfo StorageOf(const TensorHandle& t) {
-  return Get(Feature::kStorage, CurrentCandidate().storage(t), "storage()");
+  return Get(calls::storage(CurrentCandidate(), t), "storage()");
 }
 inline TensorHandle MakeTensor(const std::vector<std::int64_t>& sizes, DType dtype, const std::vector<Scalar>& values) {
-  return Get(Feature::kTensors, CurrentCandidate().make_tensor(sizes, dtype, values),
+  return Get(calls::make_tensor(CurrentCandidate(), sizes, dtype, values),
              "make_tensor(" + Str(sizes) + ", " + DTypeName(dtype) + ")");
 }
 

@@ -93,9 +93,9 @@ TCTS_PROPERTY(StridedProperties, ViewsShareStorageAndReshapeCopiesOnlyWhenViewFa
   const prop::ModelStep m = prop::RandomStep(chain.model, true);
   if (m.step.kind != ViewKind::kReshape) return;
   const std::string call = prop::Describe(chain) + "." + ToString(m.step);
-  const Result<TensorHandle> viewed = cand.view(chain.tensor, m.step.args.vec());
-  prop::Usable(Feature::kViews, viewed, call + " as view()");
-  const TensorHandle reshaped = prop::Get(Feature::kViews, cand.reshape(chain.tensor, m.step.args.vec()), call);
+  auto viewed = calls::view(cand, chain.tensor, m.step.args.vec());
+  prop::Usable(viewed, call + " as view()");
+  const TensorHandle reshaped = prop::Get(calls::reshape(cand, chain.tensor, m.step.args.vec()), call);
   RC_ASSERT(viewed.ok() == (prop::StorageOf(reshaped).id == a.id));
   if (!viewed.ok()) RC_ASSERT(viewed.error().kind == ErrorKind::kRuntimeError);
 }
@@ -108,7 +108,7 @@ TCTS_PROPERTY(StridedProperties, WritesThroughAViewAreVisibleEverywhere) {
   const std::int64_t id = chain.model.ids[k];
   const auto index = Indices(chain.model.sizes)[k];
   Candidate& cand = CurrentCandidate();
-  prop::Get(Feature::kStorageValues, cand.write_element(chain.tensor, index, FixtureValue(chain.dtype, -1)),
+  prop::Get(calls::write_element(cand, chain.tensor, index, FixtureValue(chain.dtype, -1)),
             prop::Describe(chain) + Str(index) + " = -1");
   Case c(Drawn(kPropertyRow_WritesThroughAViewAreVisibleEverywhere, "write through a view"));
   prop::Logical base_model = prop::Iota(prop::MetaOf(chain.base).sizes);
@@ -129,7 +129,7 @@ TCTS_PROPERTY(StridedProperties, IsContiguousAgreesWithItsDefinition) {
   const TensorMeta meta = prop::MetaOf(chain.tensor);
   for (const FormatRule& f : kFormats) {
     const std::string call = prop::Describe(chain) + ".is_contiguous(" + MemoryFormatName(f.format) + ")";
-    const bool got = prop::Get(Feature::kMemoryFormats, cand.is_contiguous(chain.tensor, f.format), call);
+    const bool got = prop::Get(calls::is_contiguous(cand, chain.tensor, f.format), call);
     if (got != f.Contiguous(meta)) {
       RC_FAIL(call + " is " + Str(got) + " for sizes " + Str(meta.sizes) + ", strides " + Str(meta.strides) + " (" +
               f.id + (f.Fits(meta.sizes.size()) ? ": strides " + Str(f.Strides(meta.sizes)) : ": another rank") + ")");
@@ -146,8 +146,8 @@ TCTS_PROPERTY(StridedProperties, ClonePreservesTheStridesOfADenseTensor) {
   for (std::size_t k = dims.size(); k > 1; --k) std::swap(dims[k - 1], dims[*rc::gen::inRange<std::size_t>(0, k)]);
   const TensorHandle base = prop::MakeTensor(sizes, prop::DeclaredFixtureDType(), IotaValues(Numel(sizes)));
   // dense, in a random dimension order
-  const TensorHandle dense = prop::Get(Feature::kViews, cand.permute(base, dims), "base.permute(" + Str(dims) + ")");
-  const TensorHandle copy = prop::Get(Feature::kFormatCopies, cand.clone(dense, MemoryFormat::kPreserve),
+  const TensorHandle dense = prop::Get(calls::permute(cand, base, dims), "base.permute(" + Str(dims) + ")");
+  const TensorHandle copy = prop::Get(calls::clone(cand, dense, MemoryFormat::kPreserve),
                                       "base.permute(" + Str(dims) + ").clone(preserve_format)");
   RC_ASSERT(prop::MetaOf(copy).strides == prop::MetaOf(dense).strides);
   if (prop::ValuesReadable("the copy's values")) RC_ASSERT(prop::ValuesOf(copy) == prop::ValuesOf(dense));
@@ -165,7 +165,7 @@ TCTS_PROPERTY(StridedProperties, ContiguousIsFormatContiguousAndValueEqual) {
     if (f.Fits(meta.sizes.size())) fits.push_back(f);
   const FormatRule format = *rc::gen::elementOf(fits);
   const bool was = format.Contiguous(meta);
-  const TensorHandle out = prop::Get(Feature::kFormatCopies, cand.contiguous(chain.tensor, format.format),
+  const TensorHandle out = prop::Get(calls::contiguous(cand, chain.tensor, format.format),
                                      prop::Describe(chain) + ".contiguous(" + MemoryFormatName(format.format) + ")");
   const TensorMeta out_meta = prop::MetaOf(out);
   RC_ASSERT(format.Contiguous(out_meta));
@@ -182,8 +182,8 @@ TCTS_PROPERTY(StridedProperties, TransposingTwiceRestoresTheGeometry) {
   const std::int64_t n = std::max<std::int64_t>(static_cast<std::int64_t>(before.sizes.size()), 1);
   const std::int64_t d0 = *rc::gen::inRange<std::int64_t>(-n, n), d1 = *rc::gen::inRange<std::int64_t>(-n, n);
   const std::string call = ".transpose(" + Str(d0) + ", " + Str(d1) + ")";
-  const TensorHandle once = prop::Get(Feature::kViews, cand.transpose(chain.tensor, d0, d1), prop::Describe(chain) + call);
-  const TensorHandle twice = prop::Get(Feature::kViews, cand.transpose(once, d0, d1), prop::Describe(chain) + call + call);
+  const TensorHandle once = prop::Get(calls::transpose(cand, chain.tensor, d0, d1), prop::Describe(chain) + call);
+  const TensorHandle twice = prop::Get(calls::transpose(cand, once, d0, d1), prop::Describe(chain) + call + call);
   const TensorMeta after = prop::MetaOf(twice);
   RC_ASSERT(after.sizes == before.sizes);
   RC_ASSERT(after.strides == before.strides);
@@ -203,17 +203,17 @@ TCTS_PROPERTY(StridedProperties, InvalidViewRequestsAreErrors) {
   std::int64_t extent = offset + 1;
   for (std::size_t k = 0; k < rank; ++k) extent += (sizes[k] - 1) * strides[k];
   const bool fits = Numel(sizes) == 0 || extent <= numel;
-  const Result<TensorHandle> v = cand.as_strided(base, sizes, strides, offset);
-  prop::Usable(Feature::kViews, v, "base.as_strided(" + Str(sizes) + ", " + Str(strides) + ", " + Str(offset) + ")");
+  auto v = calls::as_strided(cand, base, sizes, strides, offset);
+  prop::Usable(v, "base.as_strided(" + Str(sizes) + ", " + Str(strides) + ", " + Str(offset) + ")");
   RC_ASSERT(v.ok() == fits);
   if (!fits) RC_ASSERT(v.error().kind == ErrorKind::kRuntimeError);
   const std::int64_t wrong_numel = numel + *rc::gen::inRange<std::int64_t>(1, 5);
-  const Result<TensorHandle> wrong = cand.view(base, {wrong_numel});
-  prop::Usable(Feature::kViews, wrong, "base.view(" + Str(wrong_numel) + ")");
+  auto wrong = calls::view(cand, base, {wrong_numel});
+  prop::Usable(wrong, "base.view(" + Str(wrong_numel) + ")");
   RC_ASSERT(!wrong.ok() && wrong.error().kind == ErrorKind::kRuntimeError);
   const std::int64_t past = *rc::gen::arbitrary<bool>() ? numel : -numel - 1;
-  const Result<TensorHandle> sel = cand.select(base, 0, past);
-  prop::Usable(Feature::kViews, sel, "base.select(0, " + Str(past) + ")");
+  auto sel = calls::select(cand, base, 0, past);
+  prop::Usable(sel, "base.select(0, " + Str(past) + ")");
   RC_ASSERT(!sel.ok() && sel.error().kind == ErrorKind::kIndexError);
 }
 

@@ -249,9 +249,9 @@ inline Chain RandomChain(int max_steps, bool allow_reshape) {
   for (int k = 0; k < steps; ++k) {
     ModelStep m = RandomStep(c.model, allow_reshape);
     if (Numel(m.result.sizes) > 4096) break;  // expand chains can grow; keep cases small
-    Result<TensorHandle> next = Apply(m.step, c.tensor);
+    auto next = Apply(m.step, c.tensor);
     c.steps.push_back(m.step);
-    Usable(Feature::kViews, next, Describe(c));
+    Usable(next, Describe(c));
     if (!next.ok()) RC_FAIL(Describe(c) + " was rejected: " + tcts::Describe(next.error()));
     c.tensor = next.value();
     c.model = std::move(m.result);

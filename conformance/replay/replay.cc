@@ -29,11 +29,11 @@ std::optional<Operand> Build(Case& k, const ReplayCase& rc, const std::string& n
   if (in.scalar) return Operand(in.value);
   std::string call = "make_tensor(" + Str(in.sizes) + ", " + DTypeName(in.dtype) + ")";
   std::optional<TensorHandle> t =
-      Get(k, Feature::kTensors, CurrentCandidate().make_tensor(in.sizes, in.dtype, in.values), "input " + name + ": " + call);
+      Get(k, calls::make_tensor(CurrentCandidate(), in.sizes, in.dtype, in.values), "input " + name + ": " + call);
   for (const ViewStep& step : in.views) {
     if (!t) return std::nullopt;
     call += "." + ToString(step);
-    t = Get(k, FeatureOf(step.kind), Apply(step, *t), "input " + name + ": " + call);
+    t = Get(k, Apply(step, *t), "input " + name + ": " + call);
   }
   if (!t) return std::nullopt;
   return Operand(*t);
@@ -49,24 +49,18 @@ void RunCase(const ReplayCase& rc) {
     ops.emplace(name, *o);
   }
   const std::string call = rc.statement.substr(0, rc.statement.find(" -> "));
-  Result<TensorHandle> result = Error{ErrorKind::kInternal, "not run"};
-  Feature feature = Feature::kBinaryOps;
   const auto tensor = [&](const std::string& name) { return std::get<TensorHandle>(ops.at(name)); };
-  if (!rc.binary) {
-    feature = FeatureOf(rc.view.kind);
-    result = Apply(rc.view, tensor(rc.a));
-  } else if (rc.form == BinaryForm::kFunctional) {
-    result = cand.binary(rc.op, ops.at(rc.a), ops.at(rc.b), rc.alpha);
-  } else if (rc.form == BinaryForm::kOut) {
-    feature = Feature::kBinaryOut;
-    const Status s = cand.binary_out(rc.op, ops.at(rc.a), ops.at(rc.b), rc.alpha, tensor(rc.out));
-    result = s.ok() ? Result<TensorHandle>(tensor(rc.out)) : Result<TensorHandle>(s.error());
-  } else {
-    feature = Feature::kBinaryInplace;
-    const Status s = cand.binary_inplace(rc.op, tensor(rc.a), ops.at(rc.b), rc.alpha);
-    result = s.ok() ? Result<TensorHandle>(tensor(rc.a)) : Result<TensorHandle>(s.error());
-  }
-  if (!k.Usable(feature, result, call)) return k.Finish();
+  // The result: out= and in-place calls answer their destination.
+  const auto answering = [](const Called<void>& s, const TensorHandle& dest) {
+    return Called<TensorHandle>(s.feature(), s.ok() ? Result<TensorHandle>(dest) : Result<TensorHandle>(s.error()));
+  };
+  const Called<TensorHandle> result =
+      !rc.binary ? Apply(rc.view, tensor(rc.a))
+      : rc.form == BinaryForm::kFunctional ? calls::binary(cand, rc.op, ops.at(rc.a), ops.at(rc.b), rc.alpha)
+      : rc.form == BinaryForm::kOut
+          ? answering(calls::binary_out(cand, rc.op, ops.at(rc.a), ops.at(rc.b), rc.alpha, tensor(rc.out)), tensor(rc.out))
+          : answering(calls::binary_inplace(cand, rc.op, tensor(rc.a), ops.at(rc.b), rc.alpha), tensor(rc.a));
+  if (!k.Usable(result, call)) return k.Finish();
   const ExpectedError expected{rc.error, rc.error_kind, rc.message.c_str()};
   const std::string want = std::string(DTypeName(rc.dtype)) + " " + Str(rc.sizes);
   if (!CheckOutcome(k, expected, result, call, want)) return k.Finish();
