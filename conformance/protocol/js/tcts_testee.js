@@ -56,8 +56,8 @@
 const fs = require('fs');
 
 // The newest protocol version this kit speaks; it answers the newest version the suite offers.
-const PROTOCOL = 2;
-const SPOKEN = [1, 2];
+const PROTOCOL = 3;
+const SPOKEN = [1, 2, 3];
 const SAFE = 2n ** 53n - 1n;
 // The JavaScript binding: arguments whose names are keywords (as the Python kit's), renamed.
 const RENAMES = {self: 'target', from: 'from_', binary_op: 'op'};
@@ -377,6 +377,8 @@ class Interface {
       this.ops.set(o.name, o);
       this.featureOps.get(o.feature).push(o.name);
     });
+    // Version 3: the ops whose answer for a new tensor goes with the answer that made it.
+    this.factOps = doc.ops.filter((o) => o.fact === true).map((o) => o.name);
   }
 
   /** Wire value `v` of stateless wire type `t` -> the JavaScript value. */
@@ -509,6 +511,7 @@ class Server {
     this.nextHandle = 1;
     this.regions = new Map();
     this.features = new Set();
+    this.facts = null;  // version 3: the facts of the tensor being answered
   }
 
   tensor(h, field) {
@@ -598,6 +601,7 @@ class Server {
     if (t === 'tensor') {
       const h = this.nextHandle++;
       this.handles.set(h, result);
+      if (this.protocol >= 3) this.facts = this.factsOf(result);
       return h;
     }
     if (t === 'none') return null;
@@ -613,6 +617,24 @@ class Server {
       return out;
     }
     return this.iface.encode(t, result, this.protocol, o.name);
+  }
+
+  /** Version 3: the answers of the interface's fact ops (meta, storage) for a new tensor, as
+   * the later requests would have them; an op the testee lacks, or one that throws, is left out
+   * (the suite asks it). */
+  factsOf(tensor) {
+    const facts = {};
+    let any = false;
+    for (const op of this.iface.factOps) {
+      if (!this.testee.implements(op)) continue;
+      try {
+        facts[op] = this.result(this.iface.ops.get(op), this.testee[op].call(this.testee, {t: tensor}, this));
+        any = true;
+      } catch (e) {  // the request, asked later, answers the error
+        continue;
+      }
+    }
+    return any ? facts : null;
   }
 
   handle(req) {
@@ -662,7 +684,9 @@ class Server {
       const req = this.protocol >= 2 ? JSON.parse(line) : readJson(line);
       if (!isObject(req)) throw new ProtocolError('the request is not a JSON object');
       id = req.id === undefined ? null : req.id;
+      this.facts = null;
       answer = {id, ok: this.handle(req)};
+      if (this.facts !== null) answer.facts = this.facts;
     } catch (e) {
       if (e instanceof ProtocolError || e instanceof SyntaxError) {
         const text = e instanceof SyntaxError ? `not JSON: ${e.message}` : e.message;
