@@ -214,10 +214,14 @@ class ProcessCandidate : public Candidate {
       if (!facts.is_null()) {
         if (!facts.is_object()) throw ProtocolError("facts", "an object of answers by op", facts.dump().substr(0, 200));
         for (const auto& [fact_op, v] : facts.items()) {
-          const std::string field = "facts." + fact_op;
-          if (!DecodeFact(fact_op, v, field.c_str())) {
-            throw ProtocolError(field.c_str(), "an op of spec/interface.toml with fact = true", "'" + fact_op.substr(0, 200) + "'");
+          const std::string field = "facts." + fact_op.substr(0, 200);
+          bool known = false;
+          try {
+            known = DecodeFact(fact_op, v, "ok");
+          } catch (const ProtocolError& e) {  // named as the fact it is in
+            return session_.Broken(session_.Where(op) + field + ": " + e.what_for());
           }
+          if (!known) throw ProtocolError(field, "an op of spec/interface.toml with fact = true", "'" + fact_op.substr(0, 200) + "'");
         }
       }
       TensorHandle t(std::make_shared<ProcessBox>(&session_, handle, pins));
