@@ -53,7 +53,8 @@ Result<Json> TesteeServer::State::NewTensor(const Result<TensorHandle>& r) {
 Json TesteeServer::State::Facts(std::int64_t h) {
   static const std::vector<std::string> kFactOps = [] {
     std::vector<std::string> ops;
-    for (const Json& o : Json::parse(TCTS_INTERFACE_JSON).at("ops")) {
+    const Json doc = Json::parse(TCTS_INTERFACE_JSON);
+    for (const Json& o : doc.at("ops")) {
       if (o.value("fact", false)) ops.push_back(o.at("name").get<std::string>());
     }
     return ops;
