@@ -32,6 +32,9 @@
  *     (a JS RangeError is an IndexError, TypeError a TypeError, any other Error a
  *     RuntimeError); throw tcts.NotSupported for a call the library has no equivalent of,
  *     tcts.TesteeError(kind, message) for an explicit kind;
+ *   - version 3 when the suite offers it: version 2's values, and each new tensor's answer
+ *     carries its facts (what the testee's meta and storage answer for it, called right after
+ *     the method that made it: PROTOCOL.md "Version 3");
  *   - exact values, protocol version 2 when the suite offers it: there every integer past
  *     +-(2^53 - 1) travels as a decimal string and every float as its shortest round-trip
  *     decimal text, so JSON.parse reads each request exactly and the kit uses it. Version 1

@@ -37,6 +37,8 @@ What the kit does for you:
     number, devices as strings, device arguments as DeviceArg, records as dicts (return a dict,
     or an object with those attributes). Protocol version 2 when the suite offers it (integers
     past +-(2^53 - 1) as decimal strings, floats as shortest round-trip decimals), else 1;
+    version 3 (those values, and each new tensor's answer carries its facts: what your meta
+    and storage methods answer for it, called right after the method that made it) first;
   * host memory: an asarray source (an array, a NumPy-like scalar, a buffer, a DLPack capsule)
     arrives as an object over real memory of this process (HostArray, a writable memoryview,
     a PyCapsule built with ctypes) that the suite's writes reach, and addresses inside it are
