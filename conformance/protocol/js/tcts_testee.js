@@ -65,7 +65,16 @@ const SAFE = 2n ** 53n - 1n;
 // The JavaScript binding: arguments whose names are keywords (as the Python kit's), renamed.
 const RENAMES = {self: 'target', from: 'from_', binary_op: 'op'};
 
-class NotSupported extends Error {}
+class NotSupported extends Error {
+  constructor(message) {
+    // A stack is never shown for it (it is an answer, not a fault), and capturing one was the
+    // kit's largest cost per NotSupported answer (tfjs answers thousands): none is taken.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(message);
+    Error.stackTraceLimit = limit;
+  }
+}
 
 /** An error of an explicit protocol kind (one of the interface's; another is answered as
  * Internal, naming it). */
@@ -175,12 +184,24 @@ function writeJson(v) {
     case 'string': return JSON.stringify(v);
     case 'number':
       if (!Number.isInteger(v)) throw new TypeError(`writeJson: ${v} is not an integer (encode floats with encodeScalar)`);
-      return Object.is(v, -0) ? '0' : String(v).includes('e') ? BigInt(v).toString() : String(v);
-    default:
-      if (Array.isArray(v)) return '[' + v.map(writeJson).join(',') + ']';
+      if (Object.is(v, -0)) return '0';
+      return Math.abs(v) < 1e21 ? String(v) : BigInt(v).toString();  // String() writes 1e21 and past with an exponent
+    default: {
+      // Loops, not map/filter/join: this runs once per value of every answer.
+      let out;
+      if (Array.isArray(v)) {
+        out = '[';
+        for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + writeJson(v[i]);
+        return out + ']';
+      }
       if (v instanceof JsonFloat) throw new TypeError('writeJson: a JsonFloat (encode floats with encodeScalar)');
-      return '{' + Object.keys(v).filter((k) => v[k] !== undefined)
-        .map((k) => JSON.stringify(k) + ':' + writeJson(v[k])).join(',') + '}';
+      out = '{';
+      for (const k in v) {
+        if (!Object.prototype.hasOwnProperty.call(v, k) || v[k] === undefined) continue;
+        out += (out.length > 1 ? ',' : '') + JSON.stringify(k) + ':' + writeJson(v[k]);
+      }
+      return out + '}';
+    }
   }
 }
 
