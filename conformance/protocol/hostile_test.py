@@ -175,7 +175,7 @@ class Hostile(unittest.TestCase):
         self.assertTrue(any("characters in all, sha256" in json.dumps(c) for c in report["cases"]))
 
     def test_a_bad_fact_costs_one_case(self):
-        # Version 3 (the NumPy testee's kit speaks it): a fact that is not its op's answer FAILs
+        # Version 3 (the hostile testee sends every fact): a fact that is not its op's answer FAILs
         # the call that carried it, as a malformed answer does; so does one on an answer that
         # is not a new tensor; a stray line after an answer with facts puts the testee out of
         # step; a crash there is one CRASH. Each costs one case, and a fresh testee takes the next.

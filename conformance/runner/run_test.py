@@ -417,14 +417,14 @@ class TraceAndRepro(unittest.TestCase):
                           changed.stdout)
 
     def test_a_request_answered_from_a_fact_is_traced_and_replayed(self):
-        # Protocol version 3 (the NumPy testee's kit speaks it): the strides this case reads come
+        # Protocol version 3 (the NumPy testee sends facts with --facts): the strides this case reads come
         # from the fact that came with empty's answer, not from a round trip. The trace records
         # that meta request, marked served, with the fact as its answer; repro.py asks it, and a
         # fact the testee no longer gives is the first difference.
         with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as d:
             out = os.path.join(d, "out")
             p = run(["--suites=strided", "--candidate=numpy", "--binary=conformance/testee_bin",
-                     "--testee=/usr/bin/python3 conformance/testees/numpy/numpy_testee.py",
+                     "--testee=/usr/bin/python3 conformance/testees/numpy/numpy_testee.py --facts=meta,storage",
                      "--expectations=conformance/expectations/reference.txt",
                      "--filter=empty.contiguous_format.2x0x0", "--trace", f"--out={out}", "--jobs=1"])
             self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr)  # NumPy's strides [0, 0, 0]

@@ -475,6 +475,11 @@ class Testee:
     # NotSupported FAILs.
     dtypes: set | None = None
     missing_dtypes: set = set()
+    # Protocol version 3: the fact ops (meta, storage) whose answers go with each new tensor;
+    # None: every one the testee implements. A fact costs its call for every tensor made, used
+    # or not (the suites ask meta of about 2 in 5 new tensors and storage of 1 in 5): a library
+    # whose answer costs more than a round trip sends fewer (PROTOCOL.md "Version 3").
+    facts: set | None = None
 
     def classify(self, exc: BaseException) -> str:
         """The protocol's error kind of an exception the library raised: TesteeError's kind;
@@ -712,6 +717,8 @@ class _Server:
         else:  # a test's version the kit does not speak: claimed, for the suite to refuse
             self.protocol = PROTOCOL
         self.testee._error_kinds = tuple(self.iface.errors)
+        wanted = self.testee.facts
+        self.fact_ops = [op for op in self.iface.fact_ops if wanted is None or op in wanted]
         self.features = self.testee.features(self.iface)
         unknown = self.features - set(req.get("features", self.iface.features))
         if unknown:
@@ -788,7 +795,7 @@ class _Server:
         as the later requests would have them; an op the testee lacks, or one that raises, is
         left out (the suite asks it)."""
         facts = {}
-        for op in self.iface.fact_ops:
+        for op in self.fact_ops:
             o, method = self.entry(op)
             if method is None:
                 continue
