@@ -237,12 +237,28 @@ def emit_suite(iface: Interface) -> str:
             lines.append(f"    return AskScalars({name}, std::move(args));")
         else:
             v = cxx_value(iface, o.result)
-            lines.append(f"    return Ask<{v}>({name}, std::move(args), [](const Json& v) {{")
+            # A fact (version 3) is answered from the answer that made t when it came with one.
+            ask = f"AskFact<{v}>({name}, t, " if o.fact else f"Ask<{v}>({name}, "
+            lines.append(f"    return {ask}std::move(args), [](const Json& v) {{")
             lines.append(f"      {v} out{{}};")
             lines.append("      wire::FromJson(v, \"ok\", &out);")
             lines.append("      return out;")
             lines.append("    });")
         lines += ["  }", ""]
+    # Version 3: a fact that came with a tensor answer is decoded as its op's answer would be
+    # (a ProtocolError when it is not one), before it is kept.
+    lines += ["  // Version 3's facts (PROTOCOL.md): true when `op` is a fact, after decoding `v` as its",
+              "  // answer (a wire::ProtocolError naming `field` when it is not one); false for any other op.",
+              "  static bool DecodeFact(const std::string& op, const Json& v, const char* field) {"]
+    for o in iface.ops:
+        if o.fact:
+            v = cxx_value(iface, o.result)
+            lines += [f"    if (op == {emit_common.cstr(o.name)}) {{",
+                      f"      {v} out{{}};",
+                      "      wire::FromJson(v, field, &out);",
+                      "      return true;",
+                      "    }"]
+    lines += ["    return false;", "  }", ""]
     return "\n".join(lines)
 
 

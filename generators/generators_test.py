@@ -307,6 +307,8 @@ INTERFACE_MALFORMED = [
      'feature = "viewz"\nargs = [{ name = "t", type = "tensor" }, { name = "dim0"', ["transpose", "viewz", "features.toml"]),
     ("interface.toml", '{ name = "dim0", type = "int" }', '{ name = "dim0", type = "integer" }', ["transpose", "dim0", "integer"]),
     ("interface.toml", 'result = "DTypeInfo"', 'result = "DTypeInfos"', ["dtype_info", "DTypeInfos"]),
+    # A fact (protocol version 3) takes only the tensor t and answers a record.
+    ("interface.toml", 'result = "DTypeInfo"', 'result = "DTypeInfo"\nfact = true', ["dtype_info", "a fact takes only the tensor t"]),
     ("interface.toml", 'name = "data_ptr"', 'name = "transpose"', ["op 'transpose' appears twice"]),
     ("interface.toml", '{ name = "itemsize", type = "int32" }', '{ name = "itemsize", type = "tensor" }', ["itemsize", "tensor"]),
     ("interface.toml", 'doc = "torch.promote_types(a, b)."', 'doc = "x"\ncolour = "red"', ["[[op]] #1", "colour"]),

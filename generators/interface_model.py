@@ -58,6 +58,7 @@ class Op:
     aliases: bool = False
     custom: bool = False
     cxx_params: str | None = None
+    fact: bool = False  # version 3: its answer may come with the tensor's (interface.toml)
 
 
 @dataclass
@@ -118,7 +119,7 @@ class Interface:
             "checks": [c.name for c in self.checks],
             "records": {r.name: [arg(a) for a in r.fields] for r in self.records},
             "ops": [{"name": o.name, "feature": o.feature, "args": [arg(a) for a in o.args], "result": o.result,
-                     "aliases": o.aliases} for o in self.ops],
+                     "aliases": o.aliases, **({"fact": True} if o.fact else {})} for o in self.ops],
         }
 
 
@@ -173,10 +174,13 @@ def load(interface_path: str, features_path: str) -> Interface:
     ops: list[Op] = []
     for n, row in enumerate(doc["op"], 1):
         where = f"{interface_path}: [[op]] #{n} ({row.get('name')!r})"
-        r = _fields(where, row, ("name", "feature", "args", "result", "doc"), ("aliases", "custom", "cxx_params"))
+        r = _fields(where, row, ("name", "feature", "args", "result", "doc"), ("aliases", "custom", "cxx_params", "fact"))
         ops.append(Op(r["name"], r["feature"], [_arg(f"{where}.args[{k}]", a) for k, a in enumerate(r["args"])],
                       r["result"], r["doc"], bool(r.get("aliases", False)), bool(r.get("custom", False)),
-                      r.get("cxx_params")))
+                      r.get("cxx_params"), bool(r.get("fact", False))))
+        if ops[-1].fact and ([(a.name, a.type) for a in ops[-1].args] != [("t", "tensor")] or
+                             ops[-1].result not in record_names or ops[-1].custom):
+            raise InterfaceError(f"{where}: a fact takes only the tensor t and answers a record, and is not custom")
     fdoc = _load(features_path)
     features = []
     for n, row in enumerate(fdoc.get("feature", []), 1):

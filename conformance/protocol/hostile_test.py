@@ -174,6 +174,21 @@ class Hostile(unittest.TestCase):
         self.assertLess(max(len(json.dumps(c)) for c in report["cases"]), 512 << 10)
         self.assertTrue(any("characters in all, sha256" in json.dumps(c) for c in report["cases"]))
 
+    def test_a_bad_fact_costs_one_case(self):
+        # Version 3 (the hostile testee sends every fact): a fact that is not its op's answer FAILs
+        # the call that carried it, as a malformed answer does; so does one on an answer that
+        # is not a new tensor; a stray line after an answer with facts puts the testee out of
+        # step; a crash there is one CRASH. Each costs one case, and a fresh testee takes the next.
+        for mode, outcome, text in (("fact_malformed", "FAIL", "facts.meta: field 'sizes'"),
+                                    ("fact_stray", "FAIL", "field 'id': expected"),
+                                    ("fact_crash", "CRASH", "died while answering")):
+            changed, *_ = self.attacked(mode, "asarray")
+            self.assertEqual([c["outcome"] for c in changed.values()], [outcome], (mode, changed))
+            self.assertIn(text, json.dumps(changed), mode)
+        changed, *_ = self.attacked("fact_unasked", "dtypes")
+        self.assertEqual([c["outcome"] for c in changed.values()], ["FAIL"], changed)
+        self.assertIn("field 'facts'", json.dumps(changed))
+
     def test_a_handshake_flood_is_refused(self):
         p, report, _, seconds = run(self.tmp, "features_flood", "dtypes")
         self.assertEqual(p.returncode, 2, p.stdout[-2000:] + p.stderr[-2000:])

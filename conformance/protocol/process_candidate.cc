@@ -190,20 +190,62 @@ class ProcessCandidate : public Candidate {
       return session_.Broken(session_.Where(op) + e.what_for());
     }
   }
+  // An op asked for its effect (its result is "none": a write, an in-place or out= op, which
+  // may resize) may change any tensor's metadata: every fact is forgotten first (version 3).
   Status AskStatus(const char* op, Json args) {
     pins_.clear();
+    session_.ForgetFacts();
     Result<Json> r = session_.Call(op, std::move(args));
     if (!r.ok()) return r.error();
     return Status();
   }
   // A tensor answer; one that may alias its inputs' memory (a view, asarray, an import)
   // keeps the lent regions they pin.
+  // Version 3: the answer's facts about the new tensor are decoded (a malformed one FAILs this
+  // call, as a malformed answer does) and kept for its handle.
   Result<TensorHandle> AskTensor(const char* op, Json args, bool may_alias = false) {
     std::vector<TesteeSession::Pin> pins = std::exchange(pins_, {});
     if (!may_alias) pins.clear();
-    return Ask<TensorHandle>(op, std::move(args), [this, &pins](const Json& v) {
-      return TensorHandle(std::make_shared<ProcessBox>(&session_, wire::IntOf(v, "ok"), pins));
-    });
+    Json facts;
+    Result<Json> r = session_.Call(op, std::move(args), nullptr, &facts);
+    if (!r.ok()) return r.error();
+    try {
+      const std::int64_t handle = wire::IntOf(r.value(), "ok");
+      if (!facts.is_null()) {
+        if (!facts.is_object()) throw ProtocolError("facts", "an object of answers by op", facts.dump().substr(0, 200));
+        for (const auto& [fact_op, v] : facts.items()) {
+          const std::string field = "facts." + fact_op.substr(0, 200);
+          bool known = false;
+          try {
+            known = DecodeFact(fact_op, v, "ok");
+          } catch (const ProtocolError& e) {  // named as the fact it is in
+            return session_.Broken(session_.Where(op) + field + ": " + e.what_for());
+          }
+          if (!known) throw ProtocolError(field, "an op of spec/interface.toml with fact = true", "'" + fact_op.substr(0, 200) + "'");
+        }
+      }
+      TensorHandle t(std::make_shared<ProcessBox>(&session_, handle, pins));
+      if (!facts.is_null()) session_.KeepFacts(handle, std::move(facts));
+      return t;
+    } catch (const ProtocolError& e) {
+      return session_.Broken(session_.Where(op) + e.what_for());
+    }
+  }
+  // A fact op (spec/interface.toml `fact`): answered from the fact kept for t when there is one
+  // (traced as a request and its answer), asked otherwise.
+  template <class T, class F>
+  Result<T> AskFact(const char* op, const TensorHandle& t, Json args, F decode) {
+    auto* box = static_cast<const ProcessBox*>(t.get());  // Tensor() has checked it is ours
+    if (const Json* fact = session_.Fact(box->handle(), op)) {
+      pins_.clear();
+      session_.Served(op, std::move(args), *fact);
+      try {
+        return T(decode(*fact));  // decoded once when it was kept (DecodeFact)
+      } catch (const ProtocolError& e) {
+        return session_.Broken(session_.Where(op) + e.what_for());
+      }
+    }
+    return Ask<T>(op, std::move(args), decode);
   }
   TesteeSession session_;
   std::vector<TesteeSession::Pin> pins_;  // the lent regions the call being made uses (Tensor)

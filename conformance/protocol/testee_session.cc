@@ -55,11 +55,12 @@ std::string BoundMessage(std::string text) {
 // --trace (the runner passes the candidate option trace_dir): every line sent to the testee and every answer,
 // one JSON object a line in <dir>/<pid>.<n>.jsonl, each with the GoogleTest name of the case
 // running ("" outside a case: the handshake). The runner cuts it into one file per case.
-void TesteeSession::Trace(const char* direction, const std::string& line) {
+void TesteeSession::Trace(const char* direction, const std::string& line, bool served) {
   if (trace_ == nullptr) return;
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
   const std::string test = info ? std::string(info->test_suite_name()) + "." + info->name() : "";
-  const Json record = {{"test", test}, {direction, line}};
+  Json record = {{"test", test}, {direction, line}};
+  if (served) record["served"] = "fact";  // answered by the suite from a fact (version 3)
   const std::string text = record.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
   std::fwrite(text.data(), 1, text.size(), trace_);
   std::fflush(trace_);  // a crash loses no line
@@ -70,8 +71,8 @@ TesteeSession::~TesteeSession() {
   pipe_.Close();
   if (trace_ != nullptr) std::fclose(trace_);
   // For the run's log: what the protocol cost this process.
-  std::fprintf(stderr, "tcts: testee '%s': %lld requests, %.3f s waiting for answers\n", command_.c_str(),
-               static_cast<long long>(next_id_ - 1), waited_s_);
+  std::fprintf(stderr, "tcts: testee '%s': %lld requests (%lld of them answered from facts), %.3f s waiting for answers\n",
+               command_.c_str(), static_cast<long long>(next_id_ - 1), static_cast<long long>(served_), waited_s_);
 }
 
 bool TesteeSession::Start(const std::string& cwd, std::string* error) {
@@ -152,7 +153,25 @@ std::string TesteeSession::Where(const std::string& op) const {
 }
 
 // One request and its answer: {"ok": value} or an Error (the testee's, or a protocol error).
-Result<nlohmann::json> TesteeSession::Call(const char* op, Json args, wire::OkScalars* ok_scalars) {
+const nlohmann::json* TesteeSession::Fact(std::int64_t handle, const char* op) const {
+  auto it = facts_.find(handle);
+  if (it == facts_.end()) return nullptr;
+  auto f = it->second.find(op);
+  return f == it->second.end() ? nullptr : &*f;
+}
+
+void TesteeSession::Served(const char* op, Json args, const Json& fact) {
+  const std::int64_t id = next_id_++;
+  ++served_;
+  if (trace_ == nullptr) return;
+  args["id"] = id;
+  args["op"] = op;
+  Trace("send", args.dump(-1, ' ', false, Json::error_handler_t::replace), true);
+  const Json answer = {{"id", id}, {"ok", fact}};
+  Trace("recv", answer.dump(-1, ' ', false, Json::error_handler_t::replace), true);
+}
+
+Result<nlohmann::json> TesteeSession::Call(const char* op, Json args, wire::OkScalars* ok_scalars, Json* facts) {
   struct InCall {
     bool& flag;
     explicit InCall(bool& f) : flag(f) { flag = true; }
@@ -212,7 +231,11 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args, wire::OkSc
       return Error{kind, BoundMessage(wire::GetString(e, "message"))};
     }
     if (!v.contains("ok")) throw ProtocolError("ok", "\"ok\" or \"error\"", "neither");
-    return v["ok"];
+    if (protocol_ >= 3 && v.contains("facts")) {  // version 3: only with a new tensor (PROTOCOL.md)
+      if (facts == nullptr) throw ProtocolError("facts", "no facts (the answer is not a new tensor)", v["facts"].dump().substr(0, 200));
+      *facts = std::move(v["facts"]);
+    }
+    return std::move(v["ok"]);
   } catch (const ProtocolError& e) {
     return Broken(Where(op) + e.what_for());
   }
@@ -418,6 +441,7 @@ std::uintptr_t TesteeSession::Address(const Json& a, const char* field) {
 // call must be seen before the next check, and the caller may free the memory right away,
 // which the next request's sync must no longer read.
 void TesteeSession::Released(std::int64_t handle) {
+  facts_.erase(handle);  // the testee may give its number to a new tensor
   if (!alive_) return;
   releases_.push_back(handle);
   if (in_call_) return;

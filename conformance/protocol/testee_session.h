@@ -78,7 +78,21 @@ class TesteeSession {
   // takes the next case.
   // With `ok_scalars`, an "ok" that is a list is decoded into it while the answer is parsed
   // (wire::ParseAnswer: no JSON tree of its elements) and answers null here.
-  Result<Json> Call(const char* op, Json args, wire::OkScalars* ok_scalars = nullptr);
+  // With `facts` (a call whose answer is a new tensor), version 3's "facts" of the answer are
+  // moved there (null when it has none); without it, an answer with "facts" is a protocol error.
+  Result<Json> Call(const char* op, Json args, wire::OkScalars* ok_scalars = nullptr, Json* facts = nullptr);
+
+  // Version 3's facts (PROTOCOL.md "Version 3"): the answers to the `fact` ops of
+  // spec/interface.toml for a tensor, sent with the answer that made it and decoded before they
+  // are kept. A fact is answered for its handle with no round trip until the handle is released
+  // or ForgetFacts (an op asked for its effect, which may change any tensor's metadata).
+  void KeepFacts(std::int64_t handle, Json facts) { facts_[handle] = std::move(facts); }
+  // The kept answer of `op` for `handle`, or null.
+  const Json* Fact(std::int64_t handle, const char* op) const;
+  // A request answered from a fact: it takes the next id and is traced as asked and answered
+  // (marked "served": "fact"), so that a trace replays every request the suite made.
+  void Served(const char* op, Json args, const Json& fact);
+  void ForgetFacts() { facts_.clear(); }
   // A protocol error in an answer (`message` names the request and the field): the testee is
   // out of step from now on, as above. Returns the error for the call to answer.
   Error Broken(const std::string& message);
@@ -111,7 +125,7 @@ class TesteeSession {
   void Unpin(std::int64_t region);
   static void ForwardDeleter(DLManagedTensor* m);
   [[noreturn]] void Died(const char* op, std::int64_t id, const std::string& why = "");
-  void Trace(const char* direction, const std::string& line);
+  void Trace(const char* direction, const std::string& line, bool served = false);
 
   std::string command_;
   std::string trace_dir_;        // --trace: the runner's folder of raw traces
@@ -131,6 +145,8 @@ class TesteeSession {
   bool handshake_ = false;  // Start's hello: a broken answer is an error, not the end of the process
   std::string broken_;  // the first protocol error; "" while the testee is in step
   double waited_s_ = 0;
+  std::map<std::int64_t, Json> facts_;  // handle -> {op: its answer} (version 3)
+  std::int64_t served_ = 0;             // requests answered from facts
 };
 
 }  // namespace tcts

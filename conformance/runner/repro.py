@@ -7,7 +7,12 @@ A trace (written by `bazel run //conformance:run -- --testee=... --trace`, one f
 that did not pass) holds the testee command, its directory and environment, then the lines
 the suite sent and the testee's answers (conformance/protocol/PROTOCOL.md): the handshake and
 the case's requests. This starts a testee through /bin/sh, sends each recorded request and
-prints the recorded answer beside the one given now, and the first difference. Handles are the
+prints the recorded answer beside the one given now, and the first difference. A request the
+suite answered from a fact (protocol version 3: the trace marks it "served": "fact", with the
+answer the fact gave) is sent to the testee too, so every request the suite made is replayed
+and the fact is compared with what the testee answers now; an answer's own "facts" are not
+compared (those the case used are compared there; the others, a storage's address among them,
+may differ from run to run without changing anything the case saw). Handles are the
 testee's to choose (PROTOCOL.md: "an integer the testee chose"): a handle answered now in place
 of a recorded one is put in its place in the later requests (operands {"tensor": h}, the
 arguments t, self and out, and release lists).
@@ -147,7 +152,7 @@ def steps(records: list[dict]) -> list[tuple[str, str | None]]:
     request the testee never answered (it died or hung there: the trace's last request)."""
     out: list = []
     for r in records:
-        if "send" in r:
+        if "send" in r:  # one the suite answered from a fact ("served") is replayed as asked
             out.append([r["send"], None])
         elif not out or out[-1][1] is not None:
             raise TraceError("an answer recorded before any request")
@@ -251,6 +256,9 @@ def replay(header: dict, records: list[dict], command: str, cwd: str | None, env
                 differences += 1
                 continue
             recorded, now = json.loads(recorded_answer), json.loads(now_line)
+            for a in (recorded, now):  # version 3: the facts the case used are steps of their own
+                if isinstance(a, dict):
+                    a.pop("facts", None)
             if isinstance(recorded.get("ok"), int) and isinstance(now.get("ok"), int):
                 handles[recorded["ok"]] = now["ok"]  # a new handle (or a number: only handle fields use it)
             d = first_difference(recorded, now)

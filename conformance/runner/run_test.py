@@ -418,6 +418,37 @@ class TraceAndRepro(unittest.TestCase):
             self.assertIn('first difference (dtype_from_name): answer.ok: "float32" recorded, "float64" now',
                           changed.stdout)
 
+    def test_a_request_answered_from_a_fact_is_traced_and_replayed(self):
+        # Protocol version 3 (the NumPy testee sends facts with --facts): the strides this case reads come
+        # from the fact that came with empty's answer, not from a round trip. The trace records
+        # that meta request, marked served, with the fact as its answer; repro.py asks it, and a
+        # fact the testee no longer gives is the first difference.
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as d:
+            out = os.path.join(d, "out")
+            p = run(["--suites=strided", "--candidate=numpy", "--binary=conformance/testee_bin",
+                     "--testee=/usr/bin/python3 conformance/testees/numpy/numpy_testee.py --facts=meta,storage",
+                     "--expectations=conformance/expectations/reference.txt",
+                     "--filter=empty.contiguous_format.2x0x0", "--trace", f"--out={out}", "--jobs=1"])
+            self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr)  # NumPy's strides [0, 0, 0]
+            [case] = report_lib.load(os.path.join(out, "report.json"))["cases"]
+            trace = os.path.join(out, case["trace"])
+            with open(trace, encoding="utf-8") as f:
+                records = [json.loads(line) for line in f]
+            served = [r for r in records if r.get("served") == "fact"]
+            self.assertEqual({json.loads(r["send"])["op"] for r in served if "send" in r}, {"meta"}, records)
+            repro = [sys.executable, "conformance/runner/repro.py", trace, "--run-recorded"]
+            again = subprocess.run(repro, capture_output=True, text=True, timeout=120, env=child_env())
+            self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
+            self.assertIn('"op": "meta"', again.stdout)
+            with open(trace, encoding="utf-8") as f:
+                text = f.read()
+            self.assertIn('\\"strides\\":[0,0,0]', text)
+            with open(trace, "w", encoding="utf-8") as f:
+                f.write(text.replace('\\"strides\\":[0,0,0]', '\\"strides\\":[9,0,0]'))
+            changed = subprocess.run(repro, capture_output=True, text=True, timeout=120, env=child_env())
+            self.assertEqual(changed.returncode, 1, changed.stdout + changed.stderr)
+            self.assertIn("first difference (meta): answer.ok.strides[0]: 9 recorded, 0 now", changed.stdout)
+
     def test_trace_needs_a_testee(self):
         p = run(["--suites=dtypes", "--trace"])
         self.assertEqual(p.returncode, 2)

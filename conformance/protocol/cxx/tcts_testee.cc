@@ -64,9 +64,11 @@ std::string TesteeServer::State::Answer(std::string_view line) {
     }
     if (!req.is_object()) throw ProtocolError("(request)", "a JSON object", Shown(req));
     answer["id"] = Opt(req, "id", kNull);
+    facts_ = Json();
     Result<Json> r = Handle(req);
     if (r.ok()) {
       answer["ok"] = std::move(r.value());
+      if (!facts_.is_null()) answer["facts"] = std::exchange(facts_, Json());
     } else {
       answer["error"] = {{"kind", ErrorKindName(r.error().kind)}, {"message", r.error().message}};
     }

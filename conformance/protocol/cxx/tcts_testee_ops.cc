@@ -43,7 +43,34 @@ Result<Json> TesteeServer::State::NewTensor(const Result<TensorHandle>& r) {
   if (r.value() == nullptr) return Internal("the candidate answered a null tensor handle");
   const std::int64_t h = next_handle_++;
   handles_.emplace(h, Entry{r.value(), keeps_});
+  if (protocol_ >= 3) facts_ = Facts(h);
   return Json(h);
+}
+
+// The fact ops are those spec/interface.toml marks `fact`, read from the description the kit is
+// built with (as the Python and Node.js kits read the one hello sends). One that answers an
+// error is left out: the suite asks it, and gets the error then.
+Json TesteeServer::State::Facts(std::int64_t h) {
+  static const std::vector<std::string> kFactOps = [] {
+    std::vector<std::string> ops;
+    const Json doc = Json::parse(TCTS_INTERFACE_JSON);
+    for (const Json& o : doc.at("ops")) {
+      if (o.value("fact", false)) ops.push_back(o.at("name").get<std::string>());
+    }
+    return ops;
+  }();
+  Json facts = Json::object();
+  const Json q = {{"t", h}};
+  for (const std::string& op : kFactOps) {
+    auto it = Ops().find(op);
+    if (it == Ops().end()) continue;
+    try {
+      Result<Json> r = it->second(*this, q);
+      if (r.ok()) facts[op] = std::move(r.value());
+    } catch (const std::exception&) {  // as an error answer: left out
+    }
+  }
+  return facts.empty() ? Json() : facts;
 }
 
 Result<Json> TesteeServer::State::Done(const Status& s) {

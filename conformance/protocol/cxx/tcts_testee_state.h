@@ -105,6 +105,8 @@ class TesteeServer::State {
 
   // ---- answers (tcts_testee_ops.cc)
   Result<Json> NewTensor(const Result<TensorHandle>& r);
+  // Version 3: the answers of the interface's fact ops for tensor `h` (PROTOCOL.md "Version 3").
+  Json Facts(std::int64_t h);
   static Result<Json> Done(const Status& s);
   // A value, encoded for the protocol version the suite chose.
   template <class T>
@@ -147,6 +149,7 @@ class TesteeServer::State {
 
   Candidate& c_;
   int protocol_ = 1;  // the version the suite chose in hello
+  Json facts_;        // version 3: the facts of the tensor this request made (null: none)
   std::vector<std::string> features_;
   std::unordered_map<std::int64_t, Entry> handles_;
   std::int64_t next_handle_ = 1;

@@ -81,6 +81,22 @@ TEST_F(KitTest, SpeaksVersionTwoWhenOffered) {
   EXPECT_EQ(Ok({{"op", "values"}, {"t", f}})[0], Json({{"float", "0x1.999999999999ap-4"}}));
 }
 
+TEST_F(KitTest, VersionThreeSendsANewTensorsFacts) {
+  // Version 3: an answer that is a new tensor carries the fact ops' answers for it (meta and
+  // storage: spec/interface.toml), equal to the requests' own answers; version 2 has none.
+  EXPECT_EQ(Ok({{"op", "hello"}, {"protocol", 3}, {"protocols", {1, 2, 3}}})["protocol"], 3);
+  const Json made = Ask({{"op", "make_tensor"}, {"sizes", {2, 3}}, {"dtype", "int16"}, {"values", {1, 2, 3, 4, 5, 6}}});
+  ASSERT_TRUE(made.contains("facts")) << made.dump();
+  const Json view = Ask({{"op", "t"}, {"t", made["ok"]}});
+  ASSERT_TRUE(view.contains("facts")) << view.dump();
+  EXPECT_EQ(view["facts"]["meta"], Ok({{"op", "meta"}, {"t", view["ok"]}}));
+  EXPECT_EQ(view["facts"]["storage"], Ok({{"op", "storage"}, {"t", view["ok"]}}));
+  EXPECT_EQ(view["facts"]["meta"]["strides"], Json({1, 3}));
+  EXPECT_FALSE(Ask({{"op", "meta"}, {"t", view["ok"]}}).contains("facts")) << "only with a new tensor";
+  Ok({{"op", "hello"}, {"protocol", 2}, {"protocols", {1, 2}}});
+  EXPECT_FALSE(Ask({{"op", "t"}, {"t", made["ok"]}}).contains("facts"));
+}
+
 TEST_F(KitTest, AnswersValuesAndErrorsInTheWireEncodings) {
   EXPECT_EQ(Ok({{"op", "promote_types"}, {"a", "int8"}, {"b", "uint8"}}), "int16");
   EXPECT_EQ(Ok({{"op", "can_cast"}, {"from", "float32"}, {"to", "int8"}}), false);

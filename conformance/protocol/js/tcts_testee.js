@@ -32,6 +32,9 @@
  *     (a JS RangeError is an IndexError, TypeError a TypeError, any other Error a
  *     RuntimeError); throw tcts.NotSupported for a call the library has no equivalent of,
  *     tcts.TesteeError(kind, message) for an explicit kind;
+ *   - version 3 when the suite offers it: version 2's values, and each new tensor's answer
+ *     carries its facts (what the testee's meta and storage answer for it, called right after
+ *     the method that made it: PROTOCOL.md "Version 3");
  *   - exact values, protocol version 2 when the suite offers it: there every integer past
  *     +-(2^53 - 1) travels as a decimal string and every float as its shortest round-trip
  *     decimal text, so JSON.parse reads each request exactly and the kit uses it. Version 1
@@ -56,13 +59,22 @@
 const fs = require('fs');
 
 // The newest protocol version this kit speaks; it answers the newest version the suite offers.
-const PROTOCOL = 2;
-const SPOKEN = [1, 2];
+const PROTOCOL = 3;
+const SPOKEN = [1, 2, 3];
 const SAFE = 2n ** 53n - 1n;
 // The JavaScript binding: arguments whose names are keywords (as the Python kit's), renamed.
 const RENAMES = {self: 'target', from: 'from_', binary_op: 'op'};
 
-class NotSupported extends Error {}
+class NotSupported extends Error {
+  constructor(message) {
+    // A stack is never shown for it (it is an answer, not a fault), and capturing one was the
+    // kit's largest cost per NotSupported answer (tfjs answers thousands): none is taken.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    super(message);
+    Error.stackTraceLimit = limit;
+  }
+}
 
 /** An error of an explicit protocol kind (one of the interface's; another is answered as
  * Internal, naming it). */
@@ -172,12 +184,24 @@ function writeJson(v) {
     case 'string': return JSON.stringify(v);
     case 'number':
       if (!Number.isInteger(v)) throw new TypeError(`writeJson: ${v} is not an integer (encode floats with encodeScalar)`);
-      return Object.is(v, -0) ? '0' : String(v).includes('e') ? BigInt(v).toString() : String(v);
-    default:
-      if (Array.isArray(v)) return '[' + v.map(writeJson).join(',') + ']';
+      if (Object.is(v, -0)) return '0';
+      return Math.abs(v) < 1e21 ? String(v) : BigInt(v).toString();  // String() writes 1e21 and past with an exponent
+    default: {
+      // Loops, not map/filter/join: this runs once per value of every answer.
+      let out;
+      if (Array.isArray(v)) {
+        out = '[';
+        for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + writeJson(v[i]);
+        return out + ']';
+      }
       if (v instanceof JsonFloat) throw new TypeError('writeJson: a JsonFloat (encode floats with encodeScalar)');
-      return '{' + Object.keys(v).filter((k) => v[k] !== undefined)
-        .map((k) => JSON.stringify(k) + ':' + writeJson(v[k])).join(',') + '}';
+      out = '{';
+      for (const k in v) {
+        if (!Object.prototype.hasOwnProperty.call(v, k) || v[k] === undefined) continue;
+        out += (out.length > 1 ? ',' : '') + JSON.stringify(k) + ':' + writeJson(v[k]);
+      }
+      return out + '}';
+    }
   }
 }
 
@@ -377,6 +401,8 @@ class Interface {
       this.ops.set(o.name, o);
       this.featureOps.get(o.feature).push(o.name);
     });
+    // Version 3: the ops whose answer for a new tensor goes with the answer that made it.
+    this.factOps = doc.ops.filter((o) => o.fact === true).map((o) => o.name);
   }
 
   /** Wire value `v` of stateless wire type `t` -> the JavaScript value. */
@@ -509,6 +535,7 @@ class Server {
     this.nextHandle = 1;
     this.regions = new Map();
     this.features = new Set();
+    this.facts = null;  // version 3: the facts of the tensor being answered
   }
 
   tensor(h, field) {
@@ -598,6 +625,7 @@ class Server {
     if (t === 'tensor') {
       const h = this.nextHandle++;
       this.handles.set(h, result);
+      if (this.protocol >= 3) this.facts = this.factsOf(result);
       return h;
     }
     if (t === 'none') return null;
@@ -613,6 +641,24 @@ class Server {
       return out;
     }
     return this.iface.encode(t, result, this.protocol, o.name);
+  }
+
+  /** Version 3: the answers of the interface's fact ops (meta, storage) for a new tensor, as
+   * the later requests would have them; an op the testee lacks, or one that throws, is left out
+   * (the suite asks it). */
+  factsOf(tensor) {
+    const facts = {};
+    let any = false;
+    for (const op of this.iface.factOps) {
+      if (!this.testee.implements(op)) continue;
+      try {
+        facts[op] = this.result(this.iface.ops.get(op), this.testee[op].call(this.testee, {t: tensor}, this));
+        any = true;
+      } catch (e) {  // the request, asked later, answers the error
+        continue;
+      }
+    }
+    return any ? facts : null;
   }
 
   handle(req) {
@@ -662,7 +708,9 @@ class Server {
       const req = this.protocol >= 2 ? JSON.parse(line) : readJson(line);
       if (!isObject(req)) throw new ProtocolError('the request is not a JSON object');
       id = req.id === undefined ? null : req.id;
+      this.facts = null;
       answer = {id, ok: this.handle(req)};
+      if (this.facts !== null) answer.facts = this.facts;
     } catch (e) {
       if (e instanceof ProtocolError || e instanceof SyntaxError) {
         const text = e instanceof SyntaxError ? `not JSON: ${e.message}` : e.message;

@@ -320,6 +320,35 @@ check('regions', () => {
   assert.strictEqual(ask('{"id":4,"op":"release","sync":[{"id":5,"bytes":"AAA="}]}').error.kind, 'Internal');
 });
 
+// Version 3: an answer that is a new tensor carries the fact ops' answers for it (as the later
+// request answers them); one that throws, or that the testee lacks, is left out; none in version 2.
+class Facts extends tcts.Testee {
+  make_tensor({sizes, dtype}) { return {sizes, dtype}; }
+  meta({t}) {
+    if (t.sizes.length === 0) throw new RangeError('no meta for a 0-d tensor');
+    return {dtype: t.dtype, sizes: t.sizes, strides: t.sizes.map(() => 1), storage_offset: 0, device: 'cpu'};
+  }
+}
+check('version 3 facts', () => {
+  for (const protocols of [[1, 2, 3], [1, 2]]) {
+    const server = new tcts.Server(new Facts());
+    const ask = (req) => tcts.readJson(server.answer(req));
+    assert.strictEqual(ask(tcts.writeJson({id: 1, op: 'hello', protocol: protocols.length, protocols, interface: IFACE_JSON})).ok.protocol,
+      protocols.length);
+    const made = ask('{"id":2,"op":"make_tensor","sizes":[2],"dtype":"float32","values":[]}');
+    const asked = ask(`{"id":3,"op":"meta","t":${made.ok}}`);
+    if (protocols.length === 2) {
+      assert.strictEqual(made.facts, undefined);
+      continue;
+    }
+    assert.deepStrictEqual(made.facts, {meta: asked.ok});  // storage: not implemented, left out
+    assert.strictEqual(asked.facts, undefined);
+    const scalar = ask('{"id":4,"op":"make_tensor","sizes":[],"dtype":"float32","values":[]}');
+    assert.strictEqual(scalar.facts, undefined);
+    assert.ok(ask(`{"id":5,"op":"meta","t":${scalar.ok}}`).error, 'the request answers the error');
+  }
+});
+
 if (failures) {
   process.stderr.write(`${failures} check(s) failed\n`);
   process.exit(1);

@@ -37,6 +37,8 @@ What the kit does for you:
     number, devices as strings, device arguments as DeviceArg, records as dicts (return a dict,
     or an object with those attributes). Protocol version 2 when the suite offers it (integers
     past +-(2^53 - 1) as decimal strings, floats as shortest round-trip decimals), else 1;
+    version 3 (those values, and each new tensor's answer carries its facts: what your meta
+    and storage methods answer for it, called right after the method that made it) first;
   * host memory: an asarray source (an array, a NumPy-like scalar, a buffer, a DLPack capsule)
     arrives as an object over real memory of this process (HostArray, a writable memoryview,
     a PyCapsule built with ctypes) that the suite's writes reach, and addresses inside it are
@@ -70,8 +72,8 @@ import weakref
 # The newest protocol version this kit speaks; it answers the newest version the suite offers
 # up to this one. (A test may set a version the kit does not speak: it is claimed as is, and
 # the suite refuses it.)
-PROTOCOL = 2
-_SPOKEN = (1, 2)
+PROTOCOL = 3
+_SPOKEN = (1, 2, 3)
 _SAFE = 2 ** 53 - 1  # integers beyond it travel as decimal strings in version 2
 
 # The protocol's JSON, with no set-up per call (json.dumps with separators builds an encoder each time).
@@ -356,6 +358,8 @@ class Interface:
                  all(isinstance(a, dict) and isinstance(a.get("name"), str) and isinstance(a.get("type"), str)
                      for a in o["args"]), f"ops[{k}]: expected {{\"name\", \"feature\", \"args\", \"result\"}}")
             self.ops[o["name"]] = o
+        # Version 3: the ops whose answer for a new tensor goes with the answer that made it.
+        self.fact_ops = [o["name"] for o in self.ops.values() if o.get("fact") is True]
         self.feature_ops = {f: [] for f in self.features}
         for o in self.ops.values():
             need(o["feature"] in self.feature_ops, f"op {o['name']!r}: feature {o['feature']!r} is not in features")
@@ -471,6 +475,11 @@ class Testee:
     # NotSupported FAILs.
     dtypes: set | None = None
     missing_dtypes: set = set()
+    # Protocol version 3: the fact ops (meta, storage) whose answers go with each new tensor;
+    # None: every one the testee implements. A fact costs its call for every tensor made, used
+    # or not (the suites ask meta of about 2 in 5 new tensors and storage of 1 in 5): a library
+    # whose answer costs more than a round trip sends fewer (PROTOCOL.md "Version 3").
+    facts: set | None = None
 
     def classify(self, exc: BaseException) -> str:
         """The protocol's error kind of an exception the library raised: TesteeError's kind;
@@ -557,6 +566,7 @@ class _Server:
         self.pinned: list = []  # strong references kept until the current answer is sent
         self.graveyard: list = []  # DLPack imports whose deleter ran, freed at the next request
         self.features: set = set()
+        self.facts: dict | None = None  # version 3: the facts of the tensor being answered
 
     # -- arguments
     def tensor(self, h, field):
@@ -707,6 +717,8 @@ class _Server:
         else:  # a test's version the kit does not speak: claimed, for the suite to refuse
             self.protocol = PROTOCOL
         self.testee._error_kinds = tuple(self.iface.errors)
+        wanted = self.testee.facts
+        self.fact_ops = [op for op in self.iface.fact_ops if wanted is None or op in wanted]
         self.features = self.testee.features(self.iface)
         unknown = self.features - set(req.get("features", self.iface.features))
         if unknown:
@@ -764,6 +776,8 @@ class _Server:
             h = self.next_handle
             self.next_handle += 1
             self.handles[h] = result
+            if self.protocol >= 3:
+                self.facts = self.facts_of(result)
             return h
         if t == "none":
             return None
@@ -775,6 +789,35 @@ class _Server:
         except (TypeError, ValueError) as e:
             raise _AnswerError(f"cannot encode {result!r} as {t}: {e}") from None
         return self.iface.encode(t, result, self.protocol, o["name"])
+
+    def facts_of(self, tensor):
+        """Version 3: the answers of the interface's fact ops (meta, storage) for a new tensor,
+        as the later requests would have them; an op the testee lacks, or one that raises, is
+        left out (the suite asks it)."""
+        facts = {}
+        for op in self.fact_ops:
+            o, method = self.entry(op)
+            if method is None:
+                continue
+            try:
+                facts[op] = self.result(o, method(**_accepted(self.parameters[op], op, {"t": tensor})))
+            except Exception:  # noqa: BLE001: the request, asked later, answers the error
+                continue
+        return facts or None
+
+    def entry(self, op):
+        """(the op's interface entry, the testee's method or None); None for an unknown op.
+        Looked up once per op: declarations do not change during a session (PROTOCOL.md)."""
+        entry = self.dispatch.get(op) if isinstance(op, str) else None
+        if entry is None:
+            o = self.iface.ops.get(op) if isinstance(op, str) else None
+            if o is None:
+                return None
+            method = getattr(self.testee, op) if self.testee.implements(op) else None
+            entry = self.dispatch[op] = (o, method)
+            if method is not None:
+                self.parameters[op] = _parameters(method)
+        return entry
 
     def handle(self, req):
         self.graveyard.clear()
@@ -795,16 +838,9 @@ class _Server:
             return self.hello(req)
         if self.iface is None:
             raise ProtocolError(f"{op!r} before hello")
-        entry = self.dispatch.get(op) if isinstance(op, str) else None
+        entry = self.entry(op)
         if entry is None:
-            # Looked up once per op: declarations do not change during a session (PROTOCOL.md).
-            o = self.iface.ops.get(op) if isinstance(op, str) else None
-            if o is None:
-                raise NotSupported(f"unknown request {op!r}")
-            method = getattr(self.testee, op) if self.testee.implements(op) else None
-            entry = self.dispatch[op] = (o, method)
-            if method is not None:
-                self.parameters[op] = _parameters(method)
+            raise NotSupported(f"unknown request {op!r}")
         o, method = entry
         if method is None:
             raise NotSupported(f"the testee does not implement {op!r}")
@@ -866,7 +902,10 @@ class _Server:
             rid = req.get("id") if isinstance(req, dict) else None
             if not isinstance(req, dict):
                 raise ProtocolError("the request is not a JSON object")
+            self.facts = None
             answer = {"id": rid, "ok": self.handle(req)}
+            if self.facts:
+                answer["facts"] = self.facts
         except ProtocolError as e:
             answer = {"id": rid, "error": {"kind": "Internal", "message": f"testee kit: bad request: {e}"}}
         except _AnswerError as e:

@@ -25,6 +25,15 @@ TCTS_HOSTILE=MODE:
     big_values        the first values answer lists TCTS_HOSTILE_COUNT (default 60,000,000)
                       ones, 2 bytes per element (120 MB): past the protocol's 2^24 values, or,
                       with a count below that, for measuring what decoding it costs the suite
+    fact_malformed    version 3: the first answer with facts gives the meta fact's sizes as
+                      a string
+    fact_unasked      version 3: the first dtype_info answer carries facts (only an answer
+                      that is a new tensor may)
+    fact_stray        version 3: the first answer with facts is followed by a stray line
+                      (every later answer one behind)
+    fact_crash        version 3: the testee exits instead of writing its 50th answer with
+                      facts (not in the suite process's first case: a process that dies in
+                      its first case is reported as dying before its case list was done)
 
 TCTS_HOSTILE_ONCE=PATH fires a one-shot attack only while PATH does not exist (and creates
 it), so that the testee the suite restarts after a crash behaves.
@@ -103,6 +112,18 @@ class Out:
             answer["ok"]["features"] = answer["ok"]["features"] + ["x"] * 5_000_000
         elif MODE == "hostile_name" and op == "hello":
             answer["ok"]["name"] = FORGED_NAME
+        elif MODE == "fact_malformed" and "facts" in answer and "meta" in answer["facts"] and fire_once():
+            answer["facts"]["meta"]["sizes"] = "three"
+        elif MODE == "fact_unasked" and op == "dtype_info" and "ok" in answer and fire_once():
+            answer["facts"] = {"meta": {"dtype": "float32", "sizes": [], "strides": [], "storage_offset": 0,
+                                        "device": "cpu"}}
+        elif MODE == "fact_stray" and "facts" in answer and fire_once():
+            line = json.dumps(answer, separators=(",", ":")) + "\n"
+            self.out.write(line + line)
+            return
+        elif MODE == "fact_crash" and "facts" in answer and self.count_facts() == 50 and fire_once():
+            self.out.flush()
+            os._exit(3)
         elif MODE == "big_values" and op == "values" and "ok" in answer and fire_once():
             count = int(os.environ.get("TCTS_HOSTILE_COUNT", "60000000"))
             self.out.write('{"id":%d,"ok":[%s1]}\n' % (answer["id"], "1," * (count - 1)))
@@ -118,6 +139,10 @@ class Out:
                 self.out.write(text)
                 return
         self.out.write(json.dumps(answer, separators=(",", ":")) + "\n")
+
+    def count_facts(self):
+        self.with_facts = getattr(self, "with_facts", 0) + 1
+        return self.with_facts
 
     def attack(self, answer):
         if MODE == "deep":
@@ -169,4 +194,6 @@ if __name__ == "__main__":
     requests = Requests(sys.stdin.buffer)
     out = Out(sys.stdout, requests)
     sys.stdout = sys.stderr
-    tcts_testee.serve(numpy_testee.NumpyTestee(), stdin=requests, stdout=out)
+    testee = numpy_testee.NumpyTestee()
+    testee.facts = None  # every fact (the fact_* attacks need them)
+    tcts_testee.serve(testee, stdin=requests, stdout=out)
