@@ -104,6 +104,10 @@ TEST(MessageCut, WhatJsonRefusesStaysRefused) {
     Cut(line, 4, line.size(), &cut);
     EXPECT_NE(cut.invalid(), "") << line;
   }
+  // Json::parse reads no further than a NUL byte outside strings (its lexer's end of input):
+  // nothing after it is cut or refused (found by the wire fuzz target).
+  EXPECT_FALSE(Agrees(std::string("3709\0", 5) + ErrorLine("\"0123456789\\ud,\"") , 4));
+  EXPECT_FALSE(Agrees(ErrorLine("\"0123\"") + std::string("\0", 1) + ErrorLine("\"0123456789abcdef\""), 4));
   // A line that ends inside the message: its head is no JSON either.
   Agrees(ErrorLine("\"0123456789"), 4);
   Agrees(R"({"error":{"message":"0123456789abcdef"})", 4);

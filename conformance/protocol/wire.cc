@@ -700,10 +700,11 @@ void MessageCut::EndString() {
 
 void MessageCut::Feed(const char* p, std::size_t n, std::string* out) {
   std::size_t kept_from = 0;  // p[kept_from, i) is kept, not yet appended
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < n && !ended_; ++i) {
     const unsigned char c = static_cast<unsigned char>(p[i]);
     if (!in_string_) {
       switch (c) {
+        case '\0': ended_ = true; break;  // nlohmann's lexer: the end of the input (the rest is kept, unread)
         case '"': StartString(); break;
         case '{':
         case '[':

@@ -265,6 +265,7 @@ class MessageCut {
   std::size_t depth_ = 0;
   bool object_[3] = {false, false, false};
   bool expect_key_ = false;
+  bool ended_ = false;  // a NUL byte outside strings: Json::parse reads no further
   bool error_key_ = false;    // the last key at depth 1 is "error"
   bool message_key_ = false;  // the last key at depth 2 is "message" (inside "error")
   // Inside a string.
