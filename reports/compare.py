@@ -305,13 +305,13 @@ def markdown(columns: list[Column]) -> str:
            TOP_NOTE, "", summary_markdown(columns)]
     out += ["## Verdicts and features", "", FEATURES_NOTE, ""]
     header = ["", "level", *(c.title() for c in columns)]
-    rows = [["**headline**", "", *(f"**{headline_of(c.doc)}**" for c in columns)],
+    rows = [[pages.md_bold("headline"), "", *(pages.md_bold(headline_of(c.doc)) for c in columns)],
             ["gate verdict", "", *(render.verdict(c.doc) for c in columns)],
             ["why", "", *("; ".join(render.why(c.doc)) or "—" for c in columns)]]
     rows += [[name, level, *(_feature_text(f) for f in per_col)] for name, level, per_col in feature_rows(columns)]
     out += pages.md_table(header, rows) + [""]
     out += ["## Per spec file and clause", "", COUNT_NOTE, ""]
-    rows = [[f"**{spec}**" if clause is None else clause, *(count_text(n) for n in counts)]
+    rows = [[pages.md_bold(spec) if clause is None else clause, *(count_text(n) for n in counts)]
             for spec, clause, counts in clause_rows(columns)]
     out += pages.md_table(["spec file / clause", *(c.title() for c in columns)], rows) + [""]
     out += coverage_markdown(columns)
@@ -324,12 +324,12 @@ def markdown(columns: list[Column]) -> str:
             "Dtypes: " + ", ".join(f"{short(d)} {d}" for d in order if short(d) != d) + ".", ""]
     rows = []
     for r in order:
-        row = [f"**{short(r)}**"]
+        row = [pages.md_bold(short(r))]
         for col in order:
             here = [(c, m[(r, col)]) for c, m in zip(columns, cells) if (r, col) in m]
             answer = next((case.get("answer", "?") for _, case in here), None)
-            other = [f"**{c.label}: {_promote_md(case)}**" for c, case in here if deviates(case)]
-            row.append("" if answer is None else " ".join([short(answer), *other]))
+            other = [pages.md_bold(f"{c.label}: {_promote_md(case)}") for c, case in here if deviates(case)]
+            row.append("" if answer is None else pages.MdRaw(" ".join([_md(short(answer)), *other])))
         rows.append(row)
     out += pages.md_table(["", *(short(d) for d in order)], rows) + [""]
     for c, m in zip(columns, cells):
@@ -545,7 +545,7 @@ def coverage_markdown(columns: list[Column]) -> list[str]:
         if sid not in s:
             return "—"
         kind, st = s[sid]
-        return f"**broken** ({render._outcomes_text(st)})" if kind == "broken" else kind
+        return pages.MdRaw(f"**broken** ({_md(render._outcomes_text(st))})") if kind == "broken" else kind
 
     quote = {sid: st for s in status for sid, (_, st) in s.items()}
     rows = [[pages.MdRaw(f"{pages.md_code(sid)} {pages.md(quote[sid]['quote'][:80])}"), *(cell(s, sid) for s in status)]

@@ -356,6 +356,21 @@ class Compare(unittest.TestCase):
         with open(os.path.join(self.out, "compare.html"), encoding="utf-8") as f:
             self.assertNotIn("<svg", f.read())
 
+    def test_a_candidate_label_emphasises_nothing(self):
+        # Issue 42: a label's emphasis stays text, in headers and inside the page's own bold
+        # (the promote_types matrix's deviating answers); the page's bold stays bold.
+        label = "**x**_y_~~z~~"
+        cases = matrix_cases({(DTYPES[0], DTYPES[1]): ("FAIL", DTYPES[2])})
+        docs = {"evil": named(make(cases), label), "ref": named(make(matrix_cases()), "ref")}
+        status, out, err = run(write(self.d, docs) + ["--out", self.out])
+        self.assertEqual(status, 0, err)
+        with open(os.path.join(self.out, "compare.md"), encoding="utf-8") as f:
+            md = f.read()
+        for live in ("**x**", "_y_", "~~z~~"):
+            self.assertNotIn(live, md)
+        self.assertIn("\\*\\*x\\*\\*\\_y\\_\\~\\~z\\~\\~", md)
+        self.assertIn("**headline**", md)
+
     def test_bad_input_exits_2_naming_the_file(self):
         good = make([case("p", "PASS")])
         hostile = {"not_json.json": (b"{not json", "is not JSON"),

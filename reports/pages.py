@@ -22,7 +22,13 @@ def md_char(ch: str) -> str:
         return " "
     if cp < 0x20 or 0x7F <= cp <= 0x9F or cp in (0x2028, 0x2029):
         return f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
-    return {"|": "\\|", "<": "&lt;", "&": "&amp;", "`": "\\`", "\\": "\\\\", "[": "\\[", "]": "\\]"}.get(ch, ch)
+    return _MD_ESCAPES.get(ch, ch)
+
+
+# Characters that would make text live: a table's cell end, HTML, a code span, an escape, link
+# and image brackets, emphasis (`*`, `_`) and strikethrough (`~`, GitHub's).
+_MD_ESCAPES = {"|": "\\|", "<": "&lt;", "&": "&amp;", "`": "\\`", "\\": "\\\\", "[": "\\[", "]": "\\]",
+               "*": "\\*", "_": "\\_", "~": "\\~"}
 
 
 class MdRaw(str):
@@ -31,12 +37,23 @@ class MdRaw(str):
 
 def md(text: str) -> str:
     """`text` (a name, message or observed value the testee controls) as inline Markdown that
-    stays on its line and in its table cell and links nothing: '|', '<', '&', '`', '\\', '['
-    and ']' escaped (no link or image syntax `[x](javascript:…)`, `![](http://…)` is live),
-    line breaks as spaces, other control characters as \\xNN."""
+    stays on its line and in its table cell, links nothing and emphasises nothing: '|', '<',
+    '&', '`', '\\', '[', ']', '*', '~' and '_' (but between two letters or digits, where it is
+    inert) escaped, so that no link or image syntax (`[x](javascript:…)`, `![](http://…)`), no
+    `**bold**`, `_em_` or `~~struck~~` is live; line breaks as spaces, other control characters
+    as \\xNN."""
     if isinstance(text, MdRaw):
         return text
-    return "".join(md_char(ch) for ch in str(text))
+    text = str(text)
+    # An underscore between two letters or digits (promote_types, NOT_SUPPORTED) can neither open
+    # nor close emphasis (CommonMark's flanking rules): it stays as it is, for plain-text readers.
+    return "".join("_" if ch == "_" and 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()
+                   else md_char(ch) for i, ch in enumerate(text))
+
+
+def md_bold(text: str) -> MdRaw:
+    """`text` escaped (md), in bold: a table cell or part of one that stays bold."""
+    return MdRaw(f"**{md(text)}**")
 
 
 def md_code(text: str) -> str:

@@ -253,7 +253,7 @@ def markdown(doc: dict) -> str:
         out += [f"### {title}", ""]
         rows, unrun = [], []
         for r in order:
-            row = [f"**{r}**"]
+            row = [pages.md_bold(r)]
             for col in order:
                 c = cells.get((r, col))
                 why_not = None if c is None else not_run(c, key)

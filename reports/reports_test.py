@@ -112,6 +112,19 @@ class Score(unittest.TestCase):
                 self.assertEqual(line.count(" | ") - line.count("\\| "), line.count(" | ") - line.count("\\| "))
 
 
+    def test_markdown_emphasis_is_not_live(self):
+        # Issue 42: emphasis and strikethrough a testee writes stay text, in prose and in cells;
+        # the page's own bold stays bold.
+        attack = "**bold** _em_ __b__ ~~struck~~ *x*"
+        doc = make([case("a", "FAIL", observed=attack, expected=attack, reason=attack)])
+        doc["candidate"]["name"] = attack
+        md = render.markdown(doc)
+        for live in ("**bold**", "_em_", "__b__", "~~struck~~", "*x*"):
+            self.assertNotIn(live, md)
+        self.assertIn("\\*\\*bold\\*\\* \\_em\\_ \\_\\_b\\_\\_ \\~\\~struck\\~\\~ \\*x\\*", md)
+        self.assertIn("**FAIL**", md)
+
+
 class Reports(unittest.TestCase):
     def test_spec_coverage_names_each_cases_statements_and_counts_outcomes(self):
         cases = [case("promote_types.int8.uint8", "PASS", spec_row="promote_types"),

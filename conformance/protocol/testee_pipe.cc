@@ -163,19 +163,26 @@ bool TesteePipe::WriteLine(const std::string& line) { return wire::WriteAll(out_
 
 bool TesteePipe::ReadLine(std::string* line, bool* too_long, std::size_t max) {
   line->clear();
-  for (;;) {
-    const std::size_t nl = buffer_.find('\n', std::max(start_, scanned_));
-    if (nl != std::string::npos) {
-      line->assign(buffer_, start_, nl - start_);
-      start_ = scanned_ = nl + 1;
-      if (start_ > (1 << 20)) {
-        buffer_.erase(0, start_);
-        start_ = scanned_ = 0;
-      }
+  cut_.Reset();
+  // Bytes go from the pipe through the cut into the line as they come: only the line (its
+  // error message cut) and what followed its newline (buffer_, at most one read) are held.
+  auto take = [&](const char* p, std::size_t n) -> std::size_t {  // the bytes used, npos: no newline
+    const void* nl = std::memchr(p, '\n', n);
+    const std::size_t used = nl == nullptr ? n : static_cast<std::size_t>(static_cast<const char*>(nl) - p);
+    cut_.Feed(p, used, line);
+    return nl == nullptr ? std::string::npos : used + 1;
+  };
+  if (start_ < buffer_.size()) {
+    const std::size_t used = take(buffer_.data() + start_, buffer_.size() - start_);
+    if (used != std::string::npos) {
+      start_ += used;
       return true;
     }
-    scanned_ = buffer_.size();
-    if (buffer_.size() - start_ > max) {
+  }
+  buffer_.clear();
+  start_ = 0;
+  for (;;) {
+    if (line->size() > max) {
       *too_long = true;
       return false;
     }
@@ -193,7 +200,11 @@ bool TesteePipe::ReadLine(std::string* line, bool* too_long, std::size_t max) {
     const ssize_t n = read(in_, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
-    buffer_.append(chunk, static_cast<std::size_t>(n));
+    const std::size_t used = take(chunk, static_cast<std::size_t>(n));
+    if (used != std::string::npos) {
+      buffer_.assign(chunk + used, static_cast<std::size_t>(n) - used);
+      return true;
+    }
   }
 }
 

@@ -13,6 +13,8 @@
 #include <string>
 #include <thread>
 
+#include "conformance/protocol/wire.h"
+
 namespace tcts {
 
 class TesteePipe {
@@ -28,10 +30,15 @@ class TesteePipe {
   bool Start(const std::string& command, const std::string& cwd, std::string* error);
   bool WriteLine(const std::string& line);
   // One line without its newline; false at end of file, when the testee exited (even if a
-  // child of it still holds its stdout), or when no newline came within `max` bytes
-  // (*too_long set). Each byte is scanned once (linear in the line's length).
+  // child of it still holds its stdout), or when no newline came within `max` bytes kept
+  // (*too_long set). Each byte is scanned once (linear in the line's length). The line's
+  // top-level error.message is cut as it is read (wire::MessageCut, issue 42): a long message
+  // never sits in memory whole; cut() says what was dropped. Its dropped bytes do not count
+  // toward `max`, which bounds what is held.
   static constexpr std::size_t kMaxLine = std::size_t{256} << 20;
   bool ReadLine(std::string* line, bool* too_long, std::size_t max = kMaxLine);
+  // The last line's error message cut (its length and digest in all, whether it was valid).
+  const wire::MessageCut& cut() const { return cut_; }
   // How the testee ended ("exit status 3", "killed by signal 11 (...)"), waiting for it; with
   // grace_s >= 0, a testee still running after grace_s seconds is killed (SIGKILL) first.
   std::string Reap(double grace_s = -1);
@@ -52,9 +59,9 @@ class TesteePipe {
   int out_ = -1, in_ = -1, err_ = -1;
   bool exited_ = false;  // ReadLine saw the testee end: status_ holds how
   int status_ = 0;
-  std::string buffer_;
+  std::string buffer_;  // bytes read past the last line's newline: buffer_[start_, end) not yet taken
   std::size_t start_ = 0;
-  std::size_t scanned_ = 0;  // buffer_[start_, scanned_) holds no newline
+  wire::MessageCut cut_;
   std::thread err_thread_;
   std::atomic<bool> err_stop_{false};
   std::mutex err_mutex_;

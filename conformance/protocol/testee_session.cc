@@ -30,26 +30,6 @@ constexpr std::size_t kMaxHandshakeFeatures = 256;
 constexpr std::size_t kMaxHandshakeText = 65536;
 constexpr int kMaxAnswerDepth = 100;
 constexpr std::size_t kMaxExportDims = 1024;
-// An error answer's message, as the suite keeps it (issue 42): the first 64 KiB, then its
-// length and a digest, so that a 200 MB message is not copied on into the case's check, its
-// record and the result stream. The runner bounds it again (records.py: 2,048 characters).
-constexpr std::size_t kMaxErrorMessage = std::size_t{64} << 10;
-
-// `text` cut to kMaxErrorMessage bytes (at a UTF-8 character boundary) and a note of its
-// length and FNV-1a 64 digest: two long messages that differ past the head still differ.
-std::string BoundMessage(std::string text) {
-  if (text.size() <= kMaxErrorMessage) return text;
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  std::size_t cut = kMaxErrorMessage;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-  char digest[17];
-  std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(h));
-  const std::size_t total = text.size();
-  text.resize(cut);
-  text.shrink_to_fit();
-  return text + "... [cut: " + std::to_string(total) + " bytes in all, fnv1a64 " + digest + "]";
-}
 }  // namespace
 
 // --trace (the runner passes the candidate option trace_dir): every line sent to the testee and every answer,
@@ -212,6 +192,10 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args, wire::OkSc
     return Error{ErrorKind::kInternal, Where(op) + "the answer nests lists and objects deeper than " +
                                            std::to_string(kMaxAnswerDepth) + " levels"};
   }
+  if (!pipe_.cut().invalid().empty()) {  // the error message's dropped bytes: no JSON string (wire::MessageCut)
+    return Broken("testee protocol: the answer to '" + std::string(op) + "' (request " + std::to_string(id) +
+                  ") is not JSON (" + pipe_.cut().invalid() + "): " + answer.substr(0, 200));
+  }
   Json v;
   try {
     v = ok_scalars != nullptr ? wire::ParseAnswer(answer, ok_scalars) : Json::parse(answer);
@@ -228,7 +212,7 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args, wire::OkSc
       ErrorKind kind;
       const std::string name = wire::GetString(e, "kind");
       if (!ParseErrorKind(name, &kind)) throw ProtocolError("error.kind", "an error kind of PROTOCOL.md", "\"" + name + "\"");
-      return Error{kind, BoundMessage(wire::GetString(e, "message"))};
+      return Error{kind, wire::BoundMessage(wire::GetString(e, "message"), &pipe_.cut())};  // cut as read
     }
     if (!v.contains("ok")) throw ProtocolError("ok", "\"ok\" or \"error\"", "neither");
     if (protocol_ >= 3 && v.contains("facts")) {  // version 3: only with a new tensor (PROTOCOL.md)

@@ -619,6 +619,244 @@ Json ParseAnswer(const std::string& text, OkScalars* ok) {
 }
 
 namespace {
+constexpr std::uint64_t kFnvOffset = 1469598103934665603ull;
+constexpr std::uint64_t kFnvPrime = 1099511628211ull;
+}  // namespace
+
+void MessageCut::Reset() {
+  const std::size_t keep = keep_;
+  *this = MessageCut(keep);
+}
+
+void MessageCut::Invalid(const char* why) {
+  // Before the cut the parser sees the bytes itself (and refuses them).
+  if (cutting_ && invalid_.empty()) invalid_ = std::string(why) + " past the error message's first " + std::to_string(keep_) + " bytes";
+}
+
+void MessageCut::Byte(unsigned char c) {
+  ++length_;
+  digest_ = (digest_ ^ c) * kFnvPrime;
+}
+
+void MessageCut::Raw(unsigned char c) {
+  if (role_ == Role::kMessage) {
+    Byte(c);
+  } else if (key_size_ < sizeof key_) {
+    key_[key_size_++] = static_cast<char>(c);
+  } else {
+    key_size_ = sizeof key_ + 1;  // too long to be a key that matters
+  }
+}
+
+void MessageCut::Decoded(std::uint32_t cp) {
+  unsigned char u[4];
+  std::size_t n = 0;
+  if (cp < 0x80) {
+    u[n++] = static_cast<unsigned char>(cp);
+  } else if (cp < 0x800) {
+    u[n++] = static_cast<unsigned char>(0xC0 | (cp >> 6));
+    u[n++] = static_cast<unsigned char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    u[n++] = static_cast<unsigned char>(0xE0 | (cp >> 12));
+    u[n++] = static_cast<unsigned char>(0x80 | ((cp >> 6) & 0x3F));
+    u[n++] = static_cast<unsigned char>(0x80 | (cp & 0x3F));
+  } else {
+    u[n++] = static_cast<unsigned char>(0xF0 | (cp >> 18));
+    u[n++] = static_cast<unsigned char>(0x80 | ((cp >> 12) & 0x3F));
+    u[n++] = static_cast<unsigned char>(0x80 | ((cp >> 6) & 0x3F));
+    u[n++] = static_cast<unsigned char>(0x80 | (cp & 0x3F));
+  }
+  for (std::size_t k = 0; k < n; ++k) Raw(u[k]);
+}
+
+void MessageCut::StartString() {
+  in_string_ = true;
+  escape_ = 0;
+  high_ = 0;
+  utf8_need_ = 0;
+  role_ = Role::kSkip;
+  if ((depth_ == 1 || depth_ == 2) && object_[depth_] && expect_key_) {
+    role_ = Role::kKey;
+    key_size_ = 0;
+  } else if (depth_ == 2 && object_[1] && object_[2] && error_key_ && message_key_ && !expect_key_) {
+    role_ = Role::kMessage;  // the answer's error.message (the last one counts, as in Json::parse)
+    cutting_ = cut_ = false;
+    length_ = 0;
+    digest_ = kFnvOffset;
+  }
+}
+
+void MessageCut::EndString() {
+  in_string_ = false;
+  if (role_ == Role::kKey) {
+    const std::string_view key(key_, std::min(key_size_, sizeof key_));
+    const bool whole = key_size_ <= sizeof key_;
+    if (depth_ == 1) error_key_ = whole && key == "error";
+    if (depth_ == 2) message_key_ = whole && key == "message";
+    expect_key_ = false;
+  }
+  cutting_ = false;
+}
+
+void MessageCut::Feed(const char* p, std::size_t n, std::string* out) {
+  std::size_t kept_from = 0;  // p[kept_from, i) is kept, not yet appended
+  for (std::size_t i = 0; i < n && !ended_; ++i) {
+    const unsigned char c = static_cast<unsigned char>(p[i]);
+    if (!in_string_) {
+      switch (c) {
+        case '\0': ended_ = true; break;  // nlohmann's lexer: the end of the input (the rest is kept, unread)
+        case '"': StartString(); break;
+        case '{':
+        case '[':
+          if (++depth_ <= 2) object_[depth_] = c == '{';
+          expect_key_ = c == '{';
+          if (depth_ == 2) message_key_ = false;
+          break;
+        case '}':
+        case ']':
+          if (depth_ > 0) --depth_;
+          expect_key_ = false;
+          break;
+        case ',': expect_key_ = depth_ >= 1 && depth_ <= 2 && object_[depth_]; break;
+        case ':': expect_key_ = false; break;
+        default: break;
+      }
+      continue;
+    }
+    if (role_ == Role::kSkip) {  // a string that matters to no one here: find its end
+      for (; i < n; ++i) {
+        const char d = p[i];
+        if (escape_ != 0) {
+          escape_ = 0;
+        } else if (d == '\\') {
+          escape_ = 1;
+        } else if (d == '"') {
+          EndString();
+          break;
+        }
+      }
+      continue;
+    }
+    // A key that may matter, or the message: decoded (and checked while cutting).
+    if (cutting_ && (escape_ != 0 || c != '"')) cut_ = true;  // a byte dropped
+    if (escape_ == 0) {
+      if (c == '"') {
+        if (utf8_need_ > 0) Invalid("a UTF-8 sequence cut short");
+        if (high_ != 0) Invalid("a high surrogate without its low one");
+        if (cutting_) kept_from = i;  // the closing quote is kept
+        EndString();
+        continue;
+      }
+      if (high_ != 0 && c != '\\') {
+        Invalid("a high surrogate without its low one");
+        high_ = 0;
+      }
+      if (c == '\\') {
+        if (utf8_need_ > 0) Invalid("a UTF-8 sequence cut short");
+        escape_ = 1;
+        continue;
+      }
+      if (c < 0x20) {
+        Invalid("a control character");
+      } else if (utf8_need_ > 0) {
+        if (c < utf8_lo_ || c > utf8_hi_) Invalid("ill-formed UTF-8");
+        --utf8_need_;
+        utf8_lo_ = 0x80;
+        utf8_hi_ = 0xBF;
+      } else if (c >= 0x80) {  // the lead byte of a sequence (RFC 3629, as nlohmann checks it)
+        utf8_lo_ = 0x80;
+        utf8_hi_ = 0xBF;
+        if (c >= 0xC2 && c <= 0xDF) {
+          utf8_need_ = 1;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+          utf8_need_ = 2;
+          if (c == 0xE0) utf8_lo_ = 0xA0;
+          if (c == 0xED) utf8_hi_ = 0x9F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+          utf8_need_ = 3;
+          if (c == 0xF0) utf8_lo_ = 0x90;
+          if (c == 0xF4) utf8_hi_ = 0x8F;
+        } else {
+          Invalid("ill-formed UTF-8");
+        }
+      }
+      Raw(c);  // a raw byte is its own decoded byte
+    } else if (escape_ == 1) {
+      const char* simple = std::strchr("\"\\/bfnrt", c);
+      if (c == 'u') {
+        escape_ = 2;
+        hex_ = 0;
+      } else {
+        escape_ = 0;
+        if (high_ != 0) {
+          Invalid("a high surrogate without its low one");
+          high_ = 0;
+        }
+        if (c != 0 && simple != nullptr) {
+          static const char kDecoded[] = "\"\\/\b\f\n\r\t";
+          Decoded(static_cast<unsigned char>(kDecoded[simple - "\"\\/bfnrt"]));
+        } else {
+          Invalid("an unknown escape");
+        }
+      }
+    } else {  // \uXXXX: escape_ - 2 hex digits read
+      int d = -1;
+      if (c >= '0' && c <= '9') d = c - '0';
+      if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+      if (d < 0) {
+        Invalid("a \\u escape without 4 hex digits");
+        escape_ = 0;
+      } else {
+        hex_ = hex_ * 16 + static_cast<std::uint32_t>(d);
+        if (++escape_ == 6) {
+          escape_ = 0;
+          if (high_ != 0) {
+            if (hex_ >= 0xDC00 && hex_ <= 0xDFFF) {
+              Decoded(0x10000 + ((high_ - 0xD800) << 10) + (hex_ - 0xDC00));
+            } else {
+              Invalid("a high surrogate without its low one");
+            }
+            high_ = 0;
+          } else if (hex_ >= 0xD800 && hex_ <= 0xDBFF) {
+            high_ = hex_;
+          } else if (hex_ >= 0xDC00 && hex_ <= 0xDFFF) {
+            Invalid("a low surrogate without its high one");
+          } else {
+            Decoded(hex_);
+          }
+        }
+      }
+    }
+    // Past `keep` at a character boundary: the message's further bytes are dropped.
+    if (role_ == Role::kMessage && !cutting_ && length_ >= keep_ && escape_ == 0 && high_ == 0 && utf8_need_ == 0) {
+      out->append(p + kept_from, i + 1 - kept_from);
+      cutting_ = true;
+    }
+  }
+  if (!cutting_) out->append(p + kept_from, n - kept_from);
+}
+
+std::string BoundMessage(std::string text, const MessageCut* cut) {
+  std::size_t total = text.size();
+  std::uint64_t h = kFnvOffset;
+  if (cut != nullptr && cut->cut()) {
+    total = cut->total();
+    h = cut->digest();
+  } else if (text.size() > kMaxErrorMessage) {
+    for (unsigned char c : text) h = (h ^ c) * kFnvPrime;
+  }
+  if (text.size() <= kMaxErrorMessage && total == text.size()) return text;
+  std::size_t at = std::min(kMaxErrorMessage, text.size());
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  char digest[17];
+  std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(h));
+  text.resize(at);
+  text.shrink_to_fit();
+  return text + "... [cut: " + std::to_string(total) + " bytes in all, fnv1a64 " + digest + "]";
+}
+
+namespace {
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 }
 

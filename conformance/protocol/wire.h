@@ -218,6 +218,78 @@ struct OkScalars {
 // levels (NestingDepth): element values are built recursively.
 Json ParseAnswer(const std::string& text, OkScalars* ok);
 
+// An error answer's message as the suite keeps it (PROTOCOL.md "Bounds", issue 42): the first
+// kMaxErrorMessage bytes (cut at a UTF-8 character boundary), then its length and FNV-1a 64
+// digest, so that a 200 MB message is not copied on into the case's check, its record and the
+// result stream, and two long messages that differ past the head still differ. The runner
+// bounds it again (conformance/runner/records.py: 2,048 characters).
+constexpr std::size_t kMaxErrorMessage = std::size_t{64} << 10;
+
+// Cuts an answer's top-level error.message while its line is read, so that neither the line
+// nor its JSON tree ever holds a long message: the bytes of that string past its first `keep`
+// bytes (as decoded: escapes unescaped) are dropped, its closing quote kept, and what is dropped
+// is summed up as it streams by: the whole message's length and FNV-1a 64 digest (of the
+// decoded bytes, as BoundMessage computes them from a whole message) and whether the dropped
+// text is a valid JSON string's (nlohmann's rules: no raw control character, known escapes,
+// paired surrogates, well-formed UTF-8), so an answer Json::parse refuses is still refused.
+// A string is cut only at a character boundary (never inside an escape, a surrogate pair or a
+// UTF-8 sequence). Every other byte of the line is kept: one pass, a few states, no tree.
+class MessageCut {
+ public:
+  // The default keeps 4 bytes past kMaxErrorMessage: BoundMessage's head is then the same as
+  // from the whole message.
+  explicit MessageCut(std::size_t keep = kMaxErrorMessage + 4) : keep_(keep) {}
+  // A new line.
+  void Reset();
+  // The line's next `n` bytes (no newline among them): those kept are appended to *out.
+  void Feed(const char* p, std::size_t n, std::string* out);
+  // Whether the line's (last) error.message was cut; its decoded length and digest in all.
+  bool cut() const { return cut_; }
+  std::size_t total() const { return length_; }
+  std::uint64_t digest() const { return digest_; }
+  // "" or why the dropped bytes are no JSON string text (the line is then no JSON).
+  const std::string& invalid() const { return invalid_; }
+
+ private:
+  enum class Role : std::uint8_t { kSkip, kKey, kMessage };
+  void StartString();
+  void EndString();
+  void Decoded(std::uint32_t code_point);  // an escaped character of a key or of the message
+  void Raw(unsigned char c);  // one decoded byte of a key or of the message
+  void Byte(unsigned char c);  // one decoded byte of the message
+  void Invalid(const char* why);
+
+  std::size_t keep_;
+  // Structure outside strings: the depth, and at depths 1 and 2 whether the container is an
+  // object (deeper containers matter only for coming back up).
+  std::size_t depth_ = 0;
+  bool object_[3] = {false, false, false};
+  bool expect_key_ = false;
+  bool ended_ = false;  // a NUL byte outside strings: Json::parse reads no further
+  bool error_key_ = false;    // the last key at depth 1 is "error"
+  bool message_key_ = false;  // the last key at depth 2 is "message" (inside "error")
+  // Inside a string.
+  bool in_string_ = false;
+  Role role_ = Role::kSkip;
+  int escape_ = 0;  // 0: none; 1: after '\'; 2-5: that many hex digits of \uXXXX read plus 1
+  std::uint32_t hex_ = 0;
+  std::uint32_t high_ = 0;  // a high surrogate waiting for its low one
+  int utf8_need_ = 0;  // continuation bytes still due
+  unsigned char utf8_lo_ = 0x80, utf8_hi_ = 0xBF;  // the range of the next continuation byte
+  char key_[8];
+  std::size_t key_size_ = 0;
+  // The message.
+  bool cutting_ = false;  // past `keep`: bytes are dropped
+  bool cut_ = false;
+  std::size_t length_ = 0;
+  std::uint64_t digest_ = 0;
+  std::string invalid_;
+};
+
+// `text` (an error answer's message) as the suite keeps it; with the MessageCut of the line it
+// came from, when that cut it (`text` is then its head, and the length and digest are the cut's).
+std::string BoundMessage(std::string text, const MessageCut* cut = nullptr);
+
 std::string Base64(const std::byte* data, std::size_t size);
 std::vector<std::byte> Unbase64(const std::string& text, const char* field);
 

@@ -2,7 +2,8 @@
 // any program; whatever line it writes, decoding it must end in a value or a ProtocolError
 // naming the field — never a crash, undefined behaviour, unbounded recursion or an escaped
 // exception. The input is one answer line; every decoder the process candidate applies to an
-// answer is tried on the line's JSON, on its "ok" value and on each member of it.
+// answer is tried on the line's JSON, on its "ok" value and on each member of it, and the
+// readers that stream (ParseAnswer, MessageCut) agree with Json::parse.
 //
 //   //conformance/protocol/fuzz:wire_fuzz_test   replays corpus/wire/ (seeds and every crash found)
 //   bazel/build_fuzzer.sh wire                   builds the libFuzzer binary (clang, ASan, UBSan)
@@ -97,7 +98,10 @@ void ParseAnswerAgrees(const std::string& text, const Json& v, bool shallow) {
   Json root;
   try {
     root = w::ParseAnswer(text, &ok);
-  } catch (const Json::parse_error&) {
+  } catch (const Json::exception&) {
+    // Any of nlohmann's exceptions, as the session catches them (testee_session.cc: the answer
+    // "is not JSON", one FAIL): a parse_error, or out_of_range 406 for a number past a double
+    // (`1e400`), which Json::parse without exceptions also refuses.
     if (!v.is_discarded()) std::abort();  // refused what Json::parse reads
     return;
   }
@@ -117,6 +121,46 @@ void ParseAnswerAgrees(const std::string& text, const Json& v, bool shallow) {
   }
 }
 
+// wire::MessageCut (TesteePipe's cut of an answer's error.message while the line is read, here
+// keeping 0-15 bytes, fed in two pieces) agrees with Json::parse of the whole text: what it
+// refuses stays refused (or the cut says why), what it reads reads the same but for the
+// message, which is the whole one's head, with the whole one's length and FNV-1a 64 digest.
+void MessageCutAgrees(const std::string& text, const Json& v, bool shallow) {
+  namespace w = tcts::wire;
+  const std::size_t keep = text.empty() ? 0 : static_cast<unsigned char>(text.back()) % 16;
+  w::MessageCut cut(keep);
+  std::string out;
+  const std::size_t half = text.size() / 2;
+  cut.Feed(text.data(), half, &out);
+  cut.Feed(text.data() + half, text.size() - half, &out);
+  const Json got = Json::parse(out, nullptr, /*allow_exceptions=*/false);
+  if (v.is_discarded()) {
+    if (!got.is_discarded() && cut.invalid().empty()) std::abort();  // reads what Json::parse refuses
+    return;
+  }
+  if (!cut.invalid().empty() || got.is_discarded()) std::abort();  // refuses what Json::parse reads
+  if (!shallow) return;  // operator== recurses
+  if (!cut.cut()) {
+    if (got != v) std::abort();
+    return;
+  }
+  if (!v.is_object() || !v.contains("error") || !v["error"].is_object() || !v["error"].contains("message") ||
+      !v["error"]["message"].is_string()) {
+    std::abort();  // cut a string that is not the answer's error.message
+  }
+  const std::string message = v["error"]["message"];
+  const std::string head = got["error"]["message"];
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : message) h = (h ^ c) * 1099511628211ull;
+  if (head.size() < keep || message.compare(0, head.size(), head) != 0 || head.size() >= message.size() ||
+      cut.total() != message.size() || cut.digest() != h) {
+    std::abort();
+  }
+  Json expected = v;
+  expected["error"]["message"] = head;
+  if (got != expected) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -126,6 +170,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t depth = tcts::wire::NestingDepth(std::string(reinterpret_cast<const char*>(data), size));
   const Json v = Json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
   ParseAnswerAgrees(std::string(reinterpret_cast<const char*>(data), size), v, depth <= 100);
+  MessageCutAgrees(std::string(reinterpret_cast<const char*>(data), size), v, depth <= 100);
   if (v.is_discarded()) return 0;
   if (depth <= 1000 && Depth(v) > depth) std::abort();
   Decode(v);

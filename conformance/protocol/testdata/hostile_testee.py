@@ -130,7 +130,11 @@ class Out:
             return
         elif MODE == "long_error" and op == "dtype_info" and fire_once():
             size = int(os.environ.get("TCTS_HOSTILE_MB", "200")) << 20
-            self.out.write('{"id":%d,"error":{"kind":"ValueError","message":"%s"}}\n' % (answer["id"], "m" * size))
+            self.out.write('{"id":%d,"error":{"kind":"ValueError","message":"' % answer["id"])
+            chunk = "m" * (1 << 20)  # written 1 MiB at a time: the testee's own memory stays small
+            for _ in range(size >> 20):
+                self.out.write(chunk)
+            self.out.write("m" * (size & ((1 << 20) - 1)) + '"}}\n')
             return
         elif op == "dtype_info" and MODE in ("deep", "stderr_flood", "close_stdout", "child_holds", "stream_garbage",
                                              "long_line") and fire_once():
