@@ -118,6 +118,16 @@ def listed_case(fields: dict, default_suite: str) -> ListedCase:
     return ListedCase(**{**known, "suite": fields.get("suite") or default_suite})
 
 
+LOG_LINE_CHARS = 500  # each line of a binary's output shown on the terminal, at most
+
+
+def terminal_lines(text: str) -> str:
+    """A suite binary's output for the terminal: each line's control characters (ESC, CR, BEL,
+    NUL...) shown as escapes (report.inert), the line breaks kept."""
+    import report as report_lib  # reports/report.py (run.py puts reports/ on the path; it imports no runner module)
+    return "\n".join(report_lib.inert(line, LOG_LINE_CHARS + 60) for line in text.split("\n"))
+
+
 def read_case_list(path: str, default_suite: str) -> list[ListedCase]:
     """The case list a binary wrote (--tcts_list): one listed case, a JSON object, a line."""
     cases = []
@@ -140,8 +150,7 @@ def list_cases(suite: Suite, selection: list, tmp: str, env: dict) -> list[Liste
     p = subprocess.run([suite.binary, *suite.args, *selection, f"--tcts_list={path}"], capture_output=True, text=True,
                        env=env)
     if p.returncode != 0 or not os.path.exists(path):
-        import isolation  # terminal_lines: the binary's output, inert
-        tail = "\n".join("  | " + l for l in isolation.terminal_lines(
+        tail = "\n".join("  | " + l for l in terminal_lines(
             (p.stdout + p.stderr)[-64 * 1024:].strip()).splitlines()[-8:])
         raise UsageError(f"{suite.binary} could not list its cases (exit {p.returncode}):\n{tail}")
     return read_case_list(path, suite.name)

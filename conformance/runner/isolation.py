@@ -21,18 +21,10 @@ import time
 
 import contract
 import expectations as expectations_file
-from contract import Suite
+from contract import LOG_LINE_CHARS, Suite, terminal_lines
 from options import Options
 
 LOG_TAIL_BYTES = 64 * 1024  # of a crashed process's log, read for its case's message
-LOG_LINE_CHARS = 500  # each of the tail's lines, at most
-
-
-def terminal_lines(text: str) -> str:
-    """A log tail for the terminal: each line's control characters (ESC, CR, BEL, NUL...) shown
-    as escapes (report.inert), the line breaks kept."""
-    import report as report_lib  # reports/report.py (run.py puts reports/ on the path)
-    return "\n".join(report_lib.inert(line, LOG_LINE_CHARS + 60) for line in text.split("\n"))
 
 
 class Interrupted(BaseException):

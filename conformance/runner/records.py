@@ -103,7 +103,7 @@ class Results:
         if p.begin is None:
             if p.proc.returncode == contract.EXIT_USAGE:  # the binary refused its arguments: not the candidate's doing
                 raise UsageError(f"{suite.binary} exited {contract.EXIT_USAGE} before its first case:\n"
-                                 f"{isolation.terminal_lines(p.log_tail())}")
+                                 f"{contract.terminal_lines(p.log_tail())}")
             cases = contract.list_cases(suite, p.unit.selection, self.workdir, self.env)
             self.learn(p.unit, cases)
             if p.unit.tests is None:
