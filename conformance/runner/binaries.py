@@ -11,18 +11,22 @@ from contract import Suite
 from options import Options, UsageError
 
 
-def candidate_options(o: Options, trace_dir: str = "") -> list[str]:
+def candidate_options(o: Options) -> list[str]:
     """What the suite binary tells its candidate's factory (--candidate_option=KEY=VALUE): a
-    testee's command, the directory it runs in (where the user started bazel run) and, with
-    --trace, where its session writes the raw trace; then the run's --candidate-option flags."""
+    testee's command and the directory it runs in (where the user started bazel run), then the
+    run's --candidate-option flags."""
     options = [f"testee={o.testee}", f"testee_cwd={o.cwd}"] if o.testee else []
-    if trace_dir:
-        options.append(f"trace_dir={trace_dir}")
     return [f"--candidate_option={kv}" for kv in options + o.candidate_options]
 
 
-def suites_for(o: Options, trace_dir: str = "") -> list[Suite]:
-    common = [f"--candidate={'testee' if o.testee else o.candidate}"] + candidate_options(o, trace_dir) + (
+def trace_option(trace_dir: str) -> list[str]:
+    """--trace: where the testee's session writes its raw trace (known once the run holds its
+    output folder), as the testee candidate's option."""
+    return [f"--candidate_option=trace_dir={trace_dir}"] if trace_dir else []
+
+
+def suites_for(o: Options) -> list[Suite]:
+    common = [f"--candidate={'testee' if o.testee else o.candidate}"] + candidate_options(o) + (
         [f"--device={o.device}"] if o.device else [])
     if o.replay:  # a case reruns through its test (--target) or this run's command (rerun_base)
         rerun = [f"--target={o.target}"] if o.target else [f"--rerun={o.rerun}"] if o.rerun else []

@@ -193,15 +193,17 @@ def run_into(o: Options, argv: list[str]) -> int:
     except reporting.IdentityError as e:
         print(f"run: {e}", file=sys.stderr)
         return EXIT_USAGE
+    suites = binaries.suites_for(o)
     try:
-        binaries.check_binaries(o, binaries.suites_for(o))
+        binaries.check_binaries(o, suites)
     except UsageError as e:
         print(f"run: {e}", file=sys.stderr)
         return EXIT_USAGE
     start = time.monotonic()
     started_at = datetime.datetime.now(datetime.timezone.utc)
     raw_traces = traces.start(o)
-    suites = binaries.suites_for(o, raw_traces)
+    for s in suites:
+        s.args += binaries.trace_option(raw_traces)
     env = isolation.child_env(o)
     with tempfile.TemporaryDirectory(prefix="tcts-run-") as workdir, isolation.hold_workdir(workdir):
         results = records.Results(o, seed, expectations_file.Index(entries), workdir, env)

@@ -299,6 +299,33 @@ class CommandLine(unittest.TestCase):
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertIn("bad.txt:2:8: U+00A0 no-break space", p.stderr)
 
+    def test_a_candidate_binary_built_on_demand_is_the_one_run(self):
+        """--candidate=C for an in-process C whose binary this run's data lacks: the runner builds it
+        (`bazel build`, here a stand-in TCTS_BAZEL) and runs the binary bazel-bin names, with the
+        candidate's options (the stand-in binary is faulty_bin, told a fault to inject)."""
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as d:
+            faulty = os.path.abspath("conformance/faulty_bin")
+            os.makedirs(os.path.join(d, "bin", "conformance"))
+            built = os.path.join(d, "bin", "conformance", "ondemand_bin")
+            with open(built, "w", encoding="utf-8") as f:
+                f.write(f'#!/bin/sh\nexec {faulty} "$@" --candidate=faulty\n')  # the last --candidate wins
+            bazel = os.path.join(d, "bazel")
+            with open(bazel, "w", encoding="utf-8") as f:
+                f.write(f'#!/bin/sh\necho "$@" >> {d}/calls\n[ "$1" = info ] && echo {d}/bin\nexit 0\n')
+            for path in (built, bazel):
+                os.chmod(path, 0o755)
+            p = run(["--suites=promotion", "--candidate=ondemand", "--in-process=ondemand", f"--out={d}/out",
+                     "--expectations=conformance/expectations/reference.txt", "--filter=promote_types.int8.*",
+                     "--candidate-option=faults=wrong=promote_types.int8.int16", "--no-stale-check", "--jobs=1"],
+                    env=child_env({"TCTS_BAZEL": bazel, "BUILD_WORKSPACE_DIRECTORY": d}))
+            with open(os.path.join(d, "calls"), encoding="utf-8") as f:
+                self.assertEqual(f.read().splitlines(), ["build //conformance:ondemand_bin", "info bazel-bin"])
+            self.assertEqual(p.returncode, 1, p.stdout[-2000:] + p.stderr[-2000:])  # the injected fault fails
+            doc = report_lib.load(os.path.join(d, "out", "report.json"))
+            outcomes = {c["id"]: c["outcome"] for c in doc["cases"]}
+            self.assertEqual(outcomes.pop("promote_types.int8.int16"), "FAIL")
+            self.assertEqual(set(outcomes.values()), {"PASS"})
+
     def test_the_binary_no_longer_takes_expectations(self):
         p = subprocess.run(["conformance/faulty_bin", "--expectations=conformance/expectations/reference.txt"],
                            capture_output=True, text=True, env=child_env())
