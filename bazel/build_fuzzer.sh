@@ -51,7 +51,9 @@ mkdir -p "$out/gen/spec"
 for suite in dtypes devices device_types binary_ops layouts memory_formats view_ops; do
   "${PYTHON:-python3}" generators/emit_cxx.py --suite "$suite" --out "$out/gen/spec/$suite.inc" spec/*.toml
 done
-for suite in enums records virtuals codecs suite; do  # candidate.h's and wire.h's, the suite's end
+# Every .inc of spec/BUILD's INTERFACE_OUTS (candidate.h's, harness.h's call helpers, wire.h's, the
+# suite's end, the kits'), so that a header's new generated include needs no edit here.
+for suite in enums records virtuals codecs suite kit calls overrides echo; do
   out_file=$(case $suite in enums) echo interface.inc ;; *) echo "interface_$suite.inc" ;; esac)
   "${PYTHON:-python3}" generators/emit_interface.py --suite "$suite" --out "$out/gen/spec/$out_file" \
     spec/interface.toml spec/features.toml
