@@ -15,6 +15,7 @@ python3-jsonschema: run it with /usr/bin/python3).
 from __future__ import annotations
 
 import collections
+import functools
 import json
 import os
 import re
@@ -587,12 +588,29 @@ def html(doc: dict) -> str:
 REPORT_FILES = ("report.json", "report.md", "report.html", "badge.json")
 
 
+def report_json(doc: dict) -> str:
+    """report.json's text: indented as json.dumps(indent=1) writes it, except that each case is
+    one line of its own (a case per line: grep and diff show whole cases). Python indents only
+    in pure Python: the whole report so took 0.5 s of a reference run; this, 0.15 s. A JSON
+    text has no raw newline inside a string, so re-indenting a member's lines is safe."""
+    dump = functools.partial(json.dumps, ensure_ascii=False, allow_nan=False)
+    one_line = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+    members = []
+    for key, value in doc.items():
+        if key == "cases" and isinstance(value, list) and value:
+            text = "[\n  " + ",\n  ".join(map(one_line, value)) + "\n ]"
+        else:
+            text = dump(value, indent=1).replace("\n", "\n ")
+        members.append(f" {dump(key)}: {text}")
+    return "{\n" + ",\n".join(members) + "\n}\n" if members else "{}\n"
+
+
 def write_all(doc: dict, out_dir: str, names: tuple = REPORT_FILES) -> list[str]:
     """Writes the report files `names` (default: all of REPORT_FILES: report.json, report.md,
     report.html and badge.json) into out_dir; returns their paths, in that order. The one
     writer of report files: the runner, this file's command line and reports/merge.py all
     write through it."""
-    makers = {"report.json": lambda: json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+    makers = {"report.json": lambda: report_json(doc),
               "report.md": lambda: markdown(doc), "report.html": lambda: html(doc),
               "badge.json": lambda: json.dumps(report_lib.badge(doc), ensure_ascii=False) + "\n"}
     # Rendered first, all of them, so that a rendering that fails writes nothing; report.json

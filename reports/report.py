@@ -100,31 +100,23 @@ def check_schema(value, s: dict, limit: int = 20) -> list[str]:
 
 # Keywords that say nothing about a value but its JSON type (and words for people).
 _TYPE_ONLY = {"type", "description", "title", "$comment"}
-_CANONICAL = ((str, "string", ""), (type(None), "null", None))
 
 
-def _type_only(s) -> bool:
-    return isinstance(s, dict) and "type" in s and set(s) <= _TYPE_ONLY
-
-
-def _canonical(value, s: dict):
-    """`value` where subschema `s` checks only its type and `value` has it: a value of the same
-    type (it meets `s` as `value` does); else `value` itself. Strings and nulls only (JSON's
-    integer/number/boolean overlap in Python's types)."""
-    types = s["type"] if isinstance(s["type"], list) else [s["type"]]
-    for cls, name, canonical in _CANONICAL:
-        if type(value) is cls and name in types:
-            return canonical
-    return value
+def _blanks_strings(s) -> bool:
+    """Whether subschema `s` checks nothing of a value but its type, and allows a string: any
+    string then meets it as well as another, so a case's shape may hold "" in its place."""
+    if not (isinstance(s, dict) and "type" in s and set(s) <= _TYPE_ONLY):
+        return False
+    return "string" in (s["type"] if isinstance(s["type"], list) else [s["type"]])
 
 
 def _case_shapes(doc: dict, s: dict):
     """The report with its cases replaced by their distinct shapes, or None where the schema's
-    form does not allow it. A case's shape is the case with each value that its property's
-    subschema checks only by type (a string, the text fields) replaced by a canonical value of
-    that type, array items too: a shape meets the case schema exactly when its cases do, so
-    jsonschema checks a few hundred shapes in place of every case (most of a main job's
-    report-writing time: 15,000 cases of the reference took 5 s)."""
+    form does not allow it. A case's shape is the case with each string that its property's
+    subschema checks only by type (the text fields) replaced by "", array items too: a shape
+    meets the case schema exactly when its cases do, so jsonschema checks a few hundred shapes
+    in place of every case (most of a main job's report-writing time: 15,000 cases of the
+    reference took 5 s)."""
     cases_s = s.get("properties", {}).get("cases")
     if not (isinstance(doc, dict) and isinstance(doc.get("cases"), list) and set(s) <= {
             "$schema", "$id", "title", "description", "type", "required", "additionalProperties", "properties"}
@@ -132,19 +124,17 @@ def _case_shapes(doc: dict, s: dict):
             and isinstance(cases_s.get("items"), dict)):
         return None
     props = cases_s["items"].get("properties", {})
+    # Per property, decided once: its strings blanked, or its array's strings.
+    blank = {k for k, ps in props.items() if _blanks_strings(ps)}
+    blank_items = {k for k, ps in props.items() if isinstance(ps, dict) and set(ps) <= _TYPE_ONLY | {"items"}
+                   and _blanks_strings(ps.get("items"))}
     shapes = {}
     for c in doc["cases"]:
         if not isinstance(c, dict):
             return None
-        shape = {}
-        for k, v in c.items():
-            ps = props.get(k)
-            if _type_only(ps):
-                v = _canonical(v, ps)
-            elif isinstance(v, list) and isinstance(ps, dict) and set(ps) <= _TYPE_ONLY | {"items"} and \
-                    _type_only(ps.get("items")):
-                v = [_canonical(x, ps["items"]) for x in v]
-            shape[k] = v
+        shape = {k: "" if type(v) is str and k in blank else
+                 [("" if type(x) is str else x) for x in v] if type(v) is list and k in blank_items else v
+                 for k, v in c.items()}
         shapes.setdefault(repr(shape), shape)  # equal reprs: equal shapes (1, 1.0 and True differ)
     return {**doc, "cases": list(shapes.values())}
 

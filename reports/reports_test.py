@@ -301,6 +301,20 @@ class Reports(unittest.TestCase):
         with self.assertRaisesRegex(report.ReportError, r"report\.cases\[3\]: 'rerun' is a required property"):
             report.validate(broken)
 
+    def test_report_json_is_the_document_with_a_case_per_line(self):
+        """report.json reads back as the document it was written from, indented as
+        json.dumps(indent=1) but for the cases: each is one line (grep and diff show whole cases)."""
+        doc = make([case("p", "PASS", message="two\nlines \u2028 \"quoted\""), case("q", "FAIL")])
+        text = render.report_json(doc)
+        self.assertEqual(json.loads(text), doc)
+        lines = text.split("\n")  # not splitlines(): U+2028 inside a string is no line break
+        self.assertEqual(lines[:2], ["{", ' "schema": "tensor-cts/report",'])
+        self.assertEqual([line.rstrip(",") for line in lines[lines.index(' "cases": [') + 1:][:len(doc["cases"])]],
+                         ["  " + json.dumps(c, ensure_ascii=False) for c in doc["cases"]])
+        without_cases = {k: v for k, v in doc.items() if k != "cases"}
+        self.assertEqual(json.loads(render.report_json(without_cases)), without_cases)
+        self.assertEqual(render.report_json(without_cases), json.dumps(without_cases, indent=1, ensure_ascii=False) + "\n")
+
     def test_schema_is_checked_by_jsonschema_on_build_and_load(self):
         self.assertIsNotNone(report.jsonschema, "python3-jsonschema: run under /usr/bin/python3")
         with self.assertRaisesRegex(report.ReportError, "'SORT_OF' is not one of"):

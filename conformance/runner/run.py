@@ -7,6 +7,7 @@ first as the script's own) and the report tools (reports/, two levels up: the sa
 checkout, in the runfiles tree and in the suite bundle).
 """
 
+import gc
 import os
 import sys
 
@@ -16,4 +17,8 @@ sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 from main import main  # noqa: E402
 
 if __name__ == "__main__":
+    # A run keeps what it allocates (the stream's events, the records, the report) and makes no
+    # cycles worth collecting: the cyclic collector's passes over those millions of objects cost
+    # a reference run 0.3 s (437 collections, measured with gc.callbacks), for nothing.
+    gc.disable()
     sys.exit(main(sys.argv[1:]))
