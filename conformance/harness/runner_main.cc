@@ -121,12 +121,13 @@ int main(int argc, char** argv) {
         TakeFlag(argv[i], "--seed", &seed) || TakeFlag(argv[i], "--replay", &config.replay) ||
         TakeFlag(argv[i], "--device", &config.device) || TakeFlag(argv[i], "--tcts_list", &list) ||
         TakeFlag(argv[i], "--tcts_cases", &selection.cases_file) || TakeFlag(argv[i], "--tcts_stream", &stream) ||
-        TakeFlag(argv[i], "--tcts_shard", &shard) || TakeFlag(argv[i], "--tcts_suites", &suites)) {
+        TakeFlag(argv[i], "--tcts_shard", &shard) || TakeFlag(argv[i], "--tcts_suites", &suites) ||
+        TakeFlag(argv[i], "--tcts_weights", &selection.weights_file)) {
       continue;
     }
     std::cerr << "tcts: unknown argument '" << argv[i]
               << "' (expected --candidate=, --candidate_option=KEY=VALUE, --target=, --rerun=, --seed=, --replay=, --device=, --tcts_list=, "
-                 "--tcts_stream=, --tcts_cases=, --tcts_shard=, --tcts_suites=, --tcts_announce_features or gtest flags; expectations are applied by "
+                 "--tcts_stream=, --tcts_cases=, --tcts_shard=, --tcts_weights=, --tcts_suites=, --tcts_announce_features or gtest flags; expectations are applied by "
                  "conformance/runner/run.py)\n";
     return 2;
   }

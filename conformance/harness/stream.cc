@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -57,11 +58,13 @@ struct ListedCase {
 ListedCase ListCase(const ::testing::TestInfo& info);
 
 Json CaseListJson(const std::vector<std::string>& tests) {
-  std::map<std::string, const ::testing::TestInfo*> by_name;
-  ForEachTest([&](const ::testing::TestInfo& info) { by_name[FullName(info)] = &info; });
+  std::map<std::string, std::pair<const ::testing::TestInfo*, int>> by_name;  // and its place in the binary
+  int place = 0;
+  ForEachTest([&](const ::testing::TestInfo& info) { by_name[FullName(info)] = {&info, place++}; });
   Json list = Json::array();
   for (const std::string& test : tests) {
-    const ListedCase c = ListCase(*by_name.at(test));
+    const auto& [info, order] = by_name.at(test);
+    const ListedCase c = ListCase(*info);
     list.push_back({{"test", c.test},
                     {"id", c.id},
                     {"kind", c.kind},
@@ -71,7 +74,8 @@ Json CaseListJson(const std::vector<std::string>& tests) {
                     {"rerun", c.rerun},
                     {"answer", c.answer},
                     {"suite", c.suite},
-                    {"spec_row", c.spec_row}});
+                    {"spec_row", c.spec_row},
+                    {"order", order}});
   }
   return list;
 }
@@ -248,6 +252,53 @@ bool ParseShard(const std::string& text, Selection* s) {
 }
 
 namespace {
+// A --tcts_weights file: "MS<TAB>TEST" lines (Selection). A line it cannot read is an error naming
+// the file and the line (the runner wrote it: a bad one is a runner bug, not a reason to guess).
+bool ReadWeights(const std::string& path, std::map<std::string, long>* weights, std::string* error) {
+  std::ifstream in(path);
+  if (!in) {
+    *error = "cannot read the weights '" + path + "'";
+    return false;
+  }
+  int n = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++n;
+    if (line.empty() || line[0] == '#') continue;
+    const std::size_t tab = line.find('\t');
+    char* end = nullptr;
+    const long ms = tab == std::string::npos ? -1 : std::strtol(line.c_str(), &end, 10);
+    if (tab == std::string::npos || tab == 0 || end != line.c_str() + tab || ms < 0 || tab + 1 == line.size()) {
+      *error = path + ":" + std::to_string(n) + ": expected MS<TAB>TEST, got '" + line.substr(0, 200) + "'";
+      return false;
+    }
+    (*weights)[line.substr(tab + 1)] = ms;
+  }
+  return true;
+}
+
+// The share of each of `tests` (Selection: longest processing time first; round-robin without
+// weights). A test's work is its weight, at least 1; ties go to the lower share, then the
+// earlier test.
+std::vector<int> Shares(const std::vector<std::string>& tests, const std::map<std::string, long>& weights,
+                        int shards) {
+  std::vector<long> work(tests.size(), 1);
+  for (std::size_t i = 0; i < tests.size(); ++i) {
+    if (auto w = weights.find(tests[i]); w != weights.end()) work[i] = std::max(1L, w->second);
+  }
+  std::vector<std::size_t> by_work(tests.size());
+  for (std::size_t i = 0; i < by_work.size(); ++i) by_work[i] = i;
+  // Heaviest first; equal work (all of it, without weights) in the tests' order.
+  std::stable_sort(by_work.begin(), by_work.end(), [&](std::size_t a, std::size_t b) { return work[a] > work[b]; });
+  std::vector<int> share(tests.size(), 0);
+  std::vector<long> load(static_cast<std::size_t>(shards), 0);
+  for (std::size_t i : by_work) {
+    const int s = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
+    share[i] = s;
+    load[static_cast<std::size_t>(s)] += work[i];
+  }
+  return share;
+}
+
 // Puts GoogleTest's filter back once GoogleTest has chosen the tests with it (FilterTests runs
 // before OnTestProgramStart). GoogleTest copies every flag into each test object and back
 // (GTestFlagSaver): a filter naming each chosen test (15,000 names, about 750 KB) cost every
@@ -298,9 +349,13 @@ bool SelectCases(const Selection& selection, std::vector<std::string>* chosen, s
       chosen->push_back(line);
     }
   } else {
-    int index = 0;
-    for (const ::testing::TestInfo* info : all) {
-      if (index++ % selection.shards == selection.shard) chosen->push_back(FullName(*info));
+    std::map<std::string, long> weights;
+    if (!selection.weights_file.empty() && !ReadWeights(selection.weights_file, &weights, error)) return false;
+    std::vector<std::string> names;
+    for (const ::testing::TestInfo* info : all) names.push_back(FullName(*info));
+    const std::vector<int> share = Shares(names, weights, selection.shards);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (share[i] == selection.shard) chosen->push_back(names[i]);
     }
   }
   std::string filter;

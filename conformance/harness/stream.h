@@ -57,7 +57,7 @@ std::string CaseId(const ::testing::TestInfo& info);
 
 // Writes one JSON object a line, each chosen test (SelectCases) as the begin event lists it
 // (stream.schema.json listed_case: test, id, kind, clause, basis, statement, rerun, answer, suite,
-// spec_row), in run order. Returns false with `error` set when the file
+// spec_row, order), in run order. Returns false with `error` set when the file
 // cannot be written.
 bool WriteCaseList(const std::string& path, const std::vector<std::string>& chosen, std::string* error);
 
@@ -68,10 +68,17 @@ bool WriteCaseList(const std::string& path, const std::vector<std::string>& chos
 // `cases_file`.
 // `suites`, when not empty, first narrows the binary to those suites' tests (a binary may
 // hold every suite: RegisterSuiteSource); naming a suite the binary lacks is an error.
+// `weights_file` (--tcts_weights, the runner's record of an earlier run: one "MS<TAB>TEST" a
+// line, a test's time in milliseconds) balances the shares by work instead: the heaviest tests
+// first, each to the share with the least work so far, then the rest (1 ms each, or their
+// recorded time) in order the same way (longest processing time first, so no share runs two long
+// properties while another has nothing left). Without weights that is round-robin exactly. Every
+// process of a run computes the same shares from the same tests and weights.
 struct Selection {
   std::string cases_file;
   int shard = 0, shards = 1;
   std::set<std::string> suites;
+  std::string weights_file;
 };
 // Parses "I/K" (0 <= I < K) into `s`.
 bool ParseShard(const std::string& text, Selection* s);

@@ -103,6 +103,7 @@ class ListedCase:
     answer: str  # the row's expected answer as data ("int16", "true", "ok"), "" for none
     suite: str  # the conformance suite the case belongs to
     spec_row: str = ""  # the spec/*.toml row the case comes from (RowMeta::spec_row), "" for none
+    order: int = -1  # its place among every test of the binary, -1 where the binary does not say
 
 
 _FIELDS = tuple(f.name for f in dataclasses.fields(ListedCase))

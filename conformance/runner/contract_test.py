@@ -132,6 +132,47 @@ class Live(unittest.TestCase):
                 self.assertEqual(p.returncode, 2, p.stdout[-2000:] + p.stderr[-2000:])
                 self.assertIn(says, p.stderr)
 
+    def test_weighted_shares_balance_the_work_and_keep_the_order(self):
+        """--tcts_weights (an earlier run's case times): the heaviest tests are dealt first, each to
+        the share with the least work, where round-robin put the two heaviest in one share; the
+        shares still partition the tests, and each case keeps its place (`order`) in the binary.
+        A weights file the binary cannot read ends it (usage) naming the file and line."""
+        env = {k: v for k, v in os.environ.items() if k not in ("TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
+                                                                 "XML_OUTPUT_FILE", "TESTBRIDGE_TEST_ONLY")}
+        base = [FAULTY, "--tcts_suites=promotion", "--candidate=faulty", "--seed=1"]
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as tmp:
+            def shares(*extra):
+                out = []
+                for i in range(2):
+                    listing = os.path.join(tmp, f"cases{i}.jsonl")
+                    subprocess.run(base + [f"--tcts_shard={i}/2", f"--tcts_list={listing}", *extra], env=env,
+                                   check=True, capture_output=True, timeout=300)
+                    out.append(contract.read_case_list(listing, "promotion"))
+                return out
+            plain = shares()
+            everything = sorted(plain[0] + plain[1], key=lambda c: c.order)
+            self.assertEqual([c.order for c in everything], sorted({c.order for c in everything}))
+            # Round-robin: the 1st and 3rd tests share a process. Make them the heavy ones.
+            heavy = [everything[0].test, everything[2].test]
+            self.assertEqual({c.test for c in plain[0]} & set(heavy), set(heavy))
+            weights = os.path.join(tmp, "weights.tsv")
+            with open(weights, "w", encoding="utf-8") as f:
+                f.write(f"# a comment\n5000\t{heavy[0]}\n4000\t{heavy[1]}\n0\t{everything[1].test}\n")
+            weighted = shares(f"--tcts_weights={weights}")
+            self.assertEqual([len(set(heavy) & {c.test for c in share}) for share in weighted], [1, 1])
+            self.assertEqual(sorted(c.test for c in weighted[0] + weighted[1]), sorted(c.test for c in everything))
+            self.assertEqual({c.test: c.order for c in weighted[0] + weighted[1]}, {c.test: c.order for c in everything})
+            # Balanced: the two shares' work differs by at most one light case.
+            work = [sum({heavy[0]: 5000, heavy[1]: 4000}.get(c.test, 1) for c in share) for share in weighted]
+            self.assertLessEqual(abs(work[0] - work[1]), 1, work)
+            with open(weights, "a", encoding="utf-8") as f:
+                f.write("soon\tSome.Test\n")
+            p = subprocess.run(base + ["--tcts_shard=0/2", f"--tcts_weights={weights}",
+                                       f"--tcts_list={os.path.join(tmp, 'x.jsonl')}"],
+                               env=env, capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 2, p.stderr[-2000:])
+            self.assertIn(f"{weights}:5: expected MS<TAB>TEST", p.stderr)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

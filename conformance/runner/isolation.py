@@ -80,17 +80,19 @@ class Unit:
     shard: tuple = (0, 1)
 
 
-def units_for(suites: list[Suite], o: Options, workdir: str, env: dict) -> list[Unit]:
+def units_for(suites: list[Suite], o: Options, workdir: str, env: dict, weights: str = "") -> list[Unit]:
     """Each suite's cases (this Bazel shard's round-robin share of them) in --jobs
-    round-robin shares. Without a filter the binary takes its share itself (--tcts_shard);
-    with --filter (case-id glob) or a test filter (GoogleTest names) the runner lists every
+    round-robin shares. Without a filter the binary takes its share itself (--tcts_shard),
+    balanced by an earlier run's case times where `weights` names them (--tcts_weights:
+    schedule.py); with --filter (case-id glob) or a test filter (GoogleTest names) the runner lists every
     case, keeps the chosen ones (expectations.py's glob: the project's one glob) and hands
     each process its share as a case file."""
     index, shards = o.shard
     k = shards * o.jobs
     if not (o.filter or o.test_filter):
         # Case n goes to share n % k; this shard's cases are those with n % shards == index.
-        return [Unit(s, [f"--tcts_shard={index + shards * i}/{k}"], shard=(index + shards * i, k))
+        weighted = [f"--tcts_weights={weights}"] if weights else []
+        return [Unit(s, [f"--tcts_shard={index + shards * i}/{k}", *weighted], shard=(index + shards * i, k))
                 for s in suites for i in range(o.jobs)]
     by_id = expectations_file.compile_glob(o.filter) if o.filter else (lambda _: True)
     by_name = gtest_filter(o.test_filter) if o.test_filter else (lambda _: True)

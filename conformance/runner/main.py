@@ -87,6 +87,7 @@ import isolation
 import report as report_lib  # reports/report.py (run.py puts reports/ on the path)
 import records
 import reporting
+import schedule
 import traces
 from options import BUILD_ARGS, Options, UsageError, bazel_command, parse_args, rerun_base, run_command
 
@@ -199,6 +200,8 @@ def run_into(o: Options, argv: list[str]) -> int:
     except UsageError as e:
         print(f"run: {e}", file=sys.stderr)
         return EXIT_USAGE
+    # An earlier run's case times balance the processes (schedule.py), where the binaries deal the shares.
+    weights = "" if o.replay or o.filter or o.test_filter else schedule.previous(o.out, o.candidate)
     start = time.monotonic()
     started_at = datetime.datetime.now(datetime.timezone.utc)
     raw_traces = traces.start(o)
@@ -209,7 +212,7 @@ def run_into(o: Options, argv: list[str]) -> int:
         results = records.Results(o, seed, expectations_file.Index(entries), workdir, env)
         scheduler = isolation.Scheduler(o, seed, workdir, env, results.collect, results.wants_features)
         try:
-            scheduler.run(isolation.units_for(suites, o, workdir, env))
+            scheduler.run(isolation.units_for(suites, o, workdir, env, weights))
         except UsageError as e:
             print(f"run: {e}\nrun: no report for {o.candidate}", file=sys.stderr)
             return EXIT_USAGE
@@ -241,6 +244,7 @@ def run_into(o: Options, argv: list[str]) -> int:
                           stale=expected.stale_entries(results.entries, cases) if o.stale_check else None,
                           identity=identity)
     try:
+        schedule.write(o.log_dir, o.candidate, cases)
         paths = reporting.write(o, doc)
     except OSError as e:
         print(f"run: cannot write the report into {o.out}: {e.strerror} ({e.filename}); the previous report's "

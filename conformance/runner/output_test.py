@@ -69,7 +69,7 @@ class Output(unittest.TestCase):
         before = self.read("report.json")
         rc, out, err = self.run_fake(expectations=bad)
         self.assertEqual(rc, 2, out + err)
-        self.assertEqual(sorted(os.listdir(logs)), sorted(first + ["mine.txt", ".tcts-logs"]))
+        self.assertEqual(sorted(os.listdir(logs)), sorted(first + ["mine.txt", ".tcts-logs", "case_times.tsv"]))
         self.assertEqual(self.read("report.json"), before)
         # A new run replaces the runner's logs, not the user's file.
         rc, out, err = self.run_fake()

@@ -95,7 +95,10 @@ class Results:
             key = (unit.suite.name, c.test)
             if key not in self.listed:
                 self.listed[key] = c
-                self.order[key] = (suites.index(c.suite) if c.suite in suites else len(suites), pos * k + i)
+                # The binary's own order of its tests, whichever share ran them (the weighted
+                # shares are not round-robin); else the round-robin's.
+                self.order[key] = (suites.index(c.suite) if c.suite in suites else len(suites),
+                                   c.order if isinstance(c.order, int) and c.order >= 0 else pos * k + i)
 
     def collect(self, p: Process, hung: bool) -> list[str]:
         """Records what process p reported; returns the tests still to run after a crash or hang."""
