@@ -46,7 +46,9 @@ The output folder: report.json, report.md and report.html are each written to a 
 file and renamed over the old one, so a run killed at any moment leaves each file whole
 (the previous run's or the new one). Logs go to a temporary folder in --out during the run
 and replace, once the report is written, only the logs a previous run wrote (listed in
-logs/.tcts-logs): other files in logs/ are never touched. A lock (.tcts-run.lock, fcntl)
+logs/.tcts-logs): other files in logs/ are never touched. Among the logs, case_times.tsv: the
+next run of the candidate into --out deals its cases to the processes by those times
+(schedule.py), never changing an outcome. A lock (.tcts-run.lock, fcntl)
 refuses a second run into the same --out while one is running. A case's rerun command (a
 testee's, a replay's, a run on a device) writes into OUT/rerun, never over this run's report.
 
