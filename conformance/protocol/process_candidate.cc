@@ -240,7 +240,9 @@ class ProcessCandidate : public Candidate {
       pins_.clear();
       session_.Served(op, std::move(args), *fact);
       try {
-        return T(decode(*fact));  // decoded once when it was kept (DecodeFact)
+        // Checked when it was kept (DecodeFact), decoded here at each use: so this cannot fail
+        // for a kept fact, but the decoding's error path stays the protocol's.
+        return T(decode(*fact));
       } catch (const ProtocolError& e) {
         return session_.Broken(session_.Where(op) + e.what_for());
       }
