@@ -300,6 +300,20 @@ class Reports(unittest.TestCase):
         del broken["cases"][3]["rerun"]
         with self.assertRaisesRegex(report.ReportError, r"report\.cases\[3\]: 'rerun' is a required property"):
             report.validate(broken)
+        # Failures whose mismatches differ only in their texts share one shape (7,000 NumPy failures
+        # were 7,000 shapes), and a broken mismatch is still refused.
+        failures = make([case(f"f{i}", "FAIL", mismatches=[{"check": f"answer {i}", "expected": f"int{i}",
+                                                             "observed": f"uint{i}", "kind": "answer"}])
+                          for i in range(50)])
+        self.assertEqual(len(report._case_shapes(failures, report.schema())["cases"]), 1)
+        report.validate(failures)
+        for change, words in ((lambda m: m.pop("observed"), "'observed' is a required property"),
+                              (lambda m: m.update(extra="x"), "Additional properties"),
+                              (lambda m: m.update(expected=3), "is not of type")):
+            broken = copy.deepcopy(failures)
+            change(broken["cases"][29]["mismatches"][0])
+            with self.assertRaisesRegex(report.ReportError, rf"report\.cases\[29\]\.mismatches\[0\].*{words}"):
+                report.validate(broken)
 
     def test_report_json_is_the_document_with_a_case_per_line(self):
         """report.json reads back as the document it was written from, indented as
