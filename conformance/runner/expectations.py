@@ -126,9 +126,24 @@ def compile_glob(pattern: str) -> Callable[[str], bool]:
     takes microseconds."""
     parts = pattern.split("*")
     if len(parts) == 1:
-        return lambda text: len(text) == len(pattern) and _segment_at(pattern, text, 0)
+        return pattern.__eq__ if "?" not in pattern else (
+            lambda text: len(text) == len(pattern) and _segment_at(pattern, text, 0))
     head, middle, tail = parts[0], [p for p in parts[1:-1] if p], parts[-1]
     least = len(pattern) - (len(parts) - 1)  # every character but the stars
+
+    if "?" not in pattern:  # the same placement, each segment found by str's own search
+        def plain(text: str) -> bool:
+            if len(text) < least or not text.startswith(head) or not text.endswith(tail):
+                return False
+            pos, end = len(head), len(text) - len(tail)
+            for seg in middle:
+                i = text.find(seg, pos, end)
+                if i < 0:
+                    return False
+                pos = i + len(seg)
+            return True
+
+        return plain
 
     def matches(text: str) -> bool:
         if len(text) < least or not _segment_at(head, text, 0):
@@ -156,7 +171,13 @@ def literal_prefix(pattern: str) -> str:
     return _LITERAL.match(pattern).group()
 
 
+def literal_suffix(pattern: str) -> str:
+    """The characters every match ends with (after the last wildcard)."""
+    return _LITERAL_END.search(pattern).group()
+
+
 _LITERAL = re.compile(r"[^*?]*")
+_LITERAL_END = re.compile(r"[^*?]*\Z")
 
 
 # ---------------------------------------------------------------- entries
@@ -453,27 +474,39 @@ def load(path: str) -> list[Entry]:
 
 
 class Index:
-    """A file's entries, by the literal prefix of their patterns (up to the first wildcard): a
-    case id is tried only against the entries whose prefix it starts with, one dictionary
-    lookup per distinct prefix length, so matching a run's cases costs about cases × (id length
-    + the entries that share a prefix with the id), not cases × entries (100,000 entries that
-    match nothing, against 15,443 cases: 1.5 · 10^9 glob tries before)."""
+    """A file's entries, by the literal prefix of their patterns (up to the first wildcard), or,
+    for a pattern that starts with a wildcard, by its literal suffix (after the last one): a
+    case id is tried only against the entries whose prefix it starts with or whose suffix it
+    ends with, one dictionary lookup per distinct length, so matching a run's cases costs about
+    cases × (id length + the entries that share a prefix or suffix with the id), not cases ×
+    entries (100,000 entries that match nothing, against 15,443 cases: 1.5 · 10^9 glob tries
+    before; NumPy's 89 patterns starting with '*' were tried against every case: 1.5 · 10^6)."""
 
     def __init__(self, entries: Iterable[Entry]):
         self.entries = list(entries)
-        buckets: dict[str, list[int]] = collections.defaultdict(list)
+        heads: dict[str, list[int]] = collections.defaultdict(list)
+        tails: dict[str, list[int]] = collections.defaultdict(list)
         for k, e in enumerate(self.entries):
-            buckets[e._prefix].append(k)
-        self._buckets = dict(buckets)
+            if e._prefix or not e.pattern:
+                heads[e._prefix].append(k)
+            else:
+                tails[literal_suffix(e.pattern)].append(k)
+        self._buckets, self._tails = dict(heads), dict(tails)
         self._lengths = sorted({len(p) for p in self._buckets})
+        self._tail_lengths = sorted({len(p) for p in self._tails})
 
     def _candidates(self, case_id: str) -> list[int]:
-        """The positions of the entries whose prefix `case_id` starts with, in file order."""
+        """The positions of the entries whose prefix `case_id` starts with (or, starting with a
+        wildcard, whose suffix it ends with), in file order."""
         found: list[int] = []
         for n in self._lengths:
             if n > len(case_id):
                 break
             found += self._buckets.get(case_id[:n], ())
+        for n in self._tail_lengths:
+            if n > len(case_id):
+                break
+            found += self._tails.get(case_id[len(case_id) - n:], ())
         found.sort()
         return found
 

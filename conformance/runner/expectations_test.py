@@ -579,14 +579,23 @@ class IndexTest(unittest.TestCase):
 
     def test_an_id_is_tried_only_against_the_entries_it_may_match(self):
         # 20,000 entries that no id of another prefix can match: an id tries the ones sharing
-        # its prefix and the wildcard-first ones, not all of them (a scan would try 20,002).
+        # its prefix and the wildcard-first ones sharing its suffix, not all of them (a scan
+        # would try 20,002).
         entries = ex.parse("x.txt", "".join(f"row{k}.case FAIL r\n" for k in range(20000)) + "*.z FAIL z\nrow7.* FAIL r7\n")
         index = ex.Index(entries)
-        self.assertEqual(len(index._candidates("row7.case")), 3)  # '*.z', 'row7.case', 'row7.*'
+        self.assertEqual(len(index._candidates("row7.case")), 2)  # 'row7.case', 'row7.*' (not '*.z')
         self.assertEqual(len(index._candidates("other.z")), 1)
         self.assertEqual(ex.match(index, "row7.case").pattern, "row7.case")
         self.assertEqual(ex.match(index, "row7.other").pattern, "row7.*")
         self.assertEqual(ex.match(index, "other.z").pattern, "*.z")
+        # Patterns that start with a wildcard, by their literal suffix: an id tries those it ends
+        # with (and the ones with no suffix either), not all of them.
+        entries = ex.parse("x.txt", "".join(f"*.t_{k}.s FAIL r\n" for k in range(5000)) + "*.t_7* FAIL any\n?.t_7.s FAIL one\n")
+        index = ex.Index(entries)
+        self.assertEqual([entries[k].pattern for k in index._candidates("a.t_7.s")], ["*.t_7.s", "*.t_7*", "?.t_7.s"])
+        self.assertEqual(ex.match(index, "a.t_7.s").pattern, "*.t_7.s")
+        self.assertEqual(ex.match(index, "a.t_7.q").pattern, "*.t_7*")
+        self.assertEqual([entries[k] for k in index.matching("b.t_7.s")], [e for e in entries if e.matches("b.t_7.s")])
 
     def test_stale_entries_through_the_index(self):
         import expected
