@@ -33,6 +33,7 @@ import os
 import re
 import runpy
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -186,6 +187,21 @@ MALFORMED = [
      ["dtypes.toml", "dtype.float32", "field 'bits.significand' must be an integer, got string '23'"]),
     ("dtypes.toml", "pytorch_basis = { is_signed", "pytorch_basis = { is_sgned",
      ["dtypes.toml", "dtype.float32", "unknown field 'pytorch_basis.is_sgned'; did you mean 'is_signed'?"]),
+    # --- dtypes.toml: a complex dtype's part, a floating dtype's bits (arith_model.Dtypes reads both)
+    ("dtypes.toml", 'is_complex = true\npart = "float32"\n', 'is_complex = true\n',
+     ["dtypes.toml", "dtype.complex64", "a complex dtype names its `part`"]),
+    ("dtypes.toml", 'part = "float32"', 'part = "float64"',
+     ["dtypes.toml", "dtype.complex64", "part 'float64' must be the name of a floating dtype of half its bits (32)"]),
+    ("dtypes.toml", 'part = "float32"', 'part = "float"',
+     ["dtypes.toml", "dtype.complex64", "part 'float' must be the name of a floating dtype"]),
+    ("dtypes.toml", 'part = "float16"', 'part = "int32"',
+     ["dtypes.toml", "dtype.complex32", "part 'int32' must be the name of a floating dtype of half its bits (16)"]),
+    ("dtypes.toml", 'is_complex = false\nbits', 'is_complex = false\npart = "float32"\nbits',
+     ["dtypes.toml", "dtype.float32", "only a complex dtype has one"]),
+    ("dtypes.toml", "exponent = 11, significand = 52", "exponent = 12, significand = 51",
+     ["dtypes.toml", "dtype.float64", "the model holds values in a double", "does not fit in it"]),
+    ("dtypes.toml", "exponent = 8, significand = 23", "exponent = 1, significand = 30",
+     ["dtypes.toml", "dtype.float32", "bits.exponent must be at least 2"]),
     ("devices.toml", "documented = true", 'documented = "yes"',
      ["devices.toml", "device.type.cpu", "field 'documented' must be true or false, got string 'yes'"]),
     ("dlpack.toml", 'name = "transposed"', 'nam = "transposed"',
@@ -273,7 +289,7 @@ MALFORMED = [
     ("statements.toml", 'rows = ["dtype.float32", ', 'rows = [',
      ["statements.toml", "dtype.float32", "(dtypes.toml, 002#torch.dtype) tests no statement"]),
     ("statements.toml", 'rows = ["dtype.float32", "dtype.float64", "dtype.complex64", "dtype.complex128", "dtype.int32", '
-                        '"dtype.int64", "dtype.bool"]',
+                        '"dtype.int64", "dtype.bool", "dtype.float16"]',
      'untested = "moved"\n\n[[silent]]\nwhy = "none"\nrows = ["dtype.float32"]',
      ["statements.toml", "silent[0]", "'dtype.float32' has basis 'doc'"]),
     ("statements.toml", 'rows = ["dtype.complex32"]', 'rows = ["dtype.complex32", "dtype.float32"]',
@@ -890,6 +906,42 @@ def normalise(text: str) -> str:
     """Every run of whitespace as one space: a quote may join the document's line breaks."""
     return re.sub(r"\s+", " ", text).strip()
 
+
+
+class Formats(unittest.TestCase):
+    """The value model's floating formats come from dtypes.toml's bits (arith_model.Format):
+    its largest finite value, smallest normal value and eps agree with the host's IEEE 754
+    decoding of the same bit patterns (struct: binary16 'e', binary32 'f', binary64 'd';
+    a bfloat16 is the upper half of a binary32)."""
+
+    DECODE = {
+        "float16": lambda n: struct.unpack("<e", n.to_bytes(2, "little"))[0],
+        "bfloat16": lambda n: struct.unpack("<f", (n << 16).to_bytes(4, "little"))[0],
+        "float32": lambda n: struct.unpack("<f", n.to_bytes(4, "little"))[0],
+        "float64": lambda n: struct.unpack("<d", n.to_bytes(8, "little"))[0],
+    }
+
+    def test_formats_agree_with_the_bit_patterns(self):
+        import arith_model as am
+        spec = Spec.load([os.path.join(SPEC, f) for f in SPEC_INPUTS])
+        floating = [d for d in spec.dtypes if d.is_floating_point]
+        self.assertEqual(sorted(d.name for d in floating), sorted(self.DECODE), "a floating dtype with no decoder here")
+        for d in floating:
+            with self.subTest(dtype=d.name):
+                decode, (_, e, t) = self.DECODE[d.name], d.bits
+                fmt = spec.numbers.format(d.name)
+                self.assertEqual(am.max_finite(fmt), decode(((2 ** e - 2) << t) | (2 ** t - 1)))
+                self.assertEqual(am.tiny(fmt), decode(1 << t))
+                one = (2 ** (e - 1) - 1) << t
+                self.assertEqual(decode(one), 1.0)
+                self.assertEqual(am.eps(fmt), decode(one + 1) - 1.0)
+                self.assertEqual(am.round_to(am.max_finite(fmt) * (1 + am.eps(fmt)), fmt), float("inf"))
+        for d in spec.dtypes:
+            if d.is_complex:
+                with self.subTest(dtype=d.name):
+                    self.assertEqual(spec.numbers.format(d.name), spec.numbers.format(d.part))
+                    self.assertEqual(spec.by_name[d.part].itemsize * 2, d.itemsize)
+        self.assertEqual(am.DOUBLE, spec.numbers.format("float64"))
 
 
 class Derivations(unittest.TestCase):

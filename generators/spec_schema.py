@@ -411,6 +411,7 @@ _DTYPE_FIELDS = {
     "category": f(Str()), "is_signed": f(Bool()), "is_floating_point": f(Bool()), "is_complex": f(Bool()),
     "bits": opt(Table({"sign": f(Int(lo=0)), "exponent": f(Int(lo=0)), "significand": f(Int(lo=0))})),
     "documented": f(Bool()),
+    "part": opt(DTYPE),  # complex dtypes only: the floating dtype of each component (the loader checks)
 }
 _DTYPE_FIELDS["pytorch_basis"] = opt(MapOf(TEXT, keys=tuple(_DTYPE_FIELDS)))
 
