@@ -175,7 +175,7 @@ MALFORMED = [
      ["arithmetic.toml", "must be an error kind PyTorch raises (spec/interface.toml", "RuntimeError, TypeError, ValueError, IndexError, NotImplementedError)",
       "got 'NotSupported'"]),
     ("interface.toml", 'raised_by = "pytorch"', 'raised_by = "torch"',
-     ["interface.toml", "[[error]] #1: raised_by 'torch' is not one of pytorch, suite"]),
+     ["interface.toml", "error[0] (RuntimeError): field 'raised_by' must be one of 'pytorch', 'suite', got 'torch'"]),
     ("arithmetic.toml", "[[tolerance]]", "[[tolerence]]",
      ["arithmetic.toml", "[[tolerence]]", "unknown table; did you mean [[tolerance]]?"]),
     ("arithmetic.toml", "expected = -2147483648", 'expected = "-2147483648"',
@@ -307,7 +307,7 @@ FEATURES_MALFORMED = [
      'basis = "pytorch"\nreason = "fixture"\n\n[[feature]]\nname = "views"',
      ["features.toml", "feature[0]", "field 'basis' 'pytorch' does not match"]),
     ("features.toml", 'name = "views"', 'name = "promote_types"',
-     ["features.toml", "feature", "field '[1].name' 'promote_types' is used twice"]),
+     ["features.toml", "feature[1]", "field 'name' 'promote_types' is used twice (also feature[0])"]),
     ("features.toml", 'reason = "fixture"', 'reason = " "',
      ["features.toml", "feature[0]", "field 'reason'"]),
 ]
@@ -325,11 +325,42 @@ INTERFACE_MALFORMED = [
     ("interface.toml", 'result = "DTypeInfo"', 'result = "DTypeInfos"', ["dtype_info", "DTypeInfos"]),
     # A fact (protocol version 3) takes only the tensor t and answers a record.
     ("interface.toml", 'result = "DTypeInfo"', 'result = "DTypeInfo"\nfact = true', ["dtype_info", "a fact takes only the tensor t"]),
-    ("interface.toml", 'name = "data_ptr"', 'name = "transpose"', ["op 'transpose' appears twice"]),
+    ("interface.toml", 'name = "data_ptr"', 'name = "transpose"', ["interface.toml", "op[4]", "field 'name' 'transpose' is used twice (also op[2])"]),
     ("interface.toml", '{ name = "itemsize", type = "int32" }', '{ name = "itemsize", type = "tensor" }', ["itemsize", "tensor"]),
-    ("interface.toml", 'doc = "torch.promote_types(a, b)."', 'doc = "x"\ncolour = "red"', ["[[op]] #1", "colour"]),
+    ("interface.toml", 'doc = "torch.promote_types(a, b)."', 'doc = "x"\ncolour = "red"', ["interface.toml", "op[0] (promote_types)", "unknown field 'colour'"]),
     ("interface.toml", 'answer_features = ["device_repr"]', 'answer_features = []', ["device_repr", "no operation"]),
-    ("features.toml", 'enumerator = "kViews"\n', '', ["[[feature]] #2", "enumerator"]),
+    ("features.toml", 'enumerator = "kViews"\n', '', ["features.toml", "feature[1] (views)", "missing field 'enumerator'"]),
+    # The schema's rules for interface.toml (spec_schema.FILES["interface.toml"]), one case each.
+    ("interface.toml", "[[op]]", "[[opp]]", ["interface.toml", "[[opp]]", "unknown table; did you mean [[op]]?"]),
+    ("interface.toml", 'protocol_versions = [1, 2]', 'protocol_versions = ["1", 2]',
+     ["interface.toml", "protocol_versions", "field '[0]' must be an integer, got string '1'"]),
+    ("interface.toml", 'answer_features = ["device_repr"]', 'answer_features = "device_repr"',
+     ["interface.toml", "answer_features: the value must be a list, got string 'device_repr'"]),
+    ("interface.toml", 'result = "dtype"\n', '', ["interface.toml", "op[0] (promote_types)", "missing field 'result'"]),
+    ("interface.toml", 'aliases = true', 'aliases = "yes"',
+     ["interface.toml", "op[2] (transpose)", "field 'aliases' must be true or false, got string 'yes'"]),
+    ("interface.toml", 'name = "transpose"', 'name = "Transpose"',
+     ["interface.toml", "op[2] (Transpose)", "field 'name' 'Transpose' does not match"]),
+    ("interface.toml", 'feature = "promote_types"', 'feature = "promote types"',
+     ["interface.toml", "op[0] (promote_types)", "field 'feature' 'promote types' does not match"]),
+    ("interface.toml", '{ name = "dim0", type = "int" }', '{ name = "dim0", type = "int", kind = 1 }',
+     ["interface.toml", "op[2] (transpose)", "unknown field 'args[1].kind'"]),
+    ("interface.toml", '{ name = "dim1", type = "int?" }', '{ name = "dim0", type = "int?" }',
+     ["interface.toml", "op[2] (transpose)", "field 'args[2].name' 'dim0' is used twice (also args[1])"]),
+    ("interface.toml", '{ name = "dim0", type = "int" }', '{ name = "dim0", type = "int??" }',
+     ["interface.toml", "op[2] (transpose)", "field 'args[1].type' 'int??' does not match"]),
+    ("interface.toml", '{ name = "index", type = "int?" }', '{ name = "itemsize", type = "int?" }',
+     ["interface.toml", "record[0] (DTypeInfo)", "field 'fields[3].name' 'itemsize' is used twice (also fields[0])"]),
+    ("interface.toml", 'default = ""', 'default = []',
+     ["interface.toml", "record[0] (DTypeInfo)", "field 'fields[2].default' must be a bool, a number or a string"]),
+    ("interface.toml", 'enumerator = "kTypeError"', 'enumerator = "TypeError"',
+     ["interface.toml", "error[1] (TypeError)", "field 'enumerator' 'TypeError' does not match"]),
+    ("interface.toml", 'name = "TypeError"', 'name = "RuntimeError"',
+     ["interface.toml", "error[1]", "field 'name' 'RuntimeError' is used twice (also error[0])"]),
+    ("interface.toml", "[[record]]", '[[check]]\nname = "dtype"\nenumerator = "kDType"\ndoc = "x"\nneeds = 3\n\n[[record]]',
+     ["interface.toml", "check[0] (dtype)", "field 'needs' must be a string, got integer 3"]),
+    ("interface.toml", "[[record]]", '[[check]]\nname = "dtype"\nenumerator = "kDType"\ndoc = "x"\nneeds = "viewz"\n\n[[record]]',
+     ["interface.toml", "check[0] (dtype)", "needs feature 'viewz', which has no row in"]),
 ]
 
 
@@ -503,7 +534,7 @@ def mutations(files: dict):
             yield "deleted", fname, keys, "delete", name
         yield from walk(fname, value, t, keys, shape)
 
-    for fname in SPEC_FILES:  # the schema's files (interface.toml is interface_model's)
+    for fname in SPEC_INPUTS:  # every file of the schema, interface.toml included
         _, doc = files[fname]
         for key, fld in spec_schema.FILES[fname].items():
             if key in doc:

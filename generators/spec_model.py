@@ -23,7 +23,6 @@ import os
 from typing import Iterable
 
 import arith_model
-import interface_model
 import interop_model
 import spec_schema
 import strided_model
@@ -37,7 +36,8 @@ OPERAND_KINDS = ("tensor", "zerodim", "scalar")
 OPS = ("add", "sub", "mul", "div")
 SPEC_FILES = ("sources.toml", "dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml",
               "devices.toml", "asarray.toml", "dlpack.toml", "statements.toml", "features.toml")
-# Read too, for its [[error]] rows only: the error kinds a row's expected error may name.
+# Checked too (its shape; interface_model.py checks the rest), and read for its [[error]] and
+# [[check]] names: the error kinds a row's expected error may name, the checks a row may name.
 INTERFACE_FILE = "interface.toml"
 SPEC_INPUTS = SPEC_FILES + (INTERFACE_FILE,)  # what Spec.load needs: //spec:tables
 VIEW_OPS = tuple(strided_model.VIEW_CAUSES)  # the view ops the strided model implements
@@ -113,11 +113,9 @@ class Spec:
         spec_schema.check_file("sources.toml", path, doc, None)
         self.documents, implementation = spec_schema.documents_of(doc)
         path, doc = self.files[INTERFACE_FILE]
-        try:
-            kinds = tuple(e.name for e in interface_model.error_kinds(path, doc) if e.raised_by == "pytorch")
-        except interface_model.InterfaceError as e:
-            raise SpecError(path, "[[error]]", str(e)) from None
-        checks = tuple(c["name"] for c in doc.get("check", []) if isinstance(c, dict) and isinstance(c.get("name"), str))
+        spec_schema.check_file(INTERFACE_FILE, path, doc, self.documents, implementation)
+        kinds = tuple(e["name"] for e in doc["error"] if e["raised_by"] == "pytorch")
+        checks = tuple(c["name"] for c in doc.get("check", []))
         for name in SPEC_FILES[1:]:
             spec_schema.check_file(name, *self.files[name], self.documents, implementation, kinds, checks)
 
