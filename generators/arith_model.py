@@ -9,19 +9,17 @@ behaviour leaks into the expected values.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 import sys
 from fractions import Fraction
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import strided_model as sm
 from spec_rows import DType
 
 
-@dataclasses.dataclass(frozen=True)
-class Format:
+class Format(NamedTuple):
     """A binary floating-point format by IEEE 754's parameters (its clause 3.3): p, the precision
     in bits including the implicit leading one; emin and emax, the least and greatest exponent
     of a normal number (subnormals share emin). A value is +-m * 2^(e-p+1), 0 <= m < 2^p."""
