@@ -11,20 +11,36 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from fractions import Fraction
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import strided_model as sm
+from spec_rows import DType
 
-# (precision in bits including the implicit one, minimum normal exponent, maximum exponent)
-FORMATS = {
-    "float16": (11, -14, 15),
-    "bfloat16": (8, -126, 127),
-    "float32": (24, -126, 127),
-    "float64": (53, -1022, 1023),
-}
-INT_BITS = {"uint8": 8, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
-COMPLEX_PART = {"complex32": "float16", "complex64": "float32", "complex128": "float64"}
+
+class Format(NamedTuple):
+    """A binary floating-point format by IEEE 754's parameters (its clause 3.3): p, the precision
+    in bits including the implicit leading one; emin and emax, the least and greatest exponent
+    of a normal number (subnormals share emin). A value is +-m * 2^(e-p+1), 0 <= m < 2^p."""
+
+    p: int
+    emin: int
+    emax: int
+
+    @staticmethod
+    def of_bits(exponent: int, significand: int) -> "Format":
+        """The format of a dtype's bits (spec/dtypes.toml `bits`): an IEEE 754 binary encoding
+        of that many exponent and trailing significand bits (IEEE 754 3.4: bias = emax =
+        2^(w-1) - 1, emin = 1 - emax, p = t + 1). binary16, binary32 and binary64 are such
+        encodings, and bfloat16 is one too: binary32's layout with 7 trailing significand bits."""
+        emax = 2 ** (exponent - 1) - 1
+        return Format(significand + 1, 1 - emax, emax)
+
+
+# A Python float, which holds the model's floating values: every dtype's format must fit in it
+# (spec_model.py checks).
+DOUBLE = Format(sys.float_info.mant_dig, sys.float_info.min_exp - 1, sys.float_info.max_exp - 1)
 
 
 class ArithError(Exception):
@@ -36,21 +52,21 @@ class ArithError(Exception):
 
 
 # ------------------------------------------------------------------ formats
-def round_to(x, fmt: str) -> float:
+def round_to(x, fmt: Format) -> float:
     """Rounds a real (Fraction, int or float, possibly inf/nan) to format `fmt`, returning
     the exact result as a double (inf beyond the largest finite value; the sign of zero kept
     for float inputs)."""
     if isinstance(x, float):
-        if x != x or math.isinf(x) or x == 0 or fmt == "float64":
-            return x  # a double is already a float64 value
+        if x != x or math.isinf(x) or x == 0 or fmt == DOUBLE:
+            return x  # a double is already a value of its own format
     if x == 0:
         return 0.0
     return _round_nonzero(Fraction(x), fmt)
 
 
 @functools.lru_cache(maxsize=None)
-def _round_nonzero(q: Fraction, fmt: str) -> float:
-    p, emin, emax = FORMATS[fmt]
+def _round_nonzero(q: Fraction, fmt: Format) -> float:
+    p, emin, emax = fmt.p, fmt.emin, fmt.emax
     sign = -1.0 if q < 0 else 1.0
     num, den = abs(q.numerator), q.denominator
     e = num.bit_length() - den.bit_length()  # 2^e <= |q| < 2^(e+1), or one less
@@ -69,76 +85,78 @@ def _round_nonzero(q: Fraction, fmt: str) -> float:
     return sign * math.ldexp(m, -shift)  # exact: m <= 2^p <= 2^53
 
 
-def max_finite(fmt: str) -> float:
-    p, _, emax = FORMATS[fmt]
-    return float((2 - Fraction(2) ** (1 - p)) * Fraction(2) ** emax)
+def max_finite(fmt: Format) -> float:
+    return float((2 - Fraction(2) ** (1 - fmt.p)) * Fraction(2) ** fmt.emax)
 
 
-def eps(fmt: str) -> float:
-    return 2.0 ** (1 - FORMATS[fmt][0])
+def eps(fmt: Format) -> float:
+    return 2.0 ** (1 - fmt.p)
 
 
-def tiny(fmt: str) -> float:
-    return 2.0 ** FORMATS[fmt][1]
+def tiny(fmt: Format) -> float:
+    return 2.0 ** fmt.emin
 
 
-def real_format(dtype: str) -> str | None:
-    """The IEEE format of a floating dtype or of a complex dtype's components."""
-    return dtype if dtype in FORMATS else COMPLEX_PART.get(dtype)
+# ------------------------------------------------------------------ dtypes
+class Dtypes:
+    """What the model needs of spec/dtypes.toml's rows: each dtype's category, an integral
+    dtype's width and signedness, a floating dtype's format (from its bits) and a complex
+    dtype's part (the floating dtype of its real and imaginary components)."""
+
+    def __init__(self, dtypes: Sequence[DType]):
+        self.by_name = {d.name: d for d in dtypes}
+        real = {d.name: Format.of_bits(d.bits[1], d.bits[2]) for d in dtypes if d.is_floating_point}
+        self._formats = {**real, **{d.name: real[d.part] for d in dtypes if d.is_complex}}
+
+    def category(self, dtype: str) -> str:
+        return self.by_name[dtype].category
+
+    def format(self, dtype: str) -> Format | None:
+        """The format of a floating dtype or of a complex dtype's components; None otherwise."""
+        return self._formats.get(dtype)
+
+    def wrap(self, v: int, dtype: str) -> int:
+        """v modulo 2^bits, as the integral dtype's two's complement (signed) or unsigned value."""
+        d = self.by_name[dtype]
+        bits = d.itemsize * 8
+        v &= (1 << bits) - 1
+        if d.is_signed and v >= 1 << (bits - 1):
+            v -= 1 << bits
+        return v
+
+    def cast(self, v, to: str, via_float32: Sequence[str]):
+        """v (a bool, int, float or complex value) converted to dtype `to` as a cast does:
+        bool is v != 0; integers truncate toward zero and wrap; floats round to nearest even
+        (through float32 for the via_float32 dtypes); real -> complex takes imaginary 0;
+        complex -> real drops the imaginary part."""
+        cat = self.category(to)
+        if isinstance(v, bool):
+            v = int(v)
+        if cat == "bool":
+            return v != 0
+        if cat == "integral":
+            if isinstance(v, complex):
+                v = v.real
+            if isinstance(v, float):
+                if v != v or math.isinf(v):
+                    raise ArithError("internal", f"cast of {v} to {to} is undefined")
+                v = math.trunc(v)
+            return self.wrap(int(v), to)
+        via = self.format("float32") if to in via_float32 else None
+        fmt = self.format(to)
+        if cat == "floating":
+            if isinstance(v, complex):
+                v = v.real
+            return _to_real(v, fmt, via)
+        c = v if isinstance(v, complex) else complex(0.0, 0.0)
+        re = v.real if isinstance(v, complex) else v
+        return complex(_to_real(re, fmt, via), _to_real(c.imag, fmt, via))
 
 
-# ------------------------------------------------------------------ casts
-def category(dtype: str) -> str:
-    if dtype == "bool":
-        return "bool"
-    if dtype in INT_BITS:
-        return "integral"
-    if dtype in FORMATS:
-        return "floating"
-    return "complex"
-
-
-def wrap(v: int, dtype: str) -> int:
-    bits = INT_BITS[dtype]
-    v &= (1 << bits) - 1
-    if dtype != "uint8" and v >= 1 << (bits - 1):
-        v -= 1 << bits
-    return v
-
-
-def _to_real(v, fmt: str, via_float32: bool) -> float:
-    if via_float32 and fmt != "float32":
-        v = round_to(v, "float32")
+def _to_real(v, fmt: Format, via: Format | None) -> float:
+    if via is not None and fmt != via:
+        v = round_to(v, via)
     return round_to(v, fmt)
-
-
-def cast(v, to: str, via_float32: Sequence[str]):
-    """v (a bool, int, float or complex value) converted to dtype `to` as a cast does:
-    bool is v != 0; integers truncate toward zero and wrap; floats round to nearest even
-    (through float32 for the via_float32 dtypes); real -> complex takes imaginary 0;
-    complex -> real drops the imaginary part."""
-    cat = category(to)
-    if isinstance(v, bool):
-        v = int(v)
-    if cat == "bool":
-        return v != 0
-    if cat == "integral":
-        if isinstance(v, complex):
-            v = v.real
-        if isinstance(v, float):
-            if v != v or math.isinf(v):
-                raise ArithError("internal", f"cast of {v} to {to} is undefined")
-            v = math.trunc(v)
-        return wrap(int(v), to)
-    via = to in via_float32
-    if cat == "floating":
-        if isinstance(v, complex):
-            v = v.real
-        return _to_real(v, to, via)
-    fmt = COMPLEX_PART[to]
-    c = v if isinstance(v, complex) else complex(0.0, 0.0)
-    re = v.real if isinstance(v, complex) else v
-    return complex(_to_real(re, fmt, via), _to_real(c.imag, fmt, via))
 
 
 # ------------------------------------------------------------------ IEEE arithmetic
@@ -168,7 +186,7 @@ def _special(op: str, a: float, b: float) -> float | None:
     return math.copysign(math.inf, math.copysign(1, a) * math.copysign(1, b))
 
 
-def real_op(op: str, a: float, b: float, fmt: str) -> float:
+def real_op(op: str, a: float, b: float, fmt: Format) -> float:
     """a op b for doubles holding values of format fmt, rounded once to fmt."""
     s = _special(op, a, b)
     if s is not None:
@@ -185,7 +203,7 @@ def real_op(op: str, a: float, b: float, fmt: str) -> float:
     return round_to(exact, fmt)
 
 
-def complex_op(op: str, a: complex, b: complex, fmt: str) -> complex:
+def complex_op(op: str, a: complex, b: complex, fmt: Format) -> complex:
     """Complex a op b rounded once per component to fmt (mul/div: from the exact value)."""
     if op in ("add", "sub"):
         return complex(real_op(op, a.real, b.real, fmt), real_op(op, a.imag, b.imag, fmt))
@@ -206,7 +224,7 @@ def complex_op(op: str, a: complex, b: complex, fmt: str) -> complex:
     return complex(round_to(re, fmt), round_to(im, fmt))
 
 
-def _exact_in(q: Fraction, fmt: str) -> bool:
+def _exact_in(q: Fraction, fmt: Format) -> bool:
     x = round_to(q, fmt)
     return not math.isinf(x) and Fraction(x) == q
 
@@ -218,7 +236,7 @@ def _parts(v) -> tuple[Fraction, Fraction] | None:
     return Fraction(c.real), Fraction(c.imag)
 
 
-def rounding_free(op: str, a, b, fmt: str, alpha=None) -> bool:
+def rounding_free(op: str, a, b, fmt: Format, alpha=None) -> bool:
     """Whether op(a, b[, alpha]) rounds nowhere in fmt, whichever way an implementation
     evaluates it: every partial product, sum, squared norm and quotient of the textbook,
     fused-multiply-add and Smith (scaled) formulas is exactly representable. Then a
@@ -277,18 +295,19 @@ def rounding_free(op: str, a, b, fmt: str, alpha=None) -> bool:
 class Compute:
     """spec/arithmetic.toml [compute]: one element of op(a, b, alpha) in result dtype r."""
 
-    def __init__(self, opmath: dict[str, str], via_float32: Sequence[str]):
+    def __init__(self, dtypes: Dtypes, opmath: dict[str, str], via_float32: Sequence[str]):
+        self.dtypes = dtypes
         self.opmath = opmath
         self.via = tuple(via_float32)
 
     def cast(self, v, to: str):
-        return cast(v, to, self.via)
+        return self.dtypes.cast(v, to, self.via)
 
     def rounding_free(self, op: str, a, b, r: str, alpha=None) -> bool:
         """Whether one element of op(a, b[, alpha]) in result dtype r (a, b already cast to
         r) rounds nowhere in r's opmath format, whatever the evaluation (rounding_free)."""
         m = self.opmath.get(r, r)
-        fmt = COMPLEX_PART.get(m) or real_format(m)
+        fmt = self.dtypes.format(m)
         if fmt is None:
             return True  # bool and integral results are exact
         return rounding_free(op, self.cast(a, m), self.cast(b, m), fmt, alpha)
@@ -309,7 +328,7 @@ class Compute:
         return self.cast(self._op(op, self.cast(a, m), self.cast(b, m), m), r)
 
     def _op(self, op: str, a, b, m: str):
-        cat = category(m)
+        cat = self.dtypes.category(m)
         if cat == "bool":
             if op == "add":
                 return bool(a) or bool(b)
@@ -319,10 +338,10 @@ class Compute:
         if cat == "integral":
             if op == "div":
                 raise ArithError("internal", "integer true division is promoted to float first")
-            return wrap({"add": a + b, "sub": a - b, "mul": a * b}[op], m)
+            return self.dtypes.wrap({"add": a + b, "sub": a - b, "mul": a * b}[op], m)
         if cat == "floating":
-            return real_op(op, a, b, m)
-        return complex_op(op, complex(a), complex(b), COMPLEX_PART[m])
+            return real_op(op, a, b, self.dtypes.format(m))
+        return complex_op(op, complex(a), complex(b), self.dtypes.format(m))
 
 
 # ------------------------------------------------------------------ shapes

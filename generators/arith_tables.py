@@ -25,8 +25,9 @@ def double_cxx(v: float) -> str:
     return ec.cdouble(v)
 
 
-def value_cxx(v, dtype: str) -> str:
-    kind = KIND_CXX[am.category(dtype)]
+def value_cxx(v, category: str) -> str:
+    """A Value of the category (dtypes.toml `category`) of the dtype that holds v."""
+    kind = KIND_CXX[category]
     if kind == "kBool":
         return f"{{Scalar::Kind::kBool, {int(bool(v))}, 0, 0}}"
     if kind == "kInt":
@@ -42,10 +43,10 @@ def scalar_value_cxx(v) -> str:
     if isinstance(v, bool):
         return value_cxx(v, "bool")
     if isinstance(v, int):
-        return value_cxx(v, "int64")
+        return value_cxx(v, "integral")
     if isinstance(v, float):
-        return value_cxx(v, "float64")
-    return value_cxx(v, "complex128")
+        return value_cxx(v, "floating")
+    return value_cxx(v, "complex")
 
 
 class Pool:
@@ -57,8 +58,8 @@ class Pool:
         self.names: dict[tuple[str, ...], str] = {}
         self.lines: list[str] = []
 
-    def ref(self, values: list, dtype: str) -> str:
-        items = tuple(value_cxx(v, dtype) for v in values)
+    def ref(self, values: list, category: str) -> str:
+        items = tuple(value_cxx(v, category) for v in values)
         if not items:
             return "nullptr"
         if items not in self.names:
@@ -148,9 +149,9 @@ class Builder:
             if alpha is not None:
                 if isinstance(alpha, bool) and result != "bool":
                     raise am.ArithError("alpha", spec.alpha_errors["bool_error"]["message"])
-                if isinstance(alpha, (float, complex)) and am.category(result) not in ("floating", "complex"):
+                if isinstance(alpha, (float, complex)) and self.spec.by_name[result].category not in ("floating", "complex"):
                     raise am.ArithError("alpha", spec.alpha_errors["float_error"]["message"])
-                if isinstance(alpha, complex) and am.category(result) != "complex":
+                if isinstance(alpha, complex) and self.spec.by_name[result].category != "complex":
                     raise am.ArithError("alpha", spec.alpha_errors["complex_error"]["message"])
         except am.ArithError as e:
             error = e
@@ -178,7 +179,7 @@ class Builder:
         if tol is not None and error is None and exact:
             text += f" [exact: no rounding in any evaluation, {tol[0]} not needed]"
         elif tol is not None and error is None:
-            fmt = am.real_format(out_dtype)
+            fmt = self.c.dtypes.format(out_dtype)
             atol, rtol = am.tiny(fmt), tol[1] * am.eps(fmt)
             text += f" [tolerance: {tol[0]}]"
         self.emit(table, row_id, source, text, form, op, alpha, storages, a, b, out, error, out_dtype or "bool",
@@ -215,7 +216,7 @@ class Builder:
             if k < len(storages):
                 s = storages[k]
                 sdefs.append(f"{{true, {dt(self.spec, s.dtype)}, {dims(s.base)}, {len(s.values)}, "
-                             f"{self.pool.ref(s.values, s.dtype)}}}")
+                             f"{self.pool.ref(s.values, self.spec.by_name[s.dtype].category)}}}")
             else:
                 sdefs.append(f"{{false, DType::kBool, {dims([])}, 0, nullptr}}")
         err = "{false, ErrorKind::kRuntimeError, \"\"}" if error is None else \
@@ -224,18 +225,18 @@ class Builder:
                   scalar_value_cxx(alpha if alpha is not None else 1), "{" + ", ".join(sdefs) + "}",
                   self.arg_cxx(storages, a), self.arg_cxx(storages, b), self.arg_cxx(storages, out), err,
                   dt(self.spec, dtype), dims(shape), dims(strides), dims(device_strides), ec.cbool(keeps), str(len(values)),
-                  self.pool.ref(values, dtype) if values else "nullptr", double_cxx(atol), double_cxx(rtol)]
+                  self.pool.ref(values, self.spec.by_name[dtype].category) if values else "nullptr", double_cxx(atol), double_cxx(rtol)]
         table.add(row_id, source, text, fields)
 
     def arg_cxx(self, storages, x: Arg | None) -> str:
         if x is None:
-            return f"{{ArithOperandKind::kNone, 0, false, {dims([])}, {dims([])}, 0, {value_cxx(0, 'int64')}}}"
+            return f"{{ArithOperandKind::kNone, 0, false, {dims([])}, {dims([])}, 0, {value_cxx(0, 'integral')}}}"
         if x.is_scalar:
             return f"{{ArithOperandKind::kScalar, 0, false, {dims([])}, {dims([])}, 0, {scalar_value_cxx(x.scalar)}}}"
         g, base = x.geometry, storages[x.storage].base
         view = not (g.sizes == base and g.strides == self.contiguous(base) and g.offset == 0)
         return (f"{{ArithOperandKind::kTensor, {x.storage}, {ec.cbool(view)}, {dims(g.sizes)}, {dims(g.strides)}, "
-                f"{g.offset}, {value_cxx(0, 'int64')}}}")
+                f"{g.offset}, {value_cxx(0, 'integral')}}}")
 
 
 def scalar_kind(v) -> str:
@@ -270,7 +271,7 @@ def arithmetic_tables(spec: Spec, Table) -> list:
     vals = spec.arith["values"]["source"]
     documented = [d.name for d in spec.documented]
     # Shape and layout rows hold integers: the widest integral dtype the spec documents.
-    ints = [d for d in documented if am.category(d) == "integral"]
+    ints = [d for d in documented if spec.by_name[d].category == "integral"]
     i64 = "int64" if "int64" in ints else ints[-1]
 
     def value_row(table, row_id, text, op, da, db, pairs, alpha=None, source=vals):
@@ -295,7 +296,7 @@ def arithmetic_tables(spec: Spec, Table) -> list:
     alpha_table = Table("Alpha", "ArithRow")
     asrc = spec.arith["alpha"]["source"]
     for d in documented:
-        for alpha in spec.alpha_values[am.category(d)]:
+        for alpha in spec.alpha_values[spec.by_name[d].category]:
             for op in ("add", "sub"):
                 if op == "sub" and d == "bool":
                     continue
@@ -306,7 +307,7 @@ def arithmetic_tables(spec: Spec, Table) -> list:
     # Each kind of alpha against one dtype of each category: alpha_check accepts or refuses.
     firsts = {}
     for d in documented:
-        firsts.setdefault(am.category(d), d)
+        firsts.setdefault(spec.by_name[d].category, d)
     for d in firsts.values():
         for alpha in (True, 2, 0.5, complex(0.5, 1.0)):
             value_row(alpha_table, f"arith.alpha.kind.{d}.{alpha_token(alpha)}",

@@ -144,7 +144,7 @@ def binary_row(spec: Spec, table: Table, row_id: str, source: Source, form: str,
     else:
         _, result, out_dtype = outcome
         expect = ["false", "ErrorKind::kRuntimeError", '""', "MessageMatch::kContains"]
-        value = arith_tables.value_cxx(binary_value(spec, op, a, b, result, out_dtype), out_dtype)
+        value = arith_tables.value_cxx(binary_value(spec, op, a, b, result, out_dtype), spec.by_name[out_dtype].category)
         res_text = f"dtype {out_dtype}" + (f" (computed in {result})" if result != out_dtype else "")
     if form == "functional":
         text = f"{op}({a}, {b}) -> {res_text}"
@@ -258,7 +258,7 @@ def casting_tables(spec: Spec) -> list[Table]:
         doc.add(ex["id"], src.for_row(ex["id"]).with_basis("doc"), text,
                 ["BinaryForm::kInplace", "BinaryOp::kMul", operand_cxx(spec, a), operand_cxx(spec, b),
                  dt(spec, ex["self"]), dt(spec, spec.initial_default), *expect, dt(spec, result),
-                 arith_tables.value_cxx(value, ex["self"] if ex["allowed"] else "bool")])
+                 arith_tables.value_cxx(value, spec.by_name[ex["self"]].category if ex["allowed"] else "bool")])
     return [cc, inplace, out, doc]
 
 

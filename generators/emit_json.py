@@ -67,6 +67,8 @@ def dtype_obj(d) -> dict:
            "documented": d.documented, "clause": d.clause, "basis": d.basis}
     if d.bits:
         obj["bits"] = dict(zip(("sign", "exponent", "significand"), d.bits))
+    if d.part:
+        obj["part"] = d.part
     return obj
 
 

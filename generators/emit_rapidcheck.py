@@ -143,14 +143,10 @@ def dtype_values(spec: Spec) -> str:
             lo_cxx = f"{lo + 1} - 1" if lo < -(2 ** 62) else str(lo)  # INT64_MIN has no literal
             integral.append(f"{ec.dt(spec, d.name)}, {lo_cxx}, {hi}")
         elif d.category == "floating":
-            _, exponent, significand = d.bits
-            bias = 2 ** (exponent - 1) - 1
-            floating.append(f"{ec.dt(spec, d.name)}, {significand + 1}, {1 - bias - significand}, {bias - significand}")
+            fmt = spec.numbers.format(d.name)  # m * 2^(e-p+1) with emin <= e <= emax
+            floating.append(f"{ec.dt(spec, d.name)}, {fmt.p}, {fmt.emin - fmt.p + 1}, {fmt.emax - fmt.p + 1}")
         elif d.category == "complex":
-            parts = [f for f in spec.dtypes if f.category == "floating" and 2 * f.itemsize == d.itemsize
-                     and spec.to_complex(f.name) == d.name]
-            if parts:
-                complex_.append(f"{ec.dt(spec, d.name)}, {ec.dt(spec, parts[0].name)}")
+            complex_.append(f"{ec.dt(spec, d.name)}, {ec.dt(spec, d.part)}")
     return (xmacro("TCTS_INTEGRAL_RANGES",
                    ["TCTS_INTEGRAL_RANGES(_): _(dtype, lowest, highest) for each integral dtype (itemsize, is_signed)."],
                    integral)

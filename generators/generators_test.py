@@ -33,6 +33,7 @@ import os
 import re
 import runpy
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -174,7 +175,7 @@ MALFORMED = [
      ["arithmetic.toml", "must be an error kind PyTorch raises (spec/interface.toml", "RuntimeError, TypeError, ValueError, IndexError, NotImplementedError)",
       "got 'NotSupported'"]),
     ("interface.toml", 'raised_by = "pytorch"', 'raised_by = "torch"',
-     ["interface.toml", "[[error]] #1: raised_by 'torch' is not one of pytorch, suite"]),
+     ["interface.toml", "error[0] (RuntimeError): field 'raised_by' must be one of 'pytorch', 'suite', got 'torch'"]),
     ("arithmetic.toml", "[[tolerance]]", "[[tolerence]]",
      ["arithmetic.toml", "[[tolerence]]", "unknown table; did you mean [[tolerance]]?"]),
     ("arithmetic.toml", "expected = -2147483648", 'expected = "-2147483648"',
@@ -186,6 +187,21 @@ MALFORMED = [
      ["dtypes.toml", "dtype.float32", "field 'bits.significand' must be an integer, got string '23'"]),
     ("dtypes.toml", "pytorch_basis = { is_signed", "pytorch_basis = { is_sgned",
      ["dtypes.toml", "dtype.float32", "unknown field 'pytorch_basis.is_sgned'; did you mean 'is_signed'?"]),
+    # --- dtypes.toml: a complex dtype's part, a floating dtype's bits (arith_model.Dtypes reads both)
+    ("dtypes.toml", 'is_complex = true\npart = "float32"\n', 'is_complex = true\n',
+     ["dtypes.toml", "dtype.complex64", "a complex dtype names its `part`"]),
+    ("dtypes.toml", 'part = "float32"', 'part = "float64"',
+     ["dtypes.toml", "dtype.complex64", "part 'float64' must be the name of a floating dtype of half its bits (32)"]),
+    ("dtypes.toml", 'part = "float32"', 'part = "float"',
+     ["dtypes.toml", "dtype.complex64", "part 'float' must be the name of a floating dtype"]),
+    ("dtypes.toml", 'part = "float16"', 'part = "int32"',
+     ["dtypes.toml", "dtype.complex32", "part 'int32' must be the name of a floating dtype of half its bits (16)"]),
+    ("dtypes.toml", 'is_complex = false\nbits', 'is_complex = false\npart = "float32"\nbits',
+     ["dtypes.toml", "dtype.float32", "only a complex dtype has one"]),
+    ("dtypes.toml", "exponent = 11, significand = 52", "exponent = 12, significand = 51",
+     ["dtypes.toml", "dtype.float64", "the model holds values in a double", "does not fit in it"]),
+    ("dtypes.toml", "exponent = 8, significand = 23", "exponent = 1, significand = 30",
+     ["dtypes.toml", "dtype.float32", "bits.exponent must be at least 2"]),
     ("devices.toml", "documented = true", 'documented = "yes"',
      ["devices.toml", "device.type.cpu", "field 'documented' must be true or false, got string 'yes'"]),
     ("dlpack.toml", 'name = "transposed"', 'nam = "transposed"',
@@ -273,7 +289,7 @@ MALFORMED = [
     ("statements.toml", 'rows = ["dtype.float32", ', 'rows = [',
      ["statements.toml", "dtype.float32", "(dtypes.toml, 002#torch.dtype) tests no statement"]),
     ("statements.toml", 'rows = ["dtype.float32", "dtype.float64", "dtype.complex64", "dtype.complex128", "dtype.int32", '
-                        '"dtype.int64", "dtype.bool"]',
+                        '"dtype.int64", "dtype.bool", "dtype.float16"]',
      'untested = "moved"\n\n[[silent]]\nwhy = "none"\nrows = ["dtype.float32"]',
      ["statements.toml", "silent[0]", "'dtype.float32' has basis 'doc'"]),
     ("statements.toml", 'rows = ["dtype.complex32"]', 'rows = ["dtype.complex32", "dtype.float32"]',
@@ -291,7 +307,7 @@ FEATURES_MALFORMED = [
      'basis = "pytorch"\nreason = "fixture"\n\n[[feature]]\nname = "views"',
      ["features.toml", "feature[0]", "field 'basis' 'pytorch' does not match"]),
     ("features.toml", 'name = "views"', 'name = "promote_types"',
-     ["features.toml", "feature", "field '[1].name' 'promote_types' is used twice"]),
+     ["features.toml", "feature[1]", "field 'name' 'promote_types' is used twice (also feature[0])"]),
     ("features.toml", 'reason = "fixture"', 'reason = " "',
      ["features.toml", "feature[0]", "field 'reason'"]),
 ]
@@ -309,11 +325,42 @@ INTERFACE_MALFORMED = [
     ("interface.toml", 'result = "DTypeInfo"', 'result = "DTypeInfos"', ["dtype_info", "DTypeInfos"]),
     # A fact (protocol version 3) takes only the tensor t and answers a record.
     ("interface.toml", 'result = "DTypeInfo"', 'result = "DTypeInfo"\nfact = true', ["dtype_info", "a fact takes only the tensor t"]),
-    ("interface.toml", 'name = "data_ptr"', 'name = "transpose"', ["op 'transpose' appears twice"]),
+    ("interface.toml", 'name = "data_ptr"', 'name = "transpose"', ["interface.toml", "op[4]", "field 'name' 'transpose' is used twice (also op[2])"]),
     ("interface.toml", '{ name = "itemsize", type = "int32" }', '{ name = "itemsize", type = "tensor" }', ["itemsize", "tensor"]),
-    ("interface.toml", 'doc = "torch.promote_types(a, b)."', 'doc = "x"\ncolour = "red"', ["[[op]] #1", "colour"]),
+    ("interface.toml", 'doc = "torch.promote_types(a, b)."', 'doc = "x"\ncolour = "red"', ["interface.toml", "op[0] (promote_types)", "unknown field 'colour'"]),
     ("interface.toml", 'answer_features = ["device_repr"]', 'answer_features = []', ["device_repr", "no operation"]),
-    ("features.toml", 'enumerator = "kViews"\n', '', ["[[feature]] #2", "enumerator"]),
+    ("features.toml", 'enumerator = "kViews"\n', '', ["features.toml", "feature[1] (views)", "missing field 'enumerator'"]),
+    # The schema's rules for interface.toml (spec_schema.FILES["interface.toml"]), one case each.
+    ("interface.toml", "[[op]]", "[[opp]]", ["interface.toml", "[[opp]]", "unknown table; did you mean [[op]]?"]),
+    ("interface.toml", 'protocol_versions = [1, 2]', 'protocol_versions = ["1", 2]',
+     ["interface.toml", "protocol_versions", "field '[0]' must be an integer, got string '1'"]),
+    ("interface.toml", 'answer_features = ["device_repr"]', 'answer_features = "device_repr"',
+     ["interface.toml", "answer_features: the value must be a list, got string 'device_repr'"]),
+    ("interface.toml", 'result = "dtype"\n', '', ["interface.toml", "op[0] (promote_types)", "missing field 'result'"]),
+    ("interface.toml", 'aliases = true', 'aliases = "yes"',
+     ["interface.toml", "op[2] (transpose)", "field 'aliases' must be true or false, got string 'yes'"]),
+    ("interface.toml", 'name = "transpose"', 'name = "Transpose"',
+     ["interface.toml", "op[2] (Transpose)", "field 'name' 'Transpose' does not match"]),
+    ("interface.toml", 'feature = "promote_types"', 'feature = "promote types"',
+     ["interface.toml", "op[0] (promote_types)", "field 'feature' 'promote types' does not match"]),
+    ("interface.toml", '{ name = "dim0", type = "int" }', '{ name = "dim0", type = "int", kind = 1 }',
+     ["interface.toml", "op[2] (transpose)", "unknown field 'args[1].kind'"]),
+    ("interface.toml", '{ name = "dim1", type = "int?" }', '{ name = "dim0", type = "int?" }',
+     ["interface.toml", "op[2] (transpose)", "field 'args[2].name' 'dim0' is used twice (also args[1])"]),
+    ("interface.toml", '{ name = "dim0", type = "int" }', '{ name = "dim0", type = "int??" }',
+     ["interface.toml", "op[2] (transpose)", "field 'args[1].type' 'int??' does not match"]),
+    ("interface.toml", '{ name = "index", type = "int?" }', '{ name = "itemsize", type = "int?" }',
+     ["interface.toml", "record[0] (DTypeInfo)", "field 'fields[3].name' 'itemsize' is used twice (also fields[0])"]),
+    ("interface.toml", 'default = ""', 'default = []',
+     ["interface.toml", "record[0] (DTypeInfo)", "field 'fields[2].default' must be a bool, a number or a string"]),
+    ("interface.toml", 'enumerator = "kTypeError"', 'enumerator = "TypeError"',
+     ["interface.toml", "error[1] (TypeError)", "field 'enumerator' 'TypeError' does not match"]),
+    ("interface.toml", 'name = "TypeError"', 'name = "RuntimeError"',
+     ["interface.toml", "error[1]", "field 'name' 'RuntimeError' is used twice (also error[0])"]),
+    ("interface.toml", "[[record]]", '[[check]]\nname = "dtype"\nenumerator = "kDType"\ndoc = "x"\nneeds = 3\n\n[[record]]',
+     ["interface.toml", "check[0] (dtype)", "field 'needs' must be a string, got integer 3"]),
+    ("interface.toml", "[[record]]", '[[check]]\nname = "dtype"\nenumerator = "kDType"\ndoc = "x"\nneeds = "viewz"\n\n[[record]]',
+     ["interface.toml", "check[0] (dtype)", "needs feature 'viewz', which has no row in"]),
 ]
 
 
@@ -487,7 +534,7 @@ def mutations(files: dict):
             yield "deleted", fname, keys, "delete", name
         yield from walk(fname, value, t, keys, shape)
 
-    for fname in SPEC_FILES:  # the schema's files (interface.toml is interface_model's)
+    for fname in SPEC_INPUTS:  # every file of the schema, interface.toml included
         _, doc = files[fname]
         for key, fld in spec_schema.FILES[fname].items():
             if key in doc:
@@ -890,6 +937,42 @@ def normalise(text: str) -> str:
     """Every run of whitespace as one space: a quote may join the document's line breaks."""
     return re.sub(r"\s+", " ", text).strip()
 
+
+
+class Formats(unittest.TestCase):
+    """The value model's floating formats come from dtypes.toml's bits (arith_model.Format):
+    its largest finite value, smallest normal value and eps agree with the host's IEEE 754
+    decoding of the same bit patterns (struct: binary16 'e', binary32 'f', binary64 'd';
+    a bfloat16 is the upper half of a binary32)."""
+
+    DECODE = {
+        "float16": lambda n: struct.unpack("<e", n.to_bytes(2, "little"))[0],
+        "bfloat16": lambda n: struct.unpack("<f", (n << 16).to_bytes(4, "little"))[0],
+        "float32": lambda n: struct.unpack("<f", n.to_bytes(4, "little"))[0],
+        "float64": lambda n: struct.unpack("<d", n.to_bytes(8, "little"))[0],
+    }
+
+    def test_formats_agree_with_the_bit_patterns(self):
+        import arith_model as am
+        spec = Spec.load([os.path.join(SPEC, f) for f in SPEC_INPUTS])
+        floating = [d for d in spec.dtypes if d.is_floating_point]
+        self.assertEqual(sorted(d.name for d in floating), sorted(self.DECODE), "a floating dtype with no decoder here")
+        for d in floating:
+            with self.subTest(dtype=d.name):
+                decode, (_, e, t) = self.DECODE[d.name], d.bits
+                fmt = spec.numbers.format(d.name)
+                self.assertEqual(am.max_finite(fmt), decode(((2 ** e - 2) << t) | (2 ** t - 1)))
+                self.assertEqual(am.tiny(fmt), decode(1 << t))
+                one = (2 ** (e - 1) - 1) << t
+                self.assertEqual(decode(one), 1.0)
+                self.assertEqual(am.eps(fmt), decode(one + 1) - 1.0)
+                self.assertEqual(am.round_to(am.max_finite(fmt) * (1 + am.eps(fmt)), fmt), float("inf"))
+        for d in spec.dtypes:
+            if d.is_complex:
+                with self.subTest(dtype=d.name):
+                    self.assertEqual(spec.numbers.format(d.name), spec.numbers.format(d.part))
+                    self.assertEqual(spec.by_name[d.part].itemsize * 2, d.itemsize)
+        self.assertEqual(am.DOUBLE, spec.numbers.format("float64"))
 
 
 class Derivations(unittest.TestCase):

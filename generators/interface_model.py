@@ -1,13 +1,18 @@
 """The candidate interface (spec/interface.toml) and its features (spec/features.toml), loaded
 and validated: the one model every end of the candidate seam is generated from
-(generators/emit_interface.py). Errors name the file, the row and the field. Stdlib only.
+(generators/emit_interface.py). spec_schema.py checks both files' shape (tables, fields, types,
+names used once); this module builds the rows and checks the cross-references: an op's feature
+has a row, every type is a wire type or a record, a record field needs no session, a fact's
+shape, answer_features. Errors name the file, the row and the field. Stdlib only.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import spec_schema
 import toml_file
+from spec_rows import SpecError
 
 # Wire types that are values (PROTOCOL.md "Values"); "T?" is T or null; a record's name is a record.
 VALUE_TYPES = ("dtype", "int", "int32", "uint8", "uint16", "uint64", "uintptr", "bool", "string", "float",
@@ -77,9 +82,6 @@ class ErrorKind:
     raised_by: str  # "pytorch": a Python exception class PyTorch raises; "suite": NotSupported, Internal
 
 
-RAISED_BY = ("pytorch", "suite")
-
-
 @dataclass
 class CheckKind:
     """One aspect a case's checks judge ([[check]]): its verdict is recorded per case."""
@@ -123,118 +125,83 @@ class Interface:
         }
 
 
-def _load(path: str) -> dict:
+def _load(name: str, path: str) -> dict:
+    """A file of the interface, read and checked against spec_schema.FILES[name] (its shape: tables,
+    fields, types, names used once); what the schema cannot say, _check says."""
     try:
-        return toml_file.load(path)
+        doc = toml_file.load(path)
+        # No documents: features.toml's clauses are checked for their shape only here (Spec.load
+        # checks them against spec/sources.toml).
+        spec_schema.check_file(name, path, doc, None)
     except toml_file.TomlFileError as e:
         raise InterfaceError(str(e)) from None
+    except SpecError as e:
+        raise InterfaceError(str(e)) from None
+    return doc
 
 
-def _fields(where: str, row: object, required: tuple, optional: tuple = ()) -> dict:
-    if not isinstance(row, dict):
-        raise InterfaceError(f"{where}: not a table")
-    missing = [k for k in required if k not in row]
-    extra = sorted(set(row) - set(required) - set(optional))
-    if missing or extra:
-        raise InterfaceError(f"{where}: " + "; ".join(([f"missing {', '.join(missing)}"] if missing else []) +
-                                                     ([f"unknown field(s) {', '.join(extra)}"] if extra else [])))
-    return row
-
-
-def error_kinds(interface_path: str, doc: dict) -> list[ErrorKind]:
-    """The [[error]] rows of a parsed interface.toml (also read by generators/spec_model.py: the
-    kinds a spec row may expect are those raised_by "pytorch")."""
-    if not isinstance(doc.get("error"), list):
-        raise InterfaceError(f"{interface_path}: needs [[error]] rows")
-    errors = []
-    for n, row in enumerate(doc["error"], 1):
-        where = f"{interface_path}: [[error]] #{n}"
-        r = _fields(where, row, ("name", "enumerator", "doc", "raised_by"))
-        if r["raised_by"] not in RAISED_BY:
-            raise InterfaceError(f"{where}: raised_by {r['raised_by']!r} is not one of {', '.join(RAISED_BY)}")
-        errors.append(ErrorKind(r["name"], r["enumerator"], r["doc"], r["raised_by"]))
-    return errors
+def _arg(a: dict) -> Arg:
+    return Arg(a["name"], a["type"], a.get("cxx"), a.get("cxx_name"), a.get("default"), "default" in a,
+               a.get("inline", False))
 
 
 def load(interface_path: str, features_path: str) -> Interface:
-    doc = _load(interface_path)
-    _fields(interface_path, doc, ("protocol_versions", "answer_features", "error", "record", "op"), ("check",))
-    errors = error_kinds(interface_path, doc)
-    checks = []
-    for n, row in enumerate(doc.get("check", []), 1):
-        r = _fields(f"{interface_path}: [[check]] #{n} ({row.get('name')!r})", row, ("name", "enumerator", "doc"), ("needs",))
-        checks.append(CheckKind(r["name"], r["enumerator"], r["doc"], r.get("needs", "")))
-    records: list[Record] = []
-    for n, row in enumerate(doc["record"], 1):
-        where = f"{interface_path}: [[record]] #{n} ({row.get('name')!r})"
-        r = _fields(where, row, ("name", "doc", "fields"))
-        records.append(Record(r["name"], r["doc"], [_arg(f"{where}.fields[{k}]", a, record=True)
-                                                       for k, a in enumerate(r["fields"])]))
-    record_names = {r.name for r in records}
-    ops: list[Op] = []
-    for n, row in enumerate(doc["op"], 1):
-        where = f"{interface_path}: [[op]] #{n} ({row.get('name')!r})"
-        r = _fields(where, row, ("name", "feature", "args", "result", "doc"), ("aliases", "custom", "cxx_params", "fact"))
-        ops.append(Op(r["name"], r["feature"], [_arg(f"{where}.args[{k}]", a) for k, a in enumerate(r["args"])],
-                      r["result"], r["doc"], bool(r.get("aliases", False)), bool(r.get("custom", False)),
-                      r.get("cxx_params"), bool(r.get("fact", False))))
-        if ops[-1].fact and ([(a.name, a.type) for a in ops[-1].args] != [("t", "tensor")] or
-                             ops[-1].result not in record_names or ops[-1].custom):
-            raise InterfaceError(f"{where}: a fact takes only the tensor t and answers a record, and is not custom")
-    fdoc = _load(features_path)
-    features = []
-    for n, row in enumerate(fdoc.get("feature", []), 1):
-        if not isinstance(row, dict) or "name" not in row or "enumerator" not in row or "level" not in row:
-            raise InterfaceError(f"{features_path}: [[feature]] #{n}: needs name, enumerator and level")
-        features.append(Feature(row["name"], row["enumerator"], row["level"]))
-    iface = Interface(doc["protocol_versions"], errors, records, ops, features, list(doc["answer_features"]), checks)
-    _check(iface, interface_path, features_path, record_names)
+    doc = _load("interface.toml", interface_path)
+    fdoc = _load("features.toml", features_path)
+    iface = Interface(
+        protocol_versions=doc["protocol_versions"],
+        errors=[ErrorKind(r["name"], r["enumerator"], r["doc"], r["raised_by"]) for r in doc["error"]],
+        records=[Record(r["name"], r["doc"], [_arg(a) for a in r["fields"]]) for r in doc["record"]],
+        ops=[Op(r["name"], r["feature"], [_arg(a) for a in r["args"]], r["result"], r["doc"], r.get("aliases", False),
+                r.get("custom", False), r.get("cxx_params"), r.get("fact", False)) for r in doc["op"]],
+        features=[Feature(r["name"], r["enumerator"], r["level"]) for r in fdoc["feature"]],
+        answer_features=list(doc["answer_features"]),
+        checks=[CheckKind(r["name"], r["enumerator"], r["doc"], r.get("needs", "")) for r in doc.get("check", [])])
+    _check(iface, interface_path, features_path)
     return iface
 
 
-def _arg(where: str, row: object, record: bool = False) -> Arg:
-    r = _fields(where, row, ("name", "type"), ("cxx", "cxx_name", "default", "inline"))
-    a = Arg(r["name"], r["type"], r.get("cxx"), r.get("cxx_name"), r.get("default"), "default" in r,
-            bool(r.get("inline", False)))
-    if record and a.base in STATEFUL:
-        raise InterfaceError(f"{where} ({a.name!r}): a record field cannot be of type {a.base!r} (it needs the session)")
-    return a
+def _check(iface: Interface, ipath: str, fpath: str) -> None:
+    """The cross-references the schema cannot check. A row is named as the schema names it:
+    `op[3] (transpose)`."""
+    def fail(row: str, reason: str):
+        raise InterfaceError(f"{ipath}: {row}: {reason}")
 
-
-def _check(iface: Interface, ipath: str, fpath: str, record_names: set) -> None:
-    def unique(what, names):
-        seen = set()
-        for n in names:
-            if n in seen:
-                raise InterfaceError(f"{ipath}: {what} {n!r} appears twice")
-            seen.add(n)
-    unique("op", [o.name for o in iface.ops])
-    unique("record", [r.name for r in iface.records])
-    unique("error kind", [e.name for e in iface.errors])
-    unique("feature", [f.name for f in iface.features])
-    unique("check", [c.name for c in iface.checks])
+    record_names = {r.name for r in iface.records}
     features = {f.name: f for f in iface.features}
-    for c in iface.checks:
+
+    def known(t: str) -> bool:
+        return t in VALUE_TYPES or t in record_names
+
+    for i, c in enumerate(iface.checks):
         if c.needs and c.needs not in features:
-            raise InterfaceError(f"{ipath}: check {c.name!r} needs feature {c.needs!r}, which has no row in {fpath}")
-    for r in iface.records:
-        for a in r.fields:
-            if a.base not in VALUE_TYPES and a.base not in record_names:
-                raise InterfaceError(f"{ipath}: record {r.name}.{a.name}: unknown type {a.type!r}")
-    for o in iface.ops:
+            fail(f"check[{i}] ({c.name})", f"needs feature {c.needs!r}, which has no row in {fpath}")
+    for i, r in enumerate(iface.records):
+        for k, a in enumerate(r.fields):
+            if not known(a.base):
+                fail(f"record[{i}] ({r.name})", f"field 'fields[{k}].type' of {a.name!r}: unknown type {a.type!r}")
+            if a.base in STATEFUL:
+                fail(f"record[{i}] ({r.name})", f"field 'fields[{k}].type' of {a.name!r}: a record field cannot be of "
+                                                f"type {a.base!r} (it needs the session)")
+    for i, o in enumerate(iface.ops):
+        row = f"op[{i}] ({o.name})"
         if o.feature not in features:
-            raise InterfaceError(f"{ipath}: op {o.name!r}: feature {o.feature!r} has no row in {fpath}")
+            fail(row, f"feature {o.feature!r} has no row in {fpath}")
         features[o.feature].ops.append(o.name)
-        for a in o.args:
-            if a.base not in VALUE_TYPES and a.base not in record_names:
-                raise InterfaceError(f"{ipath}: op {o.name!r} argument {a.name!r}: unknown type {a.type!r}")
-        if o.result not in VALUE_TYPES + RESULT_ONLY and o.result not in record_names:
-            raise InterfaceError(f"{ipath}: op {o.name!r}: unknown result type {o.result!r}")
+        for k, a in enumerate(o.args):
+            if not known(a.base):
+                fail(row, f"field 'args[{k}].type' of argument {a.name!r}: unknown type {a.type!r}")
+        if o.result not in RESULT_ONLY and not known(o.result):
+            fail(row, f"unknown result type {o.result!r}")
+        if o.fact and ([(a.name, a.type) for a in o.args] != [("t", "tensor")] or o.result not in record_names
+                       or o.custom):
+            fail(row, "a fact takes only the tensor t and answers a record, and is not custom")
     for name in iface.answer_features:
         if name not in features:
-            raise InterfaceError(f"{ipath}: answer_features names {name!r}, which has no row in {fpath}")
+            fail("answer_features", f"names {name!r}, which has no row in {fpath}")
         if features[name].ops:
-            raise InterfaceError(f"{ipath}: answer feature {name!r} has operations {features[name].ops}")
-    for f in iface.features:
+            fail("answer_features", f"answer feature {name!r} has operations {features[name].ops}")
+    for i, f in enumerate(iface.features):
         if not f.ops and f.name not in iface.answer_features:
-            raise InterfaceError(f"{fpath}: feature {f.name!r} has no operation in {ipath} and is not in answer_features")
+            raise InterfaceError(f"{fpath}: feature[{i}] ({f.name}): no operation in {ipath} has this feature, "
+                                 "and answer_features does not list it")

@@ -134,7 +134,7 @@ class PyValuePool:
 
     def ref(self, value) -> tuple[str, int]:
         """The array holding `value`'s nodes, and how many there are."""
-        nodes = tuple(f"{{{ec.cbool(is_list)}, {n}, {value_cxx(0, 'int64') if is_list else scalar_value_cxx(x)}}}"
+        nodes = tuple(f"{{{ec.cbool(is_list)}, {n}, {value_cxx(0, 'integral') if is_list else scalar_value_cxx(x)}}}"
                       for is_list, n, x in py_nodes(value))
         if nodes not in self.names:
             self.names[nodes] = f"kPyValue{len(self.names)}"

@@ -23,7 +23,6 @@ import os
 from typing import Iterable
 
 import arith_model
-import interface_model
 import interop_model
 import spec_schema
 import strided_model
@@ -37,7 +36,8 @@ OPERAND_KINDS = ("tensor", "zerodim", "scalar")
 OPS = ("add", "sub", "mul", "div")
 SPEC_FILES = ("sources.toml", "dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml",
               "devices.toml", "asarray.toml", "dlpack.toml", "statements.toml", "features.toml")
-# Read too, for its [[error]] rows only: the error kinds a row's expected error may name.
+# Checked too (its shape; interface_model.py checks the rest), and read for its [[error]] and
+# [[check]] names: the error kinds a row's expected error may name, the checks a row may name.
 INTERFACE_FILE = "interface.toml"
 SPEC_INPUTS = SPEC_FILES + (INTERFACE_FILE,)  # what Spec.load needs: //spec:tables
 VIEW_OPS = tuple(strided_model.VIEW_CAUSES)  # the view ops the strided model implements
@@ -113,11 +113,9 @@ class Spec:
         spec_schema.check_file("sources.toml", path, doc, None)
         self.documents, implementation = spec_schema.documents_of(doc)
         path, doc = self.files[INTERFACE_FILE]
-        try:
-            kinds = tuple(e.name for e in interface_model.error_kinds(path, doc) if e.raised_by == "pytorch")
-        except interface_model.InterfaceError as e:
-            raise SpecError(path, "[[error]]", str(e)) from None
-        checks = tuple(c["name"] for c in doc.get("check", []) if isinstance(c, dict) and isinstance(c.get("name"), str))
+        spec_schema.check_file(INTERFACE_FILE, path, doc, self.documents, implementation)
+        kinds = tuple(e["name"] for e in doc["error"] if e["raised_by"] == "pytorch")
+        checks = tuple(c["name"] for c in doc.get("check", []))
         for name in SPEC_FILES[1:]:
             spec_schema.check_file(name, *self.files[name], self.documents, implementation, kinds, checks)
 
@@ -166,7 +164,10 @@ class Spec:
                 category=category, is_signed=r["is_signed"],
                 is_floating_point=is_fp, is_complex=is_cx, bits=bits,
                 documented=r["documented"],
-                clause=src.clause, basis=src.basis)
+                clause=src.clause, basis=src.basis, part=r.get("part"))
+            if is_cx != ("part" in r):
+                raise SpecError(path, row, "a complex dtype names its `part` (the floating dtype of its real and "
+                                           "imaginary components), and only a complex dtype has one")
             for key in [name, *d.aliases]:
                 if key in self.by_name:
                     raise SpecError(path, row, f"name or alias {key!r} is already used by {self.by_name[key].name}")
@@ -175,7 +176,21 @@ class Spec:
                 raise SpecError(path, row, f"short code {d.short!r} is already used")
             self.by_short[d.short] = d
             self.dtypes.append(d)
+        for d in self.dtypes:
+            if d.is_complex:
+                part = self.by_name.get(d.part)
+                if part is None or part.name != d.part or not part.is_floating_point or part.itemsize * 2 != d.itemsize:
+                    raise SpecError(path, d.id, f"part {d.part!r} must be the name of a floating dtype of half "
+                                                f"its bits ({d.itemsize * 4})")
+            if d.is_floating_point:
+                if d.bits[1] < 2:
+                    raise SpecError(path, d.id, "bits.exponent must be at least 2 (an IEEE 754 binary format)")
+                fmt = arith_model.Format.of_bits(d.bits[1], d.bits[2])
+                if fmt.p > arith_model.DOUBLE.p or fmt.emin < arith_model.DOUBLE.emin or fmt.emax > arith_model.DOUBLE.emax:
+                    raise SpecError(path, d.id, f"bits: the model holds values in a double ({arith_model.DOUBLE}); "
+                                                f"{fmt} does not fit in it")
         self.documented = [d for d in self.dtypes if d.documented]
+        self.numbers = arith_model.Dtypes(self.dtypes)
 
     def dtype(self, name: str, path: str, row: str) -> DType:
         if name not in self.by_name:
@@ -526,7 +541,7 @@ class Spec:
     # ----------------------------------------------------------------- arithmetic.toml
     def _value(self, v, dtype: str, path: str, row: str):
         """A TOML value as the model holds it for `dtype`: it must be exact in that dtype."""
-        cat = arith_model.category(dtype)
+        cat = self.by_name[dtype].category
         ok = {"bool": isinstance(v, bool),
               "integral": isinstance(v, int) and not isinstance(v, bool),
               "floating": isinstance(v, (int, float)) and not isinstance(v, bool),
@@ -559,7 +574,7 @@ class Spec:
             self.dtype(name, path, "compute")
         if (comp.get("bool_add"), comp.get("bool_mul")) != ("or", "and"):
             raise SpecError(path, "compute", "bool_add must be \"or\" and bool_mul \"and\" (the only rule the model implements)")
-        self.compute = arith_model.Compute(opmath, via)
+        self.compute = arith_model.Compute(self.numbers, opmath, via)
 
         self.tolerances = []
         for i, t in enumerate(doc.get("tolerance", [])):

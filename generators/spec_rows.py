@@ -61,6 +61,7 @@ class DType:
     documented: bool
     clause: str
     basis: str
+    part: str | None = None  # a complex dtype's: the floating dtype of its real and imaginary parts
 
     @property
     def source(self) -> Source:

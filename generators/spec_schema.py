@@ -2,14 +2,16 @@
 
 For each spec file: which top-level tables it may have, and for each kind of row its fields,
 their types and which are required. Spec.load (spec_model.py) checks every file against this
-before any rule is read, so a typo'd table (`[[tolerence]]`), an unknown field, a value of the
+before any rule is read (interface_model.py checks spec/interface.toml and spec/features.toml
+against it too, for the interface's emitters), so a typo'd table (`[[tolerence]]`), an unknown field, a value of the
 wrong type (`expected = "-128"`) or a clause citing a document spec/sources.toml does not list
 fails with "<file>: <row>: <reason>" instead of being ignored or crashing a loader. What the
 schema cannot say (a name must be a known dtype, a table must agree with its rules) the
 loaders check after it.
 
-A row is named by its `id` where it has one, else by its TOML path (`sweep.view_bases[3]`);
-a field by its path inside the row (`bits.sign`, `values.sets.int8[2]`).
+A row is named by its `id` where it has one, else by its TOML path (`sweep.view_bases[3]`),
+followed by its name where its kind has one (`op[3] (transpose)`); a field by its path inside
+the row (`bits.sign`, `values.sets.int8[2]`).
 
 Every kind of row that states a fact says where the fact comes from (`cites`):
   OWN          the row has its own clause and basis (both required);
@@ -133,12 +135,15 @@ class List(Type):
         for i, item in enumerate(value):
             self.item.check(c, item, row, f"{field}[{i}]")
         if self.unique_key:
-            seen = set()
+            seen: dict = {}
             for i, item in enumerate(value):
                 k = item.get(self.unique_key)
                 if k in seen:
-                    c.fail(row, f"field '{field}[{i}].{self.unique_key}' {k!r} is used twice")
-                seen.add(k)
+                    if field:  # a list inside a row: the row, and the field inside it
+                        c.fail(row, f"field '{field}[{i}].{self.unique_key}' {k!r} is used twice "
+                                    f"(also {field}[{seen[k]}])")
+                    c.fail(f"{row}[{i}]", f"field '{self.unique_key}' {k!r} is used twice (also {row}[{seen[k]}])")
+                seen[k] = i
 
 
 @dataclasses.dataclass(frozen=True)
@@ -226,6 +231,7 @@ class Table(Type):
     fields: dict
     cites: str = ""
     extra: Type | None = None  # the type of keys not in `fields` (None: such keys are errors)
+    named_by: str = ""  # a row without an id: the field that names it in messages (`op[3] (transpose)`)
 
     what = "a table"
 
@@ -246,6 +252,8 @@ class Table(Type):
                 row, field = rid, ""
             elif field:
                 row, field = row + ("" if field.startswith("[") else ".") + field, ""
+                if self.named_by and isinstance(value.get(self.named_by), str):
+                    row += f" ({value[self.named_by]})"
         prefix = field + "." if field else ""
         for k, v in value.items():
             if k in self.fields:
@@ -293,7 +301,7 @@ class _Checker:
         raise _Invalid(row, reason)
 
     def wrong_type(self, t: Type, value, row: str, field: str):
-        self.fail(row, f"field '{field}' must be {t.what}, got {_show(value)}")
+        self.fail(row, f"{f'field {field!r}' if field else 'the value'} must be {t.what}, got {_show(value)}")
 
     def unknown(self, row: str, field: str, key: str, known: tuple):
         near = difflib.get_close_matches(key, known, n=1)
@@ -404,6 +412,18 @@ DERIVATION = {"derives_from": List(Derivation())}
 
 DEVICE_ARGS = List(OneOf((Str(), Int())))
 
+# spec/interface.toml's vocabulary
+IDENT = Str(pattern=r"[a-z_][a-z0-9_]*")  # an op, argument or check name: an identifier in every kit's language
+FEATURE = Str(pattern=r"[a-z0-9_]+")  # a feature's name (features.toml)
+ENUMERATOR = Str(pattern=r"k[A-Za-z0-9]+")  # its C++ enumerator
+# An argument of an op or a field of a record: its wire type ("T?": T or null; a record's name).
+ARG = Table({"name": f(IDENT), "type": f(Str(pattern=r"[A-Za-z][A-Za-z0-9_]*\??")),
+             "cxx": opt(TEXT),  # the C++ parameter type, where not the wire type's
+             "cxx_name": opt(IDENT),  # the C++ parameter name, where not the wire name
+             "default": opt(OneOf((Bool(), Num(), Str()), "a bool, a number or a string")),  # a record field's, when absent
+             "inline": opt(Bool())})  # its fields are the request's own
+INTERFACE = NONE("the candidate interface: what crosses the seam, no rule a case tests")
+
 # The fields of a dtype row: pytorch_basis may annotate any of them.
 _DTYPE_FIELDS = {
     "name": f(Str(pattern=r"[a-z0-9]+")), "short": f(Str(pattern=r"[a-z0-9]{2}")), "aliases": f(List(Str())),
@@ -411,6 +431,7 @@ _DTYPE_FIELDS = {
     "category": f(Str()), "is_signed": f(Bool()), "is_floating_point": f(Bool()), "is_complex": f(Bool()),
     "bits": opt(Table({"sign": f(Int(lo=0)), "exponent": f(Int(lo=0)), "significand": f(Int(lo=0))})),
     "documented": f(Bool()),
+    "part": opt(DTYPE),  # complex dtypes only: the floating dtype of each component (the loader checks)
 }
 _DTYPE_FIELDS["pytorch_basis"] = opt(MapOf(TEXT, keys=tuple(_DTYPE_FIELDS)))
 
@@ -578,14 +599,37 @@ FILES: dict[str, dict[str, Field]] = {
                 device=opt(Str()), error=f(ERROR())))))),
         "round_trip": f(text_rule(peer=f(NAME), geometries=f(List(NAME)))),
     },
+    # The candidate interface (interface_model.py builds its rows from the checked file and checks
+    # what the schema cannot say: an op's feature has a row in features.toml, every type is a wire
+    # type or a record, a record field needs no session, a fact's shape, answer_features).
+    "interface.toml": {
+        "protocol_versions": f(List(Int(lo=1))),
+        "answer_features": f(List(FEATURE)),
+        "error": f(List(Table({
+            "name": f(Str(pattern=r"[A-Z][A-Za-z]*")), "enumerator": f(ENUMERATOR),
+            # "pytorch": a Python exception class PyTorch raises (what a spec row's expected error may
+            # name); "suite": an answer only a candidate or the suite gives (NotSupported, Internal)
+            "raised_by": f(Str(choices=("pytorch", "suite"))), "doc": f(TEXT)},
+            cites=INTERFACE, named_by="name"), unique_key="name")),
+        "check": opt(List(Table({"name": f(IDENT), "enumerator": f(ENUMERATOR), "needs": opt(FEATURE), "doc": f(TEXT)},
+                                cites=INTERFACE, named_by="name"), unique_key="name")),
+        "record": f(List(Table({"name": f(Str(pattern=r"[A-Z][A-Za-z0-9]*")), "doc": f(TEXT),
+                                "fields": f(List(ARG, unique_key="name"))},
+                               cites=INTERFACE, named_by="name"), unique_key="name")),
+        "op": f(List(Table({
+            "name": f(IDENT), "feature": f(FEATURE), "args": f(List(ARG, unique_key="name")),
+            "result": f(Str(pattern=r"[A-Za-z][A-Za-z0-9_]*")), "doc": f(TEXT), "aliases": opt(Bool()),
+            "custom": opt(Bool()), "cxx_params": opt(TEXT), "fact": opt(Bool())},
+            cites=INTERFACE, named_by="name"), unique_key="name")),
+    },
     # The conformance level of each feature of the candidate interface: what a NotSupported answer
     # costs (the verdict), read by the runner from spec.json. Its basis is "doc" or "pytorch: <source>".
     "features.toml": {
         "feature": f(List(Table({
-            "name": f(Str(pattern=r"[a-z0-9_]+")), "enumerator": f(Str(pattern=r"k[A-Za-z0-9]+")),
+            "name": f(FEATURE), "enumerator": f(ENUMERATOR),
             "level": f(Str(choices=("required", "optional"))), "clause": f(Clause()),
             "basis": f(Str(pattern=r"doc|pytorch: \S.*")), "reason": f(Str(pattern=r"\S.*"))},
-            cites=NONE("a feature's conformance level: what NotSupported costs, no rule a case tests")),
+            cites=NONE("a feature's conformance level: what NotSupported costs, no rule a case tests"), named_by="name"),
             unique_key="name")),
     },
     # The documents' statements and the rows that test them (spec_model.py _load_statements

@@ -8,21 +8,21 @@ import subprocess
 import sys
 
 from contract import Suite
-from options import Options, UsageError
+from options import RUNNER_CANDIDATE_OPTIONS as KEYS, Options, UsageError
 
 
 def candidate_options(o: Options) -> list[str]:
     """What the suite binary tells its candidate's factory (--candidate_option=KEY=VALUE): a
     testee's command and the directory it runs in (where the user started bazel run), then the
     run's --candidate-option flags."""
-    options = [f"testee={o.testee}", f"testee_cwd={o.cwd}"] if o.testee else []
+    options = [f"{KEYS.testee}={o.testee}", f"{KEYS.testee_cwd}={o.cwd}"] if o.testee else []
     return [f"--candidate_option={kv}" for kv in options + o.candidate_options]
 
 
 def trace_option(trace_dir: str) -> list[str]:
     """--trace: where the testee's session writes its raw trace (known once the run holds its
     output folder), as the testee candidate's option."""
-    return [f"--candidate_option=trace_dir={trace_dir}"] if trace_dir else []
+    return [f"--candidate_option={KEYS.trace_dir}={trace_dir}"] if trace_dir else []
 
 
 def suites_for(o: Options) -> list[Suite]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+from typing import NamedTuple
 
 DEFAULT_CASE_TIMEOUT = 120.0
 DEFAULT_SPEC = "spec/spec.json"  # //spec:spec.json: the generated, validated spec
@@ -37,6 +38,18 @@ BUILD_ARGS = ("--suites=", "--device-suites=", "--in-process=", "--known-testee=
 
 class UsageError(Exception):
     pass
+
+
+class RunnerCandidateOptions(NamedTuple):
+    """The candidate options (--candidate_option=KEY=VALUE of the suite binary) the runner writes
+    itself, from its own flags (binaries.py): --candidate-option may not set them."""
+
+    testee: str = "testee"          # --testee: the testee's command
+    testee_cwd: str = "testee_cwd"  # --cwd: the directory the testee runs in
+    trace_dir: str = "trace_dir"    # --trace: where the testee's session writes its raw trace
+
+
+RUNNER_CANDIDATE_OPTIONS = RunnerCandidateOptions()
 
 
 @dataclasses.dataclass
@@ -231,7 +244,7 @@ def parse_args(argv: list[str], environ=None, argv0: str = "", description: str 
         key, sep, _ = kv.partition("=")
         if not (key and sep):
             raise UsageError(f"--candidate-option={kv!r}: expected KEY=VALUE")
-        if key in ("testee", "testee_cwd", "trace_dir"):
+        if key in RUNNER_CANDIDATE_OPTIONS:
             raise UsageError(f"--candidate-option={kv!r}: {key} is the runner's to pass (--testee, --cwd, --trace)")
     o.candidate_options = list(a.candidate_option)
     for spec in a.known_testee:

@@ -79,6 +79,24 @@ class Environment(unittest.TestCase):
         self.assertEqual(readers, [])
 
 
+class CandidateOptions(unittest.TestCase):
+    def test_the_runners_own_candidate_options_are_refused_and_written_by_it(self):
+        import binaries
+        # What the runner writes for a testee with a trace: the keys --candidate-option refuses.
+        o = parse(["--testee=python3 t.py", "--cwd=/w", "--candidate-option=faults=x"])
+        written = [a.removeprefix("--candidate_option=").partition("=")[0]
+                   for a in binaries.candidate_options(o) + binaries.trace_option("/t")]
+        self.assertEqual(written, ["testee", "testee_cwd", "faults", "trace_dir"])
+        self.assertEqual(set(written) - {"faults"}, set(options.RUNNER_CANDIDATE_OPTIONS))
+        for key in written:
+            with self.subTest(key=key):
+                if key == "faults":
+                    continue
+                with self.assertRaisesRegex(options.UsageError, f"--candidate-option='{key}=v': {key} is the runner's"):
+                    parse([f"--candidate-option={key}=v"])
+        parse(["--candidate-option=testees=v"])  # a key that only begins like one is the candidate's
+
+
 class LibraryVersions(unittest.TestCase):
     """The candidate's library-version file (bazel/versions.bzl), recorded in the report."""
 
