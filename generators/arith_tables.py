@@ -13,7 +13,7 @@ import arith_model as am
 import emit_common as ec
 from emit_common import dims, dt
 import strided_model as sm
-from spec_model import OPS, Operand, Spec
+from spec_model import Operand, Spec
 
 FORM_CXX = {"functional": "BinaryForm::kFunctional", "out": "BinaryForm::kOut", "inplace": "BinaryForm::kInplace"}
 KIND_CXX = {"bool": "kBool", "integral": "kInt", "floating": "kFloat", "complex": "kComplex"}
@@ -285,7 +285,7 @@ def arithmetic_tables(spec: Spec, Table) -> list:
 
     values = Table("Values", "ArithRow")
     for d in documented:
-        for op in OPS:
+        for op in spec.op_names:
             outcome = spec.op_outcome(op, Operand("tensor", d), Operand("tensor", d), spec.initial_default)
             r = outcome[1] if outcome[0] == "ok" else d
             pairs = defined_pairs(spec.compute, op, spec.value_sets[d], spec.value_sets[d], r) if outcome[0] == "ok" \
@@ -316,7 +316,7 @@ def arithmetic_tables(spec: Spec, Table) -> list:
     mixed = Table("MixedDTypes", "ArithRow")
     m = spec.value_mixed
     for da, db in itertools.permutations(documented, 2):
-        for op in OPS:
+        for op in spec.op_names:
             outcome = spec.op_outcome(op, Operand("tensor", da), Operand("tensor", db), spec.initial_default)
             xs, ys = spec.value_sets[da][:m], spec.value_sets[db][:m]
             pairs = defined_pairs(spec.compute, op, xs, ys, outcome[1]) if outcome[0] == "ok" else [(xs[0], ys[0])]
@@ -328,7 +328,7 @@ def arithmetic_tables(spec: Spec, Table) -> list:
     for d in documented:
         for kind in ("bool", "int", "float", "complex"):
             s = spec.scalar_values[kind][0]
-            for op in OPS:
+            for op in spec.op_names:
                 for side in ("right", "left"):
                     outcome = spec.op_outcome(op, Operand("tensor", d) if side == "right" else Operand("scalar", kind),
                                               Operand("scalar", kind) if side == "right" else Operand("tensor", d),

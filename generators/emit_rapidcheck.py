@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 import emit_common as ec
-from spec_model import OPS, Operand, Spec
+from spec_model import Operand, Spec
 
 
 def xmacro(name: str, doc: list[str], rows: list[str]) -> str:
@@ -99,7 +99,7 @@ def arithmetic_rows(spec: Spec) -> dict:
 # ------------------------------------------------------------------ the spec's values the bodies use
 def casting_values(spec: Spec) -> str:
     rejected = []
-    for op in OPS:
+    for op in spec.op_names:
         for s in spec.documented:
             for o in spec.documented:
                 out = spec.op_outcome(op, Operand("tensor", s.name), Operand("tensor", o.name),

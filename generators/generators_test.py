@@ -314,7 +314,15 @@ INTERFACE_MALFORMED = [
     ("interface.toml", 'doc = "torch.promote_types(a, b)."', 'doc = "x"\ncolour = "red"', ["[[op]] #1", "colour"]),
     ("interface.toml", 'answer_features = ["device_repr"]', 'answer_features = []', ["device_repr", "no operation"]),
     ("features.toml", 'enumerator = "kViews"\n', '', ["[[feature]] #2", "enumerator"]),
+    # The binary ops (promotion.toml [[op]], binary_ops.py): the binary_op type's values, in hello.
+    ("promotion.toml", 'symbol = "-"', 'symbol = "+"', ["promotion.toml", "op.sub", "symbol '+' is 'add''s too"]),
+    ("promotion.toml", 'name = "mul"', 'name = "Mul"', ["promotion.toml", "op.mul", "name 'Mul' must be lower-case"]),
+    ("promotion.toml", 'symbol = "*"', 'symbol = "* "', ["promotion.toml", "op.mul", "symbol '* '"]),
+    ("promotion.toml", 'name = "div"', 'name = "add"', ["promotion.toml", "op.div", "op 'add' is listed twice"]),
 ]
+
+# What emit_interface.py reads.
+INTERFACE_INPUTS = ["interface.toml", "features.toml", "promotion.toml"]
 
 
 def mutated_copy(self, files: list, fname: str, old: str, new: str, tmp: str) -> str:
@@ -336,10 +344,10 @@ class InterfaceMalformed(unittest.TestCase):
     def test_malformed_interface_fails_naming_file_row_and_reason(self):
         for i, (fname, old, new, fragments) in enumerate(INTERFACE_MALFORMED):
             with self.subTest(case=i, change=new[:40]), tempfile.TemporaryDirectory() as tmp:
-                mutated_copy(self, ["interface.toml", "features.toml"], fname, old, new, tmp)
+                mutated_copy(self, INTERFACE_INPUTS, fname, old, new, tmp)
                 out = os.path.join(tmp, "out")
                 r = subprocess.run([sys.executable, os.path.join(HERE, "emit_interface.py"), "--suite", "enums", "--out", out,
-                                    os.path.join(tmp, "interface.toml"), os.path.join(tmp, "features.toml")],
+                                    *[os.path.join(tmp, f) for f in INTERFACE_INPUTS]],
                                    capture_output=True, text=True)
                 self.assertEqual(r.returncode, 1, f"accepted: {new!r}\n{r.stderr}")
                 self.assertNotIn("Traceback", r.stderr)
@@ -399,7 +407,8 @@ class Malformed(unittest.TestCase):
                 out = os.path.join(tmp, "out")
                 if fname == "interface.toml":
                     r = subprocess.run([sys.executable, os.path.join(HERE, "emit_interface.py"), "--suite", "enums",
-                                        "--out", out, path, os.path.join(tmp, "features.toml")],
+                                        "--out", out, path, os.path.join(tmp, "features.toml"),
+                                        os.path.join(tmp, "promotion.toml")],
                                        capture_output=True, text=True)
                     prefix = f"emit_interface.py: {path}: "
                 else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import binary_ops as binary_ops_model
 import toml_file
 
 # Wire types that are values (PROTOCOL.md "Values"); "T?" is T or null; a record's name is a record.
@@ -98,6 +99,8 @@ class Interface:
     features: list[Feature]
     answer_features: list[str]
     checks: list[CheckKind] = field(default_factory=list)
+    # The values of the binary_op type: spec/promotion.toml's [[op]] rows (binary_ops.py).
+    binary_ops: list[binary_ops_model.BinaryOp] = field(default_factory=list)
 
     def record(self, name: str) -> Record | None:
         return next((r for r in self.records if r.name == name), None)
@@ -117,6 +120,7 @@ class Interface:
             "features": [f.name for f in self.features],
             "answer_features": self.answer_features,
             "checks": [c.name for c in self.checks],
+            "binary_ops": [{"name": o.name, "symbol": o.symbol} for o in self.binary_ops],
             "records": {r.name: [arg(a) for a in r.fields] for r in self.records},
             "ops": [{"name": o.name, "feature": o.feature, "args": [arg(a) for a in o.args], "result": o.result,
                      "aliases": o.aliases, **({"fact": True} if o.fact else {})} for o in self.ops],
@@ -156,7 +160,8 @@ def error_kinds(interface_path: str, doc: dict) -> list[ErrorKind]:
     return errors
 
 
-def load(interface_path: str, features_path: str) -> Interface:
+def load(interface_path: str, features_path: str, promotion_path: str | None = None) -> Interface:
+    """The interface; with promotion_path, the binary ops of that spec/promotion.toml too."""
     doc = _load(interface_path)
     _fields(interface_path, doc, ("protocol_versions", "answer_features", "error", "record", "op"), ("check",))
     errors = error_kinds(interface_path, doc)
@@ -189,6 +194,11 @@ def load(interface_path: str, features_path: str) -> Interface:
         features.append(Feature(row["name"], row["enumerator"], row["level"]))
     iface = Interface(doc["protocol_versions"], errors, records, ops, features, list(doc["answer_features"]), checks)
     _check(iface, interface_path, features_path, record_names)
+    if promotion_path is not None:
+        try:
+            iface.binary_ops = binary_ops_model.load(promotion_path)
+        except (toml_file.TomlFileError, binary_ops_model.BinaryOpError) as e:
+            raise InterfaceError(str(e)) from None
     return iface
 
 

@@ -47,7 +47,8 @@ def load_vectors(path=None):
         out = os.path.join(tempfile.mkdtemp(), "interface_vectors.json")
         subprocess.run([sys.executable, os.path.join(root, "generators", "emit_interface.py"), "--suite", "vectors",
                         "--out", out, os.path.join(root, "spec", "interface.toml"),
-                        os.path.join(root, "spec", "features.toml")], check=True)
+                        os.path.join(root, "spec", "features.toml"), os.path.join(root, "spec", "promotion.toml")],
+                       check=True)
         path = out
     with open(path, encoding="utf-8") as f:
         return json.load(f)
