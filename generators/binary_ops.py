@@ -10,16 +10,9 @@ import dataclasses
 import re
 
 import toml_file
+from spec_rows import SpecError
 
 NAME = re.compile(r"[a-z][a-z0-9_]*\Z")  # what an op's name must be: a C++ enumerator is made from it
-
-
-class BinaryOpError(Exception):
-    """A malformed [[op]] row: names the file, the row and the reason."""
-
-    def __init__(self, path: str, row: str, reason: str):
-        super().__init__(f"{path}: {row}: {reason}")
-        self.path, self.row, self.reason = path, row, reason
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,26 +25,26 @@ def parse(doc: dict, path: str) -> list[BinaryOp]:
     """The [[op]] rows of promotion.toml's parsed document `doc`, in spec order."""
     rows = doc.get("op")
     if not isinstance(rows, list) or not rows:
-        raise BinaryOpError(path, "op", "no [[op]] rows: the binary operations are listed there")
+        raise SpecError(path, "op", "no [[op]] rows: the binary operations are listed there")
     ops: list[BinaryOp] = []
     for i, row in enumerate(rows):
         where = row.get("id", f"op[{i}]") if isinstance(row, dict) else f"op[{i}]"
         if not isinstance(row, dict):
-            raise BinaryOpError(path, where, "not a table")
+            raise SpecError(path, where, "not a table")
         name, symbol = row.get("name"), row.get("symbol")
         if not isinstance(name, str) or not NAME.match(name):
-            raise BinaryOpError(path, where, f"name {name!r} must be lower-case letters, digits and _ (a C++ enumerator is made of it)")
+            raise SpecError(path, where, f"name {name!r} must be lower-case letters, digits and _ (a C++ enumerator is made of it)")
         if not isinstance(symbol, str) or not symbol or symbol.strip() != symbol or '"' in symbol or "\\" in symbol:
-            raise BinaryOpError(path, where, f"symbol {symbol!r} must be the operator's non-empty text, without spaces, quotes or backslashes")
+            raise SpecError(path, where, f"symbol {symbol!r} must be the operator's non-empty text, without spaces, quotes or backslashes")
         for other in ops:
             if other.name == name:
-                raise BinaryOpError(path, where, f"op {name!r} is listed twice")
+                raise SpecError(path, where, f"op {name!r} is listed twice")
             if other.symbol == symbol:
-                raise BinaryOpError(path, where, f"symbol {symbol!r} is {other.name!r}'s too")
+                raise SpecError(path, where, f"symbol {symbol!r} is {other.name!r}'s too")
         ops.append(BinaryOp(name, symbol))
     return ops
 
 
 def load(path: str) -> list[BinaryOp]:
-    """The binary ops of the promotion.toml at `path` (TomlFileError or BinaryOpError when malformed)."""
+    """The binary ops of the promotion.toml at `path` (TomlFileError or SpecError when malformed)."""
     return parse(toml_file.load(path), path)

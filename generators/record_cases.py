@@ -129,14 +129,16 @@ def apply_view(x, step: dict):
 # each symbol (a language fact) runs an op whose left operand is a Python number.
 SPEC_PROMOTION = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "spec", "promotion.toml")
 PYTHON_OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
-                    "%": operator.mod, "//": operator.floordiv, "**": operator.pow}
+                    "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
+                    "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
+                    ">>": operator.rshift}  # every binary operator of Python's grammar
 
 
 def spec_ops() -> dict:
     """op name -> its symbol, from spec/promotion.toml."""
     try:
         return {o.name: o.symbol for o in binary_ops.load(SPEC_PROMOTION)}
-    except (toml_file.TomlFileError, binary_ops.BinaryOpError) as e:  # the spec beside this script is malformed
+    except (toml_file.TomlFileError, binary_ops.SpecError) as e:  # the spec beside this script is malformed
         raise PlanError(f"cannot read the binary ops: {e}") from None
 
 

@@ -299,10 +299,7 @@ class Spec:
 
         # -- the ops
         # The binary ops, in spec order (binary_ops.py reads their names and symbols, for every end).
-        try:
-            listed = binary_ops.parse(doc, path)
-        except binary_ops.BinaryOpError as e:
-            raise SpecError(e.path, e.row, e.reason) from None
+        listed = binary_ops.parse(doc, path)
         self.ops: dict[str, dict] = {}
         for i, (op, bop) in enumerate(zip(doc["op"], listed)):
             row = op.get("id", f"op[{i}]")
