@@ -220,7 +220,7 @@ class Builder:
                 sdefs.append(f"{{false, DType::kBool, {dims([])}, 0, nullptr}}")
         err = "{false, ErrorKind::kRuntimeError, \"\"}" if error is None else \
             f"{{true, ErrorKind::kRuntimeError, {ec.cstr(error.message)}}}"
-        fields = [FORM_CXX[form], f"BinaryOp::k{op.capitalize()}", ec.cbool(alpha is not None),
+        fields = [FORM_CXX[form], ec.binary_op_cxx(op), ec.cbool(alpha is not None),
                   scalar_value_cxx(alpha if alpha is not None else 1), "{" + ", ".join(sdefs) + "}",
                   self.arg_cxx(storages, a), self.arg_cxx(storages, b), self.arg_cxx(storages, out), err,
                   dt(self.spec, dtype), dims(shape), dims(strides), dims(device_strides), ec.cbool(keeps), str(len(values)),

@@ -155,7 +155,7 @@ def binary_row(spec: Spec, table: Table, row_id: str, source: Source, form: str,
     if default != spec.initial_default:
         text += f" [default dtype {default}]"
     table.add(row_id, source, text,
-              [f"BinaryForm::{form_cxx}", f"BinaryOp::k{op.capitalize()}", operand_cxx(spec, a), operand_cxx(spec, b),
+              [f"BinaryForm::{form_cxx}", ec.binary_op_cxx(op), operand_cxx(spec, a), operand_cxx(spec, b),
                dt(spec, out_dtype), dt(spec, default), *expect, dt(spec, result), value],
               answer="error" if outcome[0] == "error" else "ok")
 

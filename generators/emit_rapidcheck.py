@@ -105,7 +105,7 @@ def casting_values(spec: Spec) -> str:
                 out = spec.op_outcome(op, Operand("tensor", s.name), Operand("tensor", o.name),
                                       spec.initial_default, s.name)
                 if out[0] == "error":
-                    rejected.append(f"BinaryOp::k{op.capitalize()}, {ec.dt(spec, s.name)}, {ec.dt(spec, o.name)}")
+                    rejected.append(f"{ec.binary_op_cxx(op)}, {ec.dt(spec, s.name)}, {ec.dt(spec, o.name)}")
     return xmacro("TCTS_CASTING_REJECTED_INPLACE",
                   ["TCTS_CASTING_REJECTED_INPLACE(_): _(op, self dtype, other dtype) for every `self op= other`",
                    f"the spec rejects (spec/casting.toml [output_casting]; {len(rejected)} of them)."],
