@@ -138,8 +138,10 @@ bool IsOne(const Scalar& alpha) { return alpha.kind == Scalar::Kind::kInt && alp
 
 // (a, alpha * b) for add/sub when alpha is not 1; alpha * b evaluated first.
 inline Result<std::pair<XOperand, XOperand>> Operands(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha) {
-  // Whether ApplyTo translates op, asked on an int array and an int before any operand is looked at.
-  const Status translated = ApplyTo<Status>(op, xt::xarray<int>(), 1, [](const auto&) -> Status { return {}; });
+  // Whether ApplyTo translates op, asked on an int array (made once) and an int before any
+  // operand is looked at.
+  static const xt::xarray<int> kProbe{};
+  const Status translated = ApplyTo<Status>(op, kProbe, 1, [](const auto&) -> Status { return {}; });
   if (!translated.ok()) return translated.error();
   XOperand x = ToXOperand(a), y = ToXOperand(b);
   if ((op == BinaryOp::kAdd || op == BinaryOp::kSub) && !IsOne(alpha)) {
