@@ -56,7 +56,7 @@ done
 for suite in enums records virtuals codecs suite kit calls overrides echo; do
   out_file=$(case $suite in enums) echo interface.inc ;; *) echo "interface_$suite.inc" ;; esac)
   "${PYTHON:-python3}" generators/emit_interface.py --suite "$suite" --out "$out/gen/spec/$out_file" \
-    spec/interface.toml spec/features.toml
+    spec/interface.toml spec/features.toml spec/promotion.toml
 done
 set -x
 # shellcheck disable=SC2086  # word splitting of the source and library lists is meant

@@ -13,7 +13,7 @@ import arith_model as am
 import emit_common as ec
 from emit_common import dims, dt
 import strided_model as sm
-from spec_model import OPS, Operand, Spec
+from spec_model import Operand, Spec
 
 FORM_CXX = {"functional": "BinaryForm::kFunctional", "out": "BinaryForm::kOut", "inplace": "BinaryForm::kInplace"}
 KIND_CXX = {"bool": "kBool", "integral": "kInt", "floating": "kFloat", "complex": "kComplex"}
@@ -221,7 +221,7 @@ class Builder:
                 sdefs.append(f"{{false, DType::kBool, {dims([])}, 0, nullptr}}")
         err = "{false, ErrorKind::kRuntimeError, \"\"}" if error is None else \
             f"{{true, ErrorKind::kRuntimeError, {ec.cstr(error.message)}}}"
-        fields = [FORM_CXX[form], f"BinaryOp::k{op.capitalize()}", ec.cbool(alpha is not None),
+        fields = [FORM_CXX[form], ec.binary_op_cxx(op), ec.cbool(alpha is not None),
                   scalar_value_cxx(alpha if alpha is not None else 1), "{" + ", ".join(sdefs) + "}",
                   self.arg_cxx(storages, a), self.arg_cxx(storages, b), self.arg_cxx(storages, out), err,
                   dt(self.spec, dtype), dims(shape), dims(strides), dims(device_strides), ec.cbool(keeps), str(len(values)),
@@ -286,7 +286,7 @@ def arithmetic_tables(spec: Spec, Table) -> list:
 
     values = Table("Values", "ArithRow")
     for d in documented:
-        for op in OPS:
+        for op in spec.op_names:
             outcome = spec.op_outcome(op, Operand("tensor", d), Operand("tensor", d), spec.initial_default)
             r = outcome[1] if outcome[0] == "ok" else d
             pairs = defined_pairs(spec.compute, op, spec.value_sets[d], spec.value_sets[d], r) if outcome[0] == "ok" \
@@ -317,7 +317,7 @@ def arithmetic_tables(spec: Spec, Table) -> list:
     mixed = Table("MixedDTypes", "ArithRow")
     m = spec.value_mixed
     for da, db in itertools.permutations(documented, 2):
-        for op in OPS:
+        for op in spec.op_names:
             outcome = spec.op_outcome(op, Operand("tensor", da), Operand("tensor", db), spec.initial_default)
             xs, ys = spec.value_sets[da][:m], spec.value_sets[db][:m]
             pairs = defined_pairs(spec.compute, op, xs, ys, outcome[1]) if outcome[0] == "ok" else [(xs[0], ys[0])]
@@ -329,7 +329,7 @@ def arithmetic_tables(spec: Spec, Table) -> list:
     for d in documented:
         for kind in ("bool", "int", "float", "complex"):
             s = spec.scalar_values[kind][0]
-            for op in OPS:
+            for op in spec.op_names:
                 for side in ("right", "left"):
                     outcome = spec.op_outcome(op, Operand("tensor", d) if side == "right" else Operand("scalar", kind),
                                               Operand("scalar", kind) if side == "right" else Operand("tensor", d),

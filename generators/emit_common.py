@@ -126,6 +126,11 @@ def enumerator(name: str, suffix: str = "") -> str:
     return "k" + "".join(p[:1].upper() + p[1:] for p in name.split("_"))
 
 
+def binary_op_cxx(op: str) -> str:
+    """A binary op's C++ value (spec/binary_ops.inc's enumerator): bitwise_and -> BinaryOp::kBitwiseAnd."""
+    return "BinaryOp::" + enumerator(op)
+
+
 def format_enumerator(name: str) -> str:
     """A memory format's enumerator (spec/memory_formats.inc): preserve_format -> kPreserve."""
     return enumerator(name, "_format")

@@ -6,7 +6,7 @@ so no C++ file keeps a list of its own.
   --suite device_types    spec/device_types.inc: the device types with an enumerator, documented ones marked
   --suite memory_formats  spec/memory_formats.inc: torch.memory_format (strided.toml [[memory_format]])
   --suite layouts         spec/layouts.inc: torch.layout (strided.toml [[layout]])
-  --suite binary_ops      spec/binary_ops.inc: add, sub, mul, div (promotion.toml [[op]])
+  --suite binary_ops      spec/binary_ops.inc: the binary ops, names and symbols (promotion.toml [[op]])
   --suite view_ops        spec/view_ops.inc: the view and copy operations (strided.toml [[view]])
 
 Enumerators are k + the spec name in CamelCase (as_strided -> kAsStrided; a memory format drops
@@ -83,11 +83,13 @@ def emit_layouts(spec: Spec) -> str:
 
 def emit_binary_ops(spec: Spec) -> str:
     return inc("spec/promotion.toml", (
-        ["TCTS_FORALL_BINARY_OPS(_): _(enumerator, \"name\", rejects_bool, integer_to_default_float),",
-         "in spec order. rejects_bool: a bool operand is an error (the row's bool_error);",
-         "integer_to_default_float: an integral or bool result dtype becomes the default dtype (div)."],
+        ["TCTS_FORALL_BINARY_OPS(_): _(enumerator, \"name\", \"symbol\", rejects_bool, integer_to_default_float),",
+         "in spec order. symbol: the Python operator PyTorch maps to the op (\"+\"); rejects_bool: a bool",
+         "operand is an error (the row's bool_error); integer_to_default_float: an integral or bool result",
+         "dtype becomes the default dtype (div)."],
         "TCTS_FORALL_BINARY_OPS",
-        [named(name, op["bool_error"] is not None, op["integer_to_default_float"]) for name, op in spec.ops.items()]))
+        [named(name, emit_common.cstr(op["symbol"]), op["bool_error"] is not None, op["integer_to_default_float"])
+         for name, op in spec.ops.items()]))
 
 
 # What a [[view]] row's `copies` says, as an enumerator of TCTS_FORALL_VIEW_COPIES.

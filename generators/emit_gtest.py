@@ -17,7 +17,7 @@ import interop_tables
 import emit_common as ec
 from emit_common import dims, dt, error_cxx, format_cxx, no_error, step_cxx, step_text
 import strided_model as sm
-from spec_model import OPS, Operand, Source, Spec
+from spec_model import Operand, Source, Spec
 
 SOURCES = {
     "dtypes": "spec/dtypes.toml",
@@ -155,7 +155,7 @@ def binary_row(spec: Spec, table: Table, row_id: str, source: Source, form: str,
     if default != spec.initial_default:
         text += f" [default dtype {default}]"
     table.add(row_id, source, text,
-              [f"BinaryForm::{form_cxx}", f"BinaryOp::k{op.capitalize()}", operand_cxx(spec, a), operand_cxx(spec, b),
+              [f"BinaryForm::{form_cxx}", ec.binary_op_cxx(op), operand_cxx(spec, a), operand_cxx(spec, b),
                dt(spec, out_dtype), dt(spec, default), *expect, dt(spec, result), value],
               answer="error" if outcome[0] == "error" else "ok")
 
@@ -208,7 +208,7 @@ def promotion_tables(spec: Spec) -> list[Table]:
                         text += f" [default dtype {default}]"
                     rt.add(f"{prefix}.{a.token}.{b.token}", src, text,
                            [operand_cxx(spec, a), operand_cxx(spec, b), dt(spec, default), dt(spec, r)])
-                for op in OPS:
+                for op in spec.op_names:
                     if default == spec.initial_default or default_matters(spec, a, b, op):
                         bprefix = "binary" if default == spec.initial_default else f"binary.default_{default}"
                         binary_row(spec, binary, f"{bprefix}.{op}.{a.token}.{b.token}", op_source(spec, op),
@@ -238,7 +238,7 @@ def casting_tables(spec: Spec) -> list[Table]:
     doc = Table("InplaceCastingDocExamples", "BinaryRow")
     src = spec.output_casting_source
     swept = src.with_basis(f"{src.basis}; {spec.result_type_source.basis}")
-    for op in OPS:
+    for op in spec.op_names:
         for s in spec.documented:
             for o in spec.documented:
                 binary_row(spec, inplace, f"inplace.{op}.{s.name}.{o.name}", swept, "inplace", op,

@@ -21,11 +21,13 @@
                      declared features; a feature is all its ops or none, checked at compile time)
   --suite echo       spec/interface_echo.inc: a test candidate's overrides, each answering what
                      the current vector step says (Reply<T>: the C++ kit's session replay)
-  --suite json       spec/interface.json: the description as data (sent in `hello`)
+  --suite json       spec/interface.json: the description as data (sent in `hello`), with the
+                     binary ops and their symbols (spec/promotion.toml [[op]], binary_ops.py)
   --suite protocol_table   the operation table of PROTOCOL.md (a test compares them)
   --suite vectors    spec/interface_vectors.json: the protocol's test vectors (see vectors.py)
 
-Usage: emit_interface.py --suite SUITE --out FILE spec/*.toml   (it reads interface.toml and features.toml)
+Usage: emit_interface.py --suite SUITE --out FILE spec/*.toml   (it reads interface.toml, features.toml
+and promotion.toml's [[op]] rows)
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ from interface_model import Arg, Interface, Op
 
 GEN = "generators/emit_interface.py"
 SRC = "spec/interface.toml and spec/features.toml"
+# The outputs that carry the description as data (interface.json, TCTS_INTERFACE_JSON) hold the binary ops too.
+SRC_WITH_OPS = "spec/interface.toml, spec/features.toml and spec/promotion.toml [[op]]"
 
 # Wire type -> the C++ value type.
 CXX_VALUE = {
@@ -112,7 +116,7 @@ def comment(text: str, indent: str = "") -> list[str]:
 
 # ---------------------------------------------------------------- C++
 def emit_enums(iface: Interface) -> str:
-    lines = [emit_common.header(SRC, GEN, "//"),
+    lines = [emit_common.header(SRC_WITH_OPS, GEN, "//"),
              "// TCTS_FORALL_FEATURES(_): _(enumerator, \"name\"), in spec/features.toml's order.",
              "#define TCTS_FORALL_FEATURES(_) \\"]
     lines += [f"  _({f.enumerator}, {emit_common.cstr(f.name)}) \\" for f in iface.features]
@@ -353,7 +357,7 @@ def emit_echo(iface: Interface) -> str:
 def emit_json(iface: Interface) -> str:
     # JSON has no comments: the file names its sources in a field (the suite's hello does not
     # carry it: TCTS_INTERFACE_JSON is as_json() alone).
-    return json.dumps({"generated_from": f"{SRC} by {GEN}", **iface.as_json()}, indent=1, sort_keys=False) + "\n"
+    return json.dumps({"generated_from": f"{SRC_WITH_OPS} by {GEN}", **iface.as_json()}, indent=1, sort_keys=False) + "\n"
 
 
 TYPE_WORDS = {"operand": "operand", "tensor": "tensor", "scalars": "list of scalars", "ints": "list of ints",
@@ -400,14 +404,14 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--suite", required=True, choices=sorted(SUITES))
     p.add_argument("--out", required=True)
-    p.add_argument("tables", nargs="+", help="spec/*.toml: interface.toml and features.toml are read")
+    p.add_argument("tables", nargs="+", help="spec/*.toml: interface.toml, features.toml and promotion.toml are read")
     a = p.parse_args(argv)
     by_name = {os.path.basename(t): t for t in a.tables}
     try:
-        for needed in ("interface.toml", "features.toml"):
+        for needed in ("interface.toml", "features.toml", "promotion.toml"):
             if needed not in by_name:
                 raise interface_model.InterfaceError(f"{needed}: missing from the inputs ({' '.join(a.tables)})")
-        iface = interface_model.load(by_name["interface.toml"], by_name["features.toml"])
+        iface = interface_model.load(by_name["interface.toml"], by_name["features.toml"], by_name["promotion.toml"])
         text = SUITES[a.suite](iface)
     except interface_model.InterfaceError as e:
         print(f"emit_interface.py: {e}", file=sys.stderr)

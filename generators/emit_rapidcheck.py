@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 import emit_common as ec
-from spec_model import OPS, Operand, Spec
+from spec_model import Operand, Spec
 
 
 def xmacro(name: str, doc: list[str], rows: list[str]) -> str:
@@ -99,13 +99,13 @@ def arithmetic_rows(spec: Spec) -> dict:
 # ------------------------------------------------------------------ the spec's values the bodies use
 def casting_values(spec: Spec) -> str:
     rejected = []
-    for op in OPS:
+    for op in spec.op_names:
         for s in spec.documented:
             for o in spec.documented:
                 out = spec.op_outcome(op, Operand("tensor", s.name), Operand("tensor", o.name),
                                       spec.initial_default, s.name)
                 if out[0] == "error":
-                    rejected.append(f"BinaryOp::k{op.capitalize()}, {ec.dt(spec, s.name)}, {ec.dt(spec, o.name)}")
+                    rejected.append(f"{ec.binary_op_cxx(op)}, {ec.dt(spec, s.name)}, {ec.dt(spec, o.name)}")
     return xmacro("TCTS_CASTING_REJECTED_INPLACE",
                   ["TCTS_CASTING_REJECTED_INPLACE(_): _(op, self dtype, other dtype) for every `self op= other`",
                    f"the spec rejects (spec/casting.toml [output_casting]; {len(rejected)} of them)."],

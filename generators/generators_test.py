@@ -361,7 +361,15 @@ INTERFACE_MALFORMED = [
      ["interface.toml", "check[0] (dtype)", "field 'needs' must be a string, got integer 3"]),
     ("interface.toml", "[[record]]", '[[check]]\nname = "dtype"\nenumerator = "kDType"\ndoc = "x"\nneeds = "viewz"\n\n[[record]]',
      ["interface.toml", "check[0] (dtype)", "needs feature 'viewz', which has no row in"]),
+    # The binary ops (promotion.toml [[op]], binary_ops.py): the binary_op type's values, in hello.
+    ("promotion.toml", 'symbol = "-"', 'symbol = "+"', ["promotion.toml", "op.sub", "symbol '+' is 'add''s too"]),
+    ("promotion.toml", 'name = "mul"', 'name = "Mul"', ["promotion.toml", "op.mul", "name 'Mul' must be lower-case"]),
+    ("promotion.toml", 'symbol = "*"', 'symbol = "* "', ["promotion.toml", "op.mul", "symbol '* '"]),
+    ("promotion.toml", 'name = "div"', 'name = "add"', ["promotion.toml", "op.div", "op 'add' is listed twice"]),
 ]
+
+# What emit_interface.py reads.
+INTERFACE_INPUTS = ["interface.toml", "features.toml", "promotion.toml"]
 
 
 def mutated_copy(self, files: list, fname: str, old: str, new: str, tmp: str) -> str:
@@ -383,10 +391,10 @@ class InterfaceMalformed(unittest.TestCase):
     def test_malformed_interface_fails_naming_file_row_and_reason(self):
         for i, (fname, old, new, fragments) in enumerate(INTERFACE_MALFORMED):
             with self.subTest(case=i, change=new[:40]), tempfile.TemporaryDirectory() as tmp:
-                mutated_copy(self, ["interface.toml", "features.toml"], fname, old, new, tmp)
+                mutated_copy(self, INTERFACE_INPUTS, fname, old, new, tmp)
                 out = os.path.join(tmp, "out")
                 r = subprocess.run([sys.executable, os.path.join(HERE, "emit_interface.py"), "--suite", "enums", "--out", out,
-                                    os.path.join(tmp, "interface.toml"), os.path.join(tmp, "features.toml")],
+                                    *[os.path.join(tmp, f) for f in INTERFACE_INPUTS]],
                                    capture_output=True, text=True)
                 self.assertEqual(r.returncode, 1, f"accepted: {new!r}\n{r.stderr}")
                 self.assertNotIn("Traceback", r.stderr)
@@ -446,7 +454,8 @@ class Malformed(unittest.TestCase):
                 out = os.path.join(tmp, "out")
                 if fname == "interface.toml":
                     r = subprocess.run([sys.executable, os.path.join(HERE, "emit_interface.py"), "--suite", "enums",
-                                        "--out", out, path, os.path.join(tmp, "features.toml")],
+                                        "--out", out, path, os.path.join(tmp, "features.toml"),
+                                        os.path.join(tmp, "promotion.toml")],
                                        capture_output=True, text=True)
                     prefix = f"emit_interface.py: {path}: "
                 else:

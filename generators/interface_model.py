@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import binary_ops as binary_ops_model
 import spec_schema
 import toml_file
 from spec_rows import SpecError
@@ -100,6 +101,8 @@ class Interface:
     features: list[Feature]
     answer_features: list[str]
     checks: list[CheckKind] = field(default_factory=list)
+    # The values of the binary_op type: spec/promotion.toml's [[op]] rows (binary_ops.py).
+    binary_ops: list[binary_ops_model.BinaryOp] = field(default_factory=list)
 
     def record(self, name: str) -> Record | None:
         return next((r for r in self.records if r.name == name), None)
@@ -119,6 +122,7 @@ class Interface:
             "features": [f.name for f in self.features],
             "answer_features": self.answer_features,
             "checks": [c.name for c in self.checks],
+            "binary_ops": [{"name": o.name, "symbol": o.symbol} for o in self.binary_ops],
             "records": {r.name: [arg(a) for a in r.fields] for r in self.records},
             "ops": [{"name": o.name, "feature": o.feature, "args": [arg(a) for a in o.args], "result": o.result,
                      "aliases": o.aliases, **({"fact": True} if o.fact else {})} for o in self.ops],
@@ -145,7 +149,8 @@ def _arg(a: dict) -> Arg:
                a.get("inline", False))
 
 
-def load(interface_path: str, features_path: str) -> Interface:
+def load(interface_path: str, features_path: str, promotion_path: str | None = None) -> Interface:
+    """The interface; with promotion_path, the binary ops of that spec/promotion.toml too."""
     doc = _load("interface.toml", interface_path)
     fdoc = _load("features.toml", features_path)
     iface = Interface(
@@ -158,6 +163,11 @@ def load(interface_path: str, features_path: str) -> Interface:
         answer_features=list(doc["answer_features"]),
         checks=[CheckKind(r["name"], r["enumerator"], r["doc"], r.get("needs", "")) for r in doc.get("check", [])])
     _check(iface, interface_path, features_path)
+    if promotion_path is not None:
+        try:
+            iface.binary_ops = binary_ops_model.load(promotion_path)
+        except (toml_file.TomlFileError, binary_ops_model.SpecError) as e:
+            raise InterfaceError(str(e)) from None
     return iface
 
 

@@ -19,7 +19,12 @@ from __future__ import annotations
 
 import json
 import math
+import operator
+import os
 import sys
+
+import binary_ops
+import toml_file
 
 try:
     import torch
@@ -120,8 +125,21 @@ def apply_view(x, step: dict):
     raise PlanError(f"unknown view op '{op}'")
 
 
-OPS = {"add": (lambda a, b: a + b), "sub": (lambda a, b: a - b), "mul": (lambda a, b: a * b),
-       "div": (lambda a, b: a / b)}
+# The binary ops and their symbols, from the spec (promotion.toml [[op]]); Python's operator for
+# each symbol (a language fact) runs an op whose left operand is a Python number.
+SPEC_PROMOTION = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "spec", "promotion.toml")
+PYTHON_OPERATORS = {"+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
+                    "//": operator.floordiv, "%": operator.mod, "**": operator.pow, "@": operator.matmul,
+                    "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift,
+                    ">>": operator.rshift}  # every binary operator of Python's grammar
+
+
+def spec_ops() -> dict:
+    """op name -> its symbol, from spec/promotion.toml."""
+    try:
+        return {o.name: o.symbol for o in binary_ops.load(SPEC_PROMOTION)}
+    except (toml_file.TomlFileError, binary_ops.SpecError) as e:  # the spec beside this script is malformed
+        raise PlanError(f"cannot read the binary ops: {e}") from None
 
 
 def run_call(call: dict, inputs: dict):
@@ -130,8 +148,9 @@ def run_call(call: dict, inputs: dict):
     if op not in ("binary", "binary_out", "binary_inplace"):  # a view or copy op on one input
         return apply_view(inputs[call["t"]], {k: v for k, v in call.items() if k != "t"})
     name = call["binary_op"]
-    if name not in OPS:
-        raise PlanError(f"unknown binary_op '{name}'")
+    ops = spec_ops()
+    if name not in ops:
+        raise PlanError(f"unknown binary_op '{name}' (the spec's: {', '.join(ops)})")
     alpha = number(call["alpha"]) if "alpha" in call else None
     kw = {"alpha": alpha} if alpha is not None else {}
     if op == "binary_inplace":
@@ -140,7 +159,11 @@ def run_call(call: dict, inputs: dict):
         return target
     a, b = inputs[call["a"]], inputs[call["b"]]
     if op == "binary":
-        return getattr(torch, name)(a, b, **kw) if kw or not isinstance(a, (int, float, complex, bool)) else OPS[name](a, b)
+        if kw or not isinstance(a, (int, float, complex, bool)):
+            return getattr(torch, name)(a, b, **kw)
+        if ops[name] not in PYTHON_OPERATORS:
+            raise PlanError(f"binary_op '{name}': its symbol {ops[name]!r} is no Python operator, and a number left operand needs one")
+        return PYTHON_OPERATORS[ops[name]](a, b)
     out = inputs[call["out"]]
     getattr(torch, name)(a, b, out=out, **kw)
     return out

@@ -23,6 +23,7 @@ import os
 from typing import Iterable
 
 import arith_model
+import binary_ops
 import interop_model
 import spec_schema
 import strided_model
@@ -33,7 +34,6 @@ from spec_rows import DType, Source, SpecError, source_of
 CATEGORY_ORDER_DEFAULT = ("bool", "integral", "floating", "complex")
 SCALAR_KINDS = ("bool", "int", "float", "complex")
 OPERAND_KINDS = ("tensor", "zerodim", "scalar")
-OPS = ("add", "sub", "mul", "div")
 SPEC_FILES = ("sources.toml", "dtypes.toml", "promotion.toml", "casting.toml", "strided.toml", "arithmetic.toml",
               "devices.toml", "asarray.toml", "dlpack.toml", "statements.toml", "features.toml")
 # Checked too (its shape; interface_model.py checks the rest), and read for its [[error]] and
@@ -313,23 +313,22 @@ class Spec:
                 self.examples.append((row, a, b, res, text, src))
 
         # -- the ops
+        # The binary ops, in spec order (binary_ops.py reads their names and symbols, for every end).
+        listed = binary_ops.parse(doc, path)
         self.ops: dict[str, dict] = {}
-        for i, op in enumerate(doc.get("op", [])):
+        for i, (op, bop) in enumerate(zip(doc["op"], listed)):
             row = op.get("id", f"op[{i}]")
             self._claim_id(op["id"], path)
-            name = op["name"]
-            if name not in OPS:
-                raise SpecError(path, row, f"op {name!r} is not one of {', '.join(OPS)}")
-            entry = {"source": source_of(op, row), "bool_error": None, "integer_to_default_float": False}
+            name = bop.name
+            entry = {"source": source_of(op, row), "symbol": bop.symbol, "bool_error": None,
+                     "integer_to_default_float": False}
             if "bool_error" in op:
                 be = op["bool_error"]
                 entry["bool_error"] = {k: be[k] for k in ("kind", "both", "one")}
             if op.get("integer_to_default_float", False):
                 entry["integer_to_default_float"] = True
             self.ops[name] = entry
-        missing = [o for o in OPS if o not in self.ops]
-        if missing:
-            raise SpecError(path, "op", f"no [[op]] row for {', '.join(missing)}")
+        self.op_names = tuple(self.ops)  # every binary op, in spec order
 
     def _load_casting(self) -> None:
         path, doc = self._file("casting.toml")
@@ -582,8 +581,8 @@ class Spec:
             self._claim_id(row, path)
             ops = t["ops"]
             cats = t["categories"]
-            if not set(ops) <= set(OPS) or not set(cats) <= set(CATEGORY_ORDER_DEFAULT):
-                raise SpecError(path, row, "ops must be among add/sub/mul/div and categories among " + ", ".join(CATEGORY_ORDER_DEFAULT))
+            if not set(ops) <= set(self.op_names) or not set(cats) <= set(CATEGORY_ORDER_DEFAULT):
+                raise SpecError(path, row, f"ops must be among {', '.join(self.op_names)} and categories among " + ", ".join(CATEGORY_ORDER_DEFAULT))
             k = t["eps_multiple"]
             if k < 1:
                 raise SpecError(path, row, "eps_multiple must be >= 1")
@@ -617,8 +616,8 @@ class Spec:
             row = ex["id"]
             self._claim_id(row, path)
             op = ex["op"]
-            if op not in OPS:
-                raise SpecError(path, row, f"op {op!r} is not one of {', '.join(OPS)}")
+            if op not in self.op_names:
+                raise SpecError(path, row, f"op {op!r} is not one of {', '.join(self.op_names)}")
             da = self.dtype(ex.get("a_dtype", ex.get("dtype", "")), path, row).name
             db = self.dtype(ex.get("b_dtype", ex.get("dtype", "")), path, row).name
             outcome = self.op_outcome(op, Operand("tensor", da), Operand("tensor", db), self.initial_default)

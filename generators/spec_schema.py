@@ -461,7 +461,7 @@ FILES: dict[str, dict[str, Field]] = {
             example=opt(List(rule("result_type", expr=f(TEXT), a=f(Str()), b=f(Str()), result=f(DTYPE)))),
             pytorch=opt(List(rule("result_type", why=f(TEXT), a=f(Str()), b=f(Str()), result=f(DTYPE)))))),
         "op": f(List(rule(
-            name=f(Str()), integer_to_default_float=opt(Bool()),
+            name=f(Str()), symbol=f(Str()), symbol_source=f(TEXT), integer_to_default_float=opt(Bool()),
             bool_error=opt(Table({"kind": f(ErrorKind()), "both": f(TEXT), "one": f(TEXT)}))))),
     },
     "casting.toml": {

@@ -35,17 +35,8 @@ EOperand ToEOperand(const Operand& o) {
 }
 
 // ---------------------------------------------------------------- expressions
-const char* OpSymbol(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::kAdd: return "+";
-    case BinaryOp::kSub: return "-";
-    case BinaryOp::kMul: return "*";
-    case BinaryOp::kDiv: return "/";
-  }
-  return "?";
-}
-
-// Calls sink(expr) with the Eigen expression `a op b`.
+// Calls sink(expr) with the Eigen expression `a op b`: the translation of each binary op. An op
+// of the spec not translated here answers NotSupported (Translates).
 template <class R, class A, class B, class Sink>
 R ApplyTo(BinaryOp op, const A& a, const B& b, Sink&& sink) {
   switch (op) {
@@ -53,8 +44,14 @@ R ApplyTo(BinaryOp op, const A& a, const B& b, Sink&& sink) {
     case BinaryOp::kSub: return sink(a - b);
     case BinaryOp::kMul: return sink(a * b);
     case BinaryOp::kDiv: return sink(a / b);
+    default: break;
   }
-  return Error{ErrorKind::kInternal, "unknown op"};
+  return Error{ErrorKind::kNotSupported, std::string("binary op '") + BinaryOpName(op) + "' is not translated to Eigen"};
+}
+
+// Whether ApplyTo translates op (asked on two ints, before any operand is looked at).
+Status Translates(BinaryOp op) {
+  return ApplyTo<Status>(op, 1, 1, [](const auto&) -> Status { return {}; });
 }
 
 // Integer division is C++'s / on the Scalar type (scalar_quotient_op, after the usual
@@ -103,7 +100,7 @@ struct DifferentRanks {
 // ranks differ); an expression C++ rejects is a TypeError naming the rule.
 template <class R, class Sink, class Mismatch>
 R Expression(BinaryOp op, const EOperand& a, const EOperand& b, Sink&& sink, Mismatch&& mismatch) {
-  const std::string sym = OpSymbol(op);
+  const std::string sym = BinaryOpSymbol(op);
   if (a.tensor && b.tensor) {
     EigenBox& bb = Unbox(b.tensor);
     return WithTensor<R, kMaxOpRank>(a.tensor, [&](auto& x) -> R {
@@ -143,6 +140,7 @@ R Expression(BinaryOp op, const EOperand& a, const EOperand& b, Sink&& sink, Mis
                   if constexpr (Eigen::NumTraits<T>::IsSigned) return sink(x - s);
                   else return IllFormed("Tensor<" + TypeName<T>() + "> - " + TypeName<S>(),
                                         "TensorBase::operator-(Scalar) static-asserts NumTraits<Scalar>::IsSigned");
+                default: break;  // not translated: Translates answered first
               }
               return Error{ErrorKind::kInternal, "unknown op"};
             } else {
@@ -225,6 +223,7 @@ bool IsOne(const Scalar& alpha) { return alpha.kind == Scalar::Kind::kInt && alp
 
 // The expression's operands after alpha: (a, alpha * b) for add/sub.
 Result<std::pair<EOperand, EOperand>> Operands(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha) {
+  if (Status t = Translates(op); !t.ok()) return t.error();
   EOperand x = ToEOperand(a), y = ToEOperand(b);
   if ((op == BinaryOp::kAdd || op == BinaryOp::kSub) && !IsOne(alpha)) {
     Result<EOperand> s = Scaled(alpha, y);
@@ -311,7 +310,7 @@ Status BinaryInplace(BinaryOp op, const TensorHandle& self, const Operand& other
     auto ops = Operands(op, self, other, alpha);
     if (!ops.ok()) return ops.error();
     const EOperand& y = ops.value().second;
-    const std::string sym = OpSymbol(op);
+    const std::string sym = BinaryOpSymbol(op);
     if (!y.tensor) {
       return std::visit(
           [&](const auto& s) -> Status {

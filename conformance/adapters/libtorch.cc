@@ -72,6 +72,11 @@ at::Tensor& Unbox(const TensorHandle& h) {
   return box->tensor;
 }
 
+// What a binary op of the spec that the adapter's switches do not translate answers.
+Error NotTranslated(BinaryOp op) {
+  return Error{ErrorKind::kNotSupported, std::string("binary op '") + BinaryOpName(op) + "' is not translated to ATen"};
+}
+
 at::Scalar ToAten(const Scalar& s) {
   switch (s.kind) {
     case Scalar::Kind::kBool: return at::Scalar(s.b);
@@ -313,6 +318,7 @@ class LibtorchCandidate final : public CandidateOf<LibtorchCandidate> {
         case BinaryOp::kSub: r = at::sub(x, y, ToAten(alpha)); break;
         case BinaryOp::kMul: r = at::mul(x, y); break;
         case BinaryOp::kDiv: r = at::div(x, y); break;
+        default: return NotTranslated(op);
       }
       return Box(r);
     });
@@ -328,6 +334,7 @@ class LibtorchCandidate final : public CandidateOf<LibtorchCandidate> {
         case BinaryOp::kSub: at::sub_out(o, x, y, ToAten(alpha)); break;
         case BinaryOp::kMul: at::mul_out(o, x, y); break;
         case BinaryOp::kDiv: at::div_out(o, x, y); break;
+        default: return NotTranslated(op);
       }
       return {};
     });
@@ -342,6 +349,7 @@ class LibtorchCandidate final : public CandidateOf<LibtorchCandidate> {
         case BinaryOp::kSub: s.sub_(y, ToAten(alpha)); break;
         case BinaryOp::kMul: s.mul_(y); break;
         case BinaryOp::kDiv: s.div_(y); break;
+        default: return NotTranslated(op);
       }
       return {};
     });

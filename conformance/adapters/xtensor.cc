@@ -138,6 +138,11 @@ bool IsOne(const Scalar& alpha) { return alpha.kind == Scalar::Kind::kInt && alp
 
 // (a, alpha * b) for add/sub when alpha is not 1; alpha * b evaluated first.
 inline Result<std::pair<XOperand, XOperand>> Operands(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha) {
+  // Whether ApplyTo translates op, asked on an int array (made once) and an int before any
+  // operand is looked at.
+  static const xt::xarray<int> kProbe{};
+  const Status translated = ApplyTo<Status>(op, kProbe, 1, [](const auto&) -> Status { return {}; });
+  if (!translated.ok()) return translated.error();
   XOperand x = ToXOperand(a), y = ToXOperand(b);
   if ((op == BinaryOp::kAdd || op == BinaryOp::kSub) && !IsOne(alpha)) {
     XOperand al{nullptr, ToLiteral(alpha)};
@@ -515,7 +520,7 @@ class XtensorCandidate final : public CandidateOf<XtensorCandidate> {
 
   template <class T, class S>
   static Status ScalarInplace(TBox<T>& box, BinaryOp op, const S& s) {
-    const std::string text = "xarray<" + TypeName<T>() + "> " + OpSymbol(op) + "= " + TypeName<S>();
+    const std::string text = "xarray<" + TypeName<T>() + "> " + BinaryOpSymbol(op) + "= " + TypeName<S>();
     auto apply = [&](auto& target) -> Status {
       switch (op) {
         case BinaryOp::kAdd:
@@ -548,8 +553,9 @@ class XtensorCandidate final : public CandidateOf<XtensorCandidate> {
           } else {
             return IllFormed(text, "scalar_computed_assign applies std::divides<>, which has no " + TypeName<T>() + " / " + TypeName<S>());
           }
+        default: break;
       }
-      return Error{ErrorKind::kInternal, "unknown op"};
+      return NotTranslated(op);
     };
     if (box.whole) return apply(*box.array);
     if (auto e = OutsideStorage(box)) return *e;

@@ -323,16 +323,6 @@ R WithRight(const XOperand& b, F&& f) {
       b.literal);
 }
 
-inline const char* OpSymbol(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::kAdd: return "+";
-    case BinaryOp::kSub: return "-";
-    case BinaryOp::kMul: return "*";
-    case BinaryOp::kDiv: return "/";
-  }
-  return "?";
-}
-
 
 // The element type of an operand: an expression's value_type, or the number's own type.
 template <class E, class = void>
@@ -363,26 +353,32 @@ struct IllFormedPair {
   static constexpr bool value = kTwoNumbers || kHalfComplex || kViewComplex;
 };
 
-// Calls sink(a op b) with xtensor's expression; two C++ numbers make no xtensor expression.
+// What a binary op of the spec that ApplyTo does not translate answers.
+inline Error NotTranslated(BinaryOp op) {
+  return Error{ErrorKind::kNotSupported, std::string("binary op '") + BinaryOpName(op) + "' is not translated to xtensor"};
+}
+
+// Calls sink(a op b) with xtensor's expression: the translation of each binary op (another
+// answers NotTranslated); two C++ numbers make no xtensor expression.
 template <class R, class A, class B, class Sink>
 R ApplyTo(BinaryOp op, const A& a, const B& b, Sink&& sink) {
   if constexpr (IllFormedPair<A, B>::kTwoNumbers) {
-    return IllFormed(TypeName<A>() + " " + OpSymbol(op) + " " + TypeName<B>(),
+    return IllFormed(TypeName<A>() + " " + BinaryOpSymbol(op) + " " + TypeName<B>(),
                      "no xtensor expression takes part (two C++ numbers)");
   } else if constexpr (IllFormedPair<A, B>::kHalfComplex) {
     // xtensor's functor (xoperation.hpp) computes `x op y` on the elements: for a complex and an
     // xtl::half_float both xt::detail's mixed-complex operator and half's operator template
     // (xhalf_float_impl.hpp: template<class T> half operator+(T, half)) match: ambiguous.
-    return IllFormed(OperandText(a) + " " + OpSymbol(op) + " " + OperandText(b),
-                     "on the elements, xt::detail::operator" + std::string(OpSymbol(op)) +
+    return IllFormed(OperandText(a) + " " + BinaryOpSymbol(op) + " " + OperandText(b),
+                     "on the elements, xt::detail::operator" + std::string(BinaryOpSymbol(op)) +
                          " for mixed complex types and half_float's operator template are ambiguous");
   } else if constexpr (IllFormedPair<A, B>::kViewComplex) {
     // An xstrided_view's type names xt::detail::inner_storage_getter, so argument-dependent
     // lookup finds xt::detail's mixed-complex operators (xoperation.hpp DEFINE_COMPLEX_OVERLOAD:
     // operator+(const T1&, const std::complex<T2>&)) for the view itself; their return type
     // instantiates std::complex<xfunction<...>>, a hard compile error.
-    return IllFormed(OperandText(a) + " (a strided view) " + OpSymbol(op) + " " + OperandText(b),
-                     "argument-dependent lookup picks xt::detail::operator" + std::string(OpSymbol(op)) +
+    return IllFormed(OperandText(a) + " (a strided view) " + BinaryOpSymbol(op) + " " + OperandText(b),
+                     "argument-dependent lookup picks xt::detail::operator" + std::string(BinaryOpSymbol(op)) +
                          "(const T1&, const std::complex<T2>&) with T1 the view, whose result type does not compile");
   } else {
     switch (op) {
@@ -390,8 +386,9 @@ R ApplyTo(BinaryOp op, const A& a, const B& b, Sink&& sink) {
       case BinaryOp::kSub: return sink(a - b);
       case BinaryOp::kMul: return sink(a * b);
       case BinaryOp::kDiv: return sink(a / b);
+      default: break;
     }
-    return Error{ErrorKind::kInternal, "unknown op"};
+    return NotTranslated(op);
   }
 }
 

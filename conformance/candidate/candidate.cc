@@ -158,6 +158,17 @@ const char* BinaryOpName(BinaryOp op) {
   return "?";
 }
 
+const char* BinaryOpSymbol(BinaryOp op) {
+  switch (op) {
+#define TCTS_BINARY_OP_SYMBOL(e, name, symbol, ...) \
+  case BinaryOp::e:                               \
+    return symbol;
+    TCTS_FORALL_BINARY_OPS(TCTS_BINARY_OP_SYMBOL)
+#undef TCTS_BINARY_OP_SYMBOL
+  }
+  return "?";
+}
+
 std::optional<BinaryOp> BinaryOpFromName(std::string_view name) {
 #define TCTS_BINARY_OP_FROM_NAME(e, spelling, ...) \
   if (name == spelling) return BinaryOp::e;

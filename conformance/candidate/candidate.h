@@ -216,13 +216,17 @@ struct AsarrayOptions {
 // generated: spec/interface_records.inc).
 #include "spec/interface_records.inc"
 
-// add/sub/mul/div (spec/promotion.toml [[op]], generated: spec/binary_ops.inc).
+// The binary ops (spec/promotion.toml [[op]], generated: spec/binary_ops.inc). An adapter's switch
+// over them ends in `default:` answering NotSupported, so an op added to the spec compiles
+// everywhere and is NotSupported until an adapter translates it.
 enum class BinaryOp {
 #define TCTS_BINARY_OP_ENUMERATOR(e, ...) e,
   TCTS_FORALL_BINARY_OPS(TCTS_BINARY_OP_ENUMERATOR)
 #undef TCTS_BINARY_OP_ENUMERATOR
 };
 const char* BinaryOpName(BinaryOp op);
+// The Python operator PyTorch maps to the op ("+" for add; the row's `symbol`), for messages.
+const char* BinaryOpSymbol(BinaryOp op);
 // The op named `name` ("add"), or nullopt.
 std::optional<BinaryOp> BinaryOpFromName(std::string_view name);
 

@@ -24,6 +24,7 @@ def child_env() -> dict:
 RECORDED = "conformance/replay/testdata/recorded_torch.json"
 PLAN = "conformance/replay/testdata/replay_plan.json"
 INTERFACE = "spec/interface.toml"  # the candidate interface: every op's arguments by name
+PROMOTION = "spec/promotion.toml"  # its [[op]] rows: the binary ops a call's binary_op may name
 # The interface's features whose ops a case's call may name (REPLAY.md).
 CALL_FEATURES = ("binary", "binary_out", "binary_inplace", "views", "format_copies")
 # The runner's report check needs Debian's python3-jsonschema: Debian's interpreter.
@@ -35,6 +36,12 @@ def replay(path, out):
     p = subprocess.run([PYTHON, "conformance/runner/run.py", path, "--candidate=reference", f"--out={out}", "--jobs=2"],
                        capture_output=True, text=True, timeout=300, env=child_env())
     return p
+
+
+def binary_op_names() -> str:
+    """The spec's binary ops, as the reader's error lists them ("add, sub, ...")."""
+    with open(PROMOTION, "rb") as f:
+        return ", ".join(op["name"] for op in tomllib.load(f)["op"])
 
 
 class Replay(unittest.TestCase):
@@ -156,7 +163,7 @@ class Replay(unittest.TestCase):
             "old shape": (with_case(lambda c: c["inputs"]["b"]["tensor"].update(shape=[3])),
                           'inputs.b.tensor: unknown field "shape"'),
             "binary_op": (with_case(lambda c: c["call"].update(binary_op="pow")),
-                          "call.binary_op: unknown binary op 'pow' (add, sub, mul, div)"),
+                          f"call.binary_op: unknown binary op 'pow' ({binary_op_names()})"),
             "op": (with_case(lambda c: c["call"].update(op="matmul")), "call.op: unknown op 'matmul'"),
             "inplace self": (with_case(lambda c: c.update(call={"op": "binary_inplace", "binary_op": "add", "self": "s",
                                                                 "other": "a"}) or c["inputs"].update(s={"scalar": 1})),

@@ -22,7 +22,10 @@
  *     A method named as an operation implements it (an operation without one answers
  *     NotSupported); it takes the request's arguments as one object ({a, b}, {t, dim0, dim1},
  *     ...: PROTOCOL.md's names, except `self` as `target`, `from` as `from_` and `binary_op` as
- *     `op`, as in the Python kit) and the server as its second argument;
+ *     `op`, as in the Python kit) and the server as its second argument. The binary ops (a
+ *     `binary_op` value: 'add', ...) and their Python operator symbols ('+') come with it:
+ *     `server.iface.binaryOps` maps each name to its symbol; a method throws tcts.NotSupported
+ *     for an op it does not translate;
  *   - declarations: the dtypes the library has are `this.dtypes` (canonical names; null, the
  *     default, declares every dtype the suite names: a case needing a dtype left out is
  *     NOT_SUPPORTED, naming it, instead of a FAIL); a feature is declared exactly when every
@@ -403,6 +406,14 @@ class Interface {
     });
     // Version 3: the ops whose answer for a new tensor goes with the answer that made it.
     this.factOps = doc.ops.filter((o) => o.fact === true).map((o) => o.name);
+    // The binary ops, name -> symbol (spec/promotion.toml [[op]]); null from a suite that sends none.
+    this.binaryOps = null;
+    if ('binary_ops' in doc) {
+      need(Array.isArray(doc.binary_ops) && doc.binary_ops.every((o) => isObject(o) && typeof o.name === 'string' &&
+        typeof o.symbol === 'string'), 'binary_ops: expected a list of {"name", "symbol"}');
+      this.binaryOps = new Map(doc.binary_ops.map((o) => [o.name, o.symbol]));
+      need(this.binaryOps.size === doc.binary_ops.length, 'binary_ops: a name is listed twice');
+    }
   }
 
   /** Wire value `v` of stateless wire type `t` -> the JavaScript value. */
@@ -416,6 +427,9 @@ class Interface {
     }
     if (TEXT_TYPES.has(t)) {
       if (typeof v !== 'string') throw new ProtocolError(`${field}: expected a string, got ${safeText(v)}`);
+      if (t === 'binary_op' && this.binaryOps !== null && !this.binaryOps.has(v)) {
+        throw new ProtocolError(`${field}: ${safeText(v)} is not a binary op of the interface (${[...this.binaryOps.keys()].join(', ')})`);
+      }
       return v;
     }
     if (t === 'ints' || t === 'scalars') {

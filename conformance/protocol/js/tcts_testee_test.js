@@ -349,6 +349,23 @@ check('version 3 facts', () => {
   }
 });
 
+// hello's binary_ops (spec/promotion.toml [[op]]): each name with its symbol; a binary_op outside
+// them is refused naming the field; a description without them (a suite from before) takes any.
+check('binary ops come with the interface', () => {
+  const described = IFACE_JSON.binary_ops;  // spec/promotion.toml's [[op]] rows
+  assert.ok(described.length >= 4);
+  assert.deepStrictEqual([...iface.binaryOps], described.map((o) => [o.name, o.symbol]));
+  assert.strictEqual(iface.decode('binary_op', described[0].name, 'binary_op'), described[0].name);
+  const names = described.map((o) => o.name).join(', ');
+  assert.throws(() => iface.decode('binary_op', 'pow', 'binary_op'),
+    (e) => e instanceof tcts.ProtocolError && e.message.includes(`binary_op: "pow" is not a binary op of the interface (${names})`));
+  assert.throws(() => new tcts.Interface({...IFACE_JSON, binary_ops: [{name: 'add'}]}),
+    (e) => e instanceof tcts.ProtocolError && e.message.includes('binary_ops: expected a list'));
+  const older = {...IFACE_JSON};
+  delete older.binary_ops;
+  assert.strictEqual(new tcts.Interface(older).decode('binary_op', 'pow', 'binary_op'), 'pow');
+});
+
 if (failures) {
   process.stderr.write(`${failures} check(s) failed\n`);
   process.exit(1);

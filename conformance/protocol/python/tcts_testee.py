@@ -31,7 +31,10 @@ What the kit does for you:
     kit dispatches, decodes the arguments and encodes the results from it. Nothing here names
     an operation: a method of your subclass named as an operation implements it (an operation
     it lacks answers NotSupported). Python's binding renames three arguments: `self` arrives as
-    `target`, `from` as `from_`, `binary_op` as `op`; a DLPack source as `capsule`;
+    `target`, `from` as `from_`, `binary_op` as `op`; a DLPack source as `capsule`. The binary
+    ops (a `binary_op` value: "add", ...) and their Python operator symbols ("+") come with it:
+    `self.iface.binary_ops` maps each name to its symbol; a method answers NotSupported for an
+    op it does not translate;
   * value encoding: dtypes by canonical name ("float32"), scalars as Python bool/int/float/
     complex (exact, NaN and infinities included), operands as a tensor object or a Python
     number, devices as strings, device arguments as DeviceArg, records as dicts (return a dict,
@@ -364,6 +367,15 @@ class Interface:
         for o in self.ops.values():
             need(o["feature"] in self.feature_ops, f"op {o['name']!r}: feature {o['feature']!r} is not in features")
             self.feature_ops[o["feature"]].append(o["name"])
+        # The binary ops, name -> symbol (spec/promotion.toml [[op]]); None from a suite that sends none.
+        self.binary_ops = None
+        if "binary_ops" in doc:
+            ops = doc["binary_ops"]
+            need(isinstance(ops, list) and all(isinstance(o, dict) and isinstance(o.get("name"), str) and
+                                               isinstance(o.get("symbol"), str) for o in ops),
+                 "binary_ops: expected a list of {\"name\", \"symbol\"}")
+            self.binary_ops = {o["name"]: o["symbol"] for o in ops}
+            need(len(self.binary_ops) == len(ops), "binary_ops: a name is listed twice")
 
     def decode(self, t, v, field):
         """Wire value `v` of stateless wire type `t` -> the Python value."""
@@ -380,6 +392,8 @@ class Interface:
         if t in _TEXT_TYPES:
             if not isinstance(v, str):
                 raise ProtocolError(f"{field}: expected a string, got {v!r}")
+            if t == "binary_op" and self.binary_ops is not None and v not in self.binary_ops:
+                raise ProtocolError(f"{field}: {v!r} is not a binary op of the interface ({', '.join(self.binary_ops)})")
             return v
         if t == "ints":
             if not isinstance(v, list):

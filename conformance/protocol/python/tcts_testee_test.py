@@ -47,7 +47,8 @@ def load_vectors(path=None):
         out = os.path.join(tempfile.mkdtemp(), "interface_vectors.json")
         subprocess.run([sys.executable, os.path.join(root, "generators", "emit_interface.py"), "--suite", "vectors",
                         "--out", out, os.path.join(root, "spec", "interface.toml"),
-                        os.path.join(root, "spec", "features.toml")], check=True)
+                        os.path.join(root, "spec", "features.toml"), os.path.join(root, "spec", "promotion.toml")],
+                       check=True)
         path = out
     with open(path, encoding="utf-8") as f:
         return json.load(f)
@@ -368,6 +369,50 @@ class OlderTestee(unittest.TestCase):
         refused = server.answer(json.dumps({**base, "id": 3, "copy": True}))
         self.assertEqual(refused["error"]["kind"], "NotSupported", refused)
         self.assertIn("'copy'", refused["error"]["message"])
+
+
+class BinaryOps(unittest.TestCase):
+    """hello's binary_ops (spec/promotion.toml [[op]]): the kit maps each name to its symbol,
+    refuses a binary_op outside them naming the field, and a description without them (a suite
+    from before) still works."""
+
+    class Lib(tcts_testee.Testee):
+        name = "binary_ops"
+
+        def binary(self, op, a, b, alpha):
+            return ("sum", a, b)
+
+    def hello(self):
+        return next(s for s in VECTORS["sessions"] if s["protocol"] == 2)["steps"][0]["request"]
+
+    def test_names_and_symbols_come_with_the_interface(self):
+        described = self.hello()["interface"]["binary_ops"]  # spec/promotion.toml's [[op]] rows
+        self.assertGreaterEqual(len(described), 4)
+        iface = tcts_testee.Interface(self.hello()["interface"])
+        self.assertEqual(iface.binary_ops, {o["name"]: o["symbol"] for o in described})
+        with self.assertRaisesRegex(tcts_testee.ProtocolError, r"interface: binary_ops: expected a list"):
+            tcts_testee.Interface(dict(self.hello()["interface"], binary_ops=[{"name": "add"}]))
+        with self.assertRaisesRegex(tcts_testee.ProtocolError, r"interface: binary_ops: a name is listed twice"):
+            tcts_testee.Interface(dict(self.hello()["interface"], binary_ops=[{"name": "add", "symbol": "+"}] * 2))
+
+    def test_an_op_outside_them_is_refused_naming_the_field(self):
+        for described in (True, False):
+            with self.subTest(described=described):
+                hello = self.hello()
+                if not described:  # a suite from before binary_ops: any name reaches the method
+                    hello = dict(hello, interface={k: v for k, v in hello["interface"].items() if k != "binary_ops"})
+                server = tcts_testee._Server(self.Lib(), None)
+                server.answer(json.dumps(hello))
+                request = {"id": 2, "op": "binary", "binary_op": "pow", "a": {"scalar": 1}, "b": {"scalar": 2}, "alpha": 1}
+                answer = server.answer(json.dumps(request))
+                if described:
+                    names = ", ".join(o["name"] for o in self.hello()["interface"]["binary_ops"])
+                    self.assertIn(f"binary_op: 'pow' is not a binary op of the interface ({names})",
+                                  json.dumps(answer), answer)
+                else:
+                    self.assertEqual(answer.get("ok"), 1, answer)
+                ok = server.answer(json.dumps(dict(request, id=3, binary_op="add")))
+                self.assertIn("ok", ok, ok)
 
 
 class Facts(unittest.TestCase):

@@ -112,8 +112,15 @@ warnings.simplefilter("ignore")
 
 PROMOTION_STATE = np._get_promotion_state()
 
+# The translation of each binary op of the interface; another answers NotSupported (translated()).
 UFUNC = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
 AUGMENTED = {"add": operator.iadd, "sub": operator.isub, "mul": operator.imul, "div": operator.itruediv}
+
+
+def translated(table, op):
+    if op not in table:
+        raise tcts_testee.NotSupported(f"binary op {op!r} is not translated to NumPy")
+    return table[op]
 # torch.memory_format -> NumPy's order argument, where NumPy has one.
 ORDER = {"contiguous_format": "C", "preserve_format": "K"}
 # The device NumPy reports through __dlpack_device__ (dlpack.h DLDeviceType): kDLCPU is 'cpu';
@@ -266,19 +273,19 @@ class NumpyTestee(tcts_testee.Testee):
     @staticmethod
     def _alpha(op, alpha):
         if op in ("add", "sub") and not (type(alpha) is int and alpha == 1):
-            raise tcts_testee.NotSupported(f"NumPy's {UFUNC[op].__name__} has no alpha (asked for alpha={alpha!r})")
+            raise tcts_testee.NotSupported(f"NumPy's {translated(UFUNC, op).__name__} has no alpha (asked for alpha={alpha!r})")
 
     def binary(self, op, a, b, alpha):
         self._alpha(op, alpha)
-        return UFUNC[op](a, b)
+        return translated(UFUNC, op)(a, b)
 
     def binary_out(self, op, a, b, alpha, out):
         self._alpha(op, alpha)
-        UFUNC[op](a, b, out=out)
+        translated(UFUNC, op)(a, b, out=out)
 
     def binary_inplace(self, op, target, other, alpha):
         self._alpha(op, alpha)
-        if AUGMENTED[op](target, other) is not target:
+        if translated(AUGMENTED, op)(target, other) is not target:
             raise tcts_testee.TesteeError("Internal", f"augmented {op} made a new object (a NumPy scalar is "
                                           "immutable): nothing was written in place")
 

@@ -79,8 +79,15 @@ _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 # has none of them.
 VALUE_OPS = ("values", "storage_values", "write_storage", "write_element")
 
-BINARY = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div}
-INPLACE = {"add": "add_", "sub": "sub_", "mul": "mul_", "div": "div_"}
+
+
+def function(module, op):
+    """The spec's binary op `op` is PyTorch's function of that name (torch.add, torch._refs.add; the
+    in-place method is op + "_"); an op the module lacks answers NotSupported."""
+    fn = getattr(module, op, None)
+    if fn is None:
+        raise tcts_testee.NotSupported(f"{module.__name__} has no {op}")
+    return fn
 
 
 def dtype(name):
@@ -194,16 +201,18 @@ class TorchTestee(tcts_testee.Testee):
 
     # -- arithmetic
     def binary(self, op, a, b, alpha):
-        return BINARY[op](a, b, alpha=alpha) if op in ("add", "sub") else BINARY[op](a, b)
+        return function(torch, op)(a, b, alpha=alpha) if op in ("add", "sub") else function(torch, op)(a, b)
 
     def binary_out(self, op, a, b, alpha, out):
         if op in ("add", "sub"):
-            BINARY[op](a, b, alpha=alpha, out=out)
+            function(torch, op)(a, b, alpha=alpha, out=out)
         else:
-            BINARY[op](a, b, out=out)
+            function(torch, op)(a, b, out=out)
 
     def binary_inplace(self, op, target, other, alpha):
-        method = getattr(target, INPLACE[op])
+        method = getattr(target, op + "_", None)
+        if method is None:
+            raise tcts_testee.NotSupported(f"torch.Tensor has no {op}_")
         if op in ("add", "sub"):
             method(other, alpha=alpha)
         else:
@@ -390,13 +399,13 @@ class RefsTestee(TorchTestee):
 
     # -- arithmetic (torch._refs has no add_ / sub_ / mul_ / div_: binary_inplace is left out)
     def binary(self, op, a, b, alpha):
-        return getattr(refs, op)(a, b, alpha=alpha) if op in ("add", "sub") else getattr(refs, op)(a, b)
+        return function(refs, op)(a, b, alpha=alpha) if op in ("add", "sub") else function(refs, op)(a, b)
 
     def binary_out(self, op, a, b, alpha, out):
         if op in ("add", "sub"):
-            getattr(refs, op)(a, b, alpha=alpha, out=out)
+            function(refs, op)(a, b, alpha=alpha, out=out)
         else:
-            getattr(refs, op)(a, b, out=out)
+            function(refs, op)(a, b, out=out)
 
     # -- memory formats, views, format copies
     def empty(self, sizes, dtype, layout, memory_format):
