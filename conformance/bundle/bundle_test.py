@@ -17,6 +17,7 @@ import tempfile
 # Two suites keep the test short; they hold every kind of case a testee answers (values,
 # handles, errors, NotSupported).
 SUITES = "dtypes,promotion"
+SEED = "1"  # RapidCheck's, for both runs: see the bundle's run below
 FILTER = "*"
 
 
@@ -103,8 +104,11 @@ def main() -> None:
         fail("without python3-jinja2 the bundle still ran and wrote a report")
     print(f"without python3-jinja2: exit 2, {p.stderr.strip()}")
 
+    # One seed for both runs (this one and the repository's below): their reports are compared
+    # case by case, and a property's draws depend on it (with some seeds NumPy's value-based
+    # promotion answers uint16, a dtype the interface has no name for: a protocol error, FAIL).
     p = run([os.path.join(root, "tcts"), f"--testee={testee}", "--expectations=expectations.txt",
-             "--candidate=numpy", f"--suites={SUITES}", "--jobs=1", "--no-stale-check"],
+             "--candidate=numpy", f"--suites={SUITES}", "--jobs=1", "--no-stale-check", f"--seed={SEED}"],
             user, env, "the bundle's run")
     bundled = os.path.join(user, "out", "numpy", "report.json")
     if not os.path.isfile(bundled):
@@ -153,7 +157,7 @@ def main() -> None:
     ref_out = os.path.join(tmp, "in-repo")
     run(["/usr/bin/python3", "conformance/runner/run.py", f"--testee={testee}",
          "--expectations=" + os.path.join(repo, "conformance/expectations/numpy.txt"), "--candidate=numpy", f"--suites={SUITES}",
-         "--binary=conformance/testee_bin", "--jobs=1", "--no-stale-check", f"--out={ref_out}"],
+         "--binary=conformance/testee_bin", "--jobs=1", "--no-stale-check", f"--seed={SEED}", f"--out={ref_out}"],
         repo, dict(clean_env, PATH=os.environ["PATH"],
                    BUILD_WORKING_DIRECTORY=os.path.join(repo, "conformance/testees/numpy")),
         "the in-repository run")
