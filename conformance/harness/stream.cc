@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -266,8 +267,12 @@ bool ReadWeights(const std::string& path, std::map<std::string, long>* weights, 
     if (line.empty() || line[0] == '#') continue;
     const std::size_t tab = line.find('\t');
     char* end = nullptr;
+    errno = 0;
     const long ms = tab == std::string::npos ? -1 : std::strtol(line.c_str(), &end, 10);
-    if (tab == std::string::npos || tab == 0 || end != line.c_str() + tab || ms < 0 || tab + 1 == line.size()) {
+    // At most a year a test (the shares' sums stay far from overflowing).
+    constexpr long kMaxMs = 366L * 24 * 3600 * 1000;
+    if (tab == std::string::npos || tab == 0 || end != line.c_str() + tab || errno != 0 || ms < 0 || ms > kMaxMs ||
+        tab + 1 == line.size()) {
       *error = path + ":" + std::to_string(n) + ": expected MS<TAB>TEST, got '" + line.substr(0, 200) + "'";
       return false;
     }

@@ -165,13 +165,14 @@ class Live(unittest.TestCase):
             # Balanced: the two shares' work differs by at most one light case.
             work = [sum({heavy[0]: 5000, heavy[1]: 4000}.get(c.test, 1) for c in share) for share in weighted]
             self.assertLessEqual(abs(work[0] - work[1]), 1, work)
-            with open(weights, "a", encoding="utf-8") as f:
-                f.write("soon\tSome.Test\n")
-            p = subprocess.run(base + ["--tcts_shard=0/2", f"--tcts_weights={weights}",
-                                       f"--tcts_list={os.path.join(tmp, 'x.jsonl')}"],
-                               env=env, capture_output=True, text=True, timeout=300)
-            self.assertEqual(p.returncode, 2, p.stderr[-2000:])
-            self.assertIn(f"{weights}:5: expected MS<TAB>TEST", p.stderr)
+            for bad in ("soon\tSome.Test", "99999999999999999999\tSome.Test", "-1\tSome.Test", "7\t"):
+                with open(weights, "w", encoding="utf-8") as f:
+                    f.write(f"# a comment\n5\t{heavy[0]}\n\n3\t{heavy[1]}\n{bad}\n")
+                p = subprocess.run(base + ["--tcts_shard=0/2", f"--tcts_weights={weights}",
+                                           f"--tcts_list={os.path.join(tmp, 'x.jsonl')}"],
+                                   env=env, capture_output=True, text=True, timeout=300)
+                self.assertEqual(p.returncode, 2, bad + p.stderr[-2000:])
+                self.assertIn(f"{weights}:5: expected MS<TAB>TEST", p.stderr, bad)
 
 
 if __name__ == "__main__":
