@@ -12,6 +12,11 @@ an unchanged file leaves every test cached (Bazel compares contents, not times).
 What a file holds, one `key=value` a line (LIBRARIES below says which keys each candidate has):
   dpkg:PACKAGE=VERSION        `dpkg-query -W -f '${Version}' PACKAGE` ("not-installed" without it)
   npm-lock:DIR=sha256:HEX     conformance/testees/DIR/package-lock.json's sha256 (what npm ci installs)
+  pypi:PACKAGE=VERSION        the version bazel/pypi/requirements.lock pins (what install.sh installs,
+                              hashes checked); a pin of another package leaves the file unchanged
+  pypi-python=…               the PyPI venv's interpreter (`--version`) when it holds the lock, else
+                              "not-installed (why)" (bazel/pypi.bzl): installing the venv re-runs
+                              the PyPI testees' tests, which skipped without it
   python=…                    `/usr/bin/python3 --version` (Debian's interpreter, which runs the testees)
   node=…                      `node --version` (node on PATH, as the Node.js testees' launcher finds it)
   cc=…                        the C++ compiler's first `--version` line (CC, else cc), for in-process candidates
@@ -25,12 +30,18 @@ give them with --repo_env). A package upgraded while a Bazel server is running i
 after `bazel shutdown` (or `bazel sync --configure`), not by that server's next build.
 """
 
+load("//bazel:pypi.bzl", "LOCK", "lock_versions", "venv_state")
+
 # The candidates' libraries, by candidate name: what identifies the library a candidate's tests
 # judge. Every candidate that has conformance tests is here (conformance_test fails otherwise).
 _CPP = [("cc", "")]
 _PY = [("python", "/usr/bin/python3")]
 _TORCH_PY = [("dpkg", "python3-torch"), ("dpkg", "python3-numpy")] + _PY
 _NUMPY_PY = [("dpkg", "python3-numpy")] + _PY
+
+# The PyPI testees (bazel/pypi/requirements.lock), under the venv's interpreter.
+_PYPI = [("pypi-python", "")]
+_TORCH2 = [("pypi", "torch"), ("pypi", "numpy")] + _PYPI
 
 LIBRARIES = {
     # This repository's own library: its source is already an input; the compiler is not.
@@ -48,6 +59,11 @@ LIBRARIES = {
     "tfjs_wasm": [("npm-lock", "tfjs"), ("node", "")],
     "stdlib_ndarray": [("npm-lock", "stdlib_ndarray"), ("node", "")],
     "onnxruntime": [("npm-lock", "onnxruntime"), ("node", "")],
+    "torch2_python": _TORCH2,
+    "torch2_meta": _TORCH2,
+    "torch2_fake": _TORCH2,
+    "torch2_refs": _TORCH2,
+    "numpy2": [("pypi", "numpy")] + _PYPI,
 }
 
 OVERRIDE_PREFIX = "TCTS_VERSION_OVERRIDE_"
@@ -79,6 +95,15 @@ def _value(ctx, cache, kind, arg):
         v = _dpkg_version(ctx, arg)
     elif kind == "npm-lock":
         v = _sha256(ctx, ctx.path(Label("//conformance/testees:%s/package-lock.json" % arg)))
+    elif kind == "pypi":
+        if "pypi-lock" not in cache:
+            cache["pypi-lock"] = lock_versions(ctx.read(ctx.path(Label(LOCK))))
+        v = cache["pypi-lock"].get(arg)
+        if not v:
+            fail("bazel/versions.bzl: %s is not pinned in bazel/pypi/requirements.lock" % arg)
+    elif kind == "pypi-python":
+        python, why = venv_state(ctx)
+        v = _first_line(ctx, [python, "--version"]) if python else "not-installed (%s)" % why
     elif kind == "python":
         v = _first_line(ctx, [arg, "--version"]) if ctx.path(arg).exists else "not-found"
     elif kind == "node":
@@ -117,7 +142,7 @@ filegroup(
 
 tcts_versions = repository_rule(
     implementation = _tcts_versions_impl,
-    environ = [OVERRIDE_PREFIX + name for name in LIBRARIES] + ["PATH", "CC"],
+    environ = [OVERRIDE_PREFIX + name for name in LIBRARIES] + ["PATH", "CC", "TCTS_PYPI_VENV"],
     local = True,
     configure = True,
 )
