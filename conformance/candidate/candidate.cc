@@ -2,8 +2,11 @@
 
 #include <cmath>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 
 namespace tcts {
 
@@ -22,14 +25,50 @@ const DTypeRow kDTypeRows[] = {
     TCTS_FORALL_DTYPES(TCTS_DTYPE_ROW)
 #undef TCTS_DTYPE_ROW
 };
-const DTypeRow& Row(DType d) { return kDTypeRows[static_cast<int>(d)]; }
+constexpr int kSpecDTypes = static_cast<int>(sizeof(kDTypeRows) / sizeof(kDTypeRows[0]));
+// Foreign dtypes take the codes from kFirstForeign on; their names live here for the process.
+constexpr int kFirstForeign = 128;
+static_assert(kSpecDTypes <= kFirstForeign && kFirstForeign + kMaxForeignDTypes <= 256, "DType is a uint8_t");
+struct ForeignNames {
+  std::mutex mu;
+  std::vector<std::unique_ptr<const std::string>> names;  // stable c_str()s
+};
+ForeignNames& Foreign() {
+  static ForeignNames* f = new ForeignNames;  // never destroyed: names outlive every record
+  return *f;
+}
+// The spec row of d, or nullptr for a foreign dtype.
+const DTypeRow* Row(DType d) {
+  const int i = static_cast<int>(d);
+  return i < kSpecDTypes ? &kDTypeRows[i] : nullptr;
+}
+const char* ForeignName(DType d) {
+  ForeignNames& f = Foreign();
+  std::lock_guard<std::mutex> lock(f.mu);
+  const std::size_t k = static_cast<std::size_t>(static_cast<int>(d) - kFirstForeign);
+  return k < f.names.size() ? f.names[k]->c_str() : "?";
+}
 }  // namespace
 
-const char* DTypeName(DType d) { return Row(d).name; }
-const char* DTypeC10Name(DType d) { return Row(d).c10_name; }
-Category DTypeCategory(DType d) { return Row(d).category; }
-int DTypeItemsize(DType d) { return Row(d).itemsize; }
-bool DTypeDocumented(DType d) { return Row(d).documented; }
+DType ForeignDType(std::string_view name) {
+  ForeignNames& f = Foreign();
+  std::lock_guard<std::mutex> lock(f.mu);
+  for (std::size_t k = 0; k < f.names.size(); ++k) {
+    if (*f.names[k] == name) return static_cast<DType>(kFirstForeign + static_cast<int>(k));
+  }
+  if (f.names.size() >= static_cast<std::size_t>(kMaxForeignDTypes)) {
+    throw std::length_error("more than " + std::to_string(kMaxForeignDTypes) + " dtypes outside the spec's vocabulary");
+  }
+  f.names.push_back(std::make_unique<const std::string>(name));
+  return static_cast<DType>(kFirstForeign + static_cast<int>(f.names.size()) - 1);
+}
+bool DTypeIsForeign(DType d) { return Row(d) == nullptr; }
+
+const char* DTypeName(DType d) { return Row(d) ? Row(d)->name : ForeignName(d); }
+const char* DTypeC10Name(DType d) { return Row(d) ? Row(d)->c10_name : ForeignName(d); }
+Category DTypeCategory(DType d) { return Row(d) ? Row(d)->category : static_cast<Category>(0xff); }
+int DTypeItemsize(DType d) { return Row(d) ? Row(d)->itemsize : 0; }
+bool DTypeDocumented(DType d) { return Row(d) ? Row(d)->documented : false; }
 
 const char* CategoryName(Category c) {
   switch (c) {

@@ -39,6 +39,15 @@ const char* CategoryName(Category c);
 bool DTypeDocumented(DType d);
 // Canonical name or alias -> dtype.
 std::optional<DType> DTypeFromName(std::string_view name);
+// A dtype outside the spec's vocabulary as a candidate answered it (torch 2.x's "uint16",
+// "bcomplex32", "float8_e4m3fn"): an observation to show, never a dtype the suite asks for.
+// Interned by name for the process (DTypeFromName never returns one); DTypeName and
+// DTypeC10Name give the name back, DTypeCategory no category of the spec (CategoryName says
+// "?"), DTypeItemsize 0, DTypeDocumented false. Past kMaxForeignDTypes names it throws
+// std::length_error (the protocol reports that as the answer's error).
+DType ForeignDType(std::string_view name);
+bool DTypeIsForeign(DType d);
+constexpr int kMaxForeignDTypes = 64;
 const std::vector<DType>& AllDTypes();
 const std::vector<DType>& DocumentedDTypes();
 // torch.get_default_dtype() before any set_default_dtype (spec/promotion.toml initial_default).

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <memory>
 
 namespace tcts {
@@ -114,13 +115,32 @@ std::vector<std::int64_t> Ints(const Json& v, const char* key) {
   return out;
 }
 
+// A name of a dtype outside the spec's vocabulary: what torch, NumPy and ml_dtypes call their
+// dtypes ("uint16", "bcomplex32", "float8_e4m3fn"): a lower-case letter, then lower-case letters,
+// digits and underscores, 64 characters at most.
+bool ForeignDTypeName(const std::string& s) {
+  if (s.empty() || s.size() > 64 || s[0] < 'a' || s[0] > 'z') return false;
+  for (char c : s) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  }
+  return true;
+}
+
 DType DTypeOf(const Json& v, const char* field) {
   if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
     for (DType d : AllDTypes()) {
-      if (v.get<std::string>() == DTypeName(d)) return d;
+      if (s == DTypeName(d)) return d;
+    }
+    if (ForeignDTypeName(s)) {
+      try {
+        return ForeignDType(s);  // an observation: shown by name, equal to no dtype of the spec
+      } catch (const std::length_error& e) {
+        throw ProtocolError(field, "a dtype's name", std::string(e.what()) + ": " + Shown(v));
+      }
     }
   }
-  throw ProtocolError(field, "a dtype's canonical name (\"float32\", ...)", Shown(v));
+  throw ProtocolError(field, "a dtype's name (\"float32\", ..., or one outside the spec such as \"uint16\")", Shown(v));
 }
 
 Layout LayoutOf(const Json& v, const char* field) {

@@ -58,7 +58,9 @@ std::int64_t IntOf(const Json& v, const char* field);
 std::string StringOf(const Json& v, const char* field);
 bool BoolOf(const Json& v, const char* field);
 double FloatOf(const Json& v, const char* field);
-DType DTypeOf(const Json& v, const char* field);  // canonical names only
+// A spec dtype's canonical name, or a name outside the spec's vocabulary (ForeignDType: an
+// observation, shown by its name; lower-case letters, digits and '_', 64 at most).
+DType DTypeOf(const Json& v, const char* field);
 Layout LayoutOf(const Json& v, const char* field);
 MemoryFormat MemoryFormatOf(const Json& v, const char* field);
 Scalar ScalarOf(const Json& v, const char* field);

@@ -102,7 +102,10 @@ import ctypes  # noqa: E402
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
-from numpy.core.multiarray import normalize_axis_index  # noqa: E402
+try:  # NumPy 2 (numpy.core is private there)
+    from numpy.lib.array_utils import normalize_axis_index  # noqa: E402
+except ImportError:  # NumPy 1.24
+    from numpy.core.multiarray import normalize_axis_index  # noqa: E402
 
 import tcts_testee  # noqa: E402
 
@@ -110,7 +113,11 @@ import tcts_testee  # noqa: E402
 # integers); stderr is no channel of the protocol, and the answers are what counts.
 warnings.simplefilter("ignore")
 
-PROMOTION_STATE = np._get_promotion_state()
+# NumPy 1.24 and 2.0-2.1 report their state; NumPy 2.2 removed the switch (and the legacy
+# state): NEP 50's weak promotion is then all there is, which the name says in NumPy's words.
+PROMOTION_STATE = np._get_promotion_state() if hasattr(np, "_get_promotion_state") else "NEP 50 only"
+# NumPy 2's np.asarray takes device= and copy= (the Array API standard's signature).
+ASARRAY_V2 = int(np.__version__.split(".")[0]) >= 2
 
 # The translation of each binary op of the interface; another answers NotSupported (translated()).
 UFUNC = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
@@ -195,9 +202,9 @@ class NumpyTestee(tcts_testee.Testee):
     name = f"numpy (promotion state '{PROMOTION_STATE}')"
     version = np.__version__
     build = (f"Python {sys.version.split()[0]}, NumPy {np.__version__} from {os.path.dirname(np.__file__)}; "
-             f"np._get_promotion_state() = '{PROMOTION_STATE}', NPY_PROMOTION_STATE="
+             f"promotion state '{PROMOTION_STATE}', NPY_PROMOTION_STATE="
              f"{os.environ.get('NPY_PROMOTION_STATE', '(unset)')}")
-    # NumPy 1.24 has neither (np.dtype('bfloat16'), np.dtype('complex32'): "data type ... not understood").
+    # NumPy 1.24 and 2 have neither (np.dtype('bfloat16'), np.dtype('complex32'): "data type ... not understood").
     missing_dtypes = {"bfloat16", "complex32"}
     # Protocol version 3's facts: none unless --facts names them. Its meta and storage find the array's memory owner
     # (29 and 9 us a call, against torch's 5 and 6): computed for every new array they cost
@@ -422,7 +429,7 @@ class NumpyTestee(tcts_testee.Testee):
 
     # -- asarray
     def asarray(self, source, dtype=None, device=None, copy=None):
-        if device is not None:
+        if device is not None and not ASARRAY_V2:
             raise tcts_testee.NotSupported(f"NumPy {np.__version__}'s asarray has no device argument")
         if type(source).__name__ == "PyCapsule":
             raise tcts_testee.NotSupported("np.asarray does not read DLPack capsules (NumPy imports DLPack only "
@@ -432,6 +439,8 @@ class NumpyTestee(tcts_testee.Testee):
                                offset=source.offset, strides=source.byte_strides)
             source = array[()] if source.scalar else array  # a NumPy scalar: numpy.float64(...)
         kw = {} if dtype is None else {"dtype": globals()["dtype"](dtype)}
+        if ASARRAY_V2:  # np.asarray(obj, dtype=, device=, copy=): copy=False refuses to copy (ValueError)
+            return np.asarray(source, device=device, copy=copy, **kw)
         if copy is None:
             return np.asarray(source, **kw)
         return np.array(source, copy=copy, **kw)

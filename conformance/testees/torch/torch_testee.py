@@ -7,10 +7,11 @@ Every answer is torch's own: the real torch.asarray (with real NumPy arrays and 
 writable buffers, DLPack capsules), torch.device on strings, (type, index) and legacy
 ordinals with str/repr/==/hash, dtype attributes, torch.finfo, the legacy constructors,
 get/set_default_dtype, Python numbers through the real argument parser, views, memory
-formats, add/sub/mul/div with out= and in-place. This file only translates the suite's
-requests into those calls. What torch 1.13 has no API for (torch.set_default_device and
-`with torch.device(...)`, both 2.0; CUDA tensors in a build without CUDA) answers NotSupported,
-declared so.
+formats, add/sub/mul/div with out= and in-place, and (torch 2) the default device. This file
+only translates the suite's requests into those calls. It runs on Debian's torch 1.13 (torch_*)
+and on PyPI's torch 2.x (torch2_*, bazel/pypi): what a version has no API for (1.13:
+torch.set_default_device, torch.get_default_device and `with torch.device(...)`; CUDA tensors in
+a build without a GPU) answers NotSupported, declared so.
 
 Modes: PyTorch's own re-implementations of its semantics, judged through this one testee (the
 candidates torch_meta, torch_fake and torch_refs, conformance/testees.bzl):
@@ -78,6 +79,8 @@ _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 # The operations that read or write element values: a tensor without values (meta, FakeTensor)
 # has none of them.
 VALUE_OPS = ("values", "storage_values", "write_storage", "write_element")
+# The operations of the feature default_device (torch 2's API).
+DEFAULT_DEVICE_OPS = ("default_device", "set_default_device", "enter_device", "exit_device")
 
 
 
@@ -122,6 +125,10 @@ class TorchTestee(tcts_testee.Testee):
         if modes:
             self.name = f"{self.name}, {', '.join(modes)}"
             self.build = f"mode: {'; '.join(modes)}; {self.build}"
+        self._device_contexts = []
+        if not (hasattr(torch, "get_default_device") and hasattr(torch.device, "__enter__")):
+            for op in DEFAULT_DEVICE_OPS:  # torch 1.13: no API for the default device
+                setattr(self, op, None)
         if fake or (device is not None and torch.device(device).type == "meta"):
             for op in VALUE_OPS:  # no values to read or write: not implemented (NotSupported)
                 setattr(self, op, None)
@@ -317,6 +324,24 @@ class TorchTestee(tcts_testee.Testee):
         x, y = self._device(a), self._device(b)
         return {"equal": x == y, "same_hash": hash(x) == hash(y)}
 
+    # -- the default device (torch 2: torch.set_default_device, torch.get_default_device (2.3) and
+    # `with torch.device(...)`); a torch without them (1.13) has the feature unimplemented.
+    def default_device(self):
+        return str(torch.get_default_device())
+
+    def set_default_device(self, device):
+        torch.set_default_device(device)
+
+    def enter_device(self, device):
+        context = torch.device(device)
+        context.__enter__()
+        self._device_contexts.append(context)
+
+    def exit_device(self):
+        if not self._device_contexts:
+            raise tcts_testee.TesteeError("Internal", "exit_device without a `with torch.device(...)` block entered")
+        self._device_contexts.pop().__exit__(None, None, None)
+
     def empty_on(self, sizes, dtype, device):
         d = globals()["dtype"](dtype)
         if device is None:
@@ -377,7 +402,7 @@ class RefsTestee(TorchTestee):
 
     # No ref for these: declared unsupported, not forwarded to eager torch.
     LEFT_OUT = ("dtype_from_name", "dtype_info", "finfo", "legacy_constructor", "binary_inplace",
-                "device", "compare_devices", "asarray", "to_dlpack", "from_dlpack", "requires_grad_", "autograd")
+                "device", "compare_devices", "asarray", "to_dlpack", "from_dlpack", "requires_grad_", "autograd") + DEFAULT_DEVICE_OPS
     also_supports = {"sparse_layout"}
 
     def __init__(self, device=None):
@@ -437,10 +462,10 @@ class RefsTestee(TorchTestee):
         return refs.narrow(t, dim, start, length)
 
     def select(self, t, dim, index):
-        raise tcts_testee.NotSupported("torch._refs (1.13) has no select")
+        raise tcts_testee.NotSupported(f"torch._refs ({torch.__version__}) has no select")
 
     def slice(self, t, dim, start, end, step):
-        raise tcts_testee.NotSupported("torch._refs (1.13) has no slice (Python indexing is eager torch's)")
+        raise tcts_testee.NotSupported(f"torch._refs ({torch.__version__}) has no slice (Python indexing is eager torch's)")
 
     def expand(self, t, sizes):
         return refs.expand(t, sizes)
