@@ -140,7 +140,7 @@ def known_library_version_args(candidates):
     """The main job's runner arguments naming every candidate's version file."""
     return ["--known-library-version=%s=$(rootpath %s)" % (c, library_version_file(c)) for c in candidates]
 
-def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", name = "", binary = "", testee = "", data = [], launcher = "", launcher_args = []):
+def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", name = "", binary = "", testee = "", data = [], launcher = "", launcher_args = [], missing = ""):
     """Binds suite `suite` to candidate `candidate`: the test `<suite>_<candidate>`.
 
     The test is an sh_test running conformance/runner/run.py on the candidate's binary
@@ -170,6 +170,8 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
         runner's arguments (a testee whose runtime may be absent: it skips, saying why, or
         execs system_python.sh's interpreter on the rest).
       launcher_args: the launcher's own arguments.
+      missing: when not empty, why the candidate's library is absent here: the test is a
+        placeholder that passes and reports itself skipped with this reason.
     """
     name = name or "%s_%s" % (suite, candidate) + ("_" + device.replace(":", "_") if device else "")
     binary = binary or (":testee_bin" if testee else ":%s_bin" % candidate)
@@ -177,12 +179,12 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
     if candidate not in LIBRARIES:
         fail("candidate %s has no library identity: add it to LIBRARIES in bazel/versions.bzl" % candidate)
     versions = library_version_file(candidate)
-    if not candidate_available(candidate):
+    if missing or not candidate_available(candidate):
         # Clearly labelled placeholder: passes, and reports itself skipped with the reason.
         native.sh_test(
             name = name,
             srcs = ["//conformance/runner:skipped_candidate.sh"],
-            args = [name, "'%s'" % LIBTORCH_MESSAGE],
+            args = [name, "'%s'" % (missing or LIBTORCH_MESSAGE)],
             tags = tags + ["candidate-missing"],
         )
         return

@@ -3,6 +3,8 @@ binds each to every suite, and the main job (//conformance:run) and the replay
 (//conformance/replay) take each by its name (--candidate=NAME runs it as --testee=CMD would).
 Each name's expectations are conformance/expectations/<name>.txt."""
 
+load("@tcts_pypi//:defs.bzl", "HAVE_PYPI", "PYPI_MESSAGE", "PYPI_PYTHON")
+
 # Libraries judged through a Python testee.
 TESTEES = {
     "torch_python": "/usr/bin/python3 conformance/testees/torch/torch_testee.py",
@@ -14,6 +16,26 @@ TESTEES = {
     "numpy": "/usr/bin/python3 conformance/testees/numpy/numpy_testee.py",
     "numpy_weak": "/usr/bin/python3 conformance/testees/numpy/numpy_testee.py --promotion=weak",
 }
+
+# Libraries from PyPI (bazel/pypi/requirements.lock), judged through a Python testee run by the
+# project's venv's interpreter (bazel/pypi.bzl), by candidate name: the program and its arguments.
+# The same testees as Debian's torch 1.13 and NumPy 1.24, on torch 2.x and NumPy 2. Without the
+# venv (bash bazel/pypi/install.sh, which .ci/setup runs) their tests are placeholders that say
+# why (PYPI_MISSING), and the main job does not know them.
+PYPI_TESTEES = {
+    "torch2_python": "conformance/testees/torch/torch_testee.py",
+    "torch2_meta": "conformance/testees/torch/torch_testee.py --device=meta",
+    "torch2_fake": "conformance/testees/torch/torch_testee.py --fake",
+    "torch2_refs": "conformance/testees/torch/torch_testee.py --refs",
+    "numpy2": "conformance/testees/numpy/numpy_testee.py",
+}
+
+# Why the PyPI testees' tests are placeholders ("" when the venv holds the lock).
+PYPI_MISSING = "" if HAVE_PYPI else PYPI_MESSAGE
+
+def pypi_testee_command(name):
+    """The command line that starts PyPI testee NAME, from the repository's root."""
+    return "%s %s" % (PYPI_PYTHON or "python3", PYPI_TESTEES[name])
 
 # Libraries judged through a Node.js testee (conformance/protocol/js), by candidate name: the
 # testee's directory under conformance/testees/ (its program, package.json and package-lock.json;
@@ -47,6 +69,9 @@ def node_testee_launcher_args(name, suite):
 
 # The runner's arguments naming every testee kept here (run.py --known-testee).
 KNOWN_TESTEE_ARGS = ["'--known-testee=%s=%s'" % (name, command) for name, command in TESTEES.items()] + [
+    "'--known-testee=%s=%s'" % (name, pypi_testee_command(name))
+    for name in (PYPI_TESTEES if HAVE_PYPI else [])
+] + [
     "'--known-testee=%s=%s'" % (name, node_testee_command(name))
     for name in NODE_TESTEES
 ]

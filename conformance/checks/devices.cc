@@ -1,5 +1,7 @@
 #include "conformance/checks/devices.h"
 
+#include "conformance/candidate/fresh_process.h"
+
 #include "spec/device_types.inc"
 
 #include <string>
@@ -67,7 +69,14 @@ class DefaultDeviceRestorer {
   explicit DefaultDeviceRestorer(Candidate& cand) : cand_(cand) {}
   ~DefaultDeviceRestorer() {
     for (; open > 0; --open) cand_.exit_device();
-    if (changed) cand_.set_default_device("cpu");
+    if (changed) {
+      cand_.set_default_device("cpu");
+      // The interface can set the default device but not unset it, and setting it back is not
+      // the state a process starts in (torch 2.x keeps a DeviceContext for 'cpu' too, which then
+      // moves every asarray of a tensor to the cpu): later cases would be judged in a state that
+      // depends on which cases shared the process. The next case starts in a new one.
+      RequestFreshProcess("a default-device case called set_default_device, process-wide state the interface cannot undo");
+    }
   }
   int open = 0;
   bool changed = false;

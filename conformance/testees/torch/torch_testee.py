@@ -126,8 +126,11 @@ class TorchTestee(tcts_testee.Testee):
             self.name = f"{self.name}, {', '.join(modes)}"
             self.build = f"mode: {'; '.join(modes)}; {self.build}"
         self._device_contexts = []
-        if not (hasattr(torch, "get_default_device") and hasattr(torch.device, "__enter__")):
-            for op in DEFAULT_DEVICE_OPS:  # torch 1.13: no API for the default device
+        if device is not None or not (hasattr(torch, "get_default_device") and hasattr(torch.device, "__enter__")):
+            # torch 1.13 has no API for the default device; and under --device the mode itself
+            # decides where every new tensor goes (empty_on without a device included), so the
+            # default-device rule cannot be observed through it.
+            for op in DEFAULT_DEVICE_OPS:
                 setattr(self, op, None)
         if fake or (device is not None and torch.device(device).type == "meta"):
             for op in VALUE_OPS:  # no values to read or write: not implemented (NotSupported)
@@ -365,8 +368,10 @@ class TorchTestee(tcts_testee.Testee):
             kw["dtype"] = globals()["dtype"](dtype)
         if device is not None:
             kw["device"] = device
-        elif isinstance(source, (list, bool, int, float, complex)):
-            kw.update(self._made())  # a sequence or a number takes the default device (torch 2's rule)
+        elif type(source) in (list, bool, int, float, complex):
+            # A sequence or a Python number takes the default device (torch 2's rule); a NumPy
+            # scalar does not, though numpy.float64 subclasses float (hence type(), not isinstance).
+            kw.update(self._made())
         if copy is not None:
             kw["copy"] = copy
         if requires_grad is not None:
