@@ -14,8 +14,14 @@ namespace tcts {
 
 // Asks that this process end after the running case, for `why` (the first request is kept).
 void RequestFreshProcess(const std::string& why);
+// The same, for a case that changed process-wide state the interface cannot undo (the default
+// device): no fault, so the runner does not count the process as isolated (exit status
+// clean_process instead of fresh_process).
+void RequestCleanProcess(const std::string& why);
 // The reason asked for, "" when none.
 const std::string& FreshProcessRequested();
+// True when the request was RequestCleanProcess's alone (no fault was seen).
+bool CleanProcessOnly();
 
 }  // namespace tcts
 

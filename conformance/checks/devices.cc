@@ -75,7 +75,7 @@ class DefaultDeviceRestorer {
       // the state a process starts in (torch 2.x keeps a DeviceContext for 'cpu' too, which then
       // moves every asarray of a tensor to the cpu): later cases would be judged in a state that
       // depends on which cases shared the process. The next case starts in a new one.
-      RequestFreshProcess("a default-device case called set_default_device, process-wide state the interface cannot undo");
+      RequestCleanProcess("a default-device case called set_default_device, process-wide state the interface cannot undo");
     }
   }
   int open = 0;

@@ -162,7 +162,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
       std::fprintf(stderr, "tcts: ending this process after '%s': %s\n", FullName(info).c_str(),
                    FreshProcessRequested().c_str());
       std::fflush(stderr);
-      std::_Exit(kExitFreshProcess);
+      std::_Exit(CleanProcessOnly() ? kExitCleanProcess : kExitFreshProcess);
     }
   }
   void OnTestProgramEnd(const ::testing::UnitTest&) override { Write({{"event", "done"}}); }

@@ -30,6 +30,7 @@ EXIT_USAGE = EXIT_CODES["usage"]  # the binary refused its arguments: not the ca
 EXIT_FINISHED = (EXIT_CODES["ok"], EXIT_CODES["failed"])  # after its done event
 EXIT_TESTEE_DIED = EXIT_CODES["testee_died"]
 EXIT_FRESH_PROCESS = EXIT_CODES["fresh_process"]
+EXIT_CLEAN_PROCESS = EXIT_CODES["clean_process"]  # a state reset the suite asked for: not isolated
 
 _TYPES = {"string": str, "object": dict, "array": list, "boolean": bool, "integer": int, "null": type(None)}
 

@@ -37,6 +37,7 @@ class Schema(unittest.TestCase):
         validator()
         self.assertEqual(contract.EXIT_TESTEE_DIED, 86)
         self.assertEqual(contract.EXIT_FRESH_PROCESS, 87)
+        self.assertEqual(contract.EXIT_CLEAN_PROCESS, 88)
         self.assertEqual(contract.EXIT_USAGE, 2)
 
     def test_recorded_lines_match_the_schema_and_the_runner_reads_them(self):

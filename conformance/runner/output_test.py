@@ -77,6 +77,20 @@ class Output(unittest.TestCase):
         self.assertIn("mine.txt", os.listdir(logs))
         self.assertFalse([n for n in os.listdir(self.out) if n.startswith(".tcts-logs.")], "the staging folder")
 
+    def test_a_state_reset_resumes_without_counting_a_fault(self):
+        # A case that reset process-wide state (exit clean_process) resumes in a new process and
+        # is no crash; a candidate's fault (exit fresh_process) is counted as isolated.
+        for mode, isolated in (("clean", 0), ("fresh", 1)):
+            out = os.path.join(self.tmp, "out-" + mode)
+            code, stdout, stderr = self.run_fake(mode, out=out)
+            self.assertEqual(code, 0, (mode, stdout[-2000:], stderr[-2000:]))
+            with open(os.path.join(out, "report.json"), encoding="utf-8") as f:
+                r = json.load(f)
+            self.assertEqual({c["outcome"] for c in r["cases"]}, {"PASS"}, mode)
+            self.assertEqual(len(r["cases"]), 5, mode)
+            self.assertEqual(r["run"]["processes"], 2, mode)
+            self.assertEqual(r["run"]["isolated_processes"], isolated, mode)
+
     def test_a_second_run_into_one_out_is_refused(self):
         os.makedirs(self.out)
         with open(os.path.join(self.out, ".tcts-run.lock"), "a+") as lock:

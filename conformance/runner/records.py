@@ -79,7 +79,7 @@ class Results:
         self.announced: list[str] = []  # every feature of the interface, in order
         self.dtypes: list[dict] | None = None  # every dtype: required, declared (the begin event)
         self.tensor_device: str | None = None  # the device the candidate's tensors claim (the begin event)
-        self.isolated = 0  # processes that crashed or hung
+        self.isolated = 0  # processes that crashed or hung (not those that asked for a fresh process)
 
     def wants_features(self) -> bool:
         return self.declared is None
@@ -135,6 +135,9 @@ class Results:
             if p.proc.returncode not in contract.EXIT_FINISHED:
                 print(f"run: {suite.binary} exited {p.proc.returncode} after its last case", file=sys.stderr)
             return []
+        if (not hung and not p.broken and p.current is None and p.ended
+                and p.proc.poll() == contract.EXIT_CLEAN_PROCESS):
+            return left  # a case reset process-wide state (no fault): resume in a new process
         self.isolated += 1
         outcome = "TIMEOUT" if hung else "CRASH"
         what = (f"no progress for {self.o.case_timeout:g} s; the process was killed" if hung
@@ -144,7 +147,7 @@ class Results:
             self.records[(suite.name, p.current)] = self.isolated_record(suite, p.current, outcome, what, p.log_tail())
             return [t for t in left if t != p.current]
         if p.ended:
-            return left  # it died between cases (or asked for a fresh process): resume with the rest
+            return left  # it died between cases: resume with the rest
         # It died (or hung) before its first case: every case it had gets the outcome.
         for t in left:
             self.records[(suite.name, t)] = self.isolated_record(

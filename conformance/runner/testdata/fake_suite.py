@@ -6,7 +6,9 @@ event in Fake.case1. FAKE_FAIL=2,4 makes Fake.case2 and Fake.case4 FAIL (a value
 FAKE_MODE=hostile streams what a hostile testee can make a suite stream (issue 42): a candidate
 name with HTML, Markdown links and terminal controls, Fake.case0 and Fake.case1 FAIL with 5 MB
 messages that differ only at their ends, hundreds of long mismatches, skipped checks and
-features; Fake.case2 FAILs with a protocol error (testee_session.cc's "testee protocol:")."""
+features; Fake.case2 FAILs with a protocol error (testee_session.cc's "testee protocol:").
+FAKE_MODE=clean / fresh ends the process after Fake.case1 with exit status clean_process (88) /
+fresh_process (87), as a suite binary does after a case asked for a new process."""
 import json
 import os
 import sys
@@ -60,4 +62,6 @@ with open(args["tcts_stream"], "a", encoding="utf-8") as f:
                    "message": "values differ"})
         else:
             write({"event": "end", "test": t, "outcome": "PASS", "ms": 1})
+        if t == "Fake.case1" and mode in ("clean", "fresh"):
+            sys.exit(88 if mode == "clean" else 87)  # stream.schema.json: clean_process, fresh_process
     write({"event": "done"})
