@@ -37,7 +37,15 @@ def _probe(ctx, root):
             return "no %s/%s" % (root, rel)
     if not _libdir(ctx, root):
         return "no libcudart.so under %s/lib64 or %s/lib" % (root, root)
+    if not _nvcc_release(ctx, root):
+        return "%s/bin/nvcc --version failed" % root
     return None
+
+def _nvcc_release(ctx, root):
+    """nvcc's "release" line ("Cuda compilation tools, release 13.2, V13.2.86"), or None."""
+    r = ctx.execute([root + "/bin/nvcc", "--version"], timeout = 60)
+    release = [l.strip() for l in r.stdout.splitlines() if "release" in l]
+    return release[0] if r.return_code == 0 and release else None
 
 def _libdir(ctx, root):
     lib = _cudart(ctx, root)
@@ -80,7 +88,7 @@ def _cuda_configure_impl(ctx):
     candidates.append(("the default", "/usr/local/cuda"))
     wheels, no_wheels = _venv_toolkit(ctx)
     if wheels:
-        candidates.append(("NVIDIA's wheels in the PyPI venv", wheels))
+        candidates.append(("the NVIDIA wheels in the PyPI venv", wheels))
 
     root, how, tried = None, None, []
     if ctx.os.environ.get("TCTS_NO_CUDA", "") not in ("", "0"):
@@ -92,7 +100,7 @@ def _cuda_configure_impl(ctx):
             break
         tried.append("%s (%s): %s" % (path, source, why))
     if not root and no_wheels and candidates:
-        tried.append("NVIDIA's wheels: " + no_wheels)
+        tried.append("the NVIDIA wheels: " + no_wheels)
 
     archs = [a.strip() for a in ctx.os.environ.get("TCTS_CUDA_ARCHS", "90").split(",") if a.strip()]
     for a in archs:
@@ -106,11 +114,7 @@ def _cuda_configure_impl(ctx):
 
     if root:
         lib, flag = _cudart(ctx, root)
-        r = ctx.execute([root + "/bin/nvcc", "--version"], timeout = 60)
-        release = [l for l in r.stdout.splitlines() if "release" in l]
-        if r.return_code != 0 or not release:
-            fail("CUDA: %s/bin/nvcc --version failed (%s)" % (root, (r.stderr or r.stdout).strip()))
-        msg = "CUDA found via %s: %s, nvcc %s (sm_%s + PTX compute_%s)" % (how, root, release[0].strip(), ", sm_".join(archs), top)
+        msg = "CUDA found via %s: %s, nvcc %s (sm_%s + PTX compute_%s)" % (how, root, _nvcc_release(ctx, root), ", sm_".join(archs), top)
         ctx.file("BUILD", """
 package(default_visibility = ["//visibility:public"])
 cc_library(
@@ -119,7 +123,7 @@ cc_library(
 )
 """.format(lib = lib, flag = flag))
     else:
-        msg = "CUDA not found (tried %s); the cuda/ backend is not built and its tests are placeholders. Install a CUDA toolkit (13 or newer; bash bazel/pypi/install.sh installs NVIDIA's wheels) or set CUDA_PATH." % "; ".join(tried)
+        msg = "CUDA not found (tried %s); the cuda/ backend is not built and its tests are placeholders. Install a CUDA toolkit (13 or newer; bash bazel/pypi/install.sh installs the NVIDIA wheels) or set CUDA_PATH." % "; ".join(tried)
         if ctx.os.environ.get("TCTS_REQUIRE_CUDA", "") not in ("", "0"):
             fail("TCTS_REQUIRE_CUDA is set and " + msg)
         ctx.file("BUILD", """
@@ -139,6 +143,6 @@ cc_library(name = "cudart")
 cuda_configure = repository_rule(
     implementation = _cuda_configure_impl,
     attrs = {"path": attr.string(doc = "A CUDA toolkit root to use before looking elsewhere.")},
-    environ = ["CUDA_PATH", "PATH", "TCTS_CUDA_ARCHS", "TCTS_NO_CUDA", "TCTS_REQUIRE_CUDA", "TCTS_PYPI_VENV"],
+    environ = ["CUDA_PATH", "PATH", "TCTS_CUDA_ARCHS", "TCTS_NO_CUDA", "TCTS_REQUIRE_CUDA", "TCTS_PYPI_VENV", "HOME"],
     local = True,
 )

@@ -1,6 +1,8 @@
 """Finds the project's PyPI virtual environment (bazel/pypi/install.sh, run by .ci/setup).
 
-Where: $TCTS_PYPI_VENV, default /opt/tensor-cts/venv. It is used only when its stamp
+Where: $TCTS_PYPI_VENV, default /opt/tensor-cts/venv as root and ~/.cache/tensor-cts/venv for
+another user (install.sh's choice). A venv installed while a Bazel server runs is seen after
+`bazel shutdown` or `bazel sync --configure`. It is used only when its stamp
 (tcts-lock.sha256) is the sha256 of bazel/pypi/requirements.lock: a venv of another lock is
 reported as stale, never used, so a test never judges a library other than the pinned one.
 
@@ -29,7 +31,13 @@ def lock_versions(text):
     return out
 
 def venv_path(ctx):
-    return ctx.os.environ.get("TCTS_PYPI_VENV", "") or DEFAULT_VENV
+    """$TCTS_PYPI_VENV, else DEFAULT_VENV as root, else ~/.cache/tensor-cts/venv (install.sh's)."""
+    if ctx.os.environ.get("TCTS_PYPI_VENV", ""):
+        return ctx.os.environ["TCTS_PYPI_VENV"]
+    r = ctx.execute(["id", "-u"], timeout = 30)
+    if r.return_code == 0 and r.stdout.strip() != "0" and ctx.os.environ.get("HOME", ""):
+        return ctx.os.environ["HOME"] + "/.cache/tensor-cts/venv"
+    return DEFAULT_VENV
 
 def venv_state(ctx):
     """(python, message): the venv's interpreter when it holds the lock, else ("", why)."""
@@ -62,7 +70,7 @@ def _pypi_configure_impl(ctx):
 
 pypi_configure = repository_rule(
     implementation = _pypi_configure_impl,
-    environ = ["TCTS_PYPI_VENV"],
+    environ = ["TCTS_PYPI_VENV", "HOME"],
     local = True,
     configure = True,
 )

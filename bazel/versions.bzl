@@ -142,7 +142,7 @@ filegroup(
 
 tcts_versions = repository_rule(
     implementation = _tcts_versions_impl,
-    environ = [OVERRIDE_PREFIX + name for name in LIBRARIES] + ["PATH", "CC", "TCTS_PYPI_VENV"],
+    environ = [OVERRIDE_PREFIX + name for name in LIBRARIES] + ["PATH", "CC", "TCTS_PYPI_VENV", "HOME"],
     local = True,
     configure = True,
 )

@@ -2,29 +2,31 @@
 
 namespace tcts {
 namespace {
-std::string& Reason() {
-  static std::string reason;
-  return reason;
+struct Requests {
+  std::string fault;  // RequestFreshProcess's first reason
+  std::string clean;  // RequestCleanProcess's first reason
+  bool clean_enabled = false;
+};
+Requests& State() {
+  static Requests r;
+  return r;
 }
-
-bool& Fault() {
-  static bool fault = false;
-  return fault;
+void Keep(std::string* slot, const std::string& why) {
+  if (slot->empty()) *slot = why.empty() ? "(no reason given)" : why;
 }
-
-void Request(const std::string& why) {
-  if (Reason().empty()) Reason() = why.empty() ? "(no reason given)" : why;
-}
+const std::string kNone;
 }  // namespace
 
-void RequestFreshProcess(const std::string& why) {
-  Fault() = true;
-  Request(why);
+void RequestFreshProcess(const std::string& why) { Keep(&State().fault, why); }
+void RequestCleanProcess(const std::string& why) { Keep(&State().clean, why); }
+void EnableCleanProcess() { State().clean_enabled = true; }
+
+const std::string& FreshProcessRequested() {
+  const Requests& r = State();
+  if (!r.fault.empty()) return r.fault;
+  return r.clean_enabled ? r.clean : kNone;
 }
-
-void RequestCleanProcess(const std::string& why) { Request(why); }
-
-const std::string& FreshProcessRequested() { return Reason(); }
-bool CleanProcessOnly() { return !Reason().empty() && !Fault(); }
+bool CleanProcessOnly() { return State().fault.empty() && !FreshProcessRequested().empty(); }
+void ForgetCleanRequest() { State().clean.clear(); }
 
 }  // namespace tcts

@@ -16,12 +16,18 @@ namespace tcts {
 void RequestFreshProcess(const std::string& why);
 // The same, for a case that changed process-wide state the interface cannot undo (the default
 // device): no fault, so the runner does not count the process as isolated (exit status
-// clean_process instead of fresh_process).
+// clean_process instead of fresh_process). Honoured only when the process was started with
+// --tcts_clean_process (the runner, which resumes after it); otherwise it is forgotten after the
+// case (a direct run of a suite binary keeps going).
 void RequestCleanProcess(const std::string& why);
-// The reason asked for, "" when none.
+void EnableCleanProcess();
+// The reason the process must end after this case, "" when none: a fault's (RequestFreshProcess)
+// first, else a clean request's when enabled.
 const std::string& FreshProcessRequested();
-// True when the request was RequestCleanProcess's alone (no fault was seen).
+// True when the process ends for a clean request alone (no fault was seen).
 bool CleanProcessOnly();
+// Forgets a clean request that is not honoured (after each case).
+void ForgetCleanRequest();
 
 }  // namespace tcts
 

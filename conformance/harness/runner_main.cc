@@ -4,7 +4,7 @@
 //   <candidate>_bin [--candidate=NAME] [--candidate_option=KEY=VALUE ...] [--target=LABEL | --rerun=CMD] [--seed=N] [--device=DEVICE]
 //                           [--tcts_suites=A,B] [--tcts_list=FILE]
 //                           [--tcts_stream=FILE [--tcts_cases=FILE | --tcts_shard=I/K]
-//                           [--tcts_announce_features]] [gtest flags]
+//                           [--tcts_announce_features] [--tcts_clean_process]] [gtest flags]
 //
 // The binary reports raw outcomes (PASS, FAIL, NOT_SUPPORTED). It never reads the
 // candidate's expectations file: conformance/runner/run.py does, for `bazel run
@@ -26,7 +26,8 @@
 // several suites to the named ones (before any other selection); --tcts_list writes the case list and exits;
 // --tcts_stream streams each case's record; --tcts_cases runs only the listed tests, else
 // --tcts_shard (round-robin share I of K) chooses them; --tcts_announce_features adds every
-// feature and the candidate's declaration to the stream's begin event.
+// feature and the candidate's declaration to the stream's begin event; --tcts_clean_process lets
+// a case that changed process-wide state end the process after it (exit status clean_process).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -35,6 +36,7 @@
 #include <random>
 #include <sstream>
 
+#include "conformance/candidate/fresh_process.h"
 #include "conformance/harness/harness.h"
 #include "conformance/harness/stream.h"
 
@@ -109,6 +111,10 @@ int main(int argc, char** argv) {
       announce_features = true;
       continue;
     }
+    if (std::strcmp(argv[i], "--tcts_clean_process") == 0) {
+      tcts::EnableCleanProcess();  // the runner resumes after exit status clean_process
+      continue;
+    }
     if (std::string option; TakeFlag(argv[i], "--candidate_option", &option)) {
       if (!candidate_config.Add(option, &error)) {
         std::cerr << "tcts: " << error << "\n";
@@ -127,7 +133,7 @@ int main(int argc, char** argv) {
     }
     std::cerr << "tcts: unknown argument '" << argv[i]
               << "' (expected --candidate=, --candidate_option=KEY=VALUE, --target=, --rerun=, --seed=, --replay=, --device=, --tcts_list=, "
-                 "--tcts_stream=, --tcts_cases=, --tcts_shard=, --tcts_weights=, --tcts_suites=, --tcts_announce_features or gtest flags; expectations are applied by "
+                 "--tcts_stream=, --tcts_cases=, --tcts_shard=, --tcts_weights=, --tcts_suites=, --tcts_announce_features, --tcts_clean_process or gtest flags; expectations are applied by "
                  "conformance/runner/run.py)\n";
     return 2;
   }

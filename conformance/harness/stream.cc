@@ -164,6 +164,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
       std::fflush(stderr);
       std::_Exit(CleanProcessOnly() ? kExitCleanProcess : kExitFreshProcess);
     }
+    ForgetCleanRequest();  // not honoured without --tcts_clean_process
   }
   void OnTestProgramEnd(const ::testing::UnitTest&) override { Write({{"event", "done"}}); }
 

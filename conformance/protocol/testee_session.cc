@@ -119,7 +119,7 @@ bool TesteeSession::Start(const std::string& cwd, std::string* error) {
     }
     if (v.contains("dtypes")) {
       dtypes_declared_ = true;
-      for (const Json& d : wire::Get(v, "dtypes", Json::value_t::array)) dtypes_.insert(wire::DTypeOf(d, "dtypes"));
+      for (const Json& d : wire::Get(v, "dtypes", Json::value_t::array)) dtypes_.insert(wire::SpecDTypeOf(d, "dtypes"));
     }
   } catch (const ProtocolError& e) {
     *error = "the testee's handshake (answer to 'hello'): " + e.what_for();

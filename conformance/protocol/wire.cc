@@ -115,6 +115,15 @@ std::vector<std::int64_t> Ints(const Json& v, const char* key) {
   return out;
 }
 
+DType SpecDTypeOf(const Json& v, const char* field) {
+  if (v.is_string()) {
+    for (DType d : AllDTypes()) {
+      if (v.get_ref<const std::string&>() == DTypeName(d)) return d;
+    }
+  }
+  throw ProtocolError(field, "a dtype's canonical name (\"float32\", ...)", Shown(v));
+}
+
 // A name of a dtype outside the spec's vocabulary: what torch, NumPy and ml_dtypes call their
 // dtypes ("uint16", "bcomplex32", "float8_e4m3fn"): a lower-case letter, then lower-case letters,
 // digits and underscores, 64 characters at most.

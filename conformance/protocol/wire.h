@@ -61,6 +61,9 @@ double FloatOf(const Json& v, const char* field);
 // A spec dtype's canonical name, or a name outside the spec's vocabulary (ForeignDType: an
 // observation, shown by its name; lower-case letters, digits and '_', 64 at most).
 DType DTypeOf(const Json& v, const char* field);
+// A spec dtype's canonical name only (what a testee declares in hello: a name outside the spec
+// there is a typo or a dtype the suite never asks for, and refused).
+DType SpecDTypeOf(const Json& v, const char* field);
 Layout LayoutOf(const Json& v, const char* field);
 MemoryFormat MemoryFormatOf(const Json& v, const char* field);
 Scalar ScalarOf(const Json& v, const char* field);

@@ -126,7 +126,7 @@ class Process:
         self.log = open(self.log_path, "w", encoding="utf-8")
         self.proc = subprocess.Popen(
             [unit.suite.binary, *unit.suite.args, f"--seed={seed}", *unit.selection,
-             f"--tcts_stream={self.stream_path}"] + (["--tcts_announce_features"] if announce else []),
+             f"--tcts_stream={self.stream_path}", "--tcts_clean_process"] + (["--tcts_announce_features"] if announce else []),
             stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True, env=env)
         self.offset = 0
         self.partial = ""
