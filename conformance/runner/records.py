@@ -79,7 +79,7 @@ class Results:
         self.announced: list[str] = []  # every feature of the interface, in order
         self.dtypes: list[dict] | None = None  # every dtype: required, declared (the begin event)
         self.tensor_device: str | None = None  # the device the candidate's tensors claim (the begin event)
-        self.isolated = 0  # processes that crashed or hung (not those that asked for a fresh process)
+        self.isolated = 0  # processes that crashed, hung or asked for a fresh process after a fault (not clean_process)
 
     def wants_features(self) -> bool:
         return self.declared is None
