@@ -740,20 +740,11 @@ def main(argv: list[str]) -> int:
     except CompareError as e:
         print(f"compare: bad input: {e}", file=sys.stderr)
         return 2
-    out_dir = os.path.join(where, os.path.expanduser(out)) if out else os.path.join(
-        os.environ.get("BUILD_WORKSPACE_DIRECTORY", os.getcwd()), "out")
+    out_dir = pages.out_dir(out, where)
     for note in link(columns, out_dir, where):
         print(f"compare: note: {note}", file=sys.stderr)
-    written = []
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-        for name, text in (("compare.html", html(columns)), ("compare.md", markdown(columns))):
-            path = os.path.join(out_dir, name)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-            written.append(path)
-    except OSError as e:
-        print(f"compare: cannot write into '{out_dir}': {e.strerror}", file=sys.stderr)
+    written = pages.write_files("compare", out_dir, [("compare.html", html(columns)), ("compare.md", markdown(columns))])
+    if written is None:
         return 1
     print(summary_markdown(columns), end="")
     print("compare: wrote " + ", ".join(written), file=sys.stderr)

@@ -91,14 +91,14 @@ def write(d, docs, html=True):
     return paths
 
 
-def run(argv, env=None):
-    """compare.main(argv) under env: (status, stdout, stderr)."""
+def run(argv, env=None, main=None):
+    """compare.main(argv) (or another tool's `main`) under env: (status, stdout, stderr)."""
     out, err = io.StringIO(), io.StringIO()
     saved = {k: os.environ.get(k) for k in (env or {})}
     os.environ.update(env or {})
     try:
         with redirect_stdout(out), redirect_stderr(err):
-            status = compare.main(argv)
+            status = (main or compare.main)(argv)
     finally:
         for k, v in saved.items():
             if v is None:

@@ -43,6 +43,15 @@ def diff(a: dict, b: dict) -> tuple[dict, list, list, collections.Counter]:
     return dict(sorted(changes.items())), sorted(ca.keys() - cb.keys()), sorted(cb.keys() - ca.keys()), same
 
 
+def load(path: str, where: str) -> dict:
+    """The report at `path` (relative to `where`), validated; report_lib.ReportError naming the
+    file and the problem otherwise, a report nested too deeply for the parser included."""
+    try:
+        return report_lib.load(os.path.join(where, path))
+    except RecursionError:  # anything report.load did not foresee: still bad input, not "changed"
+        raise report_lib.ReportError(f"'{path}' is nested too deeply to be a report") from None
+
+
 def label(doc: dict, path: str) -> str:
     c = doc["candidate"]
     return report_lib.inert(f"{path} ({c['name']} {c['version']}, {doc['generated']})", 600)
@@ -61,12 +70,9 @@ def main(argv: list[str]) -> int:
     docs = []
     for p in paths:
         try:
-            docs.append(report_lib.load(os.path.join(where, p)))
+            docs.append(load(p, where))
         except report_lib.ReportError as e:
             print(f"diff: bad input: {e}", file=sys.stderr)
-            return 2
-        except RecursionError:  # anything report.load did not foresee: still bad input, not "changed"
-            print(f"diff: bad input: '{p}' is nested too deeply to be a report", file=sys.stderr)
             return 2
     a, b = docs
     changes, only_a, only_b, same = diff(a, b)

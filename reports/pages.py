@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html as html_lib
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -67,6 +68,31 @@ def md_table(header: list[str], rows: list[list]) -> list[str]:
     lines = ["| " + " | ".join(md(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(md(x) for x in r) + " |" for r in rows]
     return lines
+
+
+# ---------------------------------------------------------------- writing
+def out_dir(given: str | None, where: str) -> str:
+    """Where a page goes: DIR of --out DIR, relative to where `bazel run` was started (`where`),
+    or out/ in the workspace."""
+    return os.path.join(where, os.path.expanduser(given)) if given else os.path.join(
+        os.environ.get("BUILD_WORKSPACE_DIRECTORY", os.getcwd()), "out")
+
+
+def write_files(tool: str, directory: str, files: list[tuple[str, str]]) -> list[str] | None:
+    """Writes each (name, text) into `directory` (made when missing); their paths, or None when
+    it cannot (said on stderr, with the tool's name)."""
+    written = []
+    try:
+        os.makedirs(directory, exist_ok=True)
+        for name, text in files:
+            path = os.path.join(directory, name)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            written.append(path)
+    except OSError as e:
+        print(f"{tool}: cannot write into '{directory}': {e.strerror}", file=sys.stderr)
+        return None
+    return written
 
 
 # ---------------------------------------------------------------- HTML
