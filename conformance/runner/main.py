@@ -202,8 +202,6 @@ def run_into(o: Options, argv: list[str]) -> int:
     except UsageError as e:
         print(f"run: {e}", file=sys.stderr)
         return EXIT_USAGE
-    # An earlier run's case times balance the processes (schedule.py), where the binaries deal the shares.
-    weights = "" if o.replay or o.filter or o.test_filter else schedule.previous(o.out, o.candidate)
     start = time.monotonic()
     started_at = datetime.datetime.now(datetime.timezone.utc)
     raw_traces = traces.start(o)
@@ -214,6 +212,9 @@ def run_into(o: Options, argv: list[str]) -> int:
         results = records.Results(o, seed, expectations_file.Index(entries), workdir, env)
         scheduler = isolation.Scheduler(o, seed, workdir, env, results.collect, results.wants_features)
         try:
+            # An earlier run's case times balance the processes (schedule.py), where the binaries
+            # deal the shares: a checked copy in the workdir.
+            weights = "" if o.replay or o.filter or o.test_filter else schedule.previous(o.out, o.candidate, workdir)
             scheduler.run(isolation.units_for(suites, o, workdir, env, weights))
         except UsageError as e:
             print(f"run: {e}\nrun: no report for {o.candidate}", file=sys.stderr)
