@@ -266,6 +266,7 @@ def _split_lines(path: str, text: str) -> list[str]:
 
 _COMMENT = re.compile(r"(?:^|(?<=[ \t]))#")
 _WORD = re.compile(r"[^ \t]+")
+_ISSUE_COMMENT = re.compile(r"#\d+")  # a comment that looks like an issue number
 
 
 def _strip_comment(line: str) -> str:
@@ -370,6 +371,11 @@ def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = (), _
         fields = _fields(line)
         if not fields:
             continue
+        cut = _ISSUE_COMMENT.match(raw, len(line))
+        if cut and len(fields) > 2 or cut and len(fields) == 2 and fields[0][1].endswith(":"):
+            # A reason citing an issue as ' #123' ends there: the rest is a comment.
+            raise ExpectationsError(f"{path}:{n}:{len(line) + 1}: '{cut.group()}' after a blank starts a comment, "
+                                    f"cutting the reason short: write owner/repo{cut.group()} (or no blank before '#')")
         indented = line[0] in FIELD_SEPARATORS
         (col0, first), rest = fields[0], fields[1:]
         if block is not None and indented:

@@ -43,6 +43,15 @@ class Grammar(unittest.TestCase):
                          [("a#b", "FAIL", "see 002#type-promotion", 1)])
         self.assertEqual(entries("  # indented comment\n"), [])
 
+    def test_an_issue_number_after_a_blank_is_refused_not_cut(self):
+        # ' #188784' would start a comment: the reason would end at "asarray;" unseen.
+        msg = self.error("a FAIL 2.x reads it (tensor_new.cpp asarray; #188784) as uint8\n")
+        self.assertIn("x.txt:1:46:", msg)  # where the comment starts
+        self.assertIn("'#188784' after a blank starts a comment", msg)
+        self.assertIn("x.txt:1:", self.error("FAIL: a block's reason #12\n  a.*\n"))
+        self.assertEqual(entries("a FAIL fixed (pytorch/pytorch#188784) since 2.4  # a comment #3\n"),
+                         [("a", "FAIL", "fixed (pytorch/pytorch#188784) since 2.4", 1)])
+
     def test_crlf_and_missing_final_newline(self):
         self.assertEqual(entries("a FAIL r1\r\nb FAIL r2\nc FAIL r3"),
                          [("a", "FAIL", "r1", 1), ("b", "FAIL", "r2", 2), ("c", "FAIL", "r3", 3)])
