@@ -214,7 +214,9 @@ def run_into(o: Options, argv: list[str]) -> int:
         try:
             # An earlier run's case times balance the processes (schedule.py), where the binaries
             # deal the shares: a checked copy in the workdir.
-            weights = "" if o.replay or o.filter or o.test_filter else schedule.previous(o.out, o.candidate, workdir)
+            weights, wrong = ("", "") if o.replay or o.filter or o.test_filter else schedule.previous(o.out, o.candidate, workdir)
+            if wrong:  # the times only balance the processes: the run goes on, and writes new ones
+                print(f"run: warning: case times {wrong}; this run's replace them", file=sys.stderr)
             scheduler.run(isolation.units_for(suites, o, workdir, env, weights))
         except UsageError as e:
             print(f"run: {e}\nrun: no report for {o.candidate}", file=sys.stderr)
