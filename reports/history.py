@@ -16,8 +16,9 @@ render writes a self-contained HTML page: per candidate (name and device) its sc
 runs, when it last changed (from what to what, the date, version and suite commit), the latest
 change first; cases that never changed are counted per outcome. A case missing from a run's
 map is taken as PASS there, so a run of fewer cases (a filter) reads as passing the others:
-keep one history per kind of run. Lines of a format this tool does not know are refused with
-their line number.
+keep one history per kind of run. Every line read is checked against history.schema.json (types,
+outcome names, bounds; at most 256 MB a file): a line of another shape is refused with its line
+number, and append refuses to write a line that read would refuse (a 100,000-character name).
 
 Exit status: 0 done; 2 bad usage or input (the message names the file and line). Needs
 python3-jsonschema to read a report and python3-jinja2 for the page (/usr/bin/python3).
@@ -36,6 +37,8 @@ import cli  # noqa: E402
 import report as report_lib  # noqa: E402
 
 FORMAT = "tensor-cts/history 1"
+SCHEMA = os.path.join(HERE, "history.schema.json")  # every line read is checked against it
+MAX_BYTES = 256 << 20  # a history file, read whole: some 20,000 runs of a partial candidate
 
 
 class HistoryError(Exception):
@@ -74,6 +77,7 @@ def append(doc: dict, path: str) -> dict:
     line is written in one write() of a file opened for appending, so two jobs appending at once
     never interleave their lines."""
     entry = line(doc)
+    check(entry, f"the line of {report_lib.inert(doc['candidate']['name'], 80)}'s run")  # what read() will accept
     text = json.dumps(entry, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n"
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
     try:
@@ -90,26 +94,55 @@ def append(doc: dict, path: str) -> dict:
 
 
 def read(path: str) -> list[dict]:
-    """The history's lines, in file order; HistoryError naming the file and line otherwise."""
+    """The history's lines, in file order, each checked against history.schema.json;
+    HistoryError naming the file and line otherwise (never a traceback: a line of another
+    shape, NaN or 10^400 for a number, nesting too deep, an unknown outcome are all refused)."""
     try:
-        with open(path, encoding="utf-8") as f:
-            raw = f.read().split("\n")
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
     except OSError as e:
         raise HistoryError(f"cannot read history '{path}': {e.strerror}") from None
+    if len(data) > MAX_BYTES:
+        raise HistoryError(f"'{path}' is larger than the {MAX_BYTES} bytes a history may have")
+    try:
+        raw = data.decode("utf-8").split("\n")
     except UnicodeDecodeError:
         raise HistoryError(f"'{path}' is not UTF-8") from None
+    with open(SCHEMA, encoding="utf-8") as f:
+        schema = json.load(f)
+
+    def no_constant(name):
+        raise ValueError(f"{name} is not JSON")
+
     out = []
     for n, text in enumerate(raw, 1):
         if not text.strip():
             continue
         try:
-            entry = json.loads(text)
+            entry = json.loads(text, parse_constant=no_constant)
         except ValueError as e:
             raise HistoryError(f"{path}:{n}: not JSON: {e}") from None
+        except RecursionError:
+            raise HistoryError(f"{path}:{n}: nested too deeply to be a history line") from None
         if not isinstance(entry, dict) or entry.get("format") != FORMAT:
             raise HistoryError(f"{path}:{n}: not a line of {FORMAT!r}")
+        check(entry, f"{path}:{n}", schema)
         out.append(entry)
     return out
+
+
+def check(entry: dict, where: str, schema: dict | None = None) -> None:
+    """HistoryError naming `where` unless `entry` is a line history.schema.json allows."""
+    if schema is None:
+        with open(SCHEMA, encoding="utf-8") as f:
+            schema = json.load(f)
+    try:
+        problems = report_lib.check_schema(entry, schema, limit=3)
+    except RecursionError:
+        raise HistoryError(f"{where}: nested too deeply to be a history line") from None
+    if problems:
+        raise HistoryError(f"{where}: not a line of {FORMAT!r} (reports/history.schema.json): "
+                           + "; ".join(p.replace("report", "line", 1) for p in problems))
 
 
 # ---------------------------------------------------------------- what changed
@@ -211,8 +244,8 @@ def main(argv: list[str]) -> int:
     try:
         if args.command == "append":
             entry = append(report_lib.load(os.path.join(where, args.report)), os.path.join(where, args.history))
-            print(f"{args.history}: {entry['candidate']['name']} {entry['candidate']['version']} {entry['date']}: "
-                  f"{entry['headline']}")
+            print(report_lib.inert(f"{args.history}: {entry['candidate']['name']} {entry['candidate']['version']} "
+                                   f"{entry['date']}: {entry['headline']}"))
         else:
             print(render(os.path.join(where, args.history), os.path.join(where, args.out)))
     except (report_lib.ReportError, HistoryError) as e:

@@ -124,6 +124,58 @@ class History(unittest.TestCase):
         self.assertEqual([r[1] for r in runs[:3]], ["1.2", "1.1", "1.0"])
         self.assertIn("Unchanged in every run: 1 XFAIL", page)
 
+    def test_every_malformed_line_is_refused_naming_it(self):
+        good = history.line(self.runs[0])
+
+        def with_(path, value):
+            e = json.loads(json.dumps(good))
+            *parents, last = path
+            target = e
+            for k in parents:
+                target = target[k]
+            target[last] = value
+            return json.dumps(e)
+
+        bad = {
+            "a percent as text": with_(("score", "percent"), "50"),
+            "a percent of 10^400": json.dumps(good).replace('"percent": 50.0', '"percent": 1e400'),
+            "NaN": json.dumps(good).replace('"percent": 50.0', '"percent": NaN'),
+            "a huge count": with_(("total",), 10 ** 400),
+            "an unknown outcome": with_(("not_pass", "b"), "MAYBE"),
+            "an unknown outcome count": with_(("outcomes", "MAYBE"), 1),
+            "nesting too deep": with_(("candidate", "name"), None).replace("null", "[" * 100000 + "]" * 100000),
+            "a name that is no string": with_(("candidate", "name"), ["x"]),
+            "no candidate": json.dumps({k: v for k, v in good.items() if k != "candidate"}),
+            "an extra field": with_(("extra",), 1),
+            "a score that is no pair": with_(("by_spec_file", "spec/promotion.toml"), [1]),
+            "a date that is no string": with_(("date",), 20260101),
+            "a class of no colour": with_(("headline_class",), "<script>"),
+        }
+        for what, text in bad.items():
+            with self.subTest(what):
+                with open(self.path, "w", encoding="utf-8") as f:
+                    f.write(json.dumps(good) + "\n" + text + "\n")
+                with self.assertRaisesRegex(history.HistoryError, r"history.jsonl:2: "):
+                    history.read(self.path)
+                stderr = io.StringIO()
+                with redirect_stderr(stderr), redirect_stdout(io.StringIO()):
+                    self.assertEqual(history.main(["render", self.path, os.path.join(self.tmp, "h.html")]), 2)
+                self.assertIn("history.jsonl:2: ", stderr.getvalue())
+
+    def test_append_prints_a_name_inert_and_refuses_a_line_read_would_refuse(self):
+        d = self.tmp
+        doc = run("2026-01-01T00:00:00+00:00", "1.0", {"a": "PASS"}, name="evil\x1b[2J\x07\x00")
+        render.write_all(doc, d, ("report.json",))
+        stdout, stderr = io.StringIO(), io.StringIO()
+        with redirect_stdout(stdout), redirect_stderr(stderr):
+            self.assertEqual(history.main(["append", os.path.join(d, "report.json"), self.path]), 0)
+        self.assertNotIn("\x1b", stdout.getvalue())
+        self.assertIn("evil\\x1b[2J\\x07\\x00", stdout.getvalue())
+        doc = run("2026-01-01T00:00:00+00:00", "1.0", {"a": "PASS"}, name="n" * 100000)
+        with self.assertRaisesRegex(history.HistoryError, r"line\.candidate\.name"):
+            history.append(doc, self.path)
+        self.assertEqual(len(history.read(self.path)), 1)  # nothing written
+
     def test_the_command_line(self):
         d = self.tmp
         render.write_all(self.runs[0], d, ("report.json",))
