@@ -31,3 +31,9 @@ def parse(p: argparse.ArgumentParser, argv: list[str], stderr):
         return 2
     except SystemExit as e:  # --help
         return int(e.code or 0)
+
+
+def os_error(e: OSError) -> str:
+    """An OSError's words for a message: its reason, and the file where it names one (a write
+    that fails for a full disk names none: "No space left on device", never "(None)")."""
+    return f"{e.strerror or e}" + (f" ({e.filename})" if e.filename else "")

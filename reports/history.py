@@ -252,7 +252,7 @@ def main(argv: list[str]) -> int:
         print(f"history: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"history: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
+        print(f"history: cannot write: {cli.os_error(e)}", file=sys.stderr)
         return 2
     return 0
 

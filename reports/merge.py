@@ -324,7 +324,7 @@ def main(argv: list[str]) -> int:
             import history  # reports/history.py, beside this file
             history.append(doc, os.path.join(where, args.history))
     except OSError as e:
-        print(f"merge: cannot write into {out}: {e.strerror} ({e.filename})", file=sys.stderr)
+        print(f"merge: cannot write into {out}: {cli.os_error(e)}", file=sys.stderr)
         return EXIT_OUTPUT
     print(report_lib.text_summary(doc))
     print(f"merged {len(docs)} reports, {len(doc['cases'])} cases: " + ", ".join(paths))

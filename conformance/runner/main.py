@@ -82,6 +82,7 @@ import tempfile
 import time
 
 import binaries
+import cli  # reports/cli.py
 import expectations as expectations_file
 import expected
 import features as features_file
@@ -148,7 +149,7 @@ def main(argv: list[str], environ=None, argv0: str = "") -> int:
               f"another --out", file=sys.stderr)
         return EXIT_USAGE
     except OSError as e:
-        print(f"run: cannot write into --out {o.out}: {e.strerror} ({e.filename})", file=sys.stderr)
+        print(f"run: cannot write into --out {o.out}: {cli.os_error(e)}", file=sys.stderr)
         return EXIT_OUTPUT
     with lock:
         # What a killed run left, now provably abandoned: this run holds --out's lock.
@@ -252,7 +253,7 @@ def run_into(o: Options, argv: list[str]) -> int:
         schedule.write(o.log_dir, o.candidate, cases)
         paths = reporting.write(o, doc)
     except OSError as e:
-        print(f"run: cannot write the report into {o.out}: {e.strerror} ({e.filename}); the previous report's "
+        print(f"run: cannot write the report into {o.out}: {cli.os_error(e)}; the previous report's "
               f"files there are whole", file=sys.stderr)
         return EXIT_OUTPUT
     reporting.write_junit(o, doc)

@@ -22,6 +22,7 @@ import unittest
 ROOT = os.getcwd()
 FAKE = os.path.join(ROOT, "conformance", "runner", "testdata", "fake_suite.py")
 sys.path.insert(0, os.path.join(ROOT, "reports"))
+import cli  # noqa: E402
 import render  # noqa: E402
 import report as report_lib  # noqa: E402
 
@@ -324,10 +325,12 @@ class Output(unittest.TestCase):
 
         os.fdopen = failing
         try:
-            with self.assertRaises(OSError):
+            with self.assertRaises(OSError) as cm:
                 render.write_all(doc, self.out)
         finally:
             os.fdopen = real
+        # The runner's words for it (main.py): the reason, and no "(None)" for the file it lacks.
+        self.assertEqual(cli.os_error(cm.exception), "No space left on device")
         self.assertEqual({n: self.read(n) for n in render.REPORT_FILES}, before, "no file replaced")
         self.assertFalse([n for n in os.listdir(self.out) if n.startswith(".") and n != ".tcts-run.lock"
                           and not n.startswith(".tcts-logs")], os.listdir(self.out))
