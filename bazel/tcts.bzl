@@ -140,7 +140,7 @@ def known_library_version_args(candidates):
     """The main job's runner arguments naming every candidate's version file."""
     return ["--known-library-version=%s=$(rootpath %s)" % (c, library_version_file(c)) for c in candidates]
 
-def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", name = "", binary = "", testee = "", data = [], launcher = "", launcher_args = [], missing = ""):
+def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", name = "", binary = "", testee = "", data = [], launcher = "", launcher_args = [], missing = "", timeout = None, case_timeout = None):
     """Binds suite `suite` to candidate `candidate`: the test `<suite>_<candidate>`.
 
     The test is an sh_test running conformance/runner/run.py on the candidate's binary
@@ -172,6 +172,8 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
       launcher_args: the launcher's own arguments.
       missing: when not empty, why the candidate's library is absent here: the test is a
         placeholder that passes and reports itself skipped with this reason.
+      timeout: the test's Bazel timeout (default: Bazel's for its size).
+      case_timeout: seconds a case may run before it is a TIMEOUT (default: the runner's).
     """
     name = name or "%s_%s" % (suite, candidate) + ("_" + device.replace(":", "_") if device else "")
     binary = binary or (":testee_bin" if testee else ":%s_bin" % candidate)
@@ -201,7 +203,8 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
             "--library-version-file=$(rootpath %s)" % versions,
             "--partial-ok",
             "--no-stale-check",
-        ] + (["--device=" + device] if device else []) + (["--testee='%s'" % testee] if testee else []),
+        ] + (["--device=" + device] if device else []) + (["--testee='%s'" % testee] if testee else []) +
+               (["--case-timeout=%d" % case_timeout] if case_timeout else []),
         data = [
             binary,
             expectations,
@@ -211,4 +214,5 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
         ] + data,
         shard_count = shard_count,
         tags = tags + ["conformance", "candidate-" + candidate],
+        timeout = timeout,
     )

@@ -63,6 +63,8 @@ LIBRARIES = {
     "torch2_meta": _TORCH2,
     "torch2_fake": _TORCH2,
     "torch2_refs": _TORCH2,
+    # Inductor writes C++ and builds it with the machine's g++ (its version is the cc entry's compiler).
+    "torch2_compile": _TORCH2 + [("dpkg", "g++")] + _CPP,
     "numpy2": [("pypi", "numpy")] + _PYPI,
 }
 

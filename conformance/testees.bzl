@@ -27,7 +27,18 @@ PYPI_TESTEES = {
     "torch2_meta": "conformance/testees/torch/torch_testee.py --device=meta",
     "torch2_fake": "conformance/testees/torch/torch_testee.py --fake",
     "torch2_refs": "conformance/testees/torch/torch_testee.py --refs",
+    "torch2_compile": "conformance/testees/torch/torch_testee.py --compile",
     "numpy2": "conformance/testees/numpy/numpy_testee.py",
+}
+
+# PyPI testees whose suites take too long for `bazel test //...` (CI), by name: the seconds a case
+# may take (a property compiles each of its draws) and the suites whose expectations are reviewed
+# (the others have no test yet). Their tests are tagged manual and run when named (bazel test
+# //conformance:torch2_compile) or through the main job (--case-timeout=900 --suites=...).
+# torch.compile compiles every operation of every case afresh (Dynamo, then Inductor's C++ built
+# by g++: about a second for each new graph); README "torch.compile" gives the measured times.
+PYPI_MANUAL = {
+    "torch2_compile": struct(case_timeout = 900, suites = ["dtypes", "strided", "devices", "asarray", "dlpack"]),
 }
 
 # Why the PyPI testees' tests are placeholders ("" when the venv holds the lock).

@@ -202,13 +202,19 @@ class Versions(unittest.TestCase):
         self.has("- **2.15.0**: XFAIL, with no expectations reason — 1 case unexpected", md)
 
     def test_a_reason_cut_short_by_a_comment_is_unexplained(self):
-        # "#123" after a blank starts a comment (FORMAT.md): the runner read the reason without it.
+        # "#gh-123" after a blank starts a comment (FORMAT.md): the runner read the reason without it.
+        with open(self.txt["old"], "w", encoding="utf-8") as f:
+            f.write(OLD_TXT.replace(NARROW, NARROW + " #gh-123 (the fix)"))
+        status, page, md, _, err = self.page()
+        self.assertEqual(status, 0, err)
+        self.has("1 changed row whose change has no reason traced to its entry: view.narrow.", page)
+        self.has("the reason is cut short before '#gh-123 (the fix)'", md)
+        # "#123" (a number) the format now refuses: the file is not checked, and the page says why.
         with open(self.txt["old"], "w", encoding="utf-8") as f:
             f.write(OLD_TXT.replace(NARROW, NARROW + " #123 (the fix)"))
         status, page, md, _, err = self.page()
         self.assertEqual(status, 0, err)
-        self.has("1 changed row whose change has no reason traced to its entry: view.narrow.", page)
-        self.has("the reason is cut short before '#123 (the fix)'", md)
+        self.has("'#123' after a blank starts a comment, cutting the reason short", md)
         # A comment after a blank and '# ' is a comment, not a cut.
         with open(self.txt["old"], "w", encoding="utf-8") as f:
             f.write(OLD_TXT.replace(NARROW, NARROW + "   # reviewed"))

@@ -23,6 +23,19 @@ candidates torch_meta, torch_fake and torch_refs, conformance/testees.bzl):
                 author runs the same command with their own device (--device=xpu).
   --fake        every call inside one torch._subclasses.fake_tensor.FakeTensorMode, entered
                 for the whole session (torch_fake).
+  --compile     every operation that makes a tensor from the suite's tensors (binary ops with
+                out= and in place, views, as_strided, memory formats, format copies, empty,
+                empty_strided, empty_like) runs as a function compiled by torch.compile with its
+                defaults (the Inductor backend; its CPU code is C++ built by g++) and
+                fullgraph=True (torch_compile, torch 2 only). The result's dtype, sizes, strides,
+                storage offset, storage and values are judged. What is not compiled (dtype and
+                device objects, promotion functions, asarray, DLPack, autograd) is left out,
+                declared unsupported: the candidate torch2_python judges those. Each call is
+                compiled afresh (torch._dynamo.reset(); dynamic=True), so that its answer
+                depends on its own inputs, never on the cases before it (CompileTestee._call);
+                a call Dynamo cannot trace as one graph raises what torch.compile raises
+                (torch._dynamo.exc.Unsupported, a RuntimeError). Inductor's compile cache is its
+                own (TORCHINDUCTOR_CACHE_DIR, default /tmp/torchinductor_$USER).
   --refs        binary ops, views, memory formats and format copies through torch._refs,
                 promote_types / result_type / can_cast through torch._prims_common (get_higher_dtype,
                 elementwise_dtypes, can_safe_cast_to) (torch_refs); combines with --device.
@@ -43,6 +56,7 @@ import warnings
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "protocol", "python"))
 import ctypes  # noqa: E402
+import logging  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -52,21 +66,23 @@ import tcts_testee  # noqa: E402
 
 warnings.simplefilter("ignore")  # complex32's "experimental" warning, on every use
 
-USAGE = "usage: torch_testee.py [--device=DEV] [--fake | --refs]"
+USAGE = "usage: torch_testee.py [--device=DEV] [--fake | --refs | --compile]"
 
 
 def options(argv):
     """The mode's options: {"device": DEV or None, "fake": bool, "refs": bool}."""
-    opts = {"device": None, "fake": False, "refs": False}
+    opts = {"device": None, "fake": False, "refs": False, "compile": False}
     for arg in argv:
         if arg.startswith("--device=") and arg != "--device=":
             opts["device"] = str(torch.device(arg.removeprefix("--device=")))  # torch's own parse
-        elif arg in ("--fake", "--refs"):
+        elif arg in ("--fake", "--refs", "--compile"):
             opts[arg[2:]] = True
         else:
             sys.exit(f"torch_testee.py: unknown argument {arg!r} ({USAGE})")
-    if opts["fake"] and (opts["refs"] or opts["device"]):
+    if opts["fake"] and (opts["refs"] or opts["device"] or opts["compile"]):
         sys.exit(f"torch_testee.py: --fake takes no other mode ({USAGE})")
+    if opts["compile"] and opts["refs"]:
+        sys.exit(f"torch_testee.py: --compile and --refs are two modes ({USAGE})")
     return opts
 
 
@@ -118,6 +134,10 @@ class TorchTestee(tcts_testee.Testee):
     # repr(torch.device) and its (type, index) and ordinal forms are the Python API's own.
     also_supports = {"device_forms", "device_repr", "sparse_layout"} | ({"cuda_tensors"} if torch.cuda.is_available() else set())
     made_on = None  # --device: where the calls that make tensors put them (None: torch's default)
+    # A mode (RefsTestee, CompileTestee): what its name and build add, and the operations it has
+    # no counterpart for, declared unsupported (never forwarded to eager torch).
+    MODE_NAME = MODE_BUILD = ""
+    LEFT_OUT = ()
 
     def __init__(self, device=None, fake=False):
         self.made_on = device
@@ -135,6 +155,11 @@ class TorchTestee(tcts_testee.Testee):
         if fake or (device is not None and torch.device(device).type == "meta"):
             for op in VALUE_OPS:  # no values to read or write: not implemented (NotSupported)
                 setattr(self, op, None)
+        if self.MODE_NAME:
+            self.name += ", " + self.MODE_NAME
+            self.build = f"mode: {self.MODE_BUILD}; {self.build}"
+        for op in self.LEFT_OUT:
+            setattr(self, op, None)
 
     def _made(self):
         """The keyword that puts a new tensor on the mode's device."""
@@ -409,13 +434,7 @@ class RefsTestee(TorchTestee):
     LEFT_OUT = ("dtype_from_name", "dtype_info", "finfo", "legacy_constructor", "binary_inplace",
                 "device", "compare_devices", "asarray", "to_dlpack", "from_dlpack", "requires_grad_", "autograd") + DEFAULT_DEVICE_OPS
     also_supports = {"sparse_layout"}
-
-    def __init__(self, device=None):
-        super().__init__(device)
-        self.name += ", through torch._refs"
-        self.build = f"mode: torch._refs and torch._prims_common; {self.build}"
-        for op in self.LEFT_OUT:
-            setattr(self, op, None)
+    MODE_NAME, MODE_BUILD = "through torch._refs", "torch._refs and torch._prims_common"
 
     # -- promotion and casting: what elementwise_dtypes and the refs' out= copy use
     def promote_types(self, a, b):
@@ -497,9 +516,164 @@ class RefsTestee(TorchTestee):
         return refs.empty_like(t, memory_format=getattr(torch, memory_format))
 
 
+# --compile: the functions torch.compile compiles, one per kind of call. Dynamo guards on their
+# arguments (the op's name, dims, sizes are constants of the graph; tensors by dtype, sizes and
+# strides), so each new combination is compiled anew, and one already compiled is reused.
+def _binary(op, a, b, alpha):
+    return getattr(torch, op)(a, b, alpha=alpha) if alpha is not None else getattr(torch, op)(a, b)
+
+
+def _binary_out(op, a, b, alpha, out):
+    if alpha is not None:
+        getattr(torch, op)(a, b, alpha=alpha, out=out)
+    else:
+        getattr(torch, op)(a, b, out=out)
+
+
+def _inplace(op, target, other, alpha):
+    if alpha is not None:
+        getattr(target, op + "_")(other, alpha=alpha)
+    else:
+        getattr(target, op + "_")(other)
+
+
+def _method(name, t, args):
+    return getattr(t, name)(*args)
+
+
+def _index(t, index):
+    return t[index]
+
+
+def _contiguous(t, memory_format):
+    return t.contiguous(memory_format=memory_format)
+
+
+def _clone(t, memory_format):
+    return t.clone(memory_format=memory_format)
+
+
+def _empty(sizes, dtype, memory_format):
+    return torch.empty(sizes, dtype=dtype, memory_format=memory_format)
+
+
+def _empty_strided(sizes, strides, dtype):
+    return torch.empty_strided(sizes, strides, dtype=dtype)
+
+
+def _empty_like(t, memory_format):
+    return torch.empty_like(t, memory_format=memory_format)
+
+
+class CompileTestee(TorchTestee):
+    """--compile: each operation that makes a tensor from tensors through torch.compile
+    (Inductor, fullgraph=True). Eager torch makes the inputs and reads every result."""
+
+    # Not compiled here: judged by the eager candidate (torch2_python), declared unsupported.
+    LEFT_OUT = ("dtype_from_name", "dtype_info", "finfo", "legacy_constructor", "promote_types", "result_type",
+                "can_cast", "device", "compare_devices", "asarray", "to_dlpack", "from_dlpack", "requires_grad_",
+                "autograd") + DEFAULT_DEVICE_OPS
+    also_supports = set()  # no sparse layout: Dynamo traces strided tensors
+    MODE_NAME = "through torch.compile (Inductor, fullgraph=True, dynamic=True)"
+    MODE_BUILD = "torch.compile (backend inductor, fullgraph=True, dynamic=True), each call compiled afresh"
+
+    def __init__(self, device=None):
+        super().__init__(device)
+        # FakeTensor logs a traceback for each error of a traced call (a deviation's error is an
+        # answer here, not a fault): only the answer is kept.
+        logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)
+
+    @staticmethod
+    def _call(fn, *args):
+        """fn(*args), compiled afresh for this call. Dynamo's caches are emptied first
+        (torch._dynamo.reset()), so that no graph compiled for an earlier case (another shape,
+        dtype or stride) is reused: the answer depends on this call's inputs only, never on the
+        cases before it in the process (with reuse, clone() of a [0, 0, 0, 0] tensor had strides
+        [0, 0, 1, 1] or [0, 1, 1, 1] by history). dynamic=True: every size is symbolic (but 0 and
+        1, which Dynamo specializes), the code a compiled function runs once its shapes have
+        varied; Inductor's cache (its own, TORCHINDUCTOR_CACHE_DIR) then serves every shape of a
+        graph from one build. What torch.compile raises is the answer, as it is: a call Dynamo
+        cannot trace as one graph raises torch._dynamo.exc.Unsupported, a RuntimeError."""
+        import torch._dynamo
+
+        torch._dynamo.reset()
+        return torch.compile(fn, fullgraph=True, dynamic=True)(*args)
+
+    # -- arithmetic
+    def binary(self, op, a, b, alpha):
+        return self._call(_binary, op, a, b, alpha if op in ("add", "sub") else None)
+
+    def binary_out(self, op, a, b, alpha, out):
+        self._call(_binary_out, op, a, b, alpha if op in ("add", "sub") else None, out)
+
+    def binary_inplace(self, op, target, other, alpha):
+        self._call(_inplace, op, target, other, alpha if op in ("add", "sub") else None)
+
+    # -- strided tensors
+    def empty(self, sizes, dtype, layout, memory_format):
+        if layout != "strided":
+            raise tcts_testee.NotSupported(f"torch.compile traces strided tensors, not {layout}")
+        if self.made_on is not None:
+            raise tcts_testee.NotSupported("--compile makes its tensors on the default device")
+        return self._call(_empty, sizes, globals()["dtype"](dtype), getattr(torch, memory_format))
+
+    def empty_strided(self, sizes, strides, dtype):
+        return self._call(_empty_strided, sizes, strides, globals()["dtype"](dtype))
+
+    def empty_like(self, t, memory_format):
+        return self._call(_empty_like, t, getattr(torch, memory_format))
+
+    def as_strided(self, t, sizes, strides, storage_offset):
+        return self._call(_method, "as_strided", t, (sizes, strides, storage_offset))
+
+    def t(self, t):
+        return self._call(_method, "t", t, ())
+
+    def transpose(self, t, dim0, dim1):
+        return self._call(_method, "transpose", t, (dim0, dim1))
+
+    def permute(self, t, dims):
+        return self._call(_method, "permute", t, (dims,))
+
+    def narrow(self, t, dim, start, length):
+        return self._call(_method, "narrow", t, (dim, start, length))
+
+    def select(self, t, dim, index):
+        return self._call(_method, "select", t, (dim, index))
+
+    def slice(self, t, dim, start, end, step):
+        d = dim + t.dim() if dim < 0 else dim
+        return self._call(_index, t, (slice(None),) * d + (slice(start, end, step),))
+
+    def expand(self, t, sizes):
+        return self._call(_method, "expand", t, (sizes,))
+
+    def unsqueeze(self, t, dim):
+        return self._call(_method, "unsqueeze", t, (dim,))
+
+    def squeeze(self, t, dim):
+        return self._call(_method, "squeeze", t, () if dim is None else (dim,))
+
+    def view(self, t, sizes):
+        return self._call(_method, "view", t, (sizes,))
+
+    def reshape(self, t, sizes):
+        return self._call(_method, "reshape", t, (sizes,))
+
+    def contiguous(self, t, memory_format):
+        return self._call(_contiguous, t, getattr(torch, memory_format))
+
+    def clone(self, t, memory_format):
+        return self._call(_clone, t, getattr(torch, memory_format))
+
+
 def testee(argv):
     """The testee of the mode argv names (module imports for a mode happen here)."""
     opts = options(argv)
+    if opts["compile"]:
+        if not hasattr(torch, "compile"):
+            sys.exit(f"torch_testee.py: --compile needs torch 2 (this is {torch.__version__})")
+        return CompileTestee(opts["device"])
     if opts["refs"]:
         global refs, pc
         import torch._prims_common as pc
