@@ -27,6 +27,7 @@ python3-jsonschema to read a report and python3-jinja2 for the page (/usr/bin/py
 from __future__ import annotations
 
 import collections
+import functools
 import json
 import os
 import sys
@@ -108,36 +109,33 @@ def read(path: str) -> list[dict]:
         raw = data.decode("utf-8").split("\n")
     except UnicodeDecodeError:
         raise HistoryError(f"'{path}' is not UTF-8") from None
-    with open(SCHEMA, encoding="utf-8") as f:
-        schema = json.load(f)
-
-    def no_constant(name):
-        raise ValueError(f"{name} is not JSON")
-
     out = []
     for n, text in enumerate(raw, 1):
         if not text.strip():
             continue
         try:
-            entry = json.loads(text, parse_constant=no_constant)
+            entry = report_lib.strict_json(text)
         except ValueError as e:
             raise HistoryError(f"{path}:{n}: not JSON: {e}") from None
         except RecursionError:
             raise HistoryError(f"{path}:{n}: nested too deeply to be a history line") from None
         if not isinstance(entry, dict) or entry.get("format") != FORMAT:
             raise HistoryError(f"{path}:{n}: not a line of {FORMAT!r}")
-        check(entry, f"{path}:{n}", schema)
+        check(entry, f"{path}:{n}")
         out.append(entry)
     return out
 
 
-def check(entry: dict, where: str, schema: dict | None = None) -> None:
+@functools.cache
+def _schema() -> dict:
+    with open(SCHEMA, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def check(entry: dict, where: str) -> None:
     """HistoryError naming `where` unless `entry` is a line history.schema.json allows."""
-    if schema is None:
-        with open(SCHEMA, encoding="utf-8") as f:
-            schema = json.load(f)
     try:
-        problems = report_lib.check_schema(entry, schema, limit=3)
+        problems = report_lib.check_schema(entry, _schema(), limit=3)
     except RecursionError:
         raise HistoryError(f"{where}: nested too deeply to be a history line") from None
     if problems:

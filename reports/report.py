@@ -172,6 +172,16 @@ def validate(doc: dict, version: int = SCHEMA_VERSION) -> None:
         raise ReportError(f"report does not match reports/{name}:\n  " + "\n  ".join(problems))
 
 
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON (the report tools' files hold no NaN or Infinity)")
+
+
+def strict_json(text: str):
+    """json.loads, refusing NaN and Infinity (Python's json reads them; JSON has no such value):
+    ValueError; RecursionError when nested too deeply, as json.loads."""
+    return json.loads(text, parse_constant=_no_constant)
+
+
 def load(path: str) -> dict:
     """A report.json (schema version 1 or 2), validated; ReportError naming the file and the
     problem otherwise (unreadable, not UTF-8, not JSON, nested too deeply, not a report)."""
@@ -185,11 +195,8 @@ def load(path: str) -> dict:
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise ReportError(f"'{path}' is not UTF-8: byte 0x{data[e.start]:02X} at offset {e.start} (line {line})") from None
-    def no_constant(name):
-        raise ValueError(f"{name} is not JSON (a report holds no NaN or Infinity)")
-
     try:
-        doc = json.loads(text, parse_constant=no_constant)
+        doc = strict_json(text)
     except ValueError as e:
         raise ReportError(f"'{path}' is not JSON: {e}") from None
     except RecursionError:

@@ -372,8 +372,9 @@ def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = (), _
         if not fields:
             continue
         cut = _ISSUE_COMMENT.match(raw, len(line))
-        if cut and len(fields) > 2 or cut and len(fields) == 2 and fields[0][1].endswith(":"):
-            # A reason citing an issue as ' #123' ends there: the rest is a comment.
+        if cut and (len(fields) > 2 or fields[0][1].endswith(":")):
+            # After a reason (an entry's third field, or a block header's text), ' #123' cites an
+            # issue but reads as a comment: the reason would end there unseen.
             raise ExpectationsError(f"{path}:{n}:{len(line) + 1}: '{cut.group()}' after a blank starts a comment, "
                                     f"cutting the reason short: write owner/repo{cut.group()} (or no blank before '#')")
         indented = line[0] in FIELD_SEPARATORS

@@ -26,8 +26,9 @@ candidates torch_meta, torch_fake and torch_refs, conformance/testees.bzl):
   --compile     every operation that makes a tensor from the suite's tensors (binary ops with
                 out= and in place, views, as_strided, memory formats, format copies, empty,
                 empty_strided, empty_like) runs as a function compiled by torch.compile with its
-                defaults (the Inductor backend; its CPU code is C++ built by g++) and
-                fullgraph=True (torch_compile, torch 2 only). The result's dtype, sizes, strides,
+                default backend, Inductor (its CPU code is C++ built by g++), fullgraph=True and
+                dynamic=True (torch2_compile; torch 2 only; no other mode, --device included:
+                tensors stay on the default device). The result's dtype, sizes, strides,
                 storage offset, storage and values are judged. What is not compiled (dtype and
                 device objects, promotion functions, asarray, DLPack, autograd) is left out,
                 declared unsupported: the candidate torch2_python judges those. Each call is
@@ -66,7 +67,7 @@ import tcts_testee  # noqa: E402
 
 warnings.simplefilter("ignore")  # complex32's "experimental" warning, on every use
 
-USAGE = "usage: torch_testee.py [--device=DEV] [--fake | --refs | --compile]"
+USAGE = "usage: torch_testee.py [--device=DEV] [--refs] | --fake | --compile"
 
 
 def options(argv):
@@ -81,8 +82,10 @@ def options(argv):
             sys.exit(f"torch_testee.py: unknown argument {arg!r} ({USAGE})")
     if opts["fake"] and (opts["refs"] or opts["device"] or opts["compile"]):
         sys.exit(f"torch_testee.py: --fake takes no other mode ({USAGE})")
-    if opts["compile"] and opts["refs"]:
-        sys.exit(f"torch_testee.py: --compile and --refs are two modes ({USAGE})")
+    if opts["compile"] and (opts["refs"] or opts["device"]):
+        # The compiled factories (empty, empty_strided, empty_like) take no device: tensors stay
+        # on the default device, so --device would be honoured by some calls and not others.
+        sys.exit(f"torch_testee.py: --compile takes no other mode ({USAGE})")
     return opts
 
 
@@ -107,6 +110,12 @@ def function(module, op):
     if fn is None:
         raise tcts_testee.NotSupported(f"{module.__name__} has no {op}")
     return fn
+
+
+def alpha_kwargs(op, value):
+    """The keyword arguments that pass the spec's alpha to PyTorch's op: add and sub take it;
+    mul and div have none."""
+    return {"alpha": value} if op in ("add", "sub") else {}
 
 
 def dtype(name):
@@ -236,22 +245,16 @@ class TorchTestee(tcts_testee.Testee):
 
     # -- arithmetic
     def binary(self, op, a, b, alpha):
-        return function(torch, op)(a, b, alpha=alpha) if op in ("add", "sub") else function(torch, op)(a, b)
+        return function(torch, op)(a, b, **alpha_kwargs(op, alpha))
 
     def binary_out(self, op, a, b, alpha, out):
-        if op in ("add", "sub"):
-            function(torch, op)(a, b, alpha=alpha, out=out)
-        else:
-            function(torch, op)(a, b, out=out)
+        function(torch, op)(a, b, **alpha_kwargs(op, alpha), out=out)
 
     def binary_inplace(self, op, target, other, alpha):
         method = getattr(target, op + "_", None)
         if method is None:
             raise tcts_testee.NotSupported(f"torch.Tensor has no {op}_")
-        if op in ("add", "sub"):
-            method(other, alpha=alpha)
-        else:
-            method(other)
+        method(other, **alpha_kwargs(op, alpha))
 
     # -- strided tensors
     def empty(self, sizes, dtype, layout, memory_format):
@@ -448,13 +451,10 @@ class RefsTestee(TorchTestee):
 
     # -- arithmetic (torch._refs has no add_ / sub_ / mul_ / div_: binary_inplace is left out)
     def binary(self, op, a, b, alpha):
-        return function(refs, op)(a, b, alpha=alpha) if op in ("add", "sub") else function(refs, op)(a, b)
+        return function(refs, op)(a, b, **alpha_kwargs(op, alpha))
 
     def binary_out(self, op, a, b, alpha, out):
-        if op in ("add", "sub"):
-            function(refs, op)(a, b, alpha=alpha, out=out)
-        else:
-            function(refs, op)(a, b, out=out)
+        function(refs, op)(a, b, **alpha_kwargs(op, alpha), out=out)
 
     # -- memory formats, views, format copies
     def empty(self, sizes, dtype, layout, memory_format):
@@ -519,22 +519,16 @@ class RefsTestee(TorchTestee):
 # --compile: the functions torch.compile compiles, one per kind of call. Dynamo guards on their
 # arguments (the op's name, dims, sizes are constants of the graph; tensors by dtype, sizes and
 # strides), so each new combination is compiled anew, and one already compiled is reused.
-def _binary(op, a, b, alpha):
-    return getattr(torch, op)(a, b, alpha=alpha) if alpha is not None else getattr(torch, op)(a, b)
+def _binary(op, a, b, kwargs):
+    return getattr(torch, op)(a, b, **kwargs)
 
 
-def _binary_out(op, a, b, alpha, out):
-    if alpha is not None:
-        getattr(torch, op)(a, b, alpha=alpha, out=out)
-    else:
-        getattr(torch, op)(a, b, out=out)
+def _binary_out(op, a, b, kwargs, out):
+    getattr(torch, op)(a, b, **kwargs, out=out)
 
 
-def _inplace(op, target, other, alpha):
-    if alpha is not None:
-        getattr(target, op + "_")(other, alpha=alpha)
-    else:
-        getattr(target, op + "_")(other)
+def _inplace(op, target, other, kwargs):
+    getattr(target, op + "_")(other, **kwargs)
 
 
 def _method(name, t, args):
@@ -577,8 +571,8 @@ class CompileTestee(TorchTestee):
     MODE_NAME = "through torch.compile (Inductor, fullgraph=True, dynamic=True)"
     MODE_BUILD = "torch.compile (backend inductor, fullgraph=True, dynamic=True), each call compiled afresh"
 
-    def __init__(self, device=None):
-        super().__init__(device)
+    def __init__(self):
+        super().__init__()
         # FakeTensor logs a traceback for each error of a traced call (a deviation's error is an
         # answer here, not a fault): only the answer is kept.
         logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)
@@ -601,20 +595,18 @@ class CompileTestee(TorchTestee):
 
     # -- arithmetic
     def binary(self, op, a, b, alpha):
-        return self._call(_binary, op, a, b, alpha if op in ("add", "sub") else None)
+        return self._call(_binary, op, a, b, alpha_kwargs(op, alpha))
 
     def binary_out(self, op, a, b, alpha, out):
-        self._call(_binary_out, op, a, b, alpha if op in ("add", "sub") else None, out)
+        self._call(_binary_out, op, a, b, alpha_kwargs(op, alpha), out)
 
     def binary_inplace(self, op, target, other, alpha):
-        self._call(_inplace, op, target, other, alpha if op in ("add", "sub") else None)
+        self._call(_inplace, op, target, other, alpha_kwargs(op, alpha))
 
     # -- strided tensors
     def empty(self, sizes, dtype, layout, memory_format):
         if layout != "strided":
             raise tcts_testee.NotSupported(f"torch.compile traces strided tensors, not {layout}")
-        if self.made_on is not None:
-            raise tcts_testee.NotSupported("--compile makes its tensors on the default device")
         return self._call(_empty, sizes, globals()["dtype"](dtype), getattr(torch, memory_format))
 
     def empty_strided(self, sizes, strides, dtype):
@@ -673,7 +665,7 @@ def testee(argv):
     if opts["compile"]:
         if not hasattr(torch, "compile"):
             sys.exit(f"torch_testee.py: --compile needs torch 2 (this is {torch.__version__})")
-        return CompileTestee(opts["device"])
+        return CompileTestee()
     if opts["refs"]:
         global refs, pc
         import torch._prims_common as pc
