@@ -563,6 +563,22 @@ class Apply(unittest.TestCase):
         self.assertEqual(ex.apply(self.ENTRIES, "x", "FAIL")[1:], (None, ""))
 
 
+class Decide(unittest.TestCase):
+    """expected.decide: the runner's verdict of one case."""
+
+    def test_a_listed_property_whose_draws_miss_the_deviation_passes_naming_its_entry(self):
+        import expected
+        entries = ex.parse("x.txt", "property.views.* FAIL views refused as ValueError\nview.t3x4.* FAIL same\n")
+        outcome, reason, note = expected.decide(entries, "property.views.share_storage", "PASS", property_case=True)
+        self.assertEqual((outcome, reason), ("PASS", ""))
+        self.assertIn("x.txt:1 (property.views.* FAIL, reason: views refused as ValueError)", note)
+        self.assertIn("this seed's draws did not reach it", note)
+        # A property that deviates is still the listed deviation; a case is still XPASS.
+        self.assertEqual(expected.decide(entries, "property.views.share_storage", "FAIL", property_case=True)[0],
+                         "XFAIL")
+        self.assertEqual(expected.decide(entries, "view.t3x4.12", "PASS")[0], "XPASS")
+
+
 class IndexTest(unittest.TestCase):
     """The runner's and the lint's matcher: the same first entry as trying every entry in file
     order, reached without trying the entries whose literal prefix the id does not start with."""

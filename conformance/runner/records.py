@@ -174,7 +174,7 @@ class Results:
         protocol = any(expected.PROTOCOL_ERROR in m.get("observed", "") or expected.PROTOCOL_ERROR in m.get("expected", "")
                        for m in mismatches) or expected.PROTOCOL_ERROR in str(e.get("message", ""))
         outcome, reason, note = expected.decide(self.entries, c.id, raw, bool(e.get("unclassified")),
-                                                self.o.expectations, failed_checks, protocol)
+                                                self.o.expectations, failed_checks, protocol, c.kind == "property")
         text = bound(e.get("message", "").strip())
         message = text
         if note:
