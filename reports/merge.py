@@ -169,13 +169,15 @@ def merged_run(docs: list[dict], command: str) -> dict:
         started, wall = first.isoformat(timespec="seconds"), round((end - first).total_seconds(), 3)
     else:
         started, wall = runs[0]["started"], max(r["wall_s"] for r in runs)
+    facts = {k: sum(r.get("facts", {}).get(k, 0) for r in runs) for k in ("used", "checked")}
     return {"command": command, "suites": distinct(s for r in runs for s in r["suites"]),
             "filter": filters[0] if len(filters) == 1 else " | ".join(f or "(none)" for f in filters),
             "device": runs[0]["device"], "seed": ",".join(distinct(r["seed"] for r in runs)),
             "jobs": sum(r["jobs"] for r in runs), "case_timeout_s": max(r["case_timeout_s"] for r in runs),
             "processes": sum(r["processes"] for r in runs),
             "isolated_processes": sum(r["isolated_processes"] for r in runs),
-            "started": started, "wall_s": wall, "replay_file": runs[0]["replay_file"]}
+            "started": started, "wall_s": wall, "replay_file": runs[0]["replay_file"],
+            **({"facts": facts} if facts["used"] else {})}
 
 
 # ---------------------------------------------------------------- stale expectations over the union

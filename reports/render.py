@@ -184,6 +184,9 @@ def facts(doc: dict) -> list[tuple[str, str]]:
         ("RapidCheck seed", run["seed"]),
         ("wall time", f"{run['wall_s']} s, {run['jobs']} jobs, {run['processes']} processes, "
                       f"{run['isolated_processes']} isolated after a crash or hang"),
+    ] + ([("facts", f"{run['facts']['used']} requests answered from the testee's facts, "
+                    f"{run['facts']['checked']} of them asked anyway and compared (protocol version 3)")]
+         if run.get("facts") else []) + [
         ("expectations", f"{doc['expectations']['file']} ({doc['expectations']['entries']} entries, "
                          + (f"{doc['expectations']['unreviewed']} unreviewed reasons, "
                             if doc["expectations"].get("unreviewed") else "")

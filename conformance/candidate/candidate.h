@@ -258,6 +258,25 @@ class Candidate {
   // declared is NOT_SUPPORTED, naming it, and is not run; a declared one that answers
   // NotSupported FAILs. The documented twelve are required: each one missing costs the verdict.
   virtual bool supports_dtype(DType dtype) const { return true; }
+  // Where the candidate's tensors are, as its handshake said (a testee's answer to hello,
+  // PROTOCOL.md "Handshake"), so that no call is made before the first case: `device`, what
+  // meta().device says of the tensors it makes (on the run's --device when it was asked one);
+  // else `refused`, why it cannot make them on that device; else `unknown` (it makes none, or
+  // could not make one: "cpu", the documented initial default). All three unset: it said
+  // nothing, and the suite asks (harness.cc UseDeviceForTensors).
+  struct Placement {
+    std::string device, refused;
+    bool unknown = false;
+  };
+  virtual Placement placement() const { return {}; }
+  // Version 3's facts (a testee's answers sent with a new tensor): how many requests they
+  // answered, and how many of those the suite asked the testee anyway and compared (a sample,
+  // drawn from the run's seed: a fact that contradicts the answer is a protocol error in its
+  // case). Zero for a candidate without facts.
+  struct FactCounts {
+    std::int64_t used = 0, checked = 0;
+  };
+  virtual FactCounts fact_counts() const { return {}; }
 
   // The operations, one virtual each, answering NotSupported unless the adapter overrides it:
   // their arguments, results and meaning are spec/interface.toml's [[op]] rows (generated:
@@ -301,8 +320,17 @@ class CandidateConfig {
   std::string Take(const std::string& key) const;
   // The keys given and never taken, sorted.
   std::vector<std::string> Untaken() const;
+  // The run's --device ("" for the candidate's default): a testee is asked for it in its
+  // handshake; an in-process candidate is moved there by the suite (set_default_device).
+  void set_device(std::string device) { device_ = std::move(device); }
+  const std::string& device() const { return device_; }
+  // The run's seed: what a candidate draws (a testee's facts checked) is drawn from it.
+  void set_seed(std::uint64_t seed) { seed_ = seed; }
+  std::uint64_t seed() const { return seed_; }
 
  private:
+  std::string device_;
+  std::uint64_t seed_ = 0;
   std::map<std::string, std::string> options_;
   mutable std::set<std::string> taken_;
 };

@@ -132,17 +132,28 @@ std::string ClaimedDevice(Candidate& candidate) {
 
 bool UseDeviceForTensors(Candidate& candidate, RunConfig* config, std::string* why, Feature* feature) {
   const std::string& device = config->device;
-  if (device.empty() || device == "cpu") {
+  const bool asked = !device.empty() && device != "cpu";
+  const std::string who = candidate.name() + " cannot run this suite on '" + device + "': ";
+  *feature = device.rfind("cuda", 0) == 0 ? Feature::kCudaTensors : Feature::kDeviceFactories;
+  // What the handshake said (a testee's hello): no call before the first case.
+  const Candidate::Placement said = candidate.placement();
+  if (!said.refused.empty()) {
+    *why = who + said.refused;
+    return false;
+  }
+  if (!said.device.empty() || said.unknown) {
+    config->resolved_device = said.device.empty() ? "cpu" : said.device;
+    return true;
+  }
+  if (!asked) {
     config->resolved_device = ClaimedDevice(candidate);
     return true;
   }
-  const std::string who = candidate.name() + " cannot run this suite on '" + device + "': ";
   if (!candidate.supports(Feature::kDefaultDevice)) {
     *why = who + "it declares no default device (the suite makes its tensors through torch.set_default_device)";
     *feature = Feature::kDefaultDevice;
     return false;
   }
-  *feature = device.rfind("cuda", 0) == 0 ? Feature::kCudaTensors : Feature::kDeviceFactories;
   const Result<TensorHandle> probe = candidate.empty_on({1}, DType::kFloat32, device);
   if (!probe.ok()) {
     *why = who + "empty([1], device='" + device + "') gave " + Describe(probe.error());

@@ -19,9 +19,10 @@
 //                `bazel run //conformance:run -- --testee=...`: a testee has no suite target)
 // --seed         the RapidCheck seed (default: RC_PARAMS's, else a random one, printed and
 //                recorded so that a property failure can be rerun)
-// --device       run the suite with its tensors on DEVICE ("cuda", "cuda:1") via the
-//                candidate's default device; when the candidate cannot (no GPU, no backend),
-//                every test is skipped with the reason
+// --device       run the suite with its tensors on DEVICE ("cuda", "cuda:1", "meta"): a testee is
+//                asked in its handshake (hello's "device"), an in-process candidate (or a testee
+//                that does not answer for it) is moved there by its default device; when the
+//                candidate cannot (no GPU, no backend), every test is skipped with the reason
 // The runner protocol (conformance/harness/stream.h): --tcts_suites narrows a binary that holds
 // several suites to the named ones (before any other selection); --tcts_list writes the case list and exits;
 // --tcts_stream streams each case's record; --tcts_cases runs only the listed tests, else
@@ -173,6 +174,12 @@ int main(int argc, char** argv) {
     }
     config.candidate = registered.front();
   }
+  if (!ConfigureRapidCheck(seed, &config.seed)) {
+    std::cerr << "tcts: --seed must be a non-negative integer, got '" << seed << "'\n";
+    return 2;
+  }
+  candidate_config.set_device(config.device == "cpu" ? "" : config.device);  // a testee's hello asks for it
+  candidate_config.set_seed(std::strtoull(config.seed.c_str(), nullptr, 10));  // a testee's facts checked
   std::unique_ptr<tcts::Candidate> candidate = tcts::MakeCandidate(config.candidate, candidate_config);
   if (!candidate) {
     std::cerr << "tcts: unknown candidate '" << config.candidate << "'; linked in: " << Join(registered) << "\n";
@@ -181,10 +188,6 @@ int main(int argc, char** argv) {
   if (const std::vector<std::string> untaken = candidate_config.Untaken(); !untaken.empty()) {
     std::cerr << "tcts: the candidate '" << config.candidate << "' takes no option " << Join(untaken)
               << " (--candidate_option)\n";
-    return 2;
-  }
-  if (!ConfigureRapidCheck(seed, &config.seed)) {
-    std::cerr << "tcts: --seed must be a non-negative integer, got '" << seed << "'\n";
     return 2;
   }
   std::cout << "[tcts] candidate: " << candidate->name() << " " << candidate->version() << "\n"

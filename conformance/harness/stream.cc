@@ -110,6 +110,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
   }
   void OnTestStart(const ::testing::TestInfo& info) override {
     TakeCaseRecord();  // nothing of an earlier test carries over
+    facts_at_start_ = CurrentCandidate().fact_counts();
     Write({{"event", "start"}, {"test", FullName(info)}});
   }
   void OnTestEnd(const ::testing::TestInfo& info) override {
@@ -155,6 +156,10 @@ class StreamListener : public ::testing::EmptyTestEventListener {
                 {"message", message},
                 {"ms", result.elapsed_time()}};
     if (record->draws >= 0) end["draws"] = record->draws;  // properties
+    const Candidate::FactCounts facts = CurrentCandidate().fact_counts();
+    if (facts.used > facts_at_start_.used) {  // version 3: the requests facts answered, and those checked
+      end["facts"] = {{"used", facts.used - facts_at_start_.used}, {"checked", facts.checked - facts_at_start_.checked}};
+    }
     Write(end);
     if (!FreshProcessRequested().empty()) {
       // The candidate cannot be trusted past this case (fresh_process.h): the runner resumes
@@ -192,6 +197,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
   }
   std::FILE* f_;
   std::vector<std::string> chosen_;
+  Candidate::FactCounts facts_at_start_;
   bool announce_features_;
 };
 

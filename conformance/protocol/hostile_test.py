@@ -173,6 +173,9 @@ class Hostile(unittest.TestCase):
         self.assertLess(len(json.dumps(report)), 8 << 20)
         self.assertLess(max(len(json.dumps(c)) for c in report["cases"]), 512 << 10)
         self.assertTrue(any("characters in all, sha256" in json.dumps(c) for c in report["cases"]))
+        # The true size, counted by the suite binary as the message streamed by, carried through.
+        self.assertTrue(any(f"the testee's message: {200 << 20} bytes in all, fnv1a64 " in json.dumps(c)
+                            for c in report["cases"]), changed)
 
     def test_a_bad_fact_costs_one_case(self):
         # Version 3 (the hostile testee sends every fact): a fact that is not its op's answer FAILs
@@ -188,6 +191,44 @@ class Hostile(unittest.TestCase):
         changed, *_ = self.attacked("fact_unasked", "dtypes")
         self.assertEqual([c["outcome"] for c in changed.values()], ["FAIL"], changed)
         self.assertIn("field 'facts'", json.dumps(changed))
+
+    def test_an_attack_at_the_first_tensor_costs_one_case(self):
+        # Issue 52: the suite made a tensor and asked its meta before the stream's begin event
+        # (the device probe), so an attack on the first make_tensor cost every case of the
+        # process. The testee's hello now says where its tensors are: that call is a case's.
+        for mode in ("deep", "close_stdout"):
+            changed, *_ = self.attacked(mode, "asarray", env_extra={"TCTS_HOSTILE_OP": "make_tensor"})
+            self.assertEqual(len(changed), 1, (mode, changed))
+
+    def test_a_death_in_the_handshake_is_tried_once_more(self):
+        changed, *_ = self.attacked("hello_dies_once", "dtypes")
+        self.assertEqual(changed, {}, "a fresh process shook hands")
+        p, report, _, _ = run(self.tmp, "hello_dies", "dtypes")
+        self.assertEqual(p.returncode, 2, p.stdout[-2000:] + p.stderr[-2000:])
+        self.assertIn("the testee's handshake", p.stdout + p.stderr)
+        self.assertIn("a second process died there too", p.stdout + p.stderr)
+        self.assertIsNone(report)
+
+    def test_a_flaky_testee_costs_only_the_cases_it_died_in(self):
+        # A testee that dies on 1 % of its requests, two seeds: each run's outcomes differ from
+        # the clean run's only in the cases it died in (a death in the handshake costs none).
+        died = {}
+        for seed in ("1", "2"):
+            changed, *_ = self.attacked("flaky", "asarray", env_extra={"TCTS_HOSTILE_SEED": seed})
+            died[seed] = {i for i, c in changed.items() if c["outcome"] == "CRASH"}
+            self.assertTrue(died[seed], f"seed {seed}: no death (the mode fires)")
+            self.assertEqual(set(changed), died[seed], {i: changed[i] for i in set(changed) - died[seed]})
+        self.assertNotEqual(died["1"], died["2"])
+
+    def test_a_meta_that_lies_behind_true_facts_is_caught(self):
+        # Issue 52: a testee whose meta requests lie while the facts it sends are true passed
+        # every case (the suite asked meta once in 26,769 requests). One fact in 8 is asked anyway.
+        changed, report, *_ = self.attacked("meta_lies", "strided")
+        facts = report["run"]["facts"]
+        self.assertGreater(facts["checked"], facts["used"] // 16, facts)
+        caught = [c for c in changed.values() if "contradicts the answer to the request itself" in json.dumps(c)]
+        self.assertTrue(caught, changed)
+        self.assertTrue(all(c["outcome"] == "FAIL" for c in caught), caught[:3])
 
     def test_a_handshake_flood_is_refused(self):
         p, report, _, seconds = run(self.tmp, "features_flood", "dtypes")

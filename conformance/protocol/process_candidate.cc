@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,9 +43,15 @@ class ProcessBox : public TensorBox {
 // its answer decoded, through the session.
 class ProcessCandidate : public Candidate {
  public:
-  ProcessCandidate(std::string command, std::string trace_dir) : session_(std::move(command), std::move(trace_dir)) {}
+  ProcessCandidate(std::string command, std::string trace_dir, std::uint64_t seed)
+      : session_(std::move(command), std::move(trace_dir)), draw_(seed) {}
 
-  bool Start(const std::string& cwd, std::string* error) { return session_.Start(cwd, error); }
+  bool Start(const std::string& cwd, const std::string& device, std::string* error) {
+    return session_.Start(cwd, device, error);
+  }
+  bool died_in_handshake() const { return session_.died_in_handshake(); }
+  Placement placement() const override { return session_.placement(); }
+  FactCounts fact_counts() const override { return facts_; }
 
   std::string name() const override { return session_.name(); }
   std::string version() const override { return session_.version(); }
@@ -237,7 +244,20 @@ class ProcessCandidate : public Candidate {
   Result<T> AskFact(const char* op, const TensorHandle& t, Json args, F decode) {
     auto* box = static_cast<const ProcessBox*>(t.get());  // Tensor() has checked it is ours
     if (const Json* fact = session_.Fact(box->handle(), op)) {
+      ++facts_.used;
       pins_.clear();
+      if (draw_() % kCheckOneFactIn == 0) {  // asked anyway, and compared (PROTOCOL.md "Version 3")
+        ++facts_.checked;
+        const Json kept = *fact;  // the call may release handles, and their facts
+        Result<Json> r = session_.Call(op, args);
+        if (r.ok() && r.value() == kept) return T(decode(kept));
+        return Error{ErrorKind::kInternal,
+                     session_.Where(op) + "the fact sent with tensor " + std::to_string(box->handle()) + " (" +
+                         kept.dump().substr(0, 300) + ") contradicts the answer to the request itself (" +
+                         (r.ok() ? r.value().dump() : ErrorKindName(r.error().kind) + (": " + r.error().message))
+                             .substr(0, 300) +
+                         ")"};
+      }
       session_.Served(op, std::move(args), *fact);
       try {
         // Checked when it was kept (DecodeFact), decoded here at each use: so this cannot fail
@@ -249,8 +269,12 @@ class ProcessCandidate : public Candidate {
     }
     return Ask<T>(op, std::move(args), decode);
   }
+  // One fact in 8 is asked anyway: what the check costs is an eighth of what facts save.
+  static constexpr std::uint64_t kCheckOneFactIn = 8;
   TesteeSession session_;
   std::vector<TesteeSession::Pin> pins_;  // the lent regions the call being made uses (Tensor)
+  std::mt19937_64 draw_;                  // which facts are checked: from the run's seed
+  FactCounts facts_;
 };
 
 // The candidate options the runner passes (--candidate_option=KEY=VALUE): testee (the command),
@@ -263,7 +287,8 @@ std::unique_ptr<Candidate> MakeTestee(const CandidateConfig& config) {
     std::exit(2);
   }
   std::string error;
-  std::unique_ptr<Candidate> c = StartTestee(command, config.Take("testee_cwd"), &error, config.Take("trace_dir"));
+  std::unique_ptr<Candidate> c =
+      StartTestee(command, config.Take("testee_cwd"), &error, config.Take("trace_dir"), config.device(), config.seed());
   if (!c) {
     std::cerr << "tcts: the testee '" << command << "' did not start: " << error << "\n";
     std::exit(2);
@@ -276,10 +301,18 @@ TCTS_REGISTER_CANDIDATE("testee", MakeTestee);
 }  // namespace
 
 std::unique_ptr<Candidate> StartTestee(const std::string& command, const std::string& cwd, std::string* error,
-                                       const std::string& trace_dir) {
-  auto c = std::make_unique<ProcessCandidate>(command, trace_dir);
-  if (!c->Start(cwd, error)) return nullptr;
-  return c;
+                                       const std::string& trace_dir, const std::string& device, std::uint64_t seed) {
+  // A testee that dies in its handshake is tried once more in a fresh process (a flaky one
+  // costs no case for it); a second death, or an answer it refused, ends the run (exit 2).
+  for (int attempt = 1;; ++attempt) {
+    auto c = std::make_unique<ProcessCandidate>(command, trace_dir, seed);
+    if (c->Start(cwd, device, error)) return c;
+    if (!c->died_in_handshake() || attempt == 2) {
+      if (attempt == 2) *error += " (a second process died there too)";
+      return nullptr;
+    }
+    std::cerr << "tcts: the testee died in its handshake (" << *error << "); trying a fresh process once\n";
+  }
 }
 
 }  // namespace tcts

@@ -19,6 +19,7 @@
 #ifndef TCTS_CONFORMANCE_PROTOCOL_PROCESS_CANDIDATE_H_
 #define TCTS_CONFORMANCE_PROTOCOL_PROCESS_CANDIDATE_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -26,11 +27,14 @@
 
 namespace tcts {
 
-// Starts `command` (run by /bin/sh -c in `cwd`, "" for the current directory) and shakes hands;
-// with a `trace_dir`, the session writes its raw trace there (runner --trace).
-// On failure returns nullptr with `error` saying why (the command, its exit, the bad field).
+// Starts `command` (run by /bin/sh -c in `cwd`, "" for the current directory) and shakes hands,
+// asking for its tensors on `device` ("" for its default); with a `trace_dir`, the session
+// writes its raw trace there (runner --trace); `seed` draws the facts it checks. A testee that
+// dies in the handshake is tried once more in a fresh process. On failure returns nullptr with
+// `error` saying why (the command, its exit, the bad field).
 std::unique_ptr<Candidate> StartTestee(const std::string& command, const std::string& cwd, std::string* error,
-                                       const std::string& trace_dir = "");
+                                       const std::string& trace_dir = "", const std::string& device = "",
+                                       std::uint64_t seed = 0);
 
 }  // namespace tcts
 

@@ -55,7 +55,7 @@ TesteeSession::~TesteeSession() {
                command_.c_str(), static_cast<long long>(next_id_ - 1), static_cast<long long>(served_), waited_s_);
 }
 
-bool TesteeSession::Start(const std::string& cwd, std::string* error) {
+bool TesteeSession::Start(const std::string& cwd, const std::string& device, std::string* error) {
   if (!trace_dir_.empty()) {
     static int sessions = 0;
     const std::string path = trace_dir_ + "/" + std::to_string(getpid()) + "." + std::to_string(sessions++) + ".jsonl";
@@ -78,6 +78,9 @@ bool TesteeSession::Start(const std::string& cwd, std::string* error) {
   for (Feature f : AllFeatures()) hello["features"].push_back(FeatureName(f));
   hello["dtypes"] = Json::array();
   for (DType d : AllDTypes()) hello["dtypes"].push_back(DTypeName(d));
+  // Where the suite wants the testee's tensors (null: its default); the answer says where they
+  // are, so that no request comes before the first case (PROTOCOL.md "Handshake").
+  hello["device"] = device.empty() ? Json(nullptr) : Json(device);
   Result<Json> r = Call("hello", hello);
   handshake_ = false;
   if (!r.ok()) {
@@ -120,6 +123,30 @@ bool TesteeSession::Start(const std::string& cwd, std::string* error) {
     if (v.contains("dtypes")) {
       dtypes_declared_ = true;
       for (const Json& d : wire::Get(v, "dtypes", Json::value_t::array)) dtypes_.insert(wire::SpecDTypeOf(d, "dtypes"));
+    }
+    if (v.contains("device_refused")) {
+      if (device.empty()) throw ProtocolError("device_refused", "absent: hello asked for no device", "a refusal");
+      placement_.refused = wire::GetString(v, "device_refused");
+      if (placement_.refused.empty() || placement_.refused.size() > kMaxHandshakeText) {
+        throw ProtocolError("device_refused", "why, in 1 to 65536 bytes", std::to_string(placement_.refused.size()) + " bytes");
+      }
+      if (v.contains("device")) throw ProtocolError("device", "absent beside device_refused", v["device"].dump());
+    } else if (v.contains("device")) {
+      if (v["device"].is_null()) {
+        placement_.unknown = true;
+      } else {
+        placement_.device = wire::GetString(v, "device");
+        if (placement_.device.empty() || placement_.device.size() > 256) {
+          throw ProtocolError("device", "a device's name (\"cpu\", \"cuda:0\", \"meta\"), or null", v["device"].dump());
+        }
+        // Asked for a device, the testee answers where its tensors are: on that device's type.
+        const std::string type = placement_.device.substr(0, placement_.device.find(':'));
+        if (!device.empty() && type != device.substr(0, device.find(':'))) {
+          throw ProtocolError("device", "a device of type '" + device.substr(0, device.find(':')) +
+                                            "' (hello asked for '" + device + "'), or device_refused",
+                              v["device"].dump());
+        }
+      }
     }
   } catch (const ProtocolError& e) {
     *error = "the testee's handshake (answer to 'hello'): " + e.what_for();
@@ -184,7 +211,10 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args, wire::OkSc
     const std::string why = too_long ? "its answer ran past " + std::to_string(cap >> 20) +
                                            " MiB without a newline; the testee was stopped"
                                      : "";
-    if (handshake_) return Error{ErrorKind::kInternal, why.empty() ? "no answer (" + pipe_.Reap(2.0) + ")" : why};
+    if (handshake_) {
+      died_in_handshake_ = why.empty();
+      return Error{ErrorKind::kInternal, why.empty() ? "no answer (" + pipe_.Reap(2.0) + ")" : why};
+    }
     Died(op, id, why);
   }
   // nlohmann's parser, copies and dump recurse: a deep answer is refused before any of them.

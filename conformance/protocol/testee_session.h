@@ -59,8 +59,12 @@ class TesteeSession {
   TesteeSession& operator=(const TesteeSession&) = delete;
   ~TesteeSession();  // ends the testee; logs the requests made and the time spent waiting
 
-  // Starts the command in `cwd` and shakes hands; false with *error saying why.
-  bool Start(const std::string& cwd, std::string* error);
+  // Starts the command in `cwd` and shakes hands, asking for its tensors on `device` ("" for
+  // its default); false with *error saying why (died_in_handshake() says whether it died).
+  bool Start(const std::string& cwd, const std::string& device, std::string* error);
+  bool died_in_handshake() const { return died_in_handshake_; }
+  // What the hello answer said of where the testee's tensors are (Candidate::placement).
+  const Candidate::Placement& placement() const { return placement_; }
   const std::string& name() const { return name_; }
   // The version the testee chose in the handshake (values are encoded for it).
   int protocol() const { return protocol_; }
@@ -134,6 +138,8 @@ class TesteeSession {
   std::string name_, version_, build_;
   int protocol_ = 1;
   std::set<Feature> supported_;
+  Candidate::Placement placement_;
+  bool died_in_handshake_ = false;
   bool dtypes_declared_ = false;
   std::set<DType> dtypes_;
   std::int64_t next_id_ = 1;

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import re
 import sys
 
 import contract
@@ -31,14 +32,23 @@ LIST_ITEMS = 16  # mismatches, skipped checks and features of one case
 RECORD_BOUND_BYTES = 512 * 1024  # one case record as JSON (records_test measures the worst)
 
 
+# The suite binary's own cut of a testee's long error message (wire::BoundMessage): its true
+# size and digest, which a second cut carries on.
+_SUITE_CUT = re.compile(r"\.\.\. \[cut: (\d+) bytes in all, fnv1a64 ([0-9a-f]{16})\]\Z")
+
+
 def bound(value) -> str:
     """`value` as a string of at most TEXT_HEAD_CHARS characters and a marker: the head, the
-    total length and a sha256 prefix of the whole (a non-string is written as str())."""
+    total length and a sha256 prefix of the whole (a non-string is written as str()); for a
+    message the suite binary cut already, its true size and digest too (issue 52: the marker
+    said 65,600 characters of a 200 MiB message)."""
     text = value if isinstance(value, str) else str(value)
     if len(text) <= TEXT_HEAD_CHARS:
         return text
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_HEX]
-    return f"{text[:TEXT_HEAD_CHARS]}… [cut: {len(text)} characters in all, sha256 {digest}]"
+    cut = _SUITE_CUT.search(text)
+    whole = f"; the testee's message: {cut[1]} bytes in all, fnv1a64 {cut[2]}" if cut else ""
+    return f"{text[:TEXT_HEAD_CHARS]}… [cut: {len(text)} characters in all, sha256 {digest}{whole}]"
 
 
 def bound_list(values, what: str = "more") -> list:
@@ -80,6 +90,8 @@ class Results:
         self.dtypes: list[dict] | None = None  # every dtype: required, declared (the begin event)
         self.tensor_device: str | None = None  # the device the candidate's tensors claim (the begin event)
         self.isolated = 0  # processes that crashed, hung or asked for a fresh process after a fault (not clean_process)
+        # Protocol version 3: requests answered from facts, and those the suite checked (end events).
+        self.facts = {"used": 0, "checked": 0}
 
     def wants_features(self) -> bool:
         return self.declared is None
@@ -193,6 +205,9 @@ class Results:
                 record["feature"] = bound(e["feature"])
             if e.get("dtype"):
                 record["dtype"] = bound(e["dtype"])
+        if isinstance(e.get("facts"), dict):
+            for k in self.facts:
+                self.facts[k] += e["facts"].get(k, 0)
         if e.get("features"):
             used = bound_list(e["features"], "more feature(s)")
             self.used[(suite.name, c.test)] = used

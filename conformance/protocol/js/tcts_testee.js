@@ -607,7 +607,25 @@ class Server {
       if (unknownDtypes.length) throw new ProtocolError(`dtypes: the suite does not know ${unknownDtypes.sort()}`);
       answer.dtypes = [...new Set(this.testee.dtypes)].sort();
     }
+    // Where the tensors are (PROTOCOL.md "Handshake"), for a suite that asks with no device:
+    // so it sends nothing before its first case. Asked for a device, this kit says nothing (the
+    // suite moves the tensors through the default device, if declared).
+    if ('device' in req && req.device === null) answer.device = this.tensorDevice(answer.dtypes || req.dtypes || []);
     return answer;
+  }
+
+  /** meta().device of a one-element tensor the testee makes (float32's, else the first declared
+   * dtype's; float32's when the suite names none); null when it makes none or the library threw (the suite then takes "cpu"). */
+  tensorDevice(dtypes) {
+    if (!this.testee.implements('make_tensor') || !this.testee.implements('meta')) return null;
+    const dtype = dtypes.includes('float32') || !dtypes.length ? 'float32' : dtypes[0];  // none named: every one
+    try {
+      const t = this.testee.make_tensor.call(this.testee, {sizes: [1], dtype, values: [0]}, this);
+      const m = this.testee.meta.call(this.testee, {t}, this);
+      return isObject(m) && typeof m.device === 'string' && m.device ? m.device : null;
+    } catch (e) {
+      return null;
+    }
   }
 
   /** The request's arguments of op `o`, decoded, by the JavaScript binding's names. */

@@ -349,6 +349,22 @@ check('version 3 facts', () => {
   }
 });
 
+// hello's device (PROTOCOL.md "Handshake"): asked with none, the answer says where the tensors
+// the testee makes are (meta().device of one); null when it makes none; nothing for an asked device
+// (this kit has no use_device: the suite moves the tensors) or a suite that does not ask.
+check('device', () => {
+  class OnMeta extends Facts {
+    meta(args) { return {...super.meta(args), device: 'meta'}; }
+  }
+  const hello = (testee, extra) => tcts.readJson(new tcts.Server(testee).answer(
+    tcts.writeJson({id: 1, op: 'hello', protocol: 3, protocols: [1, 2, 3], interface: IFACE_JSON, ...extra}))).ok;
+  assert.strictEqual(hello(new Facts(), {device: null}).device, 'cpu');
+  assert.strictEqual(hello(new OnMeta(), {device: null}).device, 'meta');
+  assert.strictEqual(hello(new tcts.Testee(), {device: null}).device, null);
+  assert.strictEqual('device' in hello(new Facts(), {device: 'meta'}), false);
+  assert.strictEqual('device' in hello(new Facts(), {}), false);
+});
+
 // hello's binary_ops (spec/promotion.toml [[op]]): each name with its symbol; a binary_op outside
 // them is refused naming the field; a description without them (a suite from before) takes any.
 check('binary ops come with the interface', () => {

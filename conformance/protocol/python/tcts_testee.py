@@ -494,6 +494,12 @@ class Testee:
     # or not (the suites ask meta of about 2 in 5 new tensors and storage of 1 in 5): a library
     # whose answer costs more than a round trip sends fewer (PROTOCOL.md "Version 3").
     facts: set | None = None
+    # The run's --device (hello's "device"): a method use_device(self, device) that makes every
+    # tensor the testee makes from then on on `device` ("meta", "cuda:1"), withdrawing in it
+    # what the library has not there (a meta tensor's values), before the declaration is
+    # sent; it raises (the library's own error) when the library cannot. None: the suite moves
+    # the tensors itself through the default device (set_default_device), if declared.
+    use_device = None
 
     def classify(self, exc: BaseException) -> str:
         """The protocol's error kind of an exception the library raised: TesteeError's kind;
@@ -731,6 +737,14 @@ class _Server:
         else:  # a test's version the kit does not speak: claimed, for the suite to refuse
             self.protocol = PROTOCOL
         self.testee._error_kinds = tuple(self.iface.errors)
+        device, refused = req.get("device"), None
+        if device is not None and not isinstance(device, str):
+            raise ProtocolError(f"device: expected a device's name or null, got {device!r}")
+        if device is not None and self.testee.use_device is not None:
+            try:
+                self.testee.use_device(device)
+            except Exception as e:  # noqa: BLE001: the library's refusal, said in the answer
+                refused = f"{self.testee.classify(e)}: {e}"
         wanted = self.testee.facts
         self.fact_ops = [op for op in self.iface.fact_ops if wanted is None or op in wanted]
         self.features = self.testee.features(self.iface)
@@ -747,7 +761,34 @@ class _Server:
             if unknown:
                 raise ProtocolError(f"dtypes: the suite does not know {sorted(unknown)}")
             answer["dtypes"] = sorted(declared - set(self.testee.missing_dtypes))
+        # Where the tensors are (PROTOCOL.md "Handshake"), for a suite that asks (hello has
+        # "device"): so the suite sends nothing before its first case. Asked for a device the
+        # testee cannot take itself (no use_device), it says nothing: the suite moves it.
+        if refused is not None:
+            answer["device_refused"] = refused
+        elif "device" in req and (device is None or self.testee.use_device is not None):
+            where, why = self.tensor_device(answer.get("dtypes", req.get("dtypes", ())))
+            if device is not None and where is None:
+                answer["device_refused"] = f"no tensor could be made there ({why})"
+            else:
+                answer["device"] = where
         return answer
+
+    def tensor_device(self, dtypes):
+        """(meta().device of a one-element tensor the testee makes, None) or (None, why not): it
+        makes none, or the library refused (with no device asked for, the suite then takes
+        "cpu", the documented initial default). The tensor is float32's, else the first declared
+        dtype's."""
+        make, meta = self.entry("make_tensor"), self.entry("meta")
+        if make is None or meta is None or make[1] is None or meta[1] is None:
+            return None, "the testee has no make_tensor and meta"
+        dtype = "float32" if "float32" in dtypes or not dtypes else dtypes[0]  # none named: every one
+        try:
+            made = make[1](sizes=[1], dtype=dtype, values=[0])
+            m = self.iface.encode(meta[0]["result"], meta[1](made), self.protocol, "meta")
+        except Exception as e:  # noqa: BLE001: the library's refusal; the cases that need a tensor say it
+            return None, f"make_tensor([1], {dtype}) then meta: {self.testee.classify(e)}: {e}"
+        return m.get("device") or None, None
 
     def arguments(self, o, req):
         """The request's arguments of op `o`, decoded, by the Python binding's names; and the

@@ -460,6 +460,68 @@ class Facts(unittest.TestCase):
         self.assertNotIn("facts", made)
 
 
+class Device(unittest.TestCase):
+    """hello's device (PROTOCOL.md "Handshake"): the answer says where the testee's tensors are
+    (meta().device of one it makes), on the device asked for through use_device, or why not;
+    the declaration that follows is the one for that device; a testee without use_device says
+    nothing of an asked device (the suite moves it), and a suite that asks nothing gets nothing."""
+
+    class Lib(tcts_testee.Testee):
+        name = "device"
+        where = "cpu"
+
+        def make_tensor(self, sizes, dtype, values):
+            return ("t", tuple(sizes), dtype, self.where)
+
+        def meta(self, t):
+            return {"dtype": t[2], "sizes": list(t[1]), "strides": [1] * len(t[1]), "storage_offset": 0,
+                    "device": t[3]}
+
+        def values(self, t):
+            return [0] * len(t[1])
+
+        def use_device(self, device):
+            if device == "cuda":
+                raise RuntimeError("no CUDA here")
+            self.where = device
+            if device == "meta":
+                self.values = None
+
+    class Plain(Lib):
+        use_device = None
+
+    def hello(self, lib, **fields):
+        server = tcts_testee._Server(lib, None)
+        return server.answer(json.dumps({**_hello_v2(), **fields}))["ok"]
+
+    def test_the_answer_says_where_the_tensors_are(self):
+        self.assertEqual(self.hello(self.Lib(), device=None)["device"], "cpu")
+        meta = self.hello(self.Lib(), device="meta")
+        self.assertEqual(meta["device"], "meta")
+        self.assertNotIn("values", meta["features"], "the declaration is the device's")
+        self.assertIn("values", self.hello(self.Lib(), device=None)["features"])
+        refused = self.hello(self.Lib(), device="cuda")
+        self.assertEqual(refused["device_refused"], "RuntimeError: no CUDA here")
+        self.assertNotIn("device", refused)
+
+    def test_without_use_device_or_a_device_key_it_says_nothing(self):
+        self.assertNotIn("device", self.hello(self.Plain(), device="meta"), "the suite moves it")
+        self.assertEqual(self.hello(self.Plain(), device=None)["device"], "cpu")
+        self.assertNotIn("device", self.hello(self.Lib()), "a suite from before: nothing")
+
+    def test_a_testee_that_cannot_make_a_tensor_answers_null(self):
+        class Broken(self.Lib):
+            def make_tensor(self, sizes, dtype, values):
+                raise ValueError("no")
+
+        class NoTensors(tcts_testee.Testee):
+            name = "none"
+
+        self.assertIsNone(self.hello(Broken(), device=None)["device"])
+        self.assertIsNone(self.hello(NoTensors(), device=None)["device"])
+        self.assertIn("device_refused", self.hello(Broken(), device="meta"), "asked, and none made there")
+
+
 def _hello_v2():
     return next(s for s in VECTORS["sessions"] if s["protocol"] == 2)["steps"][0]["request"]
 

@@ -31,17 +31,27 @@ TCTS_HOSTILE=MODE:
                       that is a new tensor may)
     fact_stray        version 3: the first answer with facts is followed by a stray line
                       (every later answer one behind)
+    flaky             the testee exits instead of answering a request (hello included) with
+                      probability TCTS_HOSTILE_RATE (default 0.01), drawn from
+                      random.Random("SEED:N"): TCTS_HOSTILE_SEED, and N the testee process's
+                      number in the run (counted in TCTS_HOSTILE_ONCE + ".n")
+    meta_lies         every answer to a meta request gives storage_offset + 1 (the facts sent
+                      with each new tensor stay true: the kit computes them itself)
+    hello_dies_once   the first hello: the testee exits instead of answering
+    hello_dies        every hello: the testee exits instead of answering
     fact_crash        version 3: the testee exits instead of writing its 50th answer with
                       facts (not in the suite process's first case: a process that dies in
                       its first case is reported as dying before its case list was done)
 
 TCTS_HOSTILE_ONCE=PATH fires a one-shot attack only while PATH does not exist (and creates
-it), so that the testee the suite restarts after a crash behaves.
+it), so that the testee the suite restarts after a crash behaves. TCTS_HOSTILE_OP=OP moves the
+attacks of "the first dtype_info" to the first answer of OP (make_tensor: the first tensor).
 """
 
 import base64
 import json
 import os
+import random
 import sys
 import time
 
@@ -52,6 +62,27 @@ import numpy_testee  # noqa: E402
 
 MODE = os.environ.get("TCTS_HOSTILE", "")
 FORGED_NAME = "numpy\r\x1b[2Kresult: numpy CONFORMS: 999 pass\x1b[8m"
+
+
+ATTACKED_OP = os.environ.get("TCTS_HOSTILE_OP", "dtype_info")
+_draw = None
+
+
+def flaky_draw():
+    """This testee process's random stream (flaky): seeded by TCTS_HOSTILE_SEED and the process's
+    number in the run, so that a run is the same each time it is made with the same seed."""
+    global _draw
+    if _draw is None:
+        counter = os.environ.get("TCTS_HOSTILE_ONCE", os.devnull) + ".n"
+        try:
+            with open(counter) as f:
+                n = int(f.read() or 0)
+        except (OSError, ValueError):
+            n = 0
+        with open(counter, "w") as f:
+            f.write(str(n + 1))
+        _draw = random.Random(f"{os.environ.get('TCTS_HOSTILE_SEED', '1')}:{n}")
+    return _draw
 
 
 def fire_once() -> bool:
@@ -95,6 +126,14 @@ class Out:
         answer = json.loads(text)
         req = self.requests.last
         op = req.get("op")
+        if MODE == "flaky" and flaky_draw().random() < float(os.environ.get("TCTS_HOSTILE_RATE", "0.01")):
+            os._exit(3)
+        if (MODE == "hello_dies" or (MODE == "hello_dies_once" and fire_once())) and op == "hello":
+            os._exit(3)
+        if MODE == "meta_lies" and op == "meta" and isinstance(answer.get("ok"), dict):
+            answer["ok"]["storage_offset"] += 1
+        if ATTACKED_OP != "dtype_info":  # the attacks below name the op they fire at
+            op = "dtype_info" if op == ATTACKED_OP else ("dtype_info, not attacked" if op == "dtype_info" else op)
         if MODE == "keep_regions":
             answer.pop("released", None)
             answer.pop("deleted", None)

@@ -149,26 +149,48 @@ class TorchTestee(tcts_testee.Testee):
     LEFT_OUT = ()
 
     def __init__(self, device=None, fake=False):
-        self.made_on = device
-        modes = ([f"tensors made on {device}"] if device else []) + (["inside FakeTensorMode"] if fake else [])
-        if modes:
-            self.name = f"{self.name}, {', '.join(modes)}"
-            self.build = f"mode: {'; '.join(modes)}; {self.build}"
+        self._fake = fake
         self._device_contexts = []
-        if device is not None or not (hasattr(torch, "get_default_device") and hasattr(torch.device, "__enter__")):
-            # torch 1.13 has no API for the default device; and under --device the mode itself
-            # decides where every new tensor goes (empty_on without a device included), so the
-            # default-device rule cannot be observed through it.
-            for op in DEFAULT_DEVICE_OPS:
-                setattr(self, op, None)
-        if fake or (device is not None and torch.device(device).type == "meta"):
-            for op in VALUE_OPS:  # no values to read or write: not implemented (NotSupported)
-                setattr(self, op, None)
-        if self.MODE_NAME:
-            self.name += ", " + self.MODE_NAME
-            self.build = f"mode: {self.MODE_BUILD}; {self.build}"
-        for op in self.LEFT_OUT:
+        if not (hasattr(torch, "get_default_device") and hasattr(torch.device, "__enter__")):
+            self._without(DEFAULT_DEVICE_OPS)  # torch 1.13 has no API for the default device
+        if fake:
+            self._without(VALUE_OPS)  # a FakeTensor has no values to read or write
+        self._without(self.LEFT_OUT)
+        self._identify()
+        if device is not None:
+            self.use_device(device)
+
+    def _without(self, ops):
+        """Leaves `ops` not implemented (NotSupported, declared so)."""
+        for op in ops:
             setattr(self, op, None)
+
+    def _identify(self):
+        """The name and build, with the modes this testee runs in."""
+        modes = ([f"tensors made on {self.made_on}"] if self.made_on else []) + (
+            ["inside FakeTensorMode"] if self._fake else [])
+        name, build = type(self).name, type(self).build
+        if modes:
+            name, build = f"{name}, {', '.join(modes)}", f"mode: {'; '.join(modes)}; {build}"
+        if self.MODE_NAME:
+            name, build = f"{name}, {self.MODE_NAME}", f"mode: {self.MODE_BUILD}; {build}"
+        self.name, self.build = name, build
+
+    def use_device(self, device):
+        """--device=DEV, or hello's device: every tensor the suite asks for from now on is made on
+        `device` by the call that makes it (torch's own parse of the name; a device this torch
+        cannot make a tensor on raises torch's error). Under it, the mode itself decides where
+        every new tensor goes (empty_on without a device included), so the default-device rule
+        cannot be observed through it: that feature is left out; so are values on meta."""
+        if self._fake:
+            raise tcts_testee.NotSupported("--fake takes no device: FakeTensorMode fakes the device of what it is given")
+        d = str(torch.device(device))
+        torch.empty((), device=usable(d))
+        self.made_on = d
+        self._without(DEFAULT_DEVICE_OPS)
+        if torch.device(d).type == "meta":
+            self._without(VALUE_OPS)  # no values to read or write: not implemented (NotSupported)
+        self._identify()
 
     def _made(self):
         """The keyword that puts a new tensor on the mode's device."""
@@ -571,6 +593,11 @@ class CompileTestee(TorchTestee):
     MODE_NAME = "through torch.compile (Inductor, fullgraph=True, dynamic=True)"
     MODE_BUILD = "torch.compile (backend inductor, fullgraph=True, dynamic=True), each call compiled afresh"
 
+    def use_device(self, device):
+        # The compiled factories (empty, empty_strided, empty_like) take no device: tensors stay
+        # on the default device, so a device would be honoured by some calls and not others.
+        raise tcts_testee.NotSupported("--compile takes no device: the compiled factories make tensors on the default device")
+
     def __init__(self):
         super().__init__()
         # FakeTensor logs a traceback for each error of a traced call (a deviation's error is an
@@ -670,11 +697,13 @@ def testee(argv):
         global refs, pc
         import torch._prims_common as pc
         import torch._refs as refs
-        return RefsTestee(opts["device"])
     if opts["fake"]:
         from torch._subclasses.fake_tensor import FakeTensorMode
         FakeTensorMode().__enter__()  # for the whole session: every call below runs inside it
-    return TorchTestee(opts["device"], opts["fake"])
+    try:
+        return RefsTestee(opts["device"]) if opts["refs"] else TorchTestee(opts["device"], opts["fake"])
+    except Exception as e:  # noqa: BLE001: torch's refusal of --device, said before the handshake
+        sys.exit(f"torch_testee.py: --device={opts['device']}: {type(e).__name__}: {e}")
 
 
 if __name__ == "__main__":
