@@ -7,7 +7,10 @@ A trace (written by `bazel run //conformance:run -- --testee=... --trace`, one f
 that did not pass) holds the testee command, its directory and environment, then the lines
 the suite sent and the testee's answers (conformance/protocol/PROTOCOL.md): the handshake and
 the case's requests. This starts a testee through /bin/sh, sends each recorded request and
-prints the recorded answer beside the one given now, and the first difference. A request the
+prints the recorded answer beside the one given now, and the first difference. What the testee
+chooses (tensor handles, storage ids, data_ptr addresses, its export regions' ids: typed by the
+interface the recorded hello carries) is mapped one to one, not compared as numbers: the case
+may not have been the first of its process (class Chosen). A request the
 suite answered from a fact (protocol version 3: the trace marks it "served": "fact", with the
 answer the fact gave) is sent to the testee too, so every request the suite made is replayed
 and the fact is compared with what the testee answers now; an answer's own "facts" are not
@@ -112,15 +115,142 @@ def read(path: str) -> tuple[dict, list[dict]]:
     return header, records[1:]
 
 
-def remap(request: dict, handles: dict) -> dict:
-    """`request` with the recorded handles replaced by the ones the testee gave now."""
+class Chosen:
+    """What the testee chooses (PROTOCOL.md): tensor handles, storage ids (uintptr), raw
+    addresses (data_ptr) and the ids of the regions it exports (negative). A process that
+    served other cases first numbers them otherwise, and its allocator puts memory elsewhere:
+    each kind is mapped one to one, recorded to now, never compared as numbers. A recorded
+    value must come back as the value it came back as before, and two recorded values as two
+    values: what the suite judges of them (two tensors share a storage, or not) is kept. An
+    address's arithmetic is judged where an answer states it (meta's storage_offset)."""
+
+    def __init__(self):
+        self.maps: dict = {}
+
+    def same(self, kind: str, recorded, now) -> bool:
+        forward, back = self.maps.setdefault(kind, ({}, {}))
+        if forward.get(recorded, now) != now or back.get(now, recorded) != recorded:
+            return False
+        forward[recorded], back[now] = now, recorded
+        return True
+
+    def now(self, kind: str, recorded):
+        return self.maps.get(kind, ({}, {}))[0].get(recorded, recorded)
+
+
+class Interface:
+    """The types of answers, from the interface the recorded hello sent (spec/interface.json):
+    each op's result type and each record's fields' types. Without it (a trace of a suite from
+    before), every answer is compared as JSON, handles excepted."""
+
+    def __init__(self, described):
+        self.results, self.records = {}, {}
+        if not isinstance(described, dict):
+            return
+        for o in described.get("ops", ()):
+            if isinstance(o, dict) and isinstance(o.get("name"), str):
+                self.results[o["name"]] = o.get("result")
+        records = described.get("records")
+        for name, fields in (records.items() if isinstance(records, dict) else ()):
+            if isinstance(fields, list):
+                self.records[name] = {f.get("name"): f.get("type") for f in fields if isinstance(f, dict)}
+
+    def difference(self, t, a, b, chosen: Chosen, where: str) -> str | None:
+        """The first difference of two values of wire type `t` ("tensor", "uintptr", "address",
+        a record, "T?"), with what the testee chooses mapped."""
+        if isinstance(t, str) and t.endswith("?"):
+            if a is None or b is None:
+                return None if a is None and b is None else first_difference(a, b, where)
+            t = t[:-1]
+        kind = {"tensor": "handle", "uintptr": "storage id", "address": "address"}.get(t)
+        if kind and isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool) and not isinstance(b, bool):
+            return None if chosen.same(kind, a, b) else (
+                f"{where}: {json.dumps(a)} recorded, {json.dumps(b)} now, where the replay has {kind} "
+                f"{json.dumps(a)} as {json.dumps(chosen.now(kind, a))} (the same {kind} twice, or two as one)")
+        if t == "address" and isinstance(a, dict) and isinstance(b, dict):
+            ra, rb = a.get("region"), b.get("region")
+            if isinstance(ra, int) and isinstance(rb, int) and ra < 0 and rb < 0:  # an export's: the testee's
+                if not chosen.same("region", ra, rb):
+                    return f"{where}.region: {ra} recorded, {rb} now"
+                a, b = dict(a, region=0), dict(b, region=0)
+            return first_difference(a, b, where)
+        if t == "dlpack_export" and isinstance(a, dict) and isinstance(b, dict):
+            ra, rb = (x.get("region", {}).get("id") if isinstance(x.get("region"), dict) else None for x in (a, b))
+            if isinstance(ra, int) and isinstance(rb, int):
+                if not chosen.same("region", ra, rb):
+                    return f"{where}.region.id: {ra} recorded, {rb} now"
+                a, b = dict(a, region=dict(a["region"], id=0)), dict(b, region=dict(b["region"], id=0))
+            return first_difference(a, b, where)
+        fields = self.records.get(t)
+        if fields is not None and isinstance(a, dict) and isinstance(b, dict):
+            for k in sorted(set(a) | set(b)):
+                if k not in a or k not in b:
+                    return f"{where}.{k}: {'missing now' if k in a else 'not recorded'}"
+                d = self.difference(fields.get(k), a[k], b[k], chosen, f"{where}.{k}")
+                if d:
+                    return d
+            return None
+        return first_difference(a, b, where)
+
+    def answer_difference(self, op, recorded: dict, now: dict, chosen: Chosen, lent: set) -> str | None:
+        """The first difference of two answers to `op`: its "ok" by the op's result type, an
+        export region's sync by the id mapped, "released" and "deleted" of the regions the
+        replay lent (a process that served other cases first also lets go of theirs), the rest
+        as JSON."""
+        recorded, now = dict(recorded), dict(now)
+        for a in (recorded, now):
+            a.pop("facts", None)  # version 3: the facts the case used are steps of their own
+            for key in ("released", "deleted"):
+                if isinstance(a.get(key), list):
+                    a[key] = [r for r in a[key] if r in lent]
+                    if not a[key]:
+                        del a[key]
+        t = self.results.get(op)
+        if not self.results and isinstance(recorded.get("ok"), int) and isinstance(now.get("ok"), int):
+            # A trace without the interface (from before hello sent it): an integer answer may
+            # be a handle, mapped for the later requests, and is compared as a number.
+            chosen.same("handle", recorded["ok"], now["ok"])
+        if "ok" in recorded and "ok" in now:
+            d = self.difference(t, recorded.pop("ok"), now.pop("ok"), chosen, "answer.ok")
+            if d:
+                return d
+        for a in (recorded, now):  # an export's region: by its mapped id
+            if isinstance(a.get("sync"), list):
+                a["sync"] = [dict(x, id=chosen.now("region", x["id"]) if a is recorded else x["id"])
+                             if isinstance(x, dict) and isinstance(x.get("id"), int) and x["id"] < 0 else x
+                             for x in a["sync"]]
+        return first_difference(recorded, now)
+
+
+def lent_regions(request) -> set:
+    """The ids of the regions `request` lends (positive: the suite's)."""
+    found = set()
+    def walk(v, key=None):
+        if isinstance(v, dict):
+            if key == "region" and isinstance(v.get("id"), int) and v["id"] > 0:
+                found.add(v["id"])
+            for k, x in v.items():
+                walk(x, k)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x, key)
+    walk(request)
+    return found
+
+
+def remap(request: dict, chosen: Chosen) -> dict:
+    """`request` with what the testee chose (handles, its export regions' ids) replaced by what
+    it chose now."""
     def walk(v, key=None):
         if isinstance(v, dict):
             return {k: walk(x, k) for k, x in v.items()}
         if isinstance(v, list):
             return [walk(x, key) for x in v]
-        if isinstance(v, int) and not isinstance(v, bool) and key in ("tensor", "release") + HANDLE_ARGS:
-            return handles.get(v, v)
+        if isinstance(v, int) and not isinstance(v, bool):
+            if key in ("tensor", "release") + HANDLE_ARGS:
+                return chosen.now("handle", v)
+            if key in ("release_regions", "id", "region") and v < 0:
+                return chosen.now("region", v)
         return v
     return walk(request)
 
@@ -223,12 +353,17 @@ def replay(header: dict, records: list[dict], command: str, cwd: str | None, env
            answer_timeout: float = 60) -> int:
     exchange = steps(records)
     testee = Testee(command, cwd, env)
-    handles: dict = {}
+    chosen = Chosen()
+    iface = Interface(None)
+    lent: set = set()
     differences = 0
     try:
         for k, (recorded_line, recorded_answer) in enumerate(exchange, 1):
             request = json.loads(recorded_line)
-            sent = json.dumps(remap(request, handles), separators=(", ", ": "))
+            if isinstance(request, dict) and request.get("op") == "hello":
+                iface = Interface(request.get("interface"))
+            lent |= lent_regions(request)
+            sent = json.dumps(remap(request, chosen), separators=(", ", ": "))
             print(f"> {sent}", file=out)
             now_line = testee.ask(sent, answer_timeout)
             where = (f"request {k} of {len(exchange)} (id {json.dumps(request.get('id'))}, "
@@ -256,12 +391,10 @@ def replay(header: dict, records: list[dict], command: str, cwd: str | None, env
                 differences += 1
                 continue
             recorded, now = json.loads(recorded_answer), json.loads(now_line)
-            for a in (recorded, now):  # version 3: the facts the case used are steps of their own
-                if isinstance(a, dict):
-                    a.pop("facts", None)
-            if isinstance(recorded.get("ok"), int) and isinstance(now.get("ok"), int):
-                handles[recorded["ok"]] = now["ok"]  # a new handle (or a number: only handle fields use it)
-            d = first_difference(recorded, now)
+            if isinstance(recorded, dict) and isinstance(now, dict):
+                d = iface.answer_difference(request.get("op"), recorded, now, chosen, lent)
+            else:
+                d = first_difference(recorded, now)
             if d and differences == 0:
                 print(f"! first difference ({request.get('op')}): {d}", file=out)
             differences += bool(d)

@@ -32,20 +32,31 @@ def answer(n, ok):
     return json.dumps({"id": n, "ok": ok})
 
 
-def write_trace(d, command, env=None, exchange=(), outcome="FAIL", cwd=None):
-    """A trace as run.py writes it: the header, then {"send"} / {"recv"} lines."""
+def write_trace(d, command, env=None, exchange=(), outcome="FAIL", cwd=None, interface=None):
+    """A trace as run.py writes it: the header, then {"send"} / {"recv"} lines (with `interface`,
+    hello carries it, as the suite's does)."""
     path = os.path.join(d, "case.jsonl")
     header = {"case": "some.case", "outcome": outcome, "expected": "x", "observed": "y", "command": command,
               "cwd": cwd if cwd is not None else d, "env": env or {}}
+    hello = json.loads(request(1, "hello"))
+    if interface is not None:
+        hello["interface"] = interface
     with open(path, "w", encoding="utf-8") as f:
         f.write(json.dumps(header) + "\n")
-        f.write(json.dumps({"send": request(1, "hello")}) + "\n")
+        f.write(json.dumps({"send": json.dumps(hello)}) + "\n")
         f.write(json.dumps({"recv": answer(1, {"name": "echo"})}) + "\n")
         for send, recv in exchange:
             f.write(json.dumps({"send": send}) + "\n")
             if recv is not None:
                 f.write(json.dumps({"recv": recv}) + "\n")
     return path
+
+
+# The part of spec/interface.json the typed comparison reads: results and records' field types.
+INTERFACE = {"ops": [{"name": "make", "result": "tensor"}, {"name": "storage", "result": "StorageInfo"},
+                     {"name": "data_ptr", "result": "address"}, {"name": "meta", "result": "TensorMeta"}],
+             "records": {"StorageInfo": [{"name": "id", "type": "uintptr"}, {"name": "numel", "type": "int"}],
+                         "TensorMeta": [{"name": "sizes", "type": "ints"}]}}
 
 
 def repro(*args, cwd=None):
@@ -164,6 +175,37 @@ class DeadTestee(unittest.TestCase):
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         self.assertIn('the testee died or stopped at request 2 of 2 (id 2, op "value") when recorded (outcome '
                       'CRASH); it answers now', p.stdout)
+
+    def trace_of_a_later_case(self, *, numel_now=3, second_storage_now=5, fact_sizes_now=(2,)):
+        """A case that was not the first of its process: handle 19 then, 2 now; storage ids and
+        addresses of another allocator. Echo answers each request's value: the "now" side."""
+        t = json.dumps
+        return write_trace(self.tmp, "recorded", interface=INTERFACE, exchange=[
+            (t({"id": 2, "op": "make", "value": 2}), answer(2, 19)),
+            (t({"id": 3, "op": "storage", "t": 19, "value": {"id": 5, "numel": numel_now}}),
+             answer(3, {"id": 140085344843696, "numel": 3})),
+            (t({"id": 4, "op": "storage", "t": 19, "value": {"id": second_storage_now, "numel": 3}}),
+             answer(4, {"id": 140085344843696, "numel": 3})),
+            (t({"id": 5, "op": "data_ptr", "t": 19, "value": 94000}), answer(5, 77000)),
+            (t({"id": 6, "op": "meta", "t": 19, "value": {"sizes": list(fact_sizes_now)}}),
+             answer(6, {"sizes": [2]}))])
+
+    def test_an_honest_trace_of_a_later_case_replays_as_recorded(self):
+        # Issue 52: 52 of 52 honest NumPy traces said "answer(s) differ" on a handle number or a
+        # storage address.
+        p = repro(self.trace_of_a_later_case(), self.echo)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("every answer as recorded", p.stdout)
+        self.assertIn('"t": 2', p.stdout, "the later requests name the handle given now")
+
+    def test_a_real_difference_still_differs(self):
+        for change, text in ((dict(numel_now=4), "answer.ok.numel: 3 recorded, 4 now"),
+                             (dict(second_storage_now=6), "answer.ok.id: 140085344843696 recorded, 6 now"),
+                             (dict(fact_sizes_now=(3,)), "answer.ok.sizes[0]: 2 recorded, 3 now")):
+            with self.subTest(change=change):
+                p = repro(self.trace_of_a_later_case(**change), self.echo)
+                self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+                self.assertIn(text, p.stdout)
 
     def test_a_testee_that_stops_answering(self):
         trace = write_trace(self.tmp, "recorded", outcome="TIMEOUT", exchange=[(request(2, "hang"), None)])
