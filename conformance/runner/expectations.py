@@ -190,6 +190,7 @@ MAX_FILE_BYTES = 4 * 2**20  # one file (the top one or an include), before decod
 MAX_LINE_CHARS = 4096  # one line, its line break left out
 MAX_ENTRIES = 50_000  # patterns, across the top file and everything it includes
 MAX_INCLUDES = 1000  # include lines, across the whole tree
+MAX_TREE_BYTES = 16 * 2**20  # what the top file and every file it includes add, together
 
 
 def is_unreviewed(reason: str) -> bool:
@@ -340,6 +341,7 @@ class _Reader:
         self.done: set[str] = set()  # real paths
         self.entries = 0
         self.includes = 0
+        self.chars = 0  # the text of every file read, together (MAX_TREE_BYTES)
 
     def count(self, path: str, n: int, col: int) -> None:
         self.entries += 1
@@ -352,7 +354,7 @@ def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = (), _
     """The entries of `text` (read from `path`), its includes spliced in where they stand (a
     file already included adds nothing more: its entries stand earlier, and the first matching
     entry decides); ExpectationsError naming the file, the line (and the column) on bad input,
-    or when the bounds (MAX_FILE_BYTES, MAX_LINE_CHARS, MAX_ENTRIES, MAX_INCLUDES,
+    or when the bounds (MAX_FILE_BYTES, MAX_TREE_BYTES, MAX_LINE_CHARS, MAX_ENTRIES, MAX_INCLUDES,
     MAX_INCLUDE_DEPTH) are passed. `root`: the directory tree includes must stay in (default:
     `path`'s directory)."""
     if root is None:
@@ -362,6 +364,11 @@ def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = (), _
     _reader.done.add(os.path.realpath(path))
     if len(text) > MAX_FILE_BYTES:
         raise ExpectationsError(f"{path}: {len(text)} characters, more than the {MAX_FILE_BYTES} bytes a file may have")
+    _reader.chars += len(text)
+    if _reader.chars > MAX_TREE_BYTES:
+        where = f"{_stack[-1]}: include '{path}'" if _stack else path
+        raise ExpectationsError(f"{where}: {_reader.top} and the files it includes hold more than {MAX_TREE_BYTES} "
+                                f"bytes together (each file at most {MAX_FILE_BYTES})")
     stack = _stack + (path,)
     entries = []
     expected = " or ".join(OUTCOMES)

@@ -248,6 +248,27 @@ class Writer(unittest.TestCase):
             got = {e.pattern: e.reason for e in ex.load(path)}
             self.assertEqual(got["k.2"], "reviewed k")
 
+    def test_update_never_drops_a_case_that_was_not_supported(self):
+        # Issue 48: a property NOT_SUPPORTED under one seed (its draws reached an undeclared op
+        # first) FAILed under the next; the updater dropped its entry in between.
+        import write_expectations as wx
+        def c(i, outcome):
+            return {"id": i, "outcome": outcome, "spec_file": "spec/x.toml", "clause": "001#x", "spec_row": "x",
+                    "observed": "o", "expected": "e", "statement": "s"}
+        cases = [c("p.1", "NOT_SUPPORTED"),  # kept whole
+                 c("q.1", "NOT_SUPPORTED"), c("q.2", "XPASS"), c("q.3", "XFAIL")]  # narrowed to q.1, q.3
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "top.txt")
+            with open(path, "w") as f:
+                f.write("p.1  FAIL  reviewed p\nq.*  FAIL  reviewed q\n")
+            wx.run(cases, {"name": "x"}, [x["id"] for x in cases], update_path=path)
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            self.assertIn("p.1  FAIL  reviewed p\n", text)
+            got = {e.pattern for e in ex.load(path) if e.reason == "reviewed q"}
+            covered = {i for i in ("q.1", "q.2", "q.3") if any(ex.glob_match(g, i) for g in got)}
+            self.assertEqual(covered, {"q.1", "q.3"}, text)
+
     def test_entries_name_their_checks_and_never_fold_two_observations(self):
         import write_expectations as wx
         def c(i, checks, observed="o"):
@@ -310,12 +331,16 @@ class HostileReports(unittest.TestCase):
             "candidate name a number": ({"cases": [], "candidate": {"name": 5}}, "candidate.name must be a string"),
             "filter a dict": ({"cases": [], "run": {"filter": {}}}, "run.filter must be a string"),
             "deep": ("[" * 100000 + "]" * 100000, "cannot read report"),
+            # Issue 52: what report.py refuses, this tool refused not (json.load reads NaN).
+            "NaN": ('{"cases": [], "run": {"wall_s": NaN}}', "cannot read report"),
+            "a report without its summary": ({"schema": "tensor-cts/report", "schema_version": 2, "cases": []},
+                                             "report.json"),
         }
         with tempfile.TemporaryDirectory() as d:
             for what, (doc, message) in bad.items():
                 path = os.path.join(d, "report.json")
                 with open(path, "w") as f:
-                    f.write(doc if what == "deep" else json.dumps(doc))
+                    f.write(doc if what in ("deep", "NaN") else json.dumps(doc))
                 err = io.StringIO()
                 with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
                     status = write_expectations.main([f"--from-report={path}", f"--write={os.path.join(d, 'e.txt')}",
@@ -717,6 +742,21 @@ class HostileTree(unittest.TestCase):
             path = self.write(d, "many.txt", body)
             out = self.child(path)
             self.assertRegex(out.get("error", ""), rf"many\.txt:\d+:\d+: more than {ex.MAX_ENTRIES} entries", out)
+
+    def test_the_whole_include_tree_is_bounded(self):
+        # Issue 52: each file had its cap (4 MiB), the tree none: 1,000 includes of distinct files
+        # near the cap read 4 GB. What the files add together is capped (a comment fills them).
+        with tempfile.TemporaryDirectory() as d:
+            filler = "#" + "x" * 4000 + "\n"
+            count = ex.MAX_TREE_BYTES // (ex.MAX_FILE_BYTES // 2) + 1
+            for k in range(count):
+                self.write(d, f"f{k}.txt", f"f{k} FAIL r\n" + filler * (ex.MAX_FILE_BYTES // 2 // len(filler)))
+            path = self.write(d, "top.txt", "".join(f"include f{k}.txt\n" for k in range(count)))
+            out = self.child(path)
+            self.assertIn(f"more than {ex.MAX_TREE_BYTES} bytes together", out.get("error", ""), out)
+            self.assertIn(f"top.txt: include '", out["error"])
+            self.write(d, "top.txt", "".join(f"include f{k}.txt\n" for k in range(count - 1)))
+            self.assertEqual(self.child(path).get("entries"), str(count - 1))
 
     def test_include_lines_are_bounded(self):
         with tempfile.TemporaryDirectory() as d:
