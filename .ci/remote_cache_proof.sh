@@ -10,7 +10,7 @@
 #
 #   bash .ci/remote_cache_proof.sh [--url=http://127.0.0.1:PORT --dir=CACHE_DIR] [--output-base-root=DIR]
 #
-# With --url/--dir (.ci/run: its `bazel test //...` ran with --remote_cache=URL, so CI's own
+# With --url/--dir (.ci/run: its `bazel test //...` ran with DIR/bazelrc, so CI's own
 # output base was the first) the cache is that one; when it holds no action result (a warm
 # output base uploads nothing), or without --url, step 1 fills it from a fresh output base.
 # Prints "remote-cache-proof: PASS …" or "remote-cache-proof: FAIL …"; exits 0 or 1.
@@ -67,7 +67,8 @@ run_bazel() {
   local start=$(date +%s.%N)
   runs=$((runs + 1))
   last_log="$work/$name.$runs.log"
-  bazel --output_base="$base" --max_idle_secs=300 "$@" --remote_cache="$url" --color=no --curses=no \
+  # The cache's private bazelrc: its URL and the writer's token (never on a command line).
+  bazel --output_base="$base" --bazelrc="$dir/bazelrc" --max_idle_secs=300 "$@" --color=no --curses=no \
     --noshow_progress >"$last_log" 2>&1
   local rc=$?
   last_s=$(python3 -c "import time; print(f'{time.time() - $start:.1f}')")

@@ -2,26 +2,30 @@
 # A shared Bazel cache a team starts in one command: Debian's nginx with WebDAV, serving
 # Bazel's HTTP cache protocol (GET/PUT /ac/<sha256> and /cas/<sha256>).
 #
-#   bazel/remote_cache.sh start [ADDRESS] [DIR]   start it (ADDRESS default 127.0.0.1:8780, the
-#                                                 port .bazelrc's --config=remote-cache names;
+#   bazel/remote_cache.sh start [ADDRESS] [DIR]   start it (ADDRESS default 127.0.0.1:8780;
 #                                                 DIR default ~/.cache/tcts-remote-cache)
 #   bazel/remote_cache.sh stop [ADDRESS] [DIR]    stop the one started with DIR (ADDRESS is ignored)
 #   bazel/remote_cache.sh status [ADDRESS] [DIR]  whether it runs, and the cache's size
 #
-# Then: bazel test --config=remote-cache //...   (or --remote_cache=http://HOST:PORT for a team's host)
+# Then: bazel --bazelrc=DIR/bazelrc test //...          reads and writes (CI's)
+#       bazel --bazelrc=DIR/reader.bazelrc test //...   reads only (a developer's)
 #
-# Everything it writes is under DIR: nginx.conf, nginx.pid, error.log, access.log, tmp/ and the
-# cache itself, data/ac and data/cas. No system nginx configuration is read or touched (nginx runs
-# with -c DIR/nginx.conf -p DIR -e DIR/error.log), and the Debian service stays as it was.
+# Everything it writes is under DIR, private to the user who starts it (mode 0700; files 0600):
+# nginx.conf, nginx.pid, error.log, access.log, tmp/, the cache itself (data/ac, data/cas), and
+# the credentials: every request needs HTTP basic authentication, `writer` (GET and PUT; its
+# token in DIR/writer.token and DIR/bazelrc) or `reader` (GET only, refused any other method by
+# `limit_except`; DIR/reader.token, DIR/reader.bazelrc). Bazel does not verify action-cache
+# entries, so whoever can PUT can substitute a test's verdict: only the writer can, and another
+# user of the machine can neither read the tokens nor the cache's files. The tokens go to Bazel
+# in a bazelrc file (--remote_header), never on a command line (which `ps` shows to everyone).
+# No system nginx configuration is read or touched (nginx runs with -c DIR/nginx.conf -p DIR
+# -e DIR/error.log), and the Debian service stays as it was.
 #
-# It is a cache for a trusted network: no authentication, no TLS, no size limit, no eviction.
-# A team on a real server would put it behind TLS with authentication (nginx's auth_basic, or
-# client certificates, and Bazel's --remote_header=Authorization=… / --google_credentials), let
-# only CI write (PUT limited by `limit_except GET { … }` for everyone else: a developer's machine
-# then reads with --remote_upload_local_results=false), and bound its size: a cron job that
-# deletes the least recently used files of data/cas and data/ac past a limit (find -atime, or
-# by size), or a cache made for it (bazel-remote, which is in neither Debian nor npm here).
-# Anything but a loopback ADDRESS prints a warning saying so.
+# What it does not have: TLS, a size limit, eviction. A team on a real server would put it
+# behind TLS (the tokens cross the network in each request), and bound its size: a cron job
+# that deletes the least recently used files of data/cas and data/ac past a limit (find -atime,
+# or by size), or a cache made for it (bazel-remote). Anything but a loopback ADDRESS prints a
+# warning saying so.
 set -euo pipefail
 
 usage() {
@@ -40,7 +44,9 @@ case "$#" in
   2) address="$1"; dir="$2" ;;
   *) usage ;;
 esac
+umask 077  # everything below DIR is the starting user's alone
 mkdir -p "$dir"
+chmod 700 "$dir"
 dir="$(cd "$dir" && pwd)"
 conf="$dir/nginx.conf"
 pidfile="$dir/nginx.pid"
@@ -70,10 +76,24 @@ start() {
   fi
   case "$address" in
     127.*|localhost:*|\[::1\]:*) ;;
-    *) echo "remote_cache: WARNING: $address is not a loopback address: anyone who reaches it can read and" \
-            "write this cache (no authentication; see this script's header)" >&2 ;;
+    *) echo "remote_cache: WARNING: $address is not a loopback address: its tokens cross the network in" \
+            "clear (no TLS; see this script's header)" >&2 ;;
   esac
   mkdir -p "$dir/data/ac" "$dir/data/cas" "$dir/tmp"
+  # The credentials: a token per role, kept across restarts (a team's bazelrc files stay valid).
+  local role token
+  for role in writer reader; do
+    [[ -s "$dir/$role.token" ]] || od -An -N16 -tx1 /dev/urandom | tr -d ' \n' >"$dir/$role.token"
+    token="$(cat "$dir/$role.token")"
+    printf '%s:{PLAIN}%s\n' "$role" "$token" >"$dir/$role.htpasswd"
+    {
+      echo "# Written by bazel/remote_cache.sh: the $role's credentials for http://$address (keep private)"
+      echo "build --remote_cache=http://$address"
+      echo "build --remote_header=Authorization=Basic $(printf '%s:%s' "$role" "$token" | base64 -w0)"
+      [[ "$role" == reader ]] && echo "build --remote_upload_local_results=false"
+    } >"$dir/$([[ "$role" == writer ]] && echo bazelrc || echo reader.bazelrc)"
+  done
+  cat "$dir/writer.htpasswd" "$dir/reader.htpasswd" >"$dir/users.htpasswd"
   local user=""
   # A root master hands requests to workers running as `user`: this one, so that they can write DIR.
   [[ $(id -u) -eq 0 ]] && user="user $(id -un) $(id -gn);"
@@ -99,9 +119,15 @@ http {
     listen $address;
     root $dir/data;
     location / {
+      auth_basic "tensor-cts cache";
+      auth_basic_user_file $dir/users.htpasswd;  # reader and writer may GET
+      limit_except GET {  # GET (and HEAD); anything else, PUT included, is the writer's alone
+        auth_basic "tensor-cts cache: writes";
+        auth_basic_user_file $dir/writer.htpasswd;
+      }
       dav_methods PUT;
       create_full_put_path on;
-      dav_access user:rw group:r all:r;
+      dav_access user:rw;
       log_not_found off;  # a miss is a 404, not an error
     }
   }
@@ -113,7 +139,7 @@ EOF
   for i in $(seq 50); do
     if pid="$(running_pid)"; then
       echo "remote_cache: serving http://$address from $dir/data (nginx pid $pid)"
-      echo "remote_cache: bazel test --remote_cache=http://$address //...   stop: $0 stop $dir"
+      echo "remote_cache: bazel --bazelrc=$dir/bazelrc test //...   (reads only: $dir/reader.bazelrc)   stop: $0 stop $dir"
       return 0
     fi
     sleep 0.1
