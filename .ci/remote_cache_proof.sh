@@ -29,6 +29,8 @@ for a in "$@"; do
     *) echo "usage: $0 [--url=URL --dir=DIR] [--output-base-root=DIR]" >&2; exit 2 ;;
   esac
 done
+# The cache's URL and token are read from DIR/bazelrc (bazel/remote_cache.sh writes it).
+[[ -n "$url" && -z "$dir" ]] && { echo "$0: --url needs --dir (the cache's folder, for its bazelrc)" >&2; exit 2; }
 
 work="$(mktemp -d "${root:-${TMPDIR:-/tmp}}/tcts-cache-proof.XXXXXX")"
 bases=()

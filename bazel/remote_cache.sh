@@ -89,7 +89,8 @@ start() {
     {
       echo "# Written by bazel/remote_cache.sh: the $role's credentials for http://$address (keep private)"
       echo "build --remote_cache=http://$address"
-      echo "build --remote_header=Authorization=Basic $(printf '%s:%s' "$role" "$token" | base64 -w0)"
+      # Quoted: a bazelrc line is split at spaces, and the header's value has one.
+      echo "build \"--remote_header=Authorization=Basic $(printf '%s:%s' "$role" "$token" | base64 -w0)\""
       [[ "$role" == reader ]] && echo "build --remote_upload_local_results=false"
     } >"$dir/$([[ "$role" == writer ]] && echo bazelrc || echo reader.bazelrc)"
   done

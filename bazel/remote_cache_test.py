@@ -7,6 +7,7 @@ with WebDAV (.ci/setup installs it); stdlib only."""
 
 import base64
 import os
+import shlex
 import shutil
 import socket
 import stat
@@ -76,7 +77,12 @@ class RemoteCache(unittest.TestCase):
         with open(os.path.join(self.dir, "bazelrc"), encoding="ascii") as f:
             rc = f.read()
         self.assertIn(f"--remote_cache={self.url}", rc)
-        self.assertIn("--remote_header=Authorization=Basic ", rc)
+        # Bazel splits a bazelrc line at spaces, honouring quotes (as shlex does): the header is
+        # one option, its value the whole "Basic <token>".
+        lines = [shlex.split(line) for line in rc.splitlines() if line and not line.startswith("#")]
+        self.assertIn(["build", "--remote_header=Authorization=Basic "
+                       + base64.b64encode(f"writer:{self.token('writer')}".encode()).decode()], lines)
+        self.assertTrue(all(len(words) == 2 for words in lines), lines)
 
     def test_another_user_reads_and_writes_nothing(self):
         as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"]

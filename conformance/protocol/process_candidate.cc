@@ -14,6 +14,7 @@
 
 #include "conformance/protocol/testee_session.h"
 #include "conformance/protocol/wire.h"
+#include "gtest/gtest.h"
 
 namespace tcts {
 namespace {
@@ -44,7 +45,7 @@ class ProcessBox : public TensorBox {
 class ProcessCandidate : public Candidate {
  public:
   ProcessCandidate(std::string command, std::string trace_dir, std::uint64_t seed)
-      : session_(std::move(command), std::move(trace_dir)), draw_(seed) {}
+      : session_(std::move(command), std::move(trace_dir)), seed_(seed) {}
 
   bool Start(const std::string& cwd, const std::string& device, std::string* error) {
     return session_.Start(cwd, device, error);
@@ -246,11 +247,13 @@ class ProcessCandidate : public Candidate {
     if (const Json* fact = session_.Fact(box->handle(), op)) {
       ++facts_.used;
       pins_.clear();
-      if (draw_() % kCheckOneFactIn == 0) {  // asked anyway, and compared (PROTOCOL.md "Version 3")
+      if (CheckThisFact()) {  // asked anyway, and compared (PROTOCOL.md "Version 3")
         ++facts_.checked;
         const Json kept = *fact;  // the call may release handles, and their facts
         Result<Json> r = session_.Call(op, args);
         if (r.ok() && r.value() == kept) return T(decode(kept));
+        // A protocol error (the testee out of step, a malformed answer) is said as it is.
+        if (!r.ok() && r.error().kind == ErrorKind::kInternal) return r.error();
         return Error{ErrorKind::kInternal,
                      session_.Where(op) + "the fact sent with tensor " + std::to_string(box->handle()) + " (" +
                          kept.dump().substr(0, 300) + ") contradicts the answer to the request itself (" +
@@ -269,11 +272,29 @@ class ProcessCandidate : public Candidate {
     }
     return Ask<T>(op, std::move(args), decode);
   }
-  // One fact in 8 is asked anyway: what the check costs is an eighth of what facts save.
+  // Whether this use of a fact is checked: one in 8 (what the check costs is an eighth of what
+  // facts save), drawn from the run's seed and the case (its GoogleTest name), afresh for each
+  // case, so that a case checks the same facts whatever ran before it in its process (a rerun of
+  // the case alone, --jobs, a fresh process).
+  bool CheckThisFact() {
+    const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    const std::string test = info ? std::string(info->test_suite_name()) + "." + info->name() : "";
+    if (test != drawing_for_ || !drawing_) {
+      std::uint64_t h = 1469598103934665603ull;  // FNV-1a 64 of the name, mixed with the seed
+      for (unsigned char c : test) h = (h ^ c) * 1099511628211ull;
+      draw_.seed(h ^ seed_);
+      drawing_for_ = test;
+      drawing_ = true;
+    }
+    return draw_() % kCheckOneFactIn == 0;
+  }
   static constexpr std::uint64_t kCheckOneFactIn = 8;
   TesteeSession session_;
   std::vector<TesteeSession::Pin> pins_;  // the lent regions the call being made uses (Tensor)
-  std::mt19937_64 draw_;                  // which facts are checked: from the run's seed
+  std::uint64_t seed_;                    // the run's
+  std::mt19937_64 draw_;                  // which facts are checked (CheckThisFact)
+  std::string drawing_for_;               // the case draw_ was seeded for
+  bool drawing_ = false;
   FactCounts facts_;
 };
 
@@ -308,7 +329,7 @@ std::unique_ptr<Candidate> StartTestee(const std::string& command, const std::st
     auto c = std::make_unique<ProcessCandidate>(command, trace_dir, seed);
     if (c->Start(cwd, device, error)) return c;
     if (!c->died_in_handshake() || attempt == 2) {
-      if (attempt == 2) *error += " (a second process died there too)";
+      if (attempt == 2 && c->died_in_handshake()) *error += " (a second process died there too)";
       return nullptr;
     }
     std::cerr << "tcts: the testee died in its handshake (" << *error << "); trying a fresh process once\n";

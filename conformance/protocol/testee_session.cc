@@ -133,6 +133,8 @@ bool TesteeSession::Start(const std::string& cwd, const std::string& device, std
       if (v.contains("device")) throw ProtocolError("device", "absent beside device_refused", v["device"].dump());
     } else if (v.contains("device")) {
       if (v["device"].is_null()) {
+        // Asked for a device, the testee says where its tensors are, or refuses.
+        if (!device.empty()) throw ProtocolError("device", "the device asked for ('" + device + "'), or device_refused", "null");
         placement_.unknown = true;
       } else {
         placement_.device = wire::GetString(v, "device");

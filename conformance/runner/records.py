@@ -34,7 +34,7 @@ RECORD_BOUND_BYTES = 512 * 1024  # one case record as JSON (records_test measure
 
 # The suite binary's own cut of a testee's long error message (wire::BoundMessage): its true
 # size and digest, which a second cut carries on.
-_SUITE_CUT = re.compile(r"\.\.\. \[cut: (\d+) bytes in all, fnv1a64 ([0-9a-f]{16})\]\Z")
+_SUITE_CUT = re.compile(r"\.\.\. \[cut: (\d+) bytes in all, fnv1a64 ([0-9a-f]{16})\]")
 
 
 def bound(value) -> str:
@@ -46,7 +46,9 @@ def bound(value) -> str:
     if len(text) <= TEXT_HEAD_CHARS:
         return text
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_HEX]
-    cut = _SUITE_CUT.search(text)
+    cut = None
+    for cut in _SUITE_CUT.finditer(text):  # the last: what follows the testee's message may be the suite's
+        pass
     whole = f"; the testee's message: {cut[1]} bytes in all, fnv1a64 {cut[2]}" if cut else ""
     return f"{text[:TEXT_HEAD_CHARS]}… [cut: {len(text)} characters in all, sha256 {digest}{whole}]"
 

@@ -138,6 +138,15 @@ class Chosen:
         return self.maps.get(kind, ({}, {}))[0].get(recorded, recorded)
 
 
+def _integer(v):
+    """`v` as an int: an int (not a bool), or a string of decimal digits; else None."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.lstrip("-").isdigit() and v.isascii():
+        return int(v)
+    return None
+
+
 class Interface:
     """The types of answers, from the interface the recorded hello sent (spec/interface.json):
     each op's result type and each record's fields' types. Without it (a trace of a suite from
@@ -163,7 +172,9 @@ class Interface:
                 return None if a is None and b is None else first_difference(a, b, where)
             t = t[:-1]
         kind = {"tensor": "handle", "uintptr": "storage id", "address": "address"}.get(t)
-        if kind and isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool) and not isinstance(b, bool):
+        ia, ib = _integer(a), _integer(b)  # version 2 writes an integer past 2^53 as a string
+        if kind and ia is not None and ib is not None:
+            a, b = ia, ib
             return None if chosen.same(kind, a, b) else (
                 f"{where}: {json.dumps(a)} recorded, {json.dumps(b)} now, where the replay has {kind} "
                 f"{json.dumps(a)} as {json.dumps(chosen.now(kind, a))} (the same {kind} twice, or two as one)")

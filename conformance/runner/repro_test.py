@@ -32,7 +32,7 @@ def answer(n, ok):
     return json.dumps({"id": n, "ok": ok})
 
 
-def write_trace(d, command, env=None, exchange=(), outcome="FAIL", cwd=None, interface=None):
+def write_trace(d, command, env=None, exchange=(), outcome="FAIL", cwd=None, interface=None, served=()):
     """A trace as run.py writes it: the header, then {"send"} / {"recv"} lines (with `interface`,
     hello carries it, as the suite's does)."""
     path = os.path.join(d, "case.jsonl")
@@ -45,10 +45,11 @@ def write_trace(d, command, env=None, exchange=(), outcome="FAIL", cwd=None, int
         f.write(json.dumps(header) + "\n")
         f.write(json.dumps({"send": json.dumps(hello)}) + "\n")
         f.write(json.dumps({"recv": answer(1, {"name": "echo"})}) + "\n")
-        for send, recv in exchange:
-            f.write(json.dumps({"send": send}) + "\n")
+        for k, (send, recv) in enumerate(exchange):
+            mark = {"served": "fact"} if k in served else {}  # answered by the suite from a fact
+            f.write(json.dumps({"send": send, **mark}) + "\n")
             if recv is not None:
-                f.write(json.dumps({"recv": recv}) + "\n")
+                f.write(json.dumps({"recv": recv, **mark}) + "\n")
     return path
 
 
@@ -188,7 +189,10 @@ class DeadTestee(unittest.TestCase):
              answer(4, {"id": 140085344843696, "numel": 3})),
             (t({"id": 5, "op": "data_ptr", "t": 19, "value": 94000}), answer(5, 77000)),
             (t({"id": 6, "op": "meta", "t": 19, "value": {"sizes": list(fact_sizes_now)}}),
-             answer(6, {"sizes": [2]}))])
+             answer(6, {"sizes": [2]})),
+            (t({"id": 7, "op": "storage", "t": 19, "value": {"id": str(2**60), "numel": 3}}),
+             answer(7, {"id": str(2**60 + 8), "numel": 3}))],
+            served={4})  # the meta request: answered from the fact that came with the tensor
 
     def test_an_honest_trace_of_a_later_case_replays_as_recorded(self):
         # Issue 52: 52 of 52 honest NumPy traces said "answer(s) differ" on a handle number or a

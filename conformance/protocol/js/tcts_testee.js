@@ -621,8 +621,12 @@ class Server {
     const dtype = dtypes.includes('float32') || !dtypes.length ? 'float32' : dtypes[0];  // none named: every one
     try {
       const t = this.testee.make_tensor.call(this.testee, {sizes: [1], dtype, values: [0]}, this);
-      const m = this.testee.meta.call(this.testee, {t}, this);
-      return isObject(m) && typeof m.device === 'string' && m.device ? m.device : null;
+      try {
+        const m = this.testee.meta.call(this.testee, {t}, this);
+        return isObject(m) && typeof m.device === 'string' && m.device ? m.device : null;
+      } finally {
+        if (typeof this.testee.release === 'function') this.testee.release(t);  // tensor.dispose()
+      }
     } catch (e) {
       return null;
     }
