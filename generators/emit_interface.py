@@ -301,13 +301,13 @@ def arg_names(iface: Interface, op: Op) -> list[str]:
 def emit_calls(iface: Interface) -> str:
     lines = [emit_common.header(SRC, GEN, "//"),
              "// Inside namespace tcts::calls (harness.h): one helper per op, calling the Candidate virtual and",
-             "// carrying the op's feature with its answer (Called<T>), for Get and Case::Usable.", ""]
+             "// carrying the op's feature and name with its answer (Called<T>), for Get and Case::Usable.", ""]
     feats = {f.name: f for f in iface.features}
     for o in iface.ops:
         value = "void" if o.result == "none" else cxx_value(iface, o.result)
         lines += comment(f"{o.name}: feature {o.feature}.")
         lines.append(f"inline Called<{value}> {o.name}({', '.join(['Candidate& cand'] + ([params(iface, o)] if params(iface, o) else []))}) {{")
-        lines.append(f"  return {{Feature::{feats[o.feature].enumerator}, cand.{o.name}({', '.join(arg_names(iface, o))})}};")
+        lines.append(f"  return {{Feature::{feats[o.feature].enumerator}, cand.{o.name}({', '.join(arg_names(iface, o))}), {emit_common.cstr(o.name)}}};")
         lines += ["}", ""]
     return "\n".join(lines)
 

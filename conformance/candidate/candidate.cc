@@ -236,6 +236,28 @@ const std::vector<Feature>& AllFeatures() {
   return kAll;
 }
 
+std::optional<Feature> FeatureOfOp(std::string_view op) {
+#define TCTS_FEATURE_OF_OP(name, e) \
+  if (op == name) return Feature::e;
+  TCTS_FORALL_OPS(TCTS_FEATURE_OF_OP)
+#undef TCTS_FEATURE_OF_OP
+  return std::nullopt;
+}
+
+const std::vector<std::string_view>& AllOps() {
+  static const std::vector<std::string_view> kAll = {
+#define TCTS_OP_LIST(name, e) name,
+      TCTS_FORALL_OPS(TCTS_OP_LIST)
+#undef TCTS_OP_LIST
+  };
+  return kAll;
+}
+
+bool Candidate::supports_op(std::string_view op) const {
+  const std::optional<Feature> f = FeatureOfOp(op);
+  return f && supports(*f);
+}
+
 std::string DeviceArg::ToString() const {
   switch (form) {
     case Form::kString: return "torch.device('" + text + "')";

@@ -241,6 +241,10 @@ constexpr int kFeatureCount = TCTS_FEATURE_COUNT;
 // Every feature, in enumeration order.
 const std::vector<Feature>& AllFeatures();
 const char* FeatureName(Feature f);
+// The feature op `op` belongs to (spec/interface.toml), or nullopt for a name that is no op.
+std::optional<Feature> FeatureOfOp(std::string_view op);
+// Every op's name, in spec/interface.toml's order.
+const std::vector<std::string_view>& AllOps();
 
 // ---------------------------------------------------------------- the interface
 class Candidate {
@@ -254,6 +258,11 @@ class Candidate {
   virtual std::string build() const { return ""; }
   // The declared capabilities. Must not depend on what a call returned.
   virtual bool supports(Feature feature) const = 0;
+  // Whether the library has op `op` (spec/interface.toml's name: "as_strided"), the declaration
+  // each call is judged by: a library may have some of a feature's ops and not others (a testee's
+  // kit declares its ops one by one, PROTOCOL.md "Handshake"); the feature is declared when it
+  // has them all. Default: the op's feature is declared. An unknown name is not supported.
+  virtual bool supports_op(std::string_view op) const;
   // The dtypes the library has (default: every one). A case whose row needs a dtype not
   // declared is NOT_SUPPORTED, naming it, and is not run; a declared one that answers
   // NotSupported FAILs. The documented twelve are required: each one missing costs the verdict.

@@ -133,7 +133,7 @@ void CheckArith(const ArithRow& row) {
       dest = std::get<TensorHandle>(*out);
       before = Take(c, dest, "out before the call");
       if (!before) return c.Finish();
-      if (row.keeps_storage && c.Supports(Feature::kStorage, Check::kAliasing, "out= keeps its storage")) dest_storage = Storage(c, dest, "out before the call");
+      if (row.keeps_storage && c.SupportsOp("storage", Check::kAliasing, "out= keeps its storage")) dest_storage = Storage(c, dest, "out before the call");
       outcome = calls::binary_out(cand, row.op, *a, *b, alpha, dest);
       break;
     }
@@ -142,7 +142,7 @@ void CheckArith(const ArithRow& row) {
       dest = std::get<TensorHandle>(*a);
       before = Take(c, dest, "self before the call");
       if (!before) return c.Finish();
-      if (row.keeps_storage && c.Supports(Feature::kStorage, Check::kAliasing, "in-place keeps its storage")) dest_storage = Storage(c, dest, "self before the call");
+      if (row.keeps_storage && c.SupportsOp("storage", Check::kAliasing, "in-place keeps its storage")) dest_storage = Storage(c, dest, "self before the call");
       outcome = calls::binary_inplace(cand, row.op, dest, *b, alpha);
       break;
     }

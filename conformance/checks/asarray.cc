@@ -51,7 +51,7 @@ void CheckAsarray(const AsarrayRow& row) {
   Case c(row.meta);
   // Sharing is observed through data_ptr and writes (storage access); the rest of the row
   // (dtype, sizes, device, values) needs none.
-  const bool storage = c.Supports(Feature::kStorage, Check::kAliasing, "memory sharing (data_ptr, write-through)");
+  const bool storage = c.SupportsOp("data_ptr", Check::kAliasing, "memory sharing (data_ptr, write-through)");
   Candidate& cand = CurrentCandidate();
   DefaultDTypeScope default_dtype(c, row.default_dtype);
   if (!default_dtype.ok()) return c.Finish();
@@ -96,7 +96,7 @@ void CheckAsarray(const AsarrayRow& row) {
       src.tensor = *t;
       if (row.history > 0) {  // a = torch.tensor(..., requires_grad=True)
         auto st = calls::requires_grad_(cand, *t, true);
-        if (!c.Usable(st, "a.requires_grad_(True)")) return c.Finish();
+        if (!c.Usable(st, "a.requires_grad_(True)", /*setup=*/true)) return c.Finish();
         if (!st.ok()) {
           c.Mismatch(Check::kSetup, "a.requires_grad_(True)", "done", Describe(st.error()));
           return c.Finish();
@@ -237,7 +237,7 @@ void CheckAsarray(const AsarrayRow& row) {
           bool wrote = true;
           switch (row.source) {
             case SourceKind::kTensor: {
-              if (!storage || !cand.supports(Feature::kStorageValues)) {
+              if (!storage || !cand.supports_op("write_element")) {
                 wrote = false;  // writing through the source tensor needs write_element
                 break;
               }

@@ -58,7 +58,7 @@ std::optional<Operand> MakeOperand(Case& c, const OperandSpec& o, const Scalar& 
   const std::vector<Scalar> values(sizes.empty() ? 1 : static_cast<std::size_t>(sizes[0]), value);
   auto t = calls::make_tensor(CurrentCandidate(), sizes, o.dtype, values);
   const std::string call = "make_tensor(" + Str(sizes) + ", " + DTypeName(o.dtype) + ")";
-  if (!c.Usable(t, call)) return std::nullopt;
+  if (!c.Usable(t, call, /*setup=*/true)) return std::nullopt;
   if (!t.ok()) {
     c.Mismatch(Check::kSetup, call, "a tensor", Describe(t.error()));
     return std::nullopt;

@@ -136,9 +136,10 @@ bool CheckOutcome(Case& c, const ExpectedError& e, const Result<T>& r, const std
 // The answer of a call, or nullopt after recording NOT_SUPPORTED or a mismatch (an error from
 // a call that must answer fails the check `kind`: the error check for the operation under test,
 // the setup check for a call made before it).
+// A setup call is held to the declaration, never judging it (Case::Usable's `setup`).
 template <class T>
 std::optional<T> Get(Case& c, Called<T> r, const std::string& call, Check kind = Check::kError) {
-  if (!c.Usable(r, call)) return std::nullopt;
+  if (!c.Usable(r, call, kind == Check::kSetup)) return std::nullopt;
   if (!r.ok()) {
     c.Mismatch(kind, call, "an answer", Describe(r.error()));
     return std::nullopt;

@@ -130,7 +130,8 @@ std::optional<TensorHandle> MakeIota(Case& c, const std::vector<std::int64_t>& s
 
 void CheckAddressFormula(Case& c, const TensorHandle& t, const std::string& what) {
   // The formula is observed by reading elements and the storage: a values check.
-  if (!c.Can(Check::kValues, "the address formula of " + what + " (004)")) return;
+  const std::string formula = "the address formula of " + what + " (004)";
+  if (!c.Can(Check::kValues, formula) || !c.SupportsOp("storage_values", Check::kValues, formula)) return;
   const auto m = Meta(c, t, what);
   const auto values = ReadValues(c, t, what);
   const auto storage = Get(c, calls::storage_values(CurrentCandidate(), t), "storage_values(" + what + ")",
@@ -258,7 +259,7 @@ void CheckView(const ViewRow& row) {
   const std::string call = chain + "." + ToString(step);
   // Storage identity (view or copy) and the address formula need storage access; the
   // geometry does not, so a candidate without storage still has it checked.
-  const bool storage = c.Supports(Feature::kStorage, Check::kAliasing, "view-or-copy storage identity and the address formula");
+  const bool storage = c.SupportsOp("storage", Check::kAliasing, "view-or-copy storage identity and the address formula");
   const auto input_storage = storage ? Storage(c, *t, "input") : std::nullopt;
   auto r = Apply(step, *t);
   if ((storage && !input_storage) || !c.Usable(r, call)) return c.Finish();

@@ -314,24 +314,48 @@ bool Case::Supports(Feature feature, Check kind, const std::string& check) {
     Use(&used_, feature);  // the sub-check runs: the case uses the feature (feature table, score)
     return true;
   }
-  const std::string skipped = check + " (needs " + FeatureName(feature) + ")";
+  Skipped(feature, FeatureName(feature), kind, check);
+  return false;
+}
+
+bool Case::SupportsOp(const char* op, Check kind, const std::string& check) {
+  const Feature feature = FeatureOfOp(op).value_or(Feature::kTensors);
+  if (CurrentCandidate().supports_op(op)) {
+    Use(&used_, feature);
+    return true;
+  }
+  Skipped(feature, op, kind, check);
+  return false;
+}
+
+void Case::Skipped(Feature feature, const std::string& needs, Check kind, const std::string& check) {
+  const std::string skipped = check + " (needs " + needs + ")";
   if (std::find(skipped_checks_.begin(), skipped_checks_.end(), skipped) == skipped_checks_.end())
     skipped_checks_.push_back(skipped);
   if (!first_skipped_feature_) first_skipped_feature_ = feature;
   Verdict(kind, 0);
-  return false;
 }
 
-bool Case::Usable(Feature feature, const Error* error, const std::string& call) {
-  const bool declared = CurrentCandidate().supports(feature);
+void Case::NotSupported(Feature feature, const std::string& call) {
+  if (not_supported_) return;  // the first one stopped the case
+  not_supported_ = true;
+  not_supported_feature_ = feature;
+  not_supported_call_ = call;
+}
+
+bool Case::Usable(Feature feature, const char* op, const Error* error, const std::string& call, bool setup) {
+  const Candidate& cand = CurrentCandidate();
+  const bool declared = op ? cand.supports_op(op) : cand.supports(feature);
   const bool answered_unsupported = error && error->kind == ErrorKind::kNotSupported;
+  if (setup && (!declared || answered_unsupported)) {
+    NotSupported(feature, call);
+    return false;
+  }
   if (answered_unsupported) {
     if (declared) {
       Mismatch(Check::kDeclaration, call, std::string("an answer (") + FeatureName(feature) + " is declared supported)", Describe(*error));
     } else {
-      if (!not_supported_) not_supported_feature_ = feature;  // the first one stopped the case
-      not_supported_ = true;
-      not_supported_call_ = call;
+      NotSupported(feature, call);
     }
     return false;
   }

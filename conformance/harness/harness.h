@@ -109,11 +109,17 @@ std::optional<Feature> CheckNeeds(Check check);
 // A call's answer and the feature it is judged under: what the call helpers (namespace calls,
 // below) return, and what Get and Case::Usable check against the candidate's declaration. A
 // check calls the interface only through them, so it never names an op's feature itself.
+// It is judged by its op's own declaration (Candidate::supports_op): a library declares per op,
+// and its features summarise them.
 template <class T>
 class Called : public Result<T> {
  public:
-  Called(Feature feature, Result<T> result) : Result<T>(std::move(result)), feature_(feature) {}
+  Called(Feature feature, Result<T> result, const char* op = nullptr)
+      : Result<T>(std::move(result)), feature_(feature), op_(op) {}
   Feature feature() const { return feature_; }
+  // The op called ("as_strided"), or nullptr when the call is judged under its feature alone
+  // (As, below).
+  const char* op() const { return op_; }
   // The call, with these arguments, is judged under feature `f` instead of its op's: a feature of
   // the answer (spec/interface.toml answer_features: a sparse layout, a device form, cuda tensors)
   // or another op's feature that the arguments ask for (asarray(requires_grad=True): autograd).
@@ -121,6 +127,7 @@ class Called : public Result<T> {
   Called As(Feature f) && {
     Called out(std::move(*this));
     out.feature_ = f;
+    out.op_ = nullptr;
     return out;
   }
   // The call's outcome without its value (ok, or its error), under the same feature.
@@ -128,11 +135,12 @@ class Called : public Result<T> {
 
  private:
   Feature feature_;
+  const char* op_;
 };
 
 template <class T>
 Called<void> Called<T>::status() const {
-  return Called<void>(feature_, this->ok() ? Status() : Status(this->error()));
+  return Called<void>(feature_, this->ok() ? Status() : Status(this->error()), op_);
 }
 
 // One helper per op of spec/interface.toml: calls::binary(cand, op, a, b, alpha) calls
@@ -247,18 +255,29 @@ class Case {
   // declares unsupported (CheckNeeds), after recording `what` as a sub-check skipped for it
   // ("values of the result (needs values)") and the check as NOT_SUPPORTED unless it ran.
   bool Can(Check kind, const std::string& what);
-  // Checks a call's answer against the candidate's declared capabilities. Returns true
-  // when the check should go on to look at the answer; false when the candidate does not
-  // support the feature (outcome NOT_SUPPORTED, or a mismatch if the claim was false).
-  bool Usable(Feature feature, const Error* error, const std::string& call);
+  // Checks a call's answer against the candidate's declared capabilities: its op's declaration
+  // (Candidate::supports_op; `op` null: its feature's). Returns true when the check should go on
+  // to look at the answer; false when the candidate does not support the op (outcome
+  // NOT_SUPPORTED, or a mismatch if the claim was false).
+  // A setup call (`setup`: one the case makes before the operation under test) is held to the
+  // declaration instead of judging it, which that op's own cases do: an op declared unsupported,
+  // or one that answers NotSupported, makes the case NOT_SUPPORTED naming the call, whatever it
+  // answered; never a FAIL.
+  bool Usable(Feature feature, const char* op, const Error* error, const std::string& call, bool setup = false);
+  bool Usable(Feature feature, const Error* error, const std::string& call) {
+    return Usable(feature, nullptr, error, call);
+  }
   template <class T>
-  bool Usable(const Called<T>& r, const std::string& call) {
-    return Usable(r.feature(), r.ok() ? nullptr : &r.error(), call);
+  bool Usable(const Called<T>& r, const std::string& call, bool setup = false) {
+    return Usable(r.feature(), r.op(), r.ok() ? nullptr : &r.error(), call, setup);
   }
   // Whether the candidate declares `feature`. When it does not, records `check` (of kind
   // `kind`) as a sub-check skipped for it (named in the case record) and returns false: a check
   // calls this before a sub-check that needs a feature the rest of the case does not.
   bool Supports(Feature feature, Check kind, const std::string& check);
+  // The same for an op ("write_element"): whether the candidate declares it
+  // (Candidate::supports_op), recording the sub-check skipped "(needs write_element)" when not.
+  bool SupportsOp(const char* op, Check kind, const std::string& check);
   bool failed() const { return !mismatches_.empty(); }
   // The mismatches so far, one per line ("check: expected X, observed Y"); properties
   // use it as their failure message.
@@ -292,6 +311,11 @@ class Case {
   std::optional<Feature> first_skipped_feature_;  // the feature the first skipped sub-check needed
   std::vector<std::pair<Check, int>> verdicts_;   // 0 NOT_SUPPORTED, 1 PASS, 2 FAIL
   void Verdict(Check kind, int verdict);
+  // `call`, of `feature`, is one the candidate does not support: the case is NOT_SUPPORTED,
+  // naming the first such call.
+  void NotSupported(Feature feature, const std::string& call);
+  // Records `check` (of kind `kind`) as a sub-check skipped for `needs`, of `feature`.
+  void Skipped(Feature feature, const std::string& needs, Check kind, const std::string& check);
   std::vector<Feature> used_;
   std::string undeclared_dtype_;
   bool finished_ = false;

@@ -28,6 +28,7 @@ TCTS_ARITHMETIC_PROPERTIES(TCTS_PROPERTY_ROW)
 // and when a alone decides the order (dense, no size-1 dimension, the result's shape)
 // the result has a's strides (spec/arithmetic.toml [output_layout]).
 TCTS_PROPERTY(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays) {
+  prop::Needs({"binary", "as_strided"});  // the operands' layouts are made with as_strided
   const prop::RandomAdd add = prop::AddRandomLayouts(4);
   const prop::Chain& a = add.a;
   const prop::Layout& b = add.b;
@@ -53,6 +54,7 @@ TCTS_PROPERTY(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays) {
 // functional result's layout (spec/arithmetic.toml [out]); in-place into a writable a gives
 // the same values and keeps a's strides.
 TCTS_PROPERTY(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm) {
+  prop::Needs({"binary", "binary_out", "binary_inplace", "as_strided", "storage"});
   const prop::RandomAdd add = prop::AddRandomLayouts(3);
   Candidate& cand = CurrentCandidate();
   const prop::Chain& a = add.a;

@@ -19,6 +19,7 @@
 #include <limits>
 #include <optional>
 #include <ostream>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -96,9 +97,9 @@ inline void RunDraw(void (*body)()) {
 // declared unsupported that answered NotSupported makes the property NOT_SUPPORTED and ends
 // the draw; NotSupported from a feature declared supported, or any other answer from one
 // declared unsupported, fails the draw.
-inline void Usable(Feature feature, const Error* error, const std::string& call) {
+inline void Usable(Feature feature, const char* op, const Error* error, const std::string& call) {
   Case c(RowMeta{"", "", "property", "", "", ""});
-  if (c.Usable(feature, error, call)) return;
+  if (c.Usable(feature, op, error, call)) return;
   if (c.not_supported()) {
     PropertyNotSupported(call, feature);
     throw EndDraw{};
@@ -107,7 +108,20 @@ inline void Usable(Feature feature, const Error* error, const std::string& call)
 }
 template <class T>
 void Usable(const Called<T>& r, const std::string& call) {
-  Usable(r.feature(), r.ok() ? nullptr : &r.error(), call);
+  Usable(r.feature(), r.op(), r.ok() ? nullptr : &r.error(), call);
+}
+
+// What a property is about, said at the top of its body before anything is drawn: when the
+// candidate does not declare one of `ops` (Candidate::supports_op), the property is
+// NOT_SUPPORTED naming it, whatever the seed, and the draw ends. A call the property makes
+// only sometimes (a sub-check) asks OpDeclared instead and skips it.
+inline bool OpDeclared(const char* op) { return CurrentCandidate().supports_op(op); }
+inline void Needs(std::initializer_list<const char*> ops) {
+  for (const char* op : ops) {
+    if (OpDeclared(op)) continue;
+    PropertyNotSupported(std::string(op) + " (not declared)", FeatureOfOp(op).value_or(Feature::kTensors));
+    throw EndDraw{};
+  }
 }
 
 // The value of a call that must succeed: Usable, then any error fails the draw.

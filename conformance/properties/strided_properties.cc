@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,13 +86,16 @@ TCTS_PROPERTY(StridedProperties, ViewChainsMatchTheLogicalModelAndTheAddressForm
 // Views never copy: the chain's result shares the base's storage, and reshape copies exactly
 // when view() of the same shape fails.
 TCTS_PROPERTY(StridedProperties, ViewsShareStorageAndReshapeCopiesOnlyWhenViewFails) {
+  prop::Needs({"storage"});
   const prop::Chain chain = prop::RandomChain(5, false);
   Candidate& cand = CurrentCandidate();
   const StorageInfo a = prop::StorageOf(chain.base);
   RC_ASSERT(prop::StorageOf(chain.tensor).id == a.id);
-  // reshape to a random factorisation: a view exactly when view() works.
-  const prop::ModelStep m = prop::RandomStep(chain.model, true);
-  if (m.step.kind != ViewKind::kReshape) return;
+  // reshape to a random factorisation: a view exactly when view() works (where both are declared).
+  if (!prop::OpDeclared("view") || !prop::OpDeclared("reshape")) return;
+  const std::optional<prop::ModelStep> drawn = prop::RandomStep(chain.model, true);
+  if (!drawn || drawn->step.kind != ViewKind::kReshape) return;
+  const prop::ModelStep& m = *drawn;
   const std::string call = prop::Describe(chain) + "." + ToString(m.step);
   auto viewed = calls::view(cand, chain.tensor, m.step.args.vec());
   prop::Usable(viewed, call + " as view()");
@@ -102,6 +106,7 @@ TCTS_PROPERTY(StridedProperties, ViewsShareStorageAndReshapeCopiesOnlyWhenViewFa
 
 // Writing one element through a view is visible through the base and every other view of it.
 TCTS_PROPERTY(StridedProperties, WritesThroughAViewAreVisibleEverywhere) {
+  prop::Needs({"write_element"});
   const prop::Chain chain = prop::RandomChain(4, false);
   RC_PRE(!chain.model.ids.empty());
   const std::size_t k = *rc::gen::inRange<std::size_t>(0, chain.model.ids.size());
@@ -124,6 +129,7 @@ TCTS_PROPERTY(StridedProperties, WritesThroughAViewAreVisibleEverywhere) {
 // by the spec's formula, size-1 dimensions aside (and, for contiguous_format, whenever the
 // tensor is empty).
 TCTS_PROPERTY(StridedProperties, IsContiguousAgreesWithItsDefinition) {
+  prop::Needs({"is_contiguous"});
   const prop::Chain chain = prop::RandomChain(4, false);
   Candidate& cand = CurrentCandidate();
   const TensorMeta meta = prop::MetaOf(chain.tensor);
@@ -139,6 +145,7 @@ TCTS_PROPERTY(StridedProperties, IsContiguousAgreesWithItsDefinition) {
 
 // clone(preserve_format) of a dense, non-overlapping tensor keeps its exact strides.
 TCTS_PROPERTY(StridedProperties, ClonePreservesTheStridesOfADenseTensor) {
+  prop::Needs({"permute", "clone", "storage"});
   Candidate& cand = CurrentCandidate();
   std::vector<std::int64_t> sizes = *prop::StridedShape();
   std::vector<std::int64_t> dims(sizes.size());
@@ -157,6 +164,7 @@ TCTS_PROPERTY(StridedProperties, ClonePreservesTheStridesOfADenseTensor) {
 // contiguous(fmt) is fmt-contiguous (by the spec's formula) and equal in value; an
 // fmt-contiguous input comes back as itself.
 TCTS_PROPERTY(StridedProperties, ContiguousIsFormatContiguousAndValueEqual) {
+  prop::Needs({"contiguous", "storage"});
   const prop::Chain chain = prop::RandomChain(4, false);
   Candidate& cand = CurrentCandidate();
   const TensorMeta meta = prop::MetaOf(chain.tensor);
@@ -176,6 +184,7 @@ TCTS_PROPERTY(StridedProperties, ContiguousIsFormatContiguousAndValueEqual) {
 
 // transpose(d0, d1) twice gives back the sizes, strides and offset.
 TCTS_PROPERTY(StridedProperties, TransposingTwiceRestoresTheGeometry) {
+  prop::Needs({"transpose"});
   const prop::Chain chain = prop::RandomChain(4, false);
   Candidate& cand = CurrentCandidate();
   const TensorMeta before = prop::MetaOf(chain.tensor);
@@ -193,6 +202,9 @@ TCTS_PROPERTY(StridedProperties, TransposingTwiceRestoresTheGeometry) {
 // Invalid requests are errors, never out-of-bounds views: as_strided reaching past the
 // storage, view() of another numel, select() past the end.
 TCTS_PROPERTY(StridedProperties, InvalidViewRequestsAreErrors) {
+  // Each request is checked where its op is declared; the property is about all three.
+  const bool strided = prop::OpDeclared("as_strided"), viewing = prop::OpDeclared("view"), selecting = prop::OpDeclared("select");
+  if (!strided && !viewing && !selecting) prop::Needs({"as_strided"});
   Candidate& cand = CurrentCandidate();
   const std::int64_t numel = *rc::gen::inRange<std::int64_t>(1, 30);
   const TensorHandle base = prop::MakeTensor({numel}, prop::DeclaredFixtureDType(), IotaValues(numel));
@@ -203,18 +215,24 @@ TCTS_PROPERTY(StridedProperties, InvalidViewRequestsAreErrors) {
   std::int64_t extent = offset + 1;
   for (std::size_t k = 0; k < rank; ++k) extent += (sizes[k] - 1) * strides[k];
   const bool fits = Numel(sizes) == 0 || extent <= numel;
-  auto v = calls::as_strided(cand, base, sizes, strides, offset);
-  prop::Usable(v, "base.as_strided(" + Str(sizes) + ", " + Str(strides) + ", " + Str(offset) + ")");
-  RC_ASSERT(v.ok() == fits);
-  if (!fits) RC_ASSERT(v.error().kind == ErrorKind::kRuntimeError);
   const std::int64_t wrong_numel = numel + *rc::gen::inRange<std::int64_t>(1, 5);
-  auto wrong = calls::view(cand, base, {wrong_numel});
-  prop::Usable(wrong, "base.view(" + Str(wrong_numel) + ")");
-  RC_ASSERT(!wrong.ok() && wrong.error().kind == ErrorKind::kRuntimeError);
   const std::int64_t past = *rc::gen::arbitrary<bool>() ? numel : -numel - 1;
-  auto sel = calls::select(cand, base, 0, past);
-  prop::Usable(sel, "base.select(0, " + Str(past) + ")");
-  RC_ASSERT(!sel.ok() && sel.error().kind == ErrorKind::kIndexError);
+  if (strided) {
+    auto v = calls::as_strided(cand, base, sizes, strides, offset);
+    prop::Usable(v, "base.as_strided(" + Str(sizes) + ", " + Str(strides) + ", " + Str(offset) + ")");
+    RC_ASSERT(v.ok() == fits);
+    if (!fits) RC_ASSERT(v.error().kind == ErrorKind::kRuntimeError);
+  }
+  if (viewing) {
+    auto wrong = calls::view(cand, base, {wrong_numel});
+    prop::Usable(wrong, "base.view(" + Str(wrong_numel) + ")");
+    RC_ASSERT(!wrong.ok() && wrong.error().kind == ErrorKind::kRuntimeError);
+  }
+  if (selecting) {
+    auto sel = calls::select(cand, base, 0, past);
+    prop::Usable(sel, "base.select(0, " + Str(past) + ")");
+    RC_ASSERT(!sel.ok() && sel.error().kind == ErrorKind::kIndexError);
+  }
 }
 
 // Every row of the table has its property above.

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,13 +106,10 @@ inline std::int64_t SomeDim(std::size_t dim, std::size_t rank) {
   return *rc::gen::arbitrary<bool>() ? static_cast<std::int64_t>(dim) : static_cast<std::int64_t>(dim) - static_cast<std::int64_t>(rank);
 }
 
-// A random valid step on `in` and the model's result. `allow_reshape`: reshape may copy.
-inline ModelStep RandomStep(const Logical& in, bool allow_reshape) {
+// A random valid step on `in` of one of `kinds` (RandomStep's numbers, below), and the model's
+// result.
+inline ModelStep DrawStep(const Logical& in, const std::vector<int>& kinds) {
   const std::size_t n = in.sizes.size();
-  std::vector<int> kinds = {1, 2, 6, 7};  // transpose, permute, expand, unsqueeze
-  if (n <= 2) kinds.push_back(0);         // t
-  if (n > 0) kinds.insert(kinds.end(), {3, 4, 5, 8});
-  if (allow_reshape) kinds.push_back(9);
   const auto pick_dim = [&] { return static_cast<std::size_t>(*rc::gen::inRange<std::size_t>(0, n)); };
   const auto mk = [](ViewKind k, const std::vector<std::int64_t>& args) { return ViewStep{k, ToDims(args), MemoryFormat::kContiguous}; };
   switch (*rc::gen::elementOf(kinds)) {
@@ -209,6 +207,35 @@ inline ModelStep RandomStep(const Logical& in, bool allow_reshape) {
   }
 }
 
+// The view ops a chain draws from, by RandomStep's numbers, and whether the candidate declares
+// any: a chain is drawn over the ops the library has (a library with transpose and no expand
+// has its transposes checked).
+inline const char* const kChainOps[] = {"t", "transpose", "permute", "narrow", "slice", "select",
+                                        "expand", "unsqueeze", "squeeze", "reshape"};
+inline bool AnyChainOpDeclared(bool allow_reshape) {
+  for (int k = 0; k < (allow_reshape ? 10 : 9); ++k)
+    if (OpDeclared(kChainOps[k])) return true;
+  return false;
+}
+
+// A random valid step on `in`, of an op the candidate declares, and the model's result;
+// nullopt when no declared op applies to `in`. `allow_reshape`: reshape may copy.
+inline std::optional<ModelStep> RandomStep(const Logical& in, bool allow_reshape) {
+  const std::size_t n = in.sizes.size();
+  std::vector<int> candidates = {1, 2, 6, 7};  // transpose, permute, expand, unsqueeze
+  if (n <= 2) candidates.push_back(0);         // t
+  if (n > 0) candidates.insert(candidates.end(), {3, 4, 5, 8});
+  if (allow_reshape) candidates.push_back(9);
+  const bool empty_dim = std::find(in.sizes.begin(), in.sizes.end(), 0) != in.sizes.end();
+  std::vector<int> kinds;
+  for (int k : candidates) {
+    // select on an empty dimension narrows it to nothing instead (below): it needs narrow too.
+    if (OpDeclared(kChainOps[k]) && (k != 5 || !empty_dim || OpDeclared("narrow"))) kinds.push_back(k);
+  }
+  if (kinds.empty()) return std::nullopt;
+  return DrawStep(in, kinds);
+}
+
 // A random shape of rank 0..4 with sizes 0..4 (sizes 0 rarer).
 inline rc::Gen<std::vector<std::int64_t>> StridedShape() {
   return rc::gen::container<std::vector<std::int64_t>>(
@@ -237,17 +264,20 @@ inline std::string Describe(const Chain& c) {
   return s;
 }
 
-// Builds a random chain of up to `max_steps` from a base in the fixture dtype. Fails the draw if
-// the candidate cannot make the base or rejects a step the rules allow (unless it declares no
-// tensors or views: Get, Usable).
+// Builds a random chain of up to `max_steps` from a base in the fixture dtype, over the view ops
+// the candidate declares (none: the property is NOT_SUPPORTED, before anything is drawn). Fails
+// the draw if the candidate cannot make the base or rejects a step the rules allow.
 inline Chain RandomChain(int max_steps, bool allow_reshape) {
+  if (!AnyChainOpDeclared(allow_reshape)) Needs({"transpose"});
   const DType dtype = DeclaredFixtureDType();
   const std::vector<std::int64_t> sizes = *StridedShape();
   const TensorHandle base = MakeTensor(sizes, dtype, IotaValues(Numel(sizes)));
   Chain c{base, base, Iota(sizes), {}, dtype};
   const int steps = *rc::gen::inRange(1, max_steps + 1);
   for (int k = 0; k < steps; ++k) {
-    ModelStep m = RandomStep(c.model, allow_reshape);
+    std::optional<ModelStep> drawn = RandomStep(c.model, allow_reshape);
+    if (!drawn) break;  // no declared op applies to this shape: the chain ends here
+    ModelStep& m = *drawn;
     if (Numel(m.result.sizes) > 4096) break;  // expand chains can grow; keep cases small
     auto next = Apply(m.step, c.tensor);
     c.steps.push_back(m.step);

@@ -58,6 +58,7 @@ class ProcessCandidate : public Candidate {
   std::string version() const override { return session_.version(); }
   std::string build() const override { return session_.build(); }
   bool supports(Feature feature) const override { return session_.supports(feature); }
+  bool supports_op(std::string_view op) const override { return session_.supports_op(op); }
   bool supports_dtype(DType dtype) const override { return session_.supports_dtype(dtype); }
 
   // Every op that is not `custom` in spec/interface.toml: encode the arguments, ask, decode the answer.

@@ -120,6 +120,25 @@ bool TesteeSession::Start(const std::string& cwd, const std::string& device, std
       }
       if (!known) throw ProtocolError("features", "feature names of PROTOCOL.md", f.dump());
     }
+    if (v.contains("ops")) {
+      // The ops the testee has, one by one: a feature may be partly there (some view ops and not
+      // others); a declared feature must have every one of its ops.
+      const Json& ops = wire::Get(v, "ops", Json::value_t::array);
+      if (ops.size() > AllOps().size()) {
+        throw ProtocolError("ops", "at most " + std::to_string(AllOps().size()) + " op names", std::to_string(ops.size()) + " entries");
+      }
+      for (const Json& o : ops) {
+        if (!o.is_string() || !FeatureOfOp(o.get<std::string>())) throw ProtocolError("ops", "op names of PROTOCOL.md", o.dump());
+        ops_.insert(o.get<std::string>());
+      }
+      for (std::string_view op : AllOps()) {
+        if (supported_.count(*FeatureOfOp(op)) && !ops_.count(op)) {
+          throw ProtocolError("ops", std::string("every op of declared feature ") + FeatureName(*FeatureOfOp(op)),
+                              "no '" + std::string(op) + "'");
+        }
+      }
+      ops_declared_ = true;
+    }
     if (v.contains("dtypes")) {
       dtypes_declared_ = true;
       for (const Json& d : wire::Get(v, "dtypes", Json::value_t::array)) dtypes_.insert(wire::SpecDTypeOf(d, "dtypes"));
@@ -155,6 +174,12 @@ bool TesteeSession::Start(const std::string& cwd, const std::string& device, std
     return false;
   }
   return true;
+}
+
+bool TesteeSession::supports_op(std::string_view op) const {
+  if (ops_declared_) return ops_.count(op) > 0;
+  const std::optional<Feature> f = FeatureOfOp(op);
+  return f && supports(*f);
 }
 
 std::string TesteeSession::Where(const std::string& op) const {

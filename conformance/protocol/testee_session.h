@@ -12,6 +12,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -71,6 +72,8 @@ class TesteeSession {
   const std::string& version() const { return version_; }
   const std::string& build() const { return build_; }
   bool supports(Feature feature) const { return supported_.count(feature) > 0; }
+  // The hello answer's "ops" (without it, every op of a declared feature).
+  bool supports_op(std::string_view op) const;
   // The hello answer's "dtypes" (every dtype when it has none).
   bool supports_dtype(DType dtype) const { return !dtypes_declared_ || dtypes_.count(dtype) > 0; }
 
@@ -138,6 +141,8 @@ class TesteeSession {
   std::string name_, version_, build_;
   int protocol_ = 1;
   std::set<Feature> supported_;
+  bool ops_declared_ = false;
+  std::set<std::string, std::less<>> ops_;
   Candidate::Placement placement_;
   bool died_in_handshake_ = false;
   bool dtypes_declared_ = false;

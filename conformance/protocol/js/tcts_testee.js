@@ -518,14 +518,26 @@ class Testee {
     return !(op in Testee.prototype) && typeof this[op] === 'function';
   }
 
-  /** The features declared: those whose every operation is implemented, and the answer
+  /** The operations declared, one by one (hello's "ops"): those implemented, less those of the
+   * features in notSupported. A case is judged on its ops' declarations. */
+  ops(iface) {
+    const declared = new Set();
+    for (const [feature, ops] of iface.featureOps) {
+      if (this.notSupported.has(feature)) continue;
+      for (const op of ops) if (this.implements(op)) declared.add(op);
+    }
+    return declared;
+  }
+
+  /** The features declared: those whose every operation is declared (ops), and the answer
    * features in alsoSupports; less notSupported. */
   features(iface) {
     const declared = new Set();
-    for (const [feature, ops] of iface.featureOps) {
+    const ops = this.ops(iface);
+    for (const [feature, featureOps] of iface.featureOps) {
       if (iface.answerFeatures.has(feature)) {
         if (this.alsoSupports.has(feature)) declared.add(feature);
-      } else if (ops.length && ops.every((op) => this.implements(op))) {
+      } else if (featureOps.length && featureOps.every((op) => ops.has(op))) {
         declared.add(feature);
       }
     }
@@ -599,7 +611,7 @@ class Server {
     const unknown = [...this.features].filter((f) => !known.has(f));
     if (unknown.length) throw new ProtocolError(`features: the suite does not know ${unknown.sort()}`);
     const answer = {name: this.testee.name, version: this.testee.version, build: this.testee.build,
-      protocol: this.protocol, features: [...this.features].sort()};
+      protocol: this.protocol, features: [...this.features].sort(), ops: [...this.testee.ops(this.iface)].sort()};
     // A suite that names no dtypes (before declared dtypes) takes no declaration.
     if (this.testee.dtypes !== null && Array.isArray(req.dtypes)) {
       const knownDtypes = new Set(req.dtypes);

@@ -523,15 +523,22 @@ class Testee:
         """Whether this testee has a method for operation `op`."""
         return op not in _TESTEE_ATTRIBUTES and callable(getattr(self, op, None))
 
+    def ops(self, interface: Interface) -> set:
+        """The operations declared, one by one (hello's "ops"): those implemented, less those of
+        the features in not_supported. A case is judged on its ops' declarations: a library
+        with some view ops and not others has the cases of the ones it has run."""
+        return {op for feature, ops in interface.feature_ops.items() if feature not in self.not_supported
+                for op in ops if self.implements(op)}
+
     def features(self, interface: Interface) -> set:
-        """The features declared: those whose every operation is implemented, and the answer
+        """The features declared: those whose every operation is declared (ops), and the answer
         features listed in also_supports; less not_supported."""
-        declared = set()
-        for feature, ops in interface.feature_ops.items():
+        declared, ops = set(), self.ops(interface)
+        for feature, feature_ops in interface.feature_ops.items():
             if feature in interface.answer_features:
                 if feature in self.also_supports:
                     declared.add(feature)
-            elif ops and all(self.implements(op) for op in ops):
+            elif feature_ops and all(op in ops for op in feature_ops):
                 declared.add(feature)
         return declared - set(self.not_supported)
 
@@ -752,7 +759,8 @@ class _Server:
         if unknown:
             raise ProtocolError(f"features: the suite does not know {sorted(unknown)}")
         answer = {"name": self.testee.name, "version": self.testee.version, "build": self.testee.build,
-                  "protocol": self.protocol, "features": sorted(self.features)}
+                  "protocol": self.protocol, "features": sorted(self.features),
+                  "ops": sorted(self.testee.ops(self.iface))}
         # A suite that names no dtypes (before protocol dtypes) takes no declaration.
         if (self.testee.dtypes is not None or self.testee.missing_dtypes) and "dtypes" in req:
             known = set(req["dtypes"])
