@@ -376,7 +376,8 @@ def session(iface_json: dict, protocol: int) -> dict:
     hello = {"protocol": protocol, "protocols": [1, 2] if protocol >= 2 else [1], "features": iface_json["features"],
              "dtypes": DTYPES, "interface": iface_json}
     s.step("hello", hello, answer={"ok": {"name": "echo", "version": "1", "build": "vectors", "protocol": protocol,
-                                          "features": features, "dtypes": sorted(testee["dtypes"])}})
+                                          "features": features, "ops": sorted(o for o in ops if o not in lacks),
+                                          "dtypes": sorted(testee["dtypes"])}})
     # Tensors holding every scalar edge (make_tensor's values), one per kind.
     groups = [("bool", [v for v, _ in BOOL_EDGES]), ("int64", [v for v, _ in INT_EDGES]),
               ("float64", [v for v, _ in FLOAT_EDGES]), ("complex128", [v for v, _ in COMPLEX_EDGES])]

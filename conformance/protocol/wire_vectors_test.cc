@@ -245,6 +245,10 @@ class Echo : public Candidate {
     auto it = declared_.find(FeatureName(f));
     return it != declared_.end() && it->second;
   }
+  bool supports_op(std::string_view op) const override {
+    const Json& lacks = testee_["lacks"];
+    return FeatureOfOp(op) && std::find(lacks.begin(), lacks.end(), Json(std::string(op))) == lacks.end();
+  }
   bool supports_dtype(DType d) const override {
     const Json& dtypes = testee_["dtypes"];
     return dtypes.is_null() || std::find(dtypes.begin(), dtypes.end(), Json(DTypeName(d))) != dtypes.end();

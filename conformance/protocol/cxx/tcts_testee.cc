@@ -140,8 +140,14 @@ Result<Json> TesteeServer::State::Hello(const Json& req) {
       }
     }
   }
+  // The ops one by one (PROTOCOL.md "Ops one by one"): the candidate's supports_op.
+  Json ops = Json::array();
+  for (std::string_view op : AllOps()) {
+    if (c_.supports_op(op)) ops.push_back(std::string(op));
+  }
+  std::sort(ops.begin(), ops.end());
   Json answer = {{"name", c_.name()}, {"version", c_.version()}, {"build", c_.build()},
-                 {"protocol", protocol_}, {"features", features_}};
+                 {"protocol", protocol_}, {"features", features_}, {"ops", ops}};
   // The dtypes the library has, when it lacks any (candidate.h supports_dtype).
   std::vector<std::string> dtypes;
   for (DType d : AllDTypes()) {
