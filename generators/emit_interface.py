@@ -320,6 +320,16 @@ def emit_overrides(iface: Interface) -> str:
     feats = {f.name: f for f in iface.features}
     lines += [f"    case Feature::{feats[n].enumerator}:" for n in iface.answer_features]
     lines += ["      return true;", "    default:", "      return false;", "  }", "}", "",
+              "// Whether a candidate has answer feature `f` unless it says otherwise (interface.toml",
+              "// declared_by_default).",
+              "inline bool IsDeclaredByDefault(Feature f) {"]
+    if iface.declared_by_default:
+        lines += ["  switch (f) {"]
+        lines += [f"    case Feature::{feats[n].enumerator}:" for n in iface.declared_by_default]
+        lines += ["      return true;", "    default:", "      return false;", "  }"]
+    else:
+        lines += ["  return false;"]
+    lines += ["}", "",
               "// Whether class A overrides the ops of feature `f` (false for an answer feature). A class that",
               "// overrides some of a feature's ops and not the others does not compile.",
               "template <class A>", "bool OverridesOpsOf(Feature f) {"]

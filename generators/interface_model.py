@@ -100,6 +100,8 @@ class Interface:
     ops: list[Op]
     features: list[Feature]
     answer_features: list[str]
+    # The answer features a candidate has unless it says otherwise (interface.toml declared_by_default).
+    declared_by_default: list[str] = field(default_factory=list)
     checks: list[CheckKind] = field(default_factory=list)
     # The values of the binary_op type: spec/promotion.toml's [[op]] rows (binary_ops.py).
     binary_ops: list[binary_ops_model.BinaryOp] = field(default_factory=list)
@@ -121,6 +123,7 @@ class Interface:
             "errors": [e.name for e in self.errors],
             "features": [f.name for f in self.features],
             "answer_features": self.answer_features,
+            "declared_by_default": self.declared_by_default,
             "checks": [c.name for c in self.checks],
             "binary_ops": [{"name": o.name, "symbol": o.symbol} for o in self.binary_ops],
             "records": {r.name: [arg(a) for a in r.fields] for r in self.records},
@@ -161,6 +164,7 @@ def load(interface_path: str, features_path: str, promotion_path: str | None = N
                 r.get("custom", False), r.get("cxx_params"), r.get("fact", False)) for r in doc["op"]],
         features=[Feature(r["name"], r["enumerator"], r["level"]) for r in fdoc["feature"]],
         answer_features=list(doc["answer_features"]),
+        declared_by_default=list(doc.get("declared_by_default", [])),
         checks=[CheckKind(r["name"], r["enumerator"], r["doc"], r.get("needs", "")) for r in doc.get("check", [])])
     _check(iface, interface_path, features_path)
     if promotion_path is not None:
@@ -211,6 +215,9 @@ def _check(iface: Interface, ipath: str, fpath: str) -> None:
             fail("answer_features", f"names {name!r}, which has no row in {fpath}")
         if features[name].ops:
             fail("answer_features", f"answer feature {name!r} has operations {features[name].ops}")
+    for name in iface.declared_by_default:
+        if name not in iface.answer_features:
+            fail("declared_by_default", f"names {name!r}, which answer_features does not list")
     for i, f in enumerate(iface.features):
         if not f.ops and f.name not in iface.answer_features:
             raise InterfaceError(f"{fpath}: feature[{i}] ({f.name}): no operation in {ipath} has this feature, "

@@ -605,6 +605,7 @@ FILES: dict[str, dict[str, Field]] = {
     "interface.toml": {
         "protocol_versions": f(List(Int(lo=1))),
         "answer_features": f(List(FEATURE)),
+        "declared_by_default": opt(List(FEATURE)),
         "error": f(List(Table({
             "name": f(Str(pattern=r"[A-Z][A-Za-z]*")), "enumerator": f(ENUMERATOR),
             # "pytorch": a Python exception class PyTorch raises (what a spec row's expected error may

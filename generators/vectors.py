@@ -22,7 +22,7 @@ The file is one JSON object:
               {"name", "version", "build", "also_supports", "dtypes", "lacks"}: it implements
               every op of the interface except those in "lacks" (so the features it declares
               follow from the interface and those), declares the answer features of
-              "also_supports" and the dtypes of "dtypes". Each step:
+              "also_supports" and those declared by default (strides), and the dtypes of "dtypes". Each step:
                 "request": the request line the suite sends (as a JSON value);
                 "returns": what the testee's method returns, written as the v2 wire form of the
                            op's result type (decode it with the kit's own decoder for that
@@ -372,7 +372,8 @@ def session(iface_json: dict, protocol: int) -> dict:
     testee = {"name": "echo", "version": "1", "build": "vectors", "also_supports": ["device_repr"],
               "dtypes": ["float64", "int64", "bool", "complex128"], "lacks": lacks}
     lacking_features = {o["feature"] for o in iface_json["ops"] if o["name"] in lacks}
-    features = sorted({o["feature"] for o in iface_json["ops"]} - lacking_features | set(testee["also_supports"]))
+    features = sorted({o["feature"] for o in iface_json["ops"]} - lacking_features | set(testee["also_supports"])
+                      | set(iface_json.get("declared_by_default", [])))
     hello = {"protocol": protocol, "protocols": [1, 2] if protocol >= 2 else [1], "features": iface_json["features"],
              "dtypes": DTYPES, "interface": iface_json}
     s.step("hello", hello, answer={"ok": {"name": "echo", "version": "1", "build": "vectors", "protocol": protocol,

@@ -50,6 +50,8 @@
 //                  really free, and a double free would crash the test, not fail the case)
 //   byte_offset    from_dlpack ignores the DLTensor's byte_offset
 //   autograd_history autograd() drops a tensor's history: grad_fn null, is_leaf true
+//   no_strides     meta answers strides [] and storage_offset 0, as a library without strides
+//                  does (PROTOCOL.md "Strides"), though strides are declared
 //   asarray_requires_grad asarray ignores requires_grad (taken as not given)
 // Case ids are the runner's (tcts::CaseId: the row id, or the property's id).
 //
@@ -60,6 +62,10 @@
 // meta device: it declares the features values and storage_values unsupported and answers
 // NotSupported to their operations (values; storage_values, write_storage, write_element); everything else is the
 // reference's. Its cases are judged on everything but values (//conformance/runner:run_test).
+// supports=nostrides makes it a candidate without strides (a lazy, traced or sparse array
+// library): it declares the feature strides unsupported and its meta answers strides [] and
+// storage_offset 0 (no_strides above, on every case). Its cases are judged on everything but
+// strides and offsets (//conformance/runner:run_test).
 // missing_dtypes=bfloat16,int8 declares those dtypes missing (supports_dtype): the
 // cases whose rows need them are NOT_SUPPORTED, naming the dtype, and the verdict says so.
 #include <unistd.h>
@@ -94,16 +100,18 @@ using faulty::ValueBased;
 class FaultyCandidate final : public Candidate {
  public:
   // Its candidate options: faults (MODE=GLOB;...), supports (none: every feature declared
-  // unsupported; novalues: values and storage_values), missing_dtypes (a,b: dtypes not declared).
+  // unsupported; novalues: values and storage_values; nostrides: strides), missing_dtypes (a,b: dtypes not declared).
   explicit FaultyCandidate(const CandidateConfig& config)
       : base_(MakeCandidate("reference")), faults_(faulty::ParseFaults(config.Take("faults"))) {
     const std::string supports = config.Take("supports");
-    if (!supports.empty() && supports != "none" && supports != "novalues") {
-      std::fprintf(stderr, "faulty: --candidate_option=supports=%s: expected none or novalues\n", supports.c_str());
+    if (!supports.empty() && supports != "none" && supports != "novalues" && supports != "nostrides") {
+      std::fprintf(stderr, "faulty: --candidate_option=supports=%s: expected none, novalues or nostrides\n",
+                   supports.c_str());
       std::exit(2);
     }
     none_ = supports == "none";
     novalues_ = supports == "novalues";
+    nostrides_ = supports == "nostrides";
     missing_dtypes_ = "," + config.Take("missing_dtypes") + ",";
   }
 
@@ -111,8 +119,8 @@ class FaultyCandidate final : public Candidate {
   std::string version() const override { return "reference with injected faults"; }
   std::string build() const override { return base_->build(); }
   bool supports(Feature f) const override {
-    return !none_ && !(novalues_ && (f == Feature::kValues || f == Feature::kStorageValues)) && Mode() != "undeclared" &&
-           base_->supports(f);
+    return !none_ && !(novalues_ && (f == Feature::kValues || f == Feature::kStorageValues)) &&
+           !(nostrides_ && f == Feature::kStrides) && Mode() != "undeclared" && base_->supports(f);
   }
   bool supports_dtype(DType d) const override {
     return missing_dtypes_.find("," + std::string(DTypeName(d)) + ",") == std::string::npos && base_->supports_dtype(d);
@@ -215,6 +223,10 @@ class FaultyCandidate final : public Candidate {
     if (auto e = WrongError(mode, "meta")) return *e;
     Result<TensorMeta> r = base_->meta(t);
     if (mode == "storage_offset" && r.ok()) ++r.value().storage_offset;
+    if ((nostrides_ || mode == "no_strides") && r.ok()) {
+      r.value().strides.clear();
+      r.value().storage_offset = 0;
+    }
     return r;
   }
 
@@ -467,6 +479,7 @@ class FaultyCandidate final : public Candidate {
   std::vector<Fault> faults_;
   bool none_ = false;  // supports=none
   bool novalues_ = false;  // supports=novalues
+  bool nostrides_ = false;  // supports=nostrides
   std::string missing_dtypes_;  // missing_dtypes, between commas
 };
 

@@ -27,7 +27,7 @@ std::vector<Fault> ParseFaults(const std::string& spec) {
           "view_copies", "storage_offset", "storage_order", "write_through", "broadcast", "overlap",
           "device_parse", "device_str", "device_eq", "default_device", "asarray_dtype", "asarray_copies",
           "buffer", "dlpack_strides", "dlpack_deleter", "byte_offset", "autograd_history",
-          "asarray_requires_grad"};
+          "asarray_requires_grad", "no_strides"};
       if (eq == std::string::npos || std::find(std::begin(kModes), std::end(kModes), mode) == std::end(kModes)) {
         std::fprintf(stderr,
                      "faulty: bad --candidate_option=faults item '%s' (expected MODE=GLOB, MODE one of faulty.cc's modes)\n",

@@ -302,7 +302,7 @@ class Candidate {
 // overrides the feature's ops (all of them: overriding some and not the others does not
 // compile), so an op the library lacks is left to the Candidate virtual, which answers
 // NotSupported; a feature of an answer (a sparse layout, a device form, repr(device), cuda
-// tensors) is whatever answers() says. The ops must be public in Adapter.
+// tensors, strides) is whatever answers() says. The ops must be public in Adapter.
 template <class Adapter>
 class CandidateOf : public Candidate {
  public:
@@ -312,8 +312,8 @@ class CandidateOf : public Candidate {
 
  protected:
   // Whether the library has answer feature `feature` (only answer features are asked; the
-  // default: none).
-  virtual bool answers(Feature feature) const { return false; }
+  // default: those declared by default, strides).
+  virtual bool answers(Feature feature) const { return IsDeclaredByDefault(feature); }
 };
 
 // ---------------------------------------------------------------- registry

@@ -152,7 +152,15 @@ std::string ExpectedText(const ExpectedError& e) {
 }
 
 std::optional<TensorMeta> Meta(Case& c, const TensorHandle& t, const std::string& what) {
-  return Get(c, calls::meta(CurrentCandidate(), t), "meta(" + what + ")");
+  std::optional<TensorMeta> m = Get(c, calls::meta(CurrentCandidate(), t), "meta(" + what + ")");
+  // A candidate with strides answers one per dimension of a strided tensor (PROTOCOL.md
+  // "Strides"); one without them answers [], read by no check; a sparse tensor has none.
+  if (m && m->layout == Layout::kStrided && m->strides.size() != m->sizes.size() &&
+      !c.Expect(Check::kStrides, false, "meta(" + what + ").strides",
+                "one stride per dimension (" + std::to_string(m->sizes.size()) + ")", Str(m->strides))) {
+    return std::nullopt;
+  }
+  return m;
 }
 std::optional<StorageInfo> Storage(Case& c, const TensorHandle& t, const std::string& what) {
   return Get(c, calls::storage(CurrentCandidate(), t), "storage(" + what + ")");

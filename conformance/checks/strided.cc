@@ -131,7 +131,10 @@ std::optional<TensorHandle> MakeIota(Case& c, const std::vector<std::int64_t>& s
 void CheckAddressFormula(Case& c, const TensorHandle& t, const std::string& what) {
   // The formula is observed by reading elements and the storage: a values check.
   const std::string formula = "the address formula of " + what + " (004)";
-  if (!c.Can(Check::kValues, formula) || !c.SupportsOp("storage_values", Check::kValues, formula)) return;
+  if (!c.Can(Check::kValues, formula) || !c.Can(Check::kStrides, formula) ||
+      !c.SupportsOp("storage_values", Check::kValues, formula)) {
+    return;
+  }
   const auto m = Meta(c, t, what);
   const auto values = ReadValues(c, t, what);
   const auto storage = Get(c, calls::storage_values(CurrentCandidate(), t), "storage_values(" + what + ")",

@@ -249,7 +249,9 @@ class Case {
   void Mismatch(Check kind, const std::string& check, const std::string& expected, const std::string& observed);
   // A check of kind `kind` ran (it passes unless a Mismatch of its kind is recorded).
   void Checked(Check kind);
-  // Checked(kind), and a Mismatch when !ok. Returns ok.
+  // Checked(kind), and a Mismatch when !ok. Returns ok. A check whose kind needs a feature the
+  // candidate declares unsupported (CheckNeeds: strides and offset need strides) is skipped
+  // instead, as Can records it, and returns true.
   bool Expect(Check kind, bool ok, const std::string& check, const std::string& expected, const std::string& observed);
   // Whether a check of kind `kind` can be made: false when it needs a feature the candidate
   // declares unsupported (CheckNeeds), after recording `what` as a sub-check skipped for it

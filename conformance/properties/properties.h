@@ -123,6 +123,12 @@ inline void Needs(std::initializer_list<const char*> ops) {
     throw EndDraw{};
   }
 }
+// The same for an answer feature the property is about (strides: the layouts an op gives).
+inline void Needs(Feature feature) {
+  if (CurrentCandidate().supports(feature)) return;
+  PropertyNotSupported(std::string(FeatureName(feature)) + " (declared unsupported)", feature);
+  throw EndDraw{};
+}
 
 // The value of a call that must succeed: Usable, then any error fails the draw.
 template <class T>
@@ -187,18 +193,30 @@ inline std::vector<DType> Drawable(const std::vector<DType>& from) {
 }
 
 // The calls nearly every property makes, each as Get.
-inline TensorMeta MetaOf(const TensorHandle& t) { return Get(calls::meta(CurrentCandidate(), t), "meta()"); }
+// A candidate with strides answers one per dimension (PROTOCOL.md "Strides"); one without them
+// answers [], which only a property that declares it needs no strides reads past (Needs).
+inline TensorMeta MetaOf(const TensorHandle& t) {
+  TensorMeta m = Get(calls::meta(CurrentCandidate(), t), "meta()");
+  if (m.layout == Layout::kStrided && m.strides.size() != m.sizes.size() && CurrentCandidate().supports(Feature::kStrides)) {
+    RC_FAIL("meta(): expected one stride per dimension (" + std::to_string(m.sizes.size()) + "), observed " + Str(m.strides));
+  }
+  return m;
+}
 inline std::vector<Scalar> ValuesOf(const TensorHandle& t) { return Get(calls::values(CurrentCandidate(), t), "values()"); }
 // Whether the candidate's values can be read (Feature::kValues). When they cannot, the
 // property's values check is NOT_SUPPORTED by itself, `what` named among its skipped checks,
 // and the draw goes on to judge the rest (dtype, sizes, strides, storage): call it before each
 // comparison of values.
-inline bool ValuesReadable(const std::string& what) {
+inline bool Checkable(Check kind, const std::string& what) {
   Case c(RowMeta{"", "", "property", "", "", ""});
-  const bool readable = c.Can(Check::kValues, what);
+  const bool can = c.Can(kind, what);
   PropertyChecks(c.Verdicts());
-  return readable;
+  return can;
 }
+inline bool ValuesReadable(const std::string& what) { return Checkable(Check::kValues, what); }
+// Whether the candidate's strides and storage offsets mean something (Feature::kStrides): the
+// same, for a comparison of strides or offsets in a property that judges more than them.
+inline bool StridesReadable(const std::string& what) { return Checkable(Check::kStrides, what); }
 inline StorageInfo StorageOf(const TensorHandle& t) {
   return Get(calls::storage(CurrentCandidate(), t), "storage()");
 }

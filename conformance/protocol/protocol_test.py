@@ -31,6 +31,7 @@ EXPECTATIONS = os.path.join(ROOT, "conformance", "expectations", "torch_python.t
 RESTRICTED = os.path.join(ROOT, "conformance", "protocol", "testdata", "restricted_testee.py")
 NUMPY_TESTEE_DIR = os.path.join(ROOT, "conformance", "testees", "numpy")
 PARTIAL = os.path.join(ROOT, "conformance", "protocol", "testdata", "partial_testee.py")
+NOSTRIDES = os.path.join(ROOT, "conformance", "protocol", "testdata", "nostrides_testee.py")
 NUMPY_EXPECTATIONS = os.path.join(ROOT, "conformance", "expectations", "numpy.txt")
 
 
@@ -206,6 +207,36 @@ class Protocol(unittest.TestCase):
         passed = collections.Counter(c["id"].split(".")[0] for c in report["cases"] if c["outcome"] == "PASS")
         for kind in ("transpose", "narrow", "slice", "clone", "contiguous"):  # views; memory-format copies
             self.assertGreater(passed[kind], 20, (kind, passed))
+
+    def test_a_testee_without_strides_is_judged_on_the_rest(self):
+        # NumPy's testee declaring strides unsupported, its meta answering strides [] and
+        # offset 0 (issue 48 item 3): the kit leaves strides out of hello's features, no case
+        # FAILs or crashes on a strides or offset check, and the cases that check them are
+        # judged on the rest. Before strides were a feature, the same testee FAILed 1,000s of
+        # stride/offset checks (strides_test proves the same answers FAIL when declared).
+        shutil.copy(NOSTRIDES, os.path.join(self.tmp, "nostrides_testee.py"))
+        shutil.copy(NUMPY_EXPECTATIONS, os.path.join(self.tmp, "numpy.txt"))
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
+        env.update(BUILD_WORKING_DIRECTORY=self.tmp, TCTS_NUMPY_TESTEE_DIR=NUMPY_TESTEE_DIR)
+        out = tempfile.mkdtemp(dir=self.tmp, prefix="out-nostrides")
+        p = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=strided,arithmetic,asarray,dlpack",
+                            "--testee=/usr/bin/python3 nostrides_testee.py", "--candidate=nostrides",
+                            "--expectations=numpy.txt", f"--out={out}", "--jobs=2", "--no-stale-check",
+                            "--partial-ok"],
+                           capture_output=True, text=True, env=env, cwd=ROOT, timeout=1200)
+        path = os.path.join(out, "report.json")
+        self.assertTrue(os.path.exists(path), p.stdout[-3000:] + p.stderr[-3000:])
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+        features = {f["name"]: f for f in report["features"]}
+        self.assertFalse(features["strides"]["declared"], features["strides"])
+        cases = report["cases"]
+        on_layout = [c["id"] for c in cases if any(c.get("checks", {}).get(k) == "FAIL" for k in ("strides", "offset"))]
+        self.assertEqual(on_layout, [], "FAILed on strides or an offset")
+        self.assertEqual([c["id"] for c in cases if c["outcome"] in ("CRASH", "TIMEOUT")], [])
+        judged = [c for c in cases if c["outcome"] in ("PASS", "XFAIL") and c["kind"] != "property"
+                  and c.get("checks", {}).get("strides") == "NOT_SUPPORTED"]
+        self.assertGreater(len(judged), 1000, "cases judged without their strides check")
 
     def test_a_testee_with_some_ops_of_a_feature_is_judged_on_those_it_has(self):
         # NumPy's testee without expand, unsqueeze, squeeze, view, reshape, empty_like and

@@ -223,7 +223,7 @@ class EchoBox : public TensorBox {
 
 // Every op answers the current step's "returns" (decoded with the kit's own codecs) or raises its
 // "raises"; declarations follow the session's testee: the features of the ops it does not lack
-// (and its answer features), its dtypes.
+// (and its answer features, and those declared by default), its dtypes.
 class Echo : public Candidate {
  public:
   Echo(const Json& testee, const Json& interface) : testee_(testee) {
@@ -234,6 +234,7 @@ class Echo : public Candidate {
       if (lacked) declared_[feature] = false;
     }
     for (const Json& f : testee["also_supports"]) declared_[f.get<std::string>()] = true;
+    for (const Json& f : interface.value("declared_by_default", Json::array())) declared_[f.get<std::string>()] = true;
   }
   const Json* step = nullptr;
   std::vector<std::string> calls;

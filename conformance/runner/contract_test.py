@@ -127,7 +127,7 @@ class Live(unittest.TestCase):
                 outcomes[name] = ends[0]["outcome"]
             self.assertEqual(outcomes, {"clean": "PASS", "wrong": "FAIL"})
             for option, says in [("--candidate_option=fautls=wrong=*", "takes no option fautls"),
-                                 ("--candidate_option=supports=some", "expected none or novalues"),
+                                 ("--candidate_option=supports=some", "expected none, novalues or nostrides"),
                                  ("--candidate_option=novalue", "expected KEY=VALUE")]:
                 p = subprocess.run(base + [option], env=env, capture_output=True, text=True, timeout=300)
                 self.assertEqual(p.returncode, 2, p.stdout[-2000:] + p.stderr[-2000:])

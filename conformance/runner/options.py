@@ -151,7 +151,7 @@ def make_parser(description: str = "") -> argparse.ArgumentParser:
     p.add_argument("--candidate-option", action="append", default=[], metavar="KEY=VALUE",
                    help="an option for the candidate's factory, passed to the suite binary as "
                         "--candidate_option=KEY=VALUE (the test candidate faulty takes faults=MODE=GLOB;..., "
-                        "supports=none|novalues and missing_dtypes=A,B); repeatable")
+                        "supports=none|novalues|nostrides and missing_dtypes=A,B); repeatable")
     p.add_argument("--out", default="", metavar="DIR",
                    help="where report.json, report.md, report.html and the logs go (default: "
                         "<workspace>/out/<candidate>, out/<candidate>-<device>, out/replay-<candidate>; "

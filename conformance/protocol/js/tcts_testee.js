@@ -30,7 +30,9 @@
  *     default, declares every dtype the suite names: a case needing a dtype left out is
  *     NOT_SUPPORTED, naming it, instead of a FAIL); a feature is declared exactly when every
  *     operation of it (the interface's) is a method of the testee; the interface's answer features (sparse_layout, device_forms,
- *     device_repr, cuda_tensors) through `alsoSupports`, withdrawn by `notSupported`;
+ *     device_repr, cuda_tensors) through `alsoSupports`, withdrawn by `notSupported`; `strides`
+ *     is declared unless `notSupported` has it (a library without strides: its meta answers
+ *     strides [] and storage_offset 0, PROTOCOL.md "Strides");
  *   - errors: throw the library's own error; classify() maps it onto the protocol's kinds
  *     (a JS RangeError is an IndexError, TypeError a TypeError, any other Error a
  *     RuntimeError); throw tcts.NotSupported for a call the library has no equivalent of,
@@ -390,6 +392,8 @@ class Interface {
     this.errors = [...doc.errors];
     this.features = [...doc.features];
     this.answerFeatures = new Set(doc.answer_features);
+    // Answer features a testee has unless notSupported withdraws them (strides).
+    this.declaredByDefault = new Set(doc.declared_by_default || []);
     this.records = new Map();
     for (const [name, fields] of Object.entries(doc.records)) {
       need(Array.isArray(fields) && fields.every(typed), `record ${name}: expected a list of {"name", "type"}`);
@@ -529,14 +533,14 @@ class Testee {
     return declared;
   }
 
-  /** The features declared: those whose every operation is declared (ops), and the answer
-   * features in alsoSupports; less notSupported. */
+  /** The features declared: those whose every operation is declared (ops), the answer
+   * features in alsoSupports and those declared by default (strides); less notSupported. */
   features(iface) {
     const declared = new Set();
     const ops = this.ops(iface);
     for (const [feature, featureOps] of iface.featureOps) {
       if (iface.answerFeatures.has(feature)) {
-        if (this.alsoSupports.has(feature)) declared.add(feature);
+        if (this.alsoSupports.has(feature) || iface.declaredByDefault.has(feature)) declared.add(feature);
       } else if (featureOps.length && featureOps.every((op) => ops.has(op))) {
         declared.add(feature);
       }

@@ -49,8 +49,10 @@ What the kit does for you:
   * declarations: a feature is declared supported exactly when every operation of it (the
     interface's) is implemented. Features that are a property of an answer rather than an
     operation (the interface's answer_features: sparse_layout, device_forms, device_repr,
-    cuda_tensors) are declared by listing them in `also_supports`; `not_supported` withdraws
-    any. The dtypes the library has are `dtypes` (default: all the suite names), less
+    cuda_tensors) are declared by listing them in `also_supports`; `strides` (the interface's
+    declared_by_default) is declared unless listed in `not_supported`, which withdraws any: a
+    library whose arrays have no strides or storage offset lists it there, and its meta
+    answers "strides": [] and "storage_offset": 0 (PROTOCOL.md "Strides"). The dtypes the library has are `dtypes` (default: all the suite names), less
     `missing_dtypes`;
   * errors: raise the library's own exception; classify() maps it onto the protocol's error
     kinds (a Python exception class named as a kind: IndexError, TypeError, ValueError,
@@ -348,6 +350,9 @@ class Interface:
         self.errors = list(doc["errors"])
         self.features = list(doc["features"])
         self.answer_features = set(doc["answer_features"])
+        # Answer features a testee has unless not_supported withdraws them (strides); absent in
+        # a description older than them.
+        self.declared_by_default = set(doc.get("declared_by_default", []))
         self.records = {}
         for name, fields in doc["records"].items():
             need(isinstance(fields, list) and all(isinstance(f, dict) and isinstance(f.get("name"), str) and
@@ -531,12 +536,13 @@ class Testee:
                 for op in ops if self.implements(op)}
 
     def features(self, interface: Interface) -> set:
-        """The features declared: those whose every operation is declared (ops), and the answer
-        features listed in also_supports; less not_supported."""
+        """The features declared: those whose every operation is declared (ops), the answer
+        features listed in also_supports and those declared by default (strides); less
+        not_supported."""
         declared, ops = set(), self.ops(interface)
         for feature, feature_ops in interface.feature_ops.items():
             if feature in interface.answer_features:
-                if feature in self.also_supports:
+                if feature in self.also_supports or feature in interface.declared_by_default:
                     declared.add(feature)
             elif feature_ops and all(op in ops for op in feature_ops):
                 declared.add(feature)
