@@ -336,5 +336,28 @@ class Output(unittest.TestCase):
                           and not n.startswith(".tcts-logs")], os.listdir(self.out))
 
 
+class PropertyCause(unittest.TestCase):
+    """A falsified property's `observed` is its cause (issue 48 item 6), not RapidCheck's "Failed"."""
+
+    def setUp(self):
+        sys.path.insert(0, os.path.join(ROOT, "conformance", "runner"))
+        import records
+        self.cause = records.property_cause
+
+    def test_rc_fail_gives_its_message_and_rc_assert_its_expansion(self):
+        failed = ("Failed\nFalsifiable after 8 tests and 1 shrink\n\nint:\n0\n\n./conformance/properties/properties.h:140:\n"
+                  "RC_FAIL(call + \": expected an answer, observed \" + Describe(r.error()))\n\n"
+                  "base.transpose(0, 1): expected an answer, observed IndexError: Dimension out of range")
+        self.assertEqual(self.cause(failed), "base.transpose(0, 1): expected an answer, observed IndexError: "
+                                             "Dimension out of range (at properties.h:140)")
+        asserted = ("Failed\nFalsifiable after 3 tests\n\nstd::vector<long>:\n[2, 3]\n\n"
+                    "./conformance/properties/arithmetic_properties.cc:50:\nRC_ASSERT(m.strides == ma.strides)\n\n"
+                    "Expands to:\n[1, 2] == [3, 1]")
+        self.assertEqual(self.cause(asserted), "RC_ASSERT(m.strides == ma.strides): [1, 2] == [3, 1] "
+                                               "(at arithmetic_properties.cc:50)")
+        self.assertEqual(self.cause("Failed\nsomething else"), "Failed")  # no assertion: the first line
+        self.assertEqual(self.cause(""), "falsified")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -53,6 +53,29 @@ def bound(value) -> str:
     return f"{text[:TEXT_HEAD_CHARS]}… [cut: {len(text)} characters in all, sha256 {digest}{whole}]"
 
 
+_RC_WHERE = re.compile(r"\S+:\d+:")  # RapidCheck's "./conformance/properties/x.cc:81:" before the failing assertion
+
+
+def property_cause(text: str) -> str:
+    """What falsified a property, from RapidCheck's report (the record's `observed`, issue 48:
+    never just "Failed"): RC_FAIL's message (a property's own words: the call, what was
+    expected and observed), or the RC_ASSERT that failed with what its operands expanded to;
+    and where, as file:line. Its first line when the text has no assertion in it."""
+    lines = [line.strip() for line in text.splitlines()]
+    at = max((i for i, line in enumerate(lines) if _RC_WHERE.fullmatch(line)), default=None)
+    if at is None:
+        return next((line for line in lines if line), "falsified")
+    where = lines[at].rstrip(":").rsplit("/", 1)[-1]
+    rest = [line for line in lines[at + 1:] if line]
+    if rest and rest[0].startswith("RC_FAIL("):
+        said = " ".join(rest[1:])
+        return f"{said or rest[0]} (at {where})"
+    if "Expands to:" in rest:
+        k = rest.index("Expands to:")
+        return f"{' '.join(rest[:k])}: {' '.join(rest[k + 1:])} (at {where})"
+    return f"{' '.join(rest) or 'falsified'} (at {where})"
+
+
 def bound_list(values, what: str = "more") -> list:
     """The first LIST_ITEMS of `values`, each bound(); a last item counts the rest."""
     values = list(values)
@@ -224,7 +247,7 @@ class Results:
                 record["draws"] = e["draws"]
             if raw == "FAIL":
                 record["counterexample"] = text
-                record["observed"] = text.splitlines()[0] if text else "falsified"
+                record["observed"] = bound(property_cause(text))
         elif raw == "FAIL" and not mismatches:
             record["observed"] = text.splitlines()[0] if text else "failed"
         return record
