@@ -42,6 +42,8 @@ _NUMPY_PY = [("dpkg", "python3-numpy")] + _PY
 # The PyPI testees (bazel/pypi/requirements.lock), under the venv's interpreter.
 _PYPI = [("pypi-python", "")]
 _TORCH2 = [("pypi", "torch"), ("pypi", "numpy")] + _PYPI
+# JAX's arrays are jaxlib's (XLA); NumPy and ml_dtypes are its host arrays and dtypes.
+_JAX = [("pypi", "jax"), ("pypi", "jaxlib"), ("pypi", "ml-dtypes"), ("pypi", "numpy")] + _PYPI
 
 LIBRARIES = {
     # This repository's own library: its source is already an input; the compiler is not.
@@ -66,6 +68,8 @@ LIBRARIES = {
     # Inductor writes C++ and builds it with the machine's g++ (its version is the cc entry's compiler).
     "torch2_compile": _TORCH2 + [("dpkg", "g++")] + _CPP,
     "numpy2": [("pypi", "numpy")] + _PYPI,
+    "jax": _JAX,
+    "jax_x64": _JAX,
 }
 
 OVERRIDE_PREFIX = "TCTS_VERSION_OVERRIDE_"

@@ -29,6 +29,9 @@ PYPI_TESTEES = {
     "torch2_refs": "conformance/testees/torch/torch_testee.py --refs",
     "torch2_compile": "conformance/testees/torch/torch_testee.py --compile",
     "numpy2": "conformance/testees/numpy/numpy_testee.py",
+    # JAX through jax.numpy: 32-bit types by default, and with jax_enable_x64.
+    "jax": "conformance/testees/jax/jax_testee.py",
+    "jax_x64": "conformance/testees/jax/jax_testee.py --x64",
 }
 
 # PyPI testees whose suites take too long for `bazel test //...` (CI), by name: the seconds a case

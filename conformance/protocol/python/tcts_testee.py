@@ -82,6 +82,9 @@ _SPOKEN = (1, 2, 3)
 _SAFE = 2 ** 53 - 1  # integers beyond it travel as decimal strings in version 2
 
 # The protocol's JSON, with no set-up per call (json.dumps with separators builds an encoder each time).
+# Where a lent region's bytes start: a multiple of this (see _Server.lend).
+_REGION_ALIGNMENT = 256
+
 _encode_json = json.JSONEncoder(separators=(",", ":")).encode
 _decode_json = json.JSONDecoder().decode
 
@@ -628,7 +631,12 @@ class _Server:
             raise ProtocolError(f"{field}.region: expected {{\"id\", \"bytes\"}}, got {reg!r}")
         rid = decode_int(reg["id"], f"{field}.region.id")
         data = _b64decode(reg.get("bytes", ""), f"{field}.region.bytes")
-        buf = (ctypes.c_char * max(len(data), 1))()
+        # At a 256-byte boundary (dlpack.h: the data pointer "is always aligned to 256 bytes"): a
+        # library that shares only aligned memory and copies the rest (JAX on the CPU shares
+        # 64-byte-aligned data) then does the same on every run, whatever malloc gave.
+        n = max(len(data), 1)
+        raw = (ctypes.c_char * (n + _REGION_ALIGNMENT - 1))()
+        buf = (ctypes.c_char * n).from_buffer(raw, -ctypes.addressof(raw) % _REGION_ALIGNMENT)
         ctypes.memmove(buf, data, len(data))
         self.regions[rid] = _Region(rid, ctypes.addressof(buf), len(data))
         server = self
