@@ -70,6 +70,7 @@ LIBRARIES = {
     "numpy2": [("pypi", "numpy")] + _PYPI,
     "jax": _JAX,
     "jax_x64": _JAX,
+    "array_api_strict": [("pypi", "array-api-strict"), ("pypi", "numpy")] + _PYPI,
 }
 
 OVERRIDE_PREFIX = "TCTS_VERSION_OVERRIDE_"

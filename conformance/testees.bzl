@@ -32,6 +32,8 @@ PYPI_TESTEES = {
     # JAX through jax.numpy: 32-bit types by default, and with jax_enable_x64.
     "jax": "conformance/testees/jax/jax_testee.py",
     "jax_x64": "conformance/testees/jax/jax_testee.py --x64",
+    # The Array API standard's reference implementation.
+    "array_api_strict": "conformance/testees/array_api_strict/array_api_strict_testee.py",
 }
 
 # PyPI testees whose suites take too long for `bazel test //...` (CI), by name: the seconds a case

@@ -54,6 +54,10 @@ What the kit does for you:
     library whose arrays have no strides or storage offset lists it there, and its meta
     answers "strides": [] and "storage_offset": 0 (PROTOCOL.md "Strides"). The dtypes the library has are `dtypes` (default: all the suite names), less
     `missing_dtypes`;
+  * helpers for a library that takes Python's indexing or NumPy's objects: index_at(dim, key)
+    and narrow_slice(start, length) (torch's dim-wise views as a Python index),
+    HostArray.to_numpy(np) (the NumPy array over an asarray source's memory), DLPackProducer
+    (what a from_dlpack taking no bare capsule takes);
   * errors: raise the library's own exception; classify() maps it onto the protocol's error
     kinds (a Python exception class named as a kind: IndexError, TypeError, ValueError,
     NotImplementedError, RuntimeError; anything else is Internal). Raise NotSupported for a
@@ -124,6 +128,35 @@ class HostArray:
         self.memory, self.offset, self.dtype = memory, offset, dtype
         self.shape, self.byte_strides, self.scalar = tuple(shape), tuple(byte_strides), scalar
 
+    def to_numpy(self, np, dtype=None):
+        """The NumPy object over this memory, for a library that takes NumPy's: an ndarray with
+        these strides, or a NumPy scalar when `scalar`. `np` is the numpy module; `dtype` NumPy's
+        dtype for self.dtype (default np.dtype(self.dtype); NotSupported where NumPy has none)."""
+        if dtype is None:
+            try:
+                dtype = np.dtype(self.dtype)
+            except TypeError:
+                raise NotSupported(f"NumPy has no {self.dtype} array over the suite's memory") from None
+        array = np.ndarray(self.shape, dtype=dtype, buffer=self.memory, offset=self.offset, strides=self.byte_strides)
+        return array[()] if self.scalar else array
+
+
+def index_at(dim, key):
+    """The Python index that applies `key` (a tuple: a slice, an integer) at axis `dim` of an
+    array and keeps the others, by Python's indexing alone: the axes after it by an Ellipsis (the
+    Array API: a multi-axis index names every axis or has one), a negative dim counting from the
+    end through the Ellipsis. x[index_at(dim, (slice(a, b),))] is torch's x.slice(dim, a, b)."""
+    if dim >= 0:
+        return (slice(None),) * dim + key + (Ellipsis,)
+    return (Ellipsis,) + key + (slice(None),) * (-dim - 1)
+
+
+def narrow_slice(start, length):
+    """torch.narrow's `length` elements from `start` as a Python slice: a negative start counts
+    from the end, where an end of 0 would be the first element, so the end is None there."""
+    end = start + length
+    return slice(start, None if start < 0 and end == 0 else end)
+
 
 class _DLDevice(ctypes.Structure):
     _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
@@ -156,6 +189,23 @@ _PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 _PyCapsule_GetName = ctypes.pythonapi.PyCapsule_GetName
 _PyCapsule_GetName.restype = ctypes.c_char_p
 _PyCapsule_GetName.argtypes = [ctypes.py_object]
+
+
+class DLPackProducer:
+    """What a library's from_dlpack(x) takes (the DLPack Python specification): x.__dlpack__()
+    hands over the suite's capsule, x.__dlpack_device__() says the device its DLTensor names.
+    For a library whose from_dlpack takes no bare capsule (JAX, NumPy 2, the Array API)."""
+
+    def __init__(self, capsule):
+        self.capsule = capsule
+        managed = _DLTensor.from_address(_PyCapsule_GetPointer(capsule, _PyCapsule_GetName(capsule)))
+        self.device = (managed.device.device_type, managed.device.device_id)
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return self.device
 
 
 def _unconsumed(capsule) -> bool:

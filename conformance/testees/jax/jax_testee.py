@@ -51,8 +51,8 @@ jax.numpy call a user would write and nothing else:
                     suite's memory, NumPy scalars as NumPy scalars, buffers as memoryviews; a
                     device string as jax.devices(platform)[index]. jnp.asarray does not read
                     DLPack capsules: NotSupported.
-  DLPack            jax.Array.__dlpack__() and jnp.from_dlpack(x), x an object whose __dlpack__
-                    hands over the suite's capsule.
+  DLPack            jax.Array.__dlpack__() and jnp.from_dlpack(x), x the kit's DLPackProducer
+                    (its __dlpack__ hands over the suite's capsule, __dlpack_device__ its device).
 
 Not implemented, because JAX has no such API: default_dtype, legacy_constructor, devices (no
 torch.device-like object built from a string), default_device, storage, storage_values,
@@ -72,7 +72,6 @@ for _arg in sys.argv[1:]:
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "protocol", "python"))
-import ctypes  # noqa: E402
 import warnings  # noqa: E402
 
 import jax  # noqa: E402
@@ -90,14 +89,6 @@ X64 = bool(jax.config.jax_enable_x64)
 UFUNC = {"add": jnp.add, "sub": jnp.subtract, "mul": jnp.multiply, "div": jnp.true_divide}
 # torch.memory_format values JAX's single layout answers: a dense array in its default order.
 LAYOUT_FREE = {"contiguous_format", "preserve_format"}
-
-
-_PyCapsule_GetName = ctypes.pythonapi.PyCapsule_GetName
-_PyCapsule_GetName.restype = ctypes.c_char_p
-_PyCapsule_GetName.argtypes = [ctypes.py_object]
-_PyCapsule_GetPointer = ctypes.pythonapi.PyCapsule_GetPointer
-_PyCapsule_GetPointer.restype = ctypes.c_void_p
-_PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
 def translated(op):
@@ -138,24 +129,6 @@ def device_name(d):
 def layout_free(memory_format):
     if memory_format not in LAYOUT_FREE:
         raise tcts_testee.NotSupported(f"JAX has no memory format {memory_format!r}: its arrays have one layout")
-
-
-class _Producer:
-    """What jnp.from_dlpack takes: an object with __dlpack__ and __dlpack_device__, which says
-    the capsule's own dl_tensor.device (JAX takes it over the capsule's)."""
-
-    def __init__(self, capsule):
-        self.capsule = capsule
-        managed = _PyCapsule_GetPointer(capsule, _PyCapsule_GetName(capsule))
-        # DLTensor: void* data, then DLDevice {int32 device_type, int32 device_id} (dlpack.h).
-        device = (ctypes.c_int32 * 2).from_address(managed + ctypes.sizeof(ctypes.c_void_p))
-        self.device = (device[0], device[1])
-
-    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
-        return self.capsule
-
-    def __dlpack_device__(self):
-        return self.device
 
 
 class JaxTestee(tcts_testee.Testee):
@@ -234,25 +207,14 @@ class JaxTestee(tcts_testee.Testee):
     def permute(self, t, dims):
         return jnp.transpose(t, dims)
 
-    @staticmethod
-    def _index(t, dim, key):
-        """t indexed by key at axis dim, by Python's indexing alone: a negative dim counts from
-        the end through an Ellipsis; an axis t lacks is JAX's "Too many indices" error."""
-        if dim >= 0:
-            return t[(slice(None),) * dim + key]
-        return t[(Ellipsis,) + key + (slice(None),) * (-dim - 1)]
-
     def narrow(self, t, dim, start, length):
-        # length elements from start, in slice notation: a negative start counts from the end,
-        # where an end of 0 would mean the first element, None is the last one.
-        end = start + length
-        return self._index(t, dim, (slice(start, None if start < 0 and end == 0 else end),))
+        return t[tcts_testee.index_at(dim, (tcts_testee.narrow_slice(start, length),))]
 
     def select(self, t, dim, index):
-        return self._index(t, dim, (index,))
+        return t[tcts_testee.index_at(dim, (index,))]
 
     def slice(self, t, dim, start, end, step):
-        return self._index(t, dim, (slice(start, end, step),))
+        return t[tcts_testee.index_at(dim, (slice(start, end, step),))]
 
     def expand(self, t, sizes):
         return jnp.broadcast_to(t, sizes)
@@ -288,9 +250,7 @@ class JaxTestee(tcts_testee.Testee):
             raise tcts_testee.NotSupported("jnp.asarray does not read DLPack capsules (JAX imports DLPack through "
                                            "jnp.from_dlpack)")
         if isinstance(source, tcts_testee.HostArray):
-            array = np.ndarray(source.shape, dtype=jdtype(source.dtype), buffer=source.memory,
-                               offset=source.offset, strides=source.byte_strides)
-            source = array[()] if source.scalar else array  # a NumPy scalar: numpy.float32(...)
+            source = source.to_numpy(np, jdtype(source.dtype))  # an ndarray, or a NumPy scalar
         kw = {"copy": copy}
         if dtype is not None:
             kw["dtype"] = jdtype(dtype)
@@ -303,7 +263,7 @@ class JaxTestee(tcts_testee.Testee):
         return t.__dlpack__()
 
     def from_dlpack(self, capsule):
-        return jnp.from_dlpack(_Producer(capsule))
+        return jnp.from_dlpack(tcts_testee.DLPackProducer(capsule))
 
 
 if __name__ == "__main__":
