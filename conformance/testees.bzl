@@ -46,6 +46,13 @@ PYPI_MANUAL = {
     "torch2_compile": struct(case_timeout = 900, suites = ["dtypes", "strided", "devices", "asarray", "dlpack"]),
 }
 
+# PyPI testees whose suite tests need Bazel's "long" timeout (900 s) rather than the default
+# (300 s), by name: the seconds a case may take. JAX compiles every operation for each new shape,
+# dtype and Python scalar with XLA (README "JAX"): its promotion suite under jax_enable_x64 took
+# 300 s beside the other tests on 2 cores, and the property result_type.ignores_values alone 64 s
+# of it (the runner's default case timeout is 120 s).
+PYPI_LONG = {"jax": 600, "jax_x64": 600}
+
 # Why the PyPI testees' tests are placeholders ("" when the venv holds the lock).
 PYPI_MISSING = "" if HAVE_PYPI else PYPI_MESSAGE
 

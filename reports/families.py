@@ -5,6 +5,7 @@ under reports/families/ (read by the standard library's tomllib):
     pytorch     PyTorch (torch docs, torch.dtype "Type promotion"; c10 promoteTypes)
     legacy      NumPy 1.x value-based promotion (NumPy 1.24's default; NEP 50 describes it)
     weak        NEP 50 "weak" Python scalars (NumPy 1.24 opt-in, NumPy 2's default)
+    jax         JAX's type promotion lattice, with weak Python scalars
     array_api   the Array API standard's promotion table: no promotion across kinds
     cxx         C++'s usual arithmetic conversions ([expr.arith.conv], [conv.prom])
     none        one type per operation: no promotion at all
@@ -51,7 +52,7 @@ import tomllib
 HERE = os.path.dirname(os.path.abspath(__file__))
 FAMILY_DIR = os.path.join(HERE, "families")
 # The order in which families are tried; a tie goes to the earlier.
-ORDER = ("pytorch", "legacy", "weak", "array_api", "cxx", "none")
+ORDER = ("pytorch", "legacy", "weak", "jax", "array_api", "cxx", "none")
 SHORT = {"u1": "uint8", "i1": "int8", "i2": "int16", "i4": "int32", "i8": "int64", "f2": "float16",
          "f4": "float32", "f8": "float64", "c2": "complex32", "c4": "complex64", "c8": "complex128",
          "b1": "bool", "bf": "bfloat16"}
