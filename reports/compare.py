@@ -584,7 +584,9 @@ OUTLIERS_NOTE = ("Spec outliers: spec rows where every real library (each candid
                  "know — and rows where only one library departs. A row departs where one of its cases FAILed, "
                  "XFAILed, crashed or hung; the way is what was observed (mismatch kind, and the error kind an error "
                  "check saw: reports/report.py signature); the same way: a signature the deviating cases of the row show in every library. "
-                 "Only rows every real library ran count.")
+                 "A row counts where at least half of the real libraries ran it (a library that declares a row's features "
+                 "unsupported does not run it), and \"every\" and \"only one\" are of the libraries that ran it: each row "
+                 "says how many did.")
 
 
 def _is_library(c: Column) -> bool:
@@ -612,19 +614,28 @@ def spec_outliers(columns: list[Column]) -> dict | None:
                 r["cases"] += 1
                 r["ways"][report_lib.signature(case)] += 1
         per.append(rows)
-    common = set.intersection(*(set(k for k, v in rows.items() if v["ran"]) for rows in per))
+    # A row counts where at least half of the libraries (two at least) ran one of its cases: a
+    # library that declares a feature unsupported runs none of its rows, and one such library
+    # would otherwise leave no row to compare (21 libraries gave 0 and 0).
+    least = max(2, (len(per) + 1) // 2)
+    ran_by = collections.Counter(k for rows in per for k, v in rows.items() if v["ran"])
     all_, one = [], []
-    for row in sorted(common):
-        departs = [rows[row] for rows in per if rows[row]["cases"]]
-        entry = {"row": row, "clause": per[0][row]["clause"],
-                 "ways": {c.label: sorted(rows[row]["ways"]) for c, rows in zip(libs, per) if rows[row]["cases"]},
-                 "cases": {c.label: rows[row]["cases"] for c, rows in zip(libs, per) if rows[row]["cases"]}}
-        shared = set.intersection(*(set(d["ways"]) for d in departs)) if departs else set()
-        if len(departs) == len(per) and shared:  # the same way: an observed signature they all share
+    for row in sorted(k for k, n in ran_by.items() if n >= least):
+        ran = [(c, rows[row]) for c, rows in zip(libs, per) if row in rows and rows[row]["ran"]]
+        departs = [(c, r) for c, r in ran if r["cases"]]
+        entry = {"row": row, "clause": ran[0][1]["clause"], "ran": len(ran), "of": len(per),
+                 "ways": {c.label: sorted(r["ways"]) for c, r in departs},
+                 "cases": {c.label: r["cases"] for c, r in departs}}
+        shared = set.intersection(*(set(r["ways"]) for _, r in departs)) if departs else set()
+        if len(departs) == len(ran) and shared:  # the same way: an observed signature they all share
             all_.append({**entry, "shared": sorted(shared)})
         elif len(departs) == 1:
             one.append(entry)
     return {"libraries": [c.label for c in libs], "all": all_, "one": one}
+
+
+def _ran(e: dict) -> str:
+    return f"{e['ran']} of {e['of']} ran it"
 
 
 def outliers_markdown(columns: list[Column]) -> list[str]:
@@ -635,11 +646,11 @@ def outliers_markdown(columns: list[Column]) -> list[str]:
            f"### Every library departs the same way ({len(o['all'])} rows)", ""]
     out += pages.md_table(["spec row", "clause", "observed", "cases per library"],
                           [[pages.MdRaw(pages.md_code(e['row'])), e["clause"], "; ".join(e["shared"]),
-                            ", ".join(f"{k} {n}" for k, n in e["cases"].items())] for e in o["all"]]) \
+                            f"{_ran(e)}: " + ", ".join(f"{k} {n}" for k, n in e["cases"].items())] for e in o["all"]]) \
         if o["all"] else ["None."]
     out += ["", f"### Only one library departs ({len(o['one'])} rows)", ""]
     out += pages.md_table(["spec row", "clause", "library", "observed", "cases"],
-                          [[pages.MdRaw(pages.md_code(e['row'])), e["clause"], k, "; ".join(v), e["cases"][k]]
+                          [[pages.MdRaw(pages.md_code(e['row'])), e["clause"], k, "; ".join(v), f"{e['cases'][k]} ({_ran(e)})"]
                            for e in o["one"] for k, v in e["ways"].items()]) if o["one"] else ["None."]
     return out + [""]
 
@@ -650,9 +661,9 @@ def _outliers_context(columns: list[Column]) -> dict | None:
         return None
     return {"note": OUTLIERS_NOTE, "libraries": ", ".join(o["libraries"]),
             "all": [{"row": e["row"], "clause": e["clause"], "ways": "; ".join(e["shared"]),
-                     "cases": ", ".join(f"{k} {n}" for k, n in e["cases"].items())} for e in o["all"]],
-            "one": [{"row": e["row"], "clause": e["clause"], "library": k, "ways": "; ".join(v), "cases": e["cases"][k]}
-                    for e in o["one"] for k, v in e["ways"].items()]}
+                     "cases": f"{_ran(e)}: " + ", ".join(f"{k} {n}" for k, n in e["cases"].items())} for e in o["all"]],
+            "one": [{"row": e["row"], "clause": e["clause"], "library": k, "ways": "; ".join(v),
+                     "cases": f"{e['cases'][k]} ({_ran(e)})"} for e in o["one"] for k, v in e["ways"].items()]}
 
 
 def html(columns: list[Column]) -> str:

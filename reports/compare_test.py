@@ -438,6 +438,33 @@ class Compare(unittest.TestCase):
         self.assertEqual(status, 0, err)
         self.assertTrue(os.path.isfile(os.path.join(work, "here", "compare.html")))
 
+    def test_spec_outliers_count_the_libraries_that_ran_a_row(self):
+        """A row counts where at least half of the real libraries ran it; "every" and "only one" are
+        of those that ran it. With one library that runs nothing (all NOT_SUPPORTED), the rows
+        the others share are still found (they were not while every library had to run a row)."""
+        dtype = [{"kind": "dtype", "check": "dtype", "expected": "int64", "observed": "int32"}]
+
+        def lib(name, outcomes):
+            cases = [case(f"{row}.1", outcome, spec_row=row, **({"mismatches": dtype} if outcome == "FAIL" else {}))
+                     for row, outcome in outcomes.items()]
+            return compare.Column(name, name + "/report.json", named(make(cases), name))
+
+        fail, ok, ns = "FAIL", "PASS", "NOT_SUPPORTED"
+        cols = [lib("a", {"r.all": fail, "r.one": fail, "r.few": fail}),
+                lib("b", {"r.all": fail, "r.one": ok, "r.few": ns}),
+                lib("c", {"r.all": fail, "r.one": ok, "r.few": ns}),
+                lib("d", {"r.all": ns, "r.one": ok, "r.few": ns}),
+                lib("reference", {"r.all": ok, "r.one": ok, "r.few": ok})]
+        o = compare.spec_outliers(cols)
+        self.assertEqual(o["libraries"], ["a", "b", "c", "d"])
+        self.assertEqual([(e["row"], e["ran"], e["of"], e["shared"]) for e in o["all"]],
+                         [("r.all", 3, 4, ["dtype differs"])])
+        self.assertEqual([(e["row"], e["ran"], list(e["cases"])) for e in o["one"]], [("r.one", 4, ["a"])])
+        md = "\n".join(compare.outliers_markdown(cols))
+        self.assertIn("3 of 4 ran it: a 1, b 1, c 1", md)
+        self.assertIn("1 (4 of 4 ran it)", md)
+        self.assertNotIn("r.few", md)  # run by one library of four: not compared
+
     def test_reads_version_1_reports(self):
         v1 = copy.deepcopy(self.docs["good"])
         v1["schema_version"] = 1
