@@ -26,7 +26,8 @@ A family file holds its name, its source, and three parts:
                 promote_types with scalar_dtype (a complex over a floating: to_complex)
       value     NumPy 1.x: where a dimensioned tensor of at least its category is present, by
                 the smallest dtype that holds its value (the suite's 3, 2 and True); else strong
-      same_kind the Array API: the other operand's dtype where the category is not higher,
+      same_kind the Array API: the other operand's dtype where the category is not higher (a
+                bool only beside bool; a complex beside a real floating dtype: to_complex),
                 else an error
       adopt     the other operand's dtype whatever it is
   `categories` (lowest first; default bool, integral, floating, complex; NumPy 1.x: "floating
@@ -186,10 +187,13 @@ def result_type(fam: dict, a: str, b: str) -> str:
             return strong(hi, lo)
         smallest = _min_value_dtype(CATEGORY.get(lo["dtype"], SCALAR_CATEGORY.get(lo["kind"])), hi["dtype"] != "uint8")
         return strong(hi, {"dtype": smallest})
+    if mode == "same_kind" and lo["kind"] == "bool" and lo["cat"] != hi["cat"]:
+        return ERROR  # the Array API: a Python bool only beside a bool array
     if lo["cat"] <= hi["cat"]:
         return hi["dtype"]
     if mode == "same_kind":
-        return ERROR
+        # ... and a Python complex beside a real floating array: its complex dtype (2023.12 on)
+        return rt["to_complex"].get(hi["dtype"], ERROR) if lo["kind"] == "complex" else ERROR
     if rt["to_complex"].get(hi["dtype"]) and (lo["dtype"] in ("complex64", "complex128") or lo["kind"] == "complex"):
         return rt["to_complex"][hi["dtype"]]
     # category (PyTorch) and weak (NEP 50): a higher category counts by its dtype.
