@@ -30,8 +30,11 @@ What the kit does for you:
     its feature, typed arguments and result; the records; the error kinds) in `hello`, and the
     kit dispatches, decodes the arguments and encodes the results from it. Nothing here names
     an operation: a method of your subclass named as an operation implements it (an operation
-    it lacks answers NotSupported). Python's binding renames three arguments: `self` arrives as
-    `target`, `from` as `from_`, `binary_op` as `op`; a DLPack source as `capsule`. The binary
+    it lacks answers NotSupported). Arguments arrive by keyword, named as the interface names
+    them (`def make_tensor(self, sizes, dtype, values)`): a parameter named otherwise does not
+    receive its argument, and the call answers NotSupported, naming it. Python's binding renames
+    three arguments: `self` arrives as `target`, `from` as `from_`, `binary_op` as `op`; a
+    DLPack source as `capsule`. The binary
     ops (a `binary_op` value: "add", ...) and their Python operator symbols ("+") come with it:
     `self.iface.binary_ops` maps each name to its symbol; a method answers NotSupported for an
     op it does not translate;
