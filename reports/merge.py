@@ -251,6 +251,21 @@ def stale_over_union(paths: list[str], docs: list[dict], cases: list[dict], give
 
 
 # ---------------------------------------------------------------- the merge
+def merged_cases(docs: list[dict], order: dict) -> tuple[list[dict], list[str]]:
+    """Every job's cases (copies), in the suites' order, and the jobs' long reasons
+    (expectations.reasons) each once, the cases' reason_ref renumbered into that list."""
+    cases: list[dict] = []
+    index: dict[str, int] = {}
+    for d in docs:
+        own = d["expectations"].get("reasons") or []
+        for c in d["cases"]:
+            c = dict(c)
+            if c.get("reason_ref") is not None:
+                c["reason_ref"] = index.setdefault(own[c["reason_ref"]], len(index))
+            cases.append(c)
+    return sorted(cases, key=lambda c: order.get(c["suite"], len(order))), list(index)
+
+
 def merge(paths: list[str], docs: list[dict], command: str, expectations: str = "", stale_check=None) -> tuple:
     """(the merged report, validated; why the stale check was not made, or "")."""
     if len(docs) < 2:
@@ -262,7 +277,7 @@ def merge(paths: list[str], docs: list[dict], command: str, expectations: str = 
     dtypes = merge_table(paths, docs, "dtypes", ("required",), ("not_supported",))
     run = merged_run(docs, command)
     order = {s: k for k, s in enumerate(run["suites"])}
-    cases = sorted((dict(c) for d in docs for c in d["cases"]), key=lambda c: order.get(c["suite"], len(order)))
+    cases, reasons = merged_cases(docs, order)
     stale, why = stale_over_union(paths, docs, cases, expectations, stale_check)
     first = docs[0]["expectations"]
     table = statements(paths, docs)
@@ -270,7 +285,8 @@ def merge(paths: list[str], docs: list[dict], command: str, expectations: str = 
     doc = report_lib.build(
         candidate=dict(docs[0]["candidate"]), run=run,
         expectations={"file": first["file"], "entries": first["entries"], "stale": stale,
-                      **({"unreviewed": first["unreviewed"]} if "unreviewed" in first else {})},
+                      **({"unreviewed": first["unreviewed"]} if "unreviewed" in first else {}),
+                      **({"reasons": reasons} if reasons else {})},
         features=features, cases=cases, coverage=coverage, dtypes=dtypes,
         # The derivations the jobs' reports used (root_causes.edges: the same spec, one commit).
         derivations=next((d["root_causes"]["edges"] for d in docs if d.get("root_causes")), None))

@@ -104,6 +104,30 @@ class Merge(unittest.TestCase):
         self.assertEqual(why, "")
         self.assertEqual(essence(merged), essence(self.whole))
 
+    def test_long_reasons_are_renumbered_into_one_list(self):
+        """Each job stores its long reasons once (expectations.reasons); the merge keeps each once
+        and points every case's reason_ref at it."""
+        halves = []
+        for k, texts in ((0, ["B" * 600, "A" * 600]), (1, ["A" * 600])):
+            half = copy.deepcopy(self.whole)
+            half["cases"] = copy.deepcopy(self.whole["cases"][k::2])
+            half["expectations"]["reasons"] = texts
+            for j, c in enumerate(half["cases"]):
+                c["reason_ref"] = j % len(texts)
+            halves.append(half)
+        merged, _ = merge.merge(["a.json", "b.json"], halves, "test", stale_check=None)
+        whole = merged["expectations"]["reasons"]
+        self.assertEqual(sorted(whole), ["A" * 600, "B" * 600])
+        for k, half in enumerate(halves):
+            own = half["expectations"]["reasons"]
+            for c in half["cases"]:
+                m = next(x for x in merged["cases"] if x["id"] == c["id"])
+                self.assertEqual(whole[m["reason_ref"]], own[c["reason_ref"]], c["id"])
+        bad = copy.deepcopy(halves[1])
+        bad["cases"][0]["reason_ref"] = 1
+        with self.assertRaisesRegex(report_lib.ReportError, r"reason_ref: 1 is no index of expectations.reasons"):
+            report_lib.validate(bad)
+
     def test_without_every_shard_there_is_no_stale_check(self):
         half = copy.deepcopy(self.whole)
         half["cases"] = []

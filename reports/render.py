@@ -278,7 +278,7 @@ def markdown(doc: dict) -> str:
         out += ["None.", ""]
     for clause, group in deviations.items():
         out += [f"### {_md(clause)} ({len(group)})", ""]
-        for reason, members in _group_by_reason(group):
+        for reason, members in _group_by_reason(doc, group):
             out += [f"- **{_md(reason)}** ({len(members)}): " + ", ".join(_md_code(c['id']) for c in members[:12])
                     + (f" … and {len(members) - 12} more" if len(members) > 12 else "")]
             first = members[0]
@@ -523,10 +523,14 @@ def family_context(doc: dict) -> dict | None:
             "residual": [families_lib.cell_text(r) for r in shown], "more": fam["residual_total"] - len(shown)}
 
 
-def _group_by_reason(group: list[dict]):
+def _group_by_reason(doc: dict, group: list[dict]):
+    """(reason, its cases), most cases first: a reason cut in each case (reason_ref) shown once,
+    whole (expectations.reasons)."""
+    whole = doc["expectations"].get("reasons") or []
     by = collections.defaultdict(list)
     for c in group:
-        by[c["reason"]].append(c)
+        ref = c.get("reason_ref")
+        by[whole[ref] if ref is not None and ref < len(whole) else c["reason"]].append(c)
     return sorted(by.items(), key=lambda kv: -len(kv[1]))
 
 
@@ -559,7 +563,7 @@ def html(doc: dict) -> str:
         matrices_.append({"key": key, "title": title, "order": order, "rows": rows})
     deviations = []
     for clause, group in by_clause(cases, ("XFAIL",)).items():
-        reasons = [(reason, members[:12], max(0, len(members) - 12)) for reason, members in _group_by_reason(group)]
+        reasons = [(reason, members[:12], max(0, len(members) - 12)) for reason, members in _group_by_reason(doc, group)]
         deviations.append((clause, {"count": len(group), "reasons": reasons}))
     score = doc.get("conformance") if doc.get("conformance") and doc["conformance"]["percent"] is not None else None
     order = lambda rows: sorted(rows, key=lambda r: (r["percent"] is None, r["percent"] or 0, r["name"]))  # noqa: E731

@@ -161,12 +161,18 @@ def validate(doc: dict, version: int = SCHEMA_VERSION) -> None:
     problems = [] if shapes is not None and not check_schema(shapes, s, limit=1) else check_schema(doc, s)
     if not problems and isinstance(doc.get("cases"), list):
         seen: set = set()
+        exp = doc.get("expectations")
+        reasons = len(exp.get("reasons") or []) if isinstance(exp, dict) else 0
         for i, c in enumerate(doc["cases"]):
             if isinstance(c, dict) and isinstance(c.get("id"), str):
                 if c["id"] in seen:
                     problems.append(f"report.cases[{i}].id: {c['id'][:200]!r} is the id of an earlier case")
                     break
                 seen.add(c["id"])
+            if isinstance(c, dict) and isinstance(c.get("reason_ref"), int) and c["reason_ref"] >= reasons:
+                problems.append(f"report.cases[{i}].reason_ref: {c['reason_ref']} is no index of expectations.reasons "
+                                f"({reasons} reason(s))")
+                break
     if problems:
         name = os.path.basename(SCHEMA_PATHS[version])
         raise ReportError(f"report does not match reports/{name}:\n  " + "\n  ".join(problems))
@@ -182,9 +188,10 @@ def strict_json(text: str):
     return json.loads(text, parse_constant=_no_constant)
 
 
-def load(path: str) -> dict:
-    """A report.json (schema version 1 or 2), validated; ReportError naming the file and the
-    problem otherwise (unreadable, not UTF-8, not JSON, nested too deeply, not a report)."""
+def read(path: str):
+    """The JSON document at `path`, as every report tool reads one (NaN and Infinity refused);
+    ReportError naming the file and the problem (unreadable, not UTF-8, not JSON, nested too
+    deeply). Not yet checked to be a report: checked() does that."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -196,11 +203,16 @@ def load(path: str) -> dict:
         line = data.count(b"\n", 0, e.start) + 1
         raise ReportError(f"'{path}' is not UTF-8: byte 0x{data[e.start]:02X} at offset {e.start} (line {line})") from None
     try:
-        doc = strict_json(text)
+        return strict_json(text)
     except ValueError as e:
         raise ReportError(f"'{path}' is not JSON: {e}") from None
     except RecursionError:
         raise ReportError(f"'{path}' is nested too deeply to be a report") from None
+
+
+def checked(doc, path: str) -> dict:
+    """`doc` (read from `path`) when it is a report of a schema version this tool reads, valid
+    against that schema; ReportError naming the file and the problem otherwise."""
     if not isinstance(doc, dict) or doc.get("schema") != "tensor-cts/report":
         raise ReportError(f"'{path}' is not a tensor-cts report (no \"schema\": \"tensor-cts/report\")")
     version = doc.get("schema_version")
@@ -214,6 +226,12 @@ def load(path: str) -> dict:
     except RecursionError:
         raise ReportError(f"'{path}' is nested too deeply to be a report") from None
     return doc
+
+
+def load(path: str) -> dict:
+    """A report.json of a schema version this tool reads, validated (read, then checked);
+    ReportError naming the file and the problem otherwise."""
+    return checked(read(path), path)
 
 
 def verdict(doc: dict) -> str:

@@ -280,12 +280,9 @@ class ProcessCandidate : public Candidate {
   bool CheckThisFact() {
     const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
     const std::string test = info ? std::string(info->test_suite_name()) + "." + info->name() : "";
-    if (test != drawing_for_ || !drawing_) {
-      std::uint64_t h = 1469598103934665603ull;  // FNV-1a 64 of the name, mixed with the seed
-      for (unsigned char c : test) h = (h ^ c) * 1099511628211ull;
-      draw_.seed(h ^ seed_);
+    if (drawing_for_ != test) {
+      draw_.seed(wire::Fnv1a64(test) ^ seed_);  // the case's name, mixed with the seed
       drawing_for_ = test;
-      drawing_ = true;
     }
     return draw_() % kCheckOneFactIn == 0;
   }
@@ -294,8 +291,7 @@ class ProcessCandidate : public Candidate {
   std::vector<TesteeSession::Pin> pins_;  // the lent regions the call being made uses (Tensor)
   std::uint64_t seed_;                    // the run's
   std::mt19937_64 draw_;                  // which facts are checked (CheckThisFact)
-  std::string drawing_for_;               // the case draw_ was seeded for
-  bool drawing_ = false;
+  std::optional<std::string> drawing_for_;  // the case draw_ was seeded for (none yet)
   FactCounts facts_;
 };
 

@@ -647,10 +647,10 @@ Json ParseAnswer(const std::string& text, OkScalars* ok) {
   return root;
 }
 
-namespace {
-constexpr std::uint64_t kFnvOffset = 1469598103934665603ull;
-constexpr std::uint64_t kFnvPrime = 1099511628211ull;
-}  // namespace
+std::uint64_t Fnv1a64(std::string_view bytes, std::uint64_t h) {
+  for (unsigned char c : bytes) h = Fnv1a64Step(h, c);
+  return h;
+}
 
 void MessageCut::Reset() {
   const std::size_t keep = keep_;
@@ -664,7 +664,7 @@ void MessageCut::Invalid(const char* why) {
 
 void MessageCut::Byte(unsigned char c) {
   ++length_;
-  digest_ = (digest_ ^ c) * kFnvPrime;
+  digest_ = Fnv1a64Step(digest_, c);
 }
 
 void MessageCut::Raw(unsigned char c) {
@@ -711,7 +711,7 @@ void MessageCut::StartString() {
     role_ = Role::kMessage;  // the answer's error.message (the last one counts, as in Json::parse)
     cutting_ = cut_ = false;
     length_ = 0;
-    digest_ = kFnvOffset;
+    digest_ = kFnv1a64Offset;
   }
 }
 
@@ -868,12 +868,12 @@ void MessageCut::Feed(const char* p, std::size_t n, std::string* out) {
 
 std::string BoundMessage(std::string text, const MessageCut* cut) {
   std::size_t total = text.size();
-  std::uint64_t h = kFnvOffset;
+  std::uint64_t h = kFnv1a64Offset;
   if (cut != nullptr && cut->cut()) {
     total = cut->total();
     h = cut->digest();
   } else if (text.size() > kMaxErrorMessage) {
-    for (unsigned char c : text) h = (h ^ c) * kFnvPrime;
+    h = Fnv1a64(text);
   }
   if (text.size() <= kMaxErrorMessage && total == text.size()) return text;
   std::size_t at = std::min(kMaxErrorMessage, text.size());

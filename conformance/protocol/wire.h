@@ -291,6 +291,12 @@ class MessageCut {
   std::string invalid_;
 };
 
+// FNV-1a 64: the digest a cut message carries (MessageCut, BoundMessage), and what the suite
+// mixes with the run's seed to draw a case's fact checks. Fnv1a64Step adds one byte to `h`.
+inline constexpr std::uint64_t kFnv1a64Offset = 1469598103934665603ull;
+constexpr std::uint64_t Fnv1a64Step(std::uint64_t h, unsigned char c) { return (h ^ c) * 1099511628211ull; }
+std::uint64_t Fnv1a64(std::string_view bytes, std::uint64_t h = kFnv1a64Offset);
+
 // `text` (an error answer's message) as the suite keeps it; with the MessageCut of the line it
 // came from, when that cut it (`text` is then its head, and the length and digest are the cut's).
 std::string BoundMessage(std::string text, const MessageCut* cut = nullptr);

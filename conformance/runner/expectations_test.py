@@ -307,40 +307,74 @@ def reference_glob(pattern, text):
     return re.fullmatch(rx, text, re.S) is not None
 
 
+def valid_report(cases: list[dict], name: str = "cand") -> dict:
+    """A report.json document report.py accepts, of `cases` (each an id and an outcome at least)."""
+    sys.path.insert(1, os.path.join(os.getcwd(), "reports"))
+    import report as report_lib
+
+    full = [{"test": "T." + c["id"], "suite": "x", "spec_file": "spec/x.toml", "kind": "case", "clause": "x",
+             "basis": "doc", "statement": "s", "expected": "e", "observed": "o", "mismatches": [], "reason": "",
+             "message": "", "rerun": "r", "duration_ms": 1, **c} for c in cases]
+    return report_lib.build(
+        candidate={"name": name, "version": "1", "build": ""},
+        run={"command": "test", "suites": ["x"], "filter": "", "device": "cpu", "seed": "1", "jobs": 1,
+             "case_timeout_s": 1.0, "processes": 1, "isolated_processes": 0, "started": "now", "wall_s": 0.1,
+             "replay_file": None},
+        expectations={"file": "e.txt", "entries": 0, "stale": []}, features=[], cases=full, commit=None)
+
+
 class HostileReports(unittest.TestCase):
     """Issue 42: write_expectations.py --from-report refuses a report a stranger sent, naming
-    the field, and never ends in a traceback."""
+    the field, and never ends in a traceback. Issue 52: it reads and checks a report as report.py
+    does (one parse, the schema), so it refuses what the other tools refuse."""
 
     def test_hostile_reports_are_refused_naming_the_field(self):
+        import copy
         import write_expectations
-        good_case = {"id": "a.b", "outcome": "FAIL", "observed": "x", "expected": "y", "clause": "c"}
+        good = valid_report([{"id": "a.b", "outcome": "FAIL"}, {"id": "c", "outcome": "PASS"}])
+
+        def broken(path, value):
+            doc = copy.deepcopy(good)
+            *parents, last = path
+            node = doc
+            for k in parents:
+                node = node[k]
+            node[last] = value
+            return doc
+
         bad = {
-            "a list": ([1, 2], "the report must be a JSON object"),
-            "a string": ("report", "the report must be a JSON object"),
-            "null": (None, "the report must be a JSON object"),
-            "no cases": ({}, "cases must be a list"),
-            "cases an object": ({"cases": {"a": 1}}, "cases must be a list"),
-            "a case a number": ({"cases": [5]}, "cases[0] must be an object"),
-            "no id": ({"cases": [{"outcome": "FAIL"}]}, "cases[0].id must be a non-empty string"),
-            "id a list": ({"cases": [dict(good_case, id=["x"])]}, "cases[0].id must be"),
-            "bad outcome": ({"cases": [good_case, dict(good_case, id="c", outcome="WIN")]}, "cases[1].outcome must be one of"),
-            "observed a dict": ({"cases": [dict(good_case, observed={"a": 1})]}, "cases[0].observed must be a string"),
-            "checks a list": ({"cases": [dict(good_case, checks=[1])]}, "cases[0].checks must be an object"),
-            "mismatch a string": ({"cases": [dict(good_case, mismatches=["x"])]}, "cases[0].mismatches[0] must be"),
-            "run a list": ({"cases": [], "run": []}, "run must be an object"),
-            "candidate name a number": ({"cases": [], "candidate": {"name": 5}}, "candidate.name must be a string"),
-            "filter a dict": ({"cases": [], "run": {"filter": {}}}, "run.filter must be a string"),
-            "deep": ("[" * 100000 + "]" * 100000, "cannot read report"),
+            "a list": ([1, 2], "is not a tensor-cts report"),
+            "a string": ("report", "is not a tensor-cts report"),
+            "null": (None, "is not a tensor-cts report"),
+            "no schema (a document of its own)": ({"cases": []}, "is not a tensor-cts report"),
+            "another schema version": (broken(["schema_version"], 9), "has schema_version 9"),
+            "no cases": ({k: v for k, v in good.items() if k != "cases"}, "'cases' is a required property"),
+            "cases an object": (broken(["cases"], {"a": 1}), "report.cases:"),
+            "a case a number": (broken(["cases", 0], 5), "report.cases[0]:"),
+            "no id": (broken(["cases", 0], {k: v for k, v in good["cases"][0].items() if k != "id"}), "report.cases[0]:"),
+            "id a list": (broken(["cases", 0, "id"], ["x"]), "report.cases[0].id:"),
+            "bad outcome": (broken(["cases", 1, "outcome"], "WIN"), "report.cases[1].outcome:"),
+            "observed a dict": (broken(["cases", 0, "observed"], {"a": 1}), "report.cases[0].observed:"),
+            "checks a list": (broken(["cases", 0, "checks"], [1]), "report.cases[0].checks:"),
+            "mismatch a string": (broken(["cases", 0, "mismatches"], ["x"]), "report.cases[0].mismatches[0]:"),
+            "run a list": (broken(["run"], []), "report.run:"),
+            "candidate name a number": (broken(["candidate", "name"], 5), "report.candidate.name:"),
+            "filter a dict": (broken(["run", "filter"], {}), "report.run.filter:"),
+            "deep": ("[" * 100000 + "]" * 100000, "nested too deeply"),
             # Issue 52: what report.py refuses, this tool refused not (json.load reads NaN).
-            "NaN": ('{"cases": [], "run": {"wall_s": NaN}}', "cannot read report"),
-            "a report without its summary": ({"schema": "tensor-cts/report", "schema_version": 2, "cases": []},
-                                             "report.json"),
+            "NaN": (json.dumps(good).replace('"wall_s": 0.1', '"wall_s": NaN'), "is not JSON"),
+            "a report without its summary": ({k: v for k, v in good.items() if k != "summary"},
+                                             "'summary' is a required property"),
+            "a reason_ref past the reasons": (broken(["cases", 0, "reason_ref"], 0), "reason_ref: 0 is no index"),
         }
         with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "report.json")
+            with open(path, "w") as f:
+                json.dump(good, f)
+            self.assertEqual(write_expectations.read_report(path)["cases"], good["cases"])  # the base is good
             for what, (doc, message) in bad.items():
-                path = os.path.join(d, "report.json")
                 with open(path, "w") as f:
-                    f.write(doc if what in ("deep", "NaN") else json.dumps(doc))
+                    f.write(doc if isinstance(doc, str) and doc.startswith(("[", "{")) else json.dumps(doc))
                 err = io.StringIO()
                 with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
                     status = write_expectations.main([f"--from-report={path}", f"--write={os.path.join(d, 'e.txt')}",
@@ -440,15 +474,13 @@ class SharedBaselines(unittest.TestCase):
         import json
 
         def report(name, failing):
-            cases = [{"id": i, "outcome": "FAIL" if i in failing else "PASS", "spec_file": "spec/x.toml",
-                      "clause": "x", "spec_row": i.split(".")[0], "statement": "s", "expected": "e",
-                      "observed": "o", "mismatches": [{"check": "v", "expected": "e", "observed": "o",
-                                                        "kind": "values"}], "checks": {"values": "FAIL"}}
+            cases = [{"id": i, "outcome": "FAIL" if i in failing else "PASS", "spec_row": i.split(".")[0],
+                      "mismatches": [{"check": "v", "expected": "e", "observed": "o", "kind": "values"}],
+                      "checks": {"values": "FAIL"}}
                      for i in self.IDS]
             path = os.path.join(self.d, name + ".json")
             with open(path, "w") as f:
-                json.dump({"cases": cases, "candidate": {"name": name, "version": "1"}, "run": {"filter": ""},
-                           "expectations": {"stale": []}}, f)
+                json.dump(valid_report(cases, name), f)
             return path
 
         a, b = report("cpu", {"a.x", "a.y", "c.x"}), report("wasm", {"a.x", "a.y", "d.x"})
@@ -594,7 +626,7 @@ class Decide(unittest.TestCase):
     def test_a_listed_property_whose_draws_miss_the_deviation_passes_naming_its_entry(self):
         import expected
         entries = ex.parse("x.txt", "property.views.* FAIL views refused as ValueError\nview.t3x4.* FAIL same\n")
-        outcome, reason, note = expected.decide(entries, "property.views.share_storage", "PASS", property_case=True)
+        outcome, reason, note, _ = expected.decide(entries, "property.views.share_storage", "PASS", property_case=True)
         self.assertEqual((outcome, reason), ("PASS", ""))
         self.assertIn("x.txt:1 (property.views.* FAIL, reason: views refused as ValueError)", note)
         self.assertIn("this seed's draws did not reach it", note)

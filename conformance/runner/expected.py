@@ -10,10 +10,12 @@ as CRASH or TIMEOUT an XFAIL. Nothing else is expected.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import os
 import shlex
 import sys
 import tempfile
+from typing import NamedTuple
 
 import contract
 import expectations as expectations_file
@@ -24,17 +26,60 @@ from options import Options
 PROTOCOL_ERROR = "testee protocol:"  # how testee_session.cc begins every protocol error it reports
 
 
+# A reason longer than this is stored once in the report (expectations.reasons) and each case
+# shows its head and where the whole is: a reason may be a line of 4,096 characters (FORMAT.md),
+# and one matched by `*` was copied into every case of a run (45 MB of report.json). Every
+# reason the project's files give is shorter (the longest, 472 characters), so none is cut.
+MAX_REASON_CHARS = 500
+
+
+class Reasons:
+    """The long reasons of a run's entries, each stored once (report.json expectations.reasons),
+    in the order cases first met them."""
+
+    def __init__(self):
+        self.texts: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def shown(self, reason: str) -> tuple[str, int | None]:
+        """(the reason as a case shows it, the index of its whole text in `texts`, or None when it
+        is shown whole)."""
+        if len(reason) <= MAX_REASON_CHARS:
+            return reason, None
+        k = self._index.setdefault(reason, len(self.texts))
+        if k == len(self.texts):
+            self.texts.append(reason)
+        head = reason[:MAX_REASON_CHARS - 100].rstrip()
+        return f"{head} \u2026 [cut: {len(reason)} characters in all; whole in the report's expectations.reasons]", k
+
+
+class Decision(NamedTuple):
+    outcome: str
+    reason: str
+    note: str
+    reason_ref: int | None = None  # where a cut reason stands whole (Reasons.texts)
+
+
 def decide(entries, case_id: str, raw: str, unclassified: bool = False, path: str = "",
-           failed_checks: tuple = (), protocol_error: bool = False, property_case: bool = False) -> tuple[str, str, str]:
-    """(outcome, reason, note) of a case whose raw outcome is `raw` (PASS, FAIL, NOT_SUPPORTED,
-    CRASH, TIMEOUT) and whose failing checks are `failed_checks` (an entry FAIL(check,...) names
-    those it expects): the note, for an XPASS, says which entry to remove (`path`: the file's
-    name where the entry does not say). A FAIL that is a protocol error (`protocol_error`: the
-    testee broke the protocol inside the case) is never the listed deviation either. A property
-    (`property_case`) listed as deviating that passes is a PASS, noting its entry, not an XPASS:
-    whether its draws reach the listed deviation depends on the seed (torch2_fake's
-    property.views.share_storage passed under 2 of 12 seeds), and a verdict must not."""
+           failed_checks: tuple = (), protocol_error: bool = False, property_case: bool = False,
+           reasons: Reasons | None = None) -> Decision:
+    """(outcome, reason, note, reason_ref) of a case whose raw outcome is `raw` (PASS, FAIL,
+    NOT_SUPPORTED, CRASH, TIMEOUT) and whose failing checks are `failed_checks` (an entry
+    FAIL(check,...) names those it expects): the note, for an XPASS, says which entry to remove
+    (`path`: the file's name where the entry does not say). A FAIL that is a protocol error
+    (`protocol_error`: the testee broke the protocol inside the case) is never the listed
+    deviation either. A property (`property_case`) listed as deviating that passes is a PASS,
+    noting its entry, not an XPASS: whether its draws reach the listed deviation depends on the
+    seed (torch2_fake's property.views.share_storage passed under 2 of 12 seeds), and a verdict
+    must not. With `reasons`, an entry's reason longer than MAX_REASON_CHARS is shown cut, its
+    whole text stored there once (`reason_ref` its index)."""
     outcome, entry, reason = expectations_file.apply(entries, case_id, raw, failed_checks)
+    ref = None
+    if entry is not None and reasons is not None:
+        short, ref = reasons.shown(entry.reason)
+        if ref is not None:
+            reason = reason.replace(entry.reason, short)
+            entry = dataclasses.replace(entry, reason=short)
     if raw == "FAIL" and unclassified and outcome == "XFAIL":
         # A failure outside the case's checks (an exception, no verdict) is never the listed deviation.
         outcome, reason = "FAIL", f"listed as {entry.outcome_text} ({entry.reason}), but it failed outside its checks"
@@ -44,13 +89,13 @@ def decide(entries, case_id: str, raw: str, unclassified: bool = False, path: st
                                    f"protocol (a protocol error is never an expected deviation)")
     note = ""
     if outcome == "XPASS" and property_case:
-        return "PASS", "", (f"listed in {entry.path or path}:{entry.line} ({entry.pattern} {entry.outcome_text}, reason: "
-                            f"{entry.reason}); this seed's draws did not reach it (a property's listed deviation "
-                            f"is judged only where a draw reaches it).")
+        return Decision("PASS", "", (f"listed in {entry.path or path}:{entry.line} ({entry.pattern} {entry.outcome_text}, "
+                                     f"reason: {entry.reason}); this seed's draws did not reach it (a property's listed "
+                                     f"deviation is judged only where a draw reaches it)."), ref)
     if outcome == "XPASS":
         note = (f"listed in {entry.path or path}:{entry.line} ({entry.pattern} {entry.outcome_text}, reason: "
                 f"{entry.reason}) but the candidate now matches the spec; remove the entry.")
-    return outcome, reason, note
+    return Decision(outcome, reason, note, ref)
 
 
 def stale_entries(entries: list, cases: list[dict]) -> list[dict]:

@@ -117,6 +117,7 @@ class Results:
         self.isolated = 0  # processes that crashed, hung or asked for a fresh process after a fault (not clean_process)
         # Protocol version 3: requests answered from facts, and those the suite checked (end events).
         self.facts = {"used": 0, "checked": 0}
+        self.reasons = expected.Reasons()  # long reasons, stored once (report.json expectations.reasons)
 
     def wants_features(self) -> bool:
         return self.declared is None
@@ -210,8 +211,9 @@ class Results:
         failed_checks = expectations_file.failing_checks(checks)
         protocol = any(expected.PROTOCOL_ERROR in m.get("observed", "") or expected.PROTOCOL_ERROR in m.get("expected", "")
                        for m in mismatches) or expected.PROTOCOL_ERROR in str(e.get("message", ""))
-        outcome, reason, note = expected.decide(self.entries, c.id, raw, bool(e.get("unclassified")),
-                                                self.o.expectations, failed_checks, protocol, c.kind == "property")
+        outcome, reason, note, ref = expected.decide(self.entries, c.id, raw, bool(e.get("unclassified")),
+                                                     self.o.expectations, failed_checks, protocol, c.kind == "property",
+                                                     self.reasons)
         text = bound(e.get("message", "").strip())
         message = text
         if note:
@@ -223,6 +225,7 @@ class Results:
             "observed": mismatches[0]["observed"] if mismatches else ("as expected" if passed else ""),
             "mismatches": mismatches, "reason": reason, "message": message,
             "rerun": c.rerun, "duration_ms": e.get("ms"),
+            **({"reason_ref": ref} if ref is not None else {}),
         }
         if raw == "NOT_SUPPORTED":
             record["observed"] = f"NotSupported: {bound(e.get('not_supported', ''))}"
@@ -254,12 +257,13 @@ class Results:
 
     def isolated_record(self, suite: Suite, test: str, outcome: str, what: str, log: str) -> dict:
         c = self.listed[(suite.name, test)]
-        decided, reason, _ = expected.decide(self.entries, c.id, outcome)
+        decided, reason, _, ref = expected.decide(self.entries, c.id, outcome, reasons=self.reasons)
         record = {
             **self._common(suite, c, decided),
             "expected": c.statement, "observed": bound(f"{outcome}: {what}"), "mismatches": [], "reason": reason,
             "message": bound(log), "rerun": c.rerun,
             "duration_ms": None, "isolated": outcome,
+            **({"reason_ref": ref} if ref is not None else {}),
         }
         if c.kind == "property":
             record["seed"] = self.seed

@@ -398,6 +398,34 @@ class WritesExpectations(unittest.TestCase):
             self.assertEqual(final.returncode, 0, final.stdout[-3000:] + final.stderr)
 
 
+    def test_a_long_reason_is_stored_once(self):
+        """A reason of 4,000 characters matched by every case (issue 52: a `*` entry copied it into
+        every case, 45 MB of report.json) is stored whole once (expectations.reasons); each case
+        shows its head, its size and a reason_ref, and report.md shows it whole once per group."""
+        reason = "the library's rule, at length: " + "x" * 3969
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as d:
+            path = os.path.join(d, "long.txt")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(f"promote_types.int8.int16  FAIL  {reason}\n*  FAIL  {reason}\n")
+            p = self.faulty(d, {"promote_types.int8.int16": "wrong"}, f"--expectations={path}", "--no-stale-check")
+            self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr)  # every other case: XPASS
+            doc = report_lib.load(os.path.join(d, "out", "report.json"))
+            self.assertEqual(doc["expectations"]["reasons"], [reason])
+            cases = doc["cases"]
+            self.assertGreater(len(cases), 100)
+            self.assertEqual({c.get("reason_ref") for c in cases if c["outcome"] != "NOT_SUPPORTED"}, {0})
+            for c in cases:
+                if c["outcome"] in ("XFAIL", "XPASS"):
+                    self.assertLessEqual(len(c["reason"]), 600, c["id"])
+                    self.assertIn("4000 characters in all", c["reason"])
+                    self.assertNotIn(reason, c["message"])
+            self.assertEqual(next(c["outcome"] for c in cases if c["id"] == "promote_types.int8.int16"), "XFAIL")
+            # Before: every case carried the 4,000 characters twice (its reason, and its XPASS note).
+            self.assertLess(os.path.getsize(os.path.join(d, "out", "report.json")), 3000 * len(cases))
+            with open(os.path.join(d, "out", "report.md"), encoding="utf-8") as f:
+                self.assertEqual(f.read().count(reason), 1)
+
+
 class TraceAndRepro(unittest.TestCase):
     """--trace records a testee's exchange per case; repro.py replays a failing case's trace
     against the testee, without Bazel or a suite binary, and shows the failing answer again."""

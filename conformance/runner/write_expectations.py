@@ -683,24 +683,18 @@ def check_report(doc, path: str) -> dict:
 
 
 def read_report(path: str) -> dict:
-    """The report at `path`: JSON as report.py reads it (NaN and Infinity refused); one that says
-    it is a tensor-cts report (its "schema") validated as report.py validates it, so that this
-    tool refuses what the others refuse (a report with wall_s NaN, or no summary); and the
-    fields this tool reads checked in any case (check_report)."""
+    """The report at `path`, read and checked as report.py reads and checks one (NaN and
+    Infinity refused, the schema its "schema_version" names: a report without its summary, or
+    a document that is no tensor-cts report, is refused as the other tools refuse it), then the
+    fields this tool reads checked once more (check_report)."""
     sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                     "reports"))
     import report as report_lib
 
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = report_lib.strict_json(f.read())
-    except (OSError, ValueError, RecursionError) as e:
-        raise WriteError(f"cannot read report '{path}': {e}") from None
-    if isinstance(doc, dict) and "schema" in doc:
-        try:
-            doc = report_lib.load(path)
-        except report_lib.ReportError as e:
-            raise WriteError(str(e)) from None
+        doc = report_lib.load(path)
+    except report_lib.ReportError as e:
+        raise WriteError(str(e)) from None
     return check_report(doc, path)
 
 
