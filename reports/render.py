@@ -274,6 +274,8 @@ def markdown(doc: dict) -> str:
     out += roots_markdown(doc)
     deviations = by_clause(cases, ("XFAIL",))
     out += ["## Expected deviations, by clause", ""]
+    if report_lib.wording_only(cases):
+        out += [_md(report_lib.wording_text(cases)) + ".", ""]
     if not deviations:
         out += ["None.", ""]
     for clause, group in deviations.items():
@@ -581,7 +583,9 @@ def html(doc: dict) -> str:
         "score": score, "score_by": {k: order(score["by_" + k]) for k in ("spec_file", "feature", "clause")} if score
         else {}, "facts": facts(doc), "features": features, "feature_header": FEATURE_HEADER,
         "per_spec": per("spec_file"), "per_clause": per("clause"), "anchor": anchor, "matrices": matrices_,
-        "deviations": deviations, "unexpected": list(by_clause(cases, report_lib.UNEXPECTED).items()),
+        "deviations": deviations,
+        "wording": report_lib.wording_text(cases) if report_lib.wording_only(cases) else "",
+        "unexpected": list(by_clause(cases, report_lib.UNEXPECTED).items()),
         "calls": not_supported_calls(cases).most_common(), "stale": doc["expectations"]["stale"],
         "expectations_file": doc["expectations"]["file"],
         "coverage": coverage_context(doc),

@@ -675,6 +675,20 @@ def build(candidate: dict, run: dict, expectations: dict, features: list[dict], 
     return doc
 
 
+def wording_only(cases: list[dict]) -> int:
+    """The deviations (XFAIL, FAIL) in an error's wording alone: the message check failed and no
+    other (the error's kind is as the spec says)."""
+    return sum(1 for c in cases if c["outcome"] in ("XFAIL", "FAIL")
+               and sorted(k for k, v in (c.get("checks") or {}).items() if v == "FAIL") == ["message"])
+
+
+def wording_text(cases: list[dict]) -> str:
+    """The sentence the pages and the terminal show apart from the semantic deviations."""
+    n = wording_only(cases)
+    return (f"{n} of the deviations are in an error's wording alone: the error's kind is as the spec says, its "
+            f"message is the library's own (the check `message`)")
+
+
 def promotion_family(cases: list[dict]) -> dict | None:
     """The promotion family the candidate's promote_types, result_type and can_cast answers
     follow most closely (reports/families.py, the families under reports/families/)."""
@@ -732,6 +746,8 @@ def text_summary(doc: dict, limit: int = 30) -> str:
     reasons = collections.Counter(c["reason"] for c in cases if c["outcome"] == "XFAIL")
     if reasons:
         lines.append("\nexpected deviations (from the candidate's expectations file):")
+        if wording_only(cases):
+            lines.append(f"  ({wording_text(cases)})")
         lines += [f"  {n:>5}  {inert(reason)}" for reason, n in reasons.most_common()]
     if doc["expectations"].get("unreviewed"):
         lines.append(f"\n{doc['expectations']['unreviewed']} reason(s) in {inert(doc['expectations']['file'])} start "

@@ -151,6 +151,11 @@ std::string ExpectedText(const ExpectedError& e) {
   return std::string(ErrorKindName(e.kind)) + (*e.fragment ? std::string(" containing \"") + e.fragment + "\"" : "");
 }
 
+void ExpectMessage(Case& c, const std::string& call, bool matches, const std::string& wants, const Error& error) {
+  c.Checked(Check::kMessage);
+  if (!matches) c.Mismatch(Check::kMessage, call + " error message", wants, Describe(error));
+}
+
 std::optional<TensorMeta> Meta(Case& c, const TensorHandle& t, const std::string& what) {
   std::optional<TensorMeta> m = Get(c, calls::meta(CurrentCandidate(), t), "meta(" + what + ")");
   // A candidate with strides answers one per dimension of a strided tensor (PROTOCOL.md

@@ -53,6 +53,23 @@ def failing_checks(checks: dict | None) -> tuple[str, ...]:
 def outcome_text(outcome: str, checks: tuple[str, ...] = ()) -> str:
     """The outcome field as the file writes it: FAIL, or FAIL(check,check)."""
     return f"{outcome}({','.join(checks)})" if checks else outcome
+
+
+# The check of an error's wording (spec/interface.toml [[check]] message). An entry FAIL(message)
+# is a wording rule: it lists a library's own words for errors of the right kind once, for every
+# case it matches, whatever other entries say of those cases (FORMAT.md "Wording rules").
+MESSAGE = "message"
+
+
+def is_wording_rule(e) -> bool:
+    """Whether entry `e` is a wording rule: FAIL(message), naming that check alone."""
+    return e.outcome == "FAIL" and tuple(e.checks) == (MESSAGE,)
+
+
+def wording_only(raw: str, failed_checks) -> bool:
+    """Whether a case whose raw outcome is `raw` failed in its wording alone (the message check,
+    nothing else): what a wording rule decides by itself."""
+    return raw == "FAIL" and tuple(failed_checks or ()) == (MESSAGE,)
 FIELD_SEPARATORS = " \t"
 
 # Code points that may not appear anywhere in the file (FORMAT.md, "Characters"), with a name
@@ -528,19 +545,21 @@ class Index:
         """The positions of every entry whose glob matches `case_id`, in file order."""
         return [k for k in self._candidates(case_id) if self.entries[k]._matcher(case_id)]
 
-    def first(self, case_id: str) -> Entry | None:
+    def first(self, case_id: str, rule: bool = False) -> Entry | None:
         for k in self._candidates(case_id):
-            if self.entries[k]._matcher(case_id):
-                return self.entries[k]
+            e = self.entries[k]
+            if is_wording_rule(e) == rule and e._matcher(case_id):
+                return e
         return None
 
 
-def match(entries: list[Entry] | Index, case_id: str) -> Entry | None:
-    """The first entry whose glob matches `case_id` (earlier entries win)."""
+def match(entries: list[Entry] | Index, case_id: str, rule: bool = False) -> Entry | None:
+    """The first entry whose glob matches `case_id` (earlier entries win) among the entries
+    (`rule` False) or among the wording rules (`rule` True): the two never shadow each other."""
     if isinstance(entries, Index):
-        return entries.first(case_id)
+        return entries.first(case_id, rule)
     for e in entries:
-        if e.matches(case_id):
+        if is_wording_rule(e) == rule and e.matches(case_id):
             return e
     return None
 
@@ -562,15 +581,28 @@ def apply(entries: list[Entry] | Index, case_id: str, raw: str,
     An entry FAIL(check,...) names the checks it expects to fail: a FAIL one of whose failing
     checks (`failed_checks`, from the case's record) it does not name is a FAIL, saying which.
 
+    A wording rule (FAIL(message)) decides the message check alone, before the entries and
+    whatever their order: a FAIL that failed in its wording and nothing else is an XFAIL by the
+    first rule matching it; one that failed in other checks too is decided by the entries on
+    those. A rule never makes a case XPASS (a library's words are a rule for every case it
+    matches, not a list of cases).
+
     `note` is the entry's reason, or for a mismatch between list and observation, what the
     entry said and what happened instead."""
+    failed = set(failed_checks or ())
+    if raw == "FAIL" and MESSAGE in failed:
+        rule = match(entries, case_id, rule=True)
+        if rule is not None:
+            if failed == {MESSAGE}:
+                return "XFAIL", rule, rule.reason
+            failed.discard(MESSAGE)
     entry = match(entries, case_id)
     if entry is None:
         return raw, None, ""
     if raw == "PASS":
         return "XPASS", entry, entry.reason
     if raw == entry.outcome:
-        unlisted = sorted(set(failed_checks or ()) - set(entry.checks)) if entry.checks else []
+        unlisted = sorted(failed - set(entry.checks)) if entry.checks else []
         if unlisted:
             return raw, entry, (f"listed as {entry.outcome_text} ({entry.reason}), but check "
                                 f"{', '.join(unlisted)} fails too")

@@ -269,6 +269,57 @@ class Writer(unittest.TestCase):
             covered = {i for i in ("q.1", "q.2", "q.3") if any(ex.glob_match(g, i) for g in got)}
             self.assertEqual(covered, {"q.1", "q.3"}, text)
 
+    def test_a_wording_rule_decides_the_message_check_alone(self):
+        """Issue 48 item 4: FAIL(message) lists a library's wording once; it and the entries never
+        shadow each other, and it never makes a case XPASS."""
+        rule = ex.Entry.make("*", "FAIL", "the library's words", 1, checks=("message",))
+        kind = ex.Entry.make("a.*", "FAIL", "a dtype rule", 2, checks=("dtype",))
+        plain = ex.Entry.make("p.*", "FAIL", "any way", 3)
+        for order in ([rule, kind, plain], [kind, plain, rule]):
+            idx = ex.Index(order)
+            for entries_ in (order, idx):
+                self.assertEqual(ex.apply(entries_, "a.b", "FAIL", ("message",))[:2], ("XFAIL", rule))
+                self.assertEqual(ex.apply(entries_, "a.b", "FAIL", ("dtype", "message"))[:2], ("XFAIL", kind))
+                self.assertEqual(ex.apply(entries_, "a.b", "FAIL", ("dtype",))[:2], ("XFAIL", kind))
+                self.assertEqual(ex.apply(entries_, "a.b", "FAIL", ("error",))[0], "FAIL")  # not a wording
+                self.assertEqual(ex.apply(entries_, "b.c", "FAIL", ("message", "values"))[0], "FAIL")
+                self.assertEqual(ex.apply(entries_, "b.c", "PASS")[0], "PASS")  # a rule: no XPASS
+                self.assertEqual(ex.apply(entries_, "a.b", "PASS")[:2], ("XPASS", kind))
+                self.assertEqual(ex.apply(entries_, "p.q", "FAIL", ("message",))[:2], ("XFAIL", rule))
+                self.assertEqual(ex.apply(entries_, "p.q", "CRASH")[0], "CRASH")
+        self.assertEqual(ex.apply([kind], "a.b", "FAIL", ("dtype", "message"))[0], "FAIL")  # no rule: as before
+
+    def test_entries_a_wording_rule_makes_unnecessary_are_stale_and_dropped(self):
+        import expected
+        import write_expectations as wx
+
+        def c(i, outcome, checks):
+            return {"id": i, "outcome": outcome, "kind": "case", "spec_file": "spec/x.toml", "clause": "001#x",
+                    "spec_row": "x", "observed": "o", "expected": "e", "statement": "s", "checks": checks,
+                    "reason": "", "mismatches": []}
+        worded = {"error": "PASS", "message": "FAIL"}
+        cases = [c("w.1", "XFAIL", worded), c("w.2", "XFAIL", worded),          # wording alone
+                 c("m.1", "XFAIL", {"message": "FAIL", "dtype": "FAIL"}),       # wording and a dtype
+                 c("k.1", "XFAIL", {"error": "FAIL"}), c("ok.1", "PASS", {"error": "PASS"})]
+        text = ("w.*  FAIL  worded case by case\nm.1  FAIL(dtype)  its dtype\nk.1  FAIL  a kind\n"
+                "FAIL(message): the library's words\n    *\nFAIL(message): never met\n    ok.*\n")
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "top.txt")
+            with open(path, "w") as f:
+                f.write(text)
+            stale = expected.stale_entries(ex.load(path), cases)
+            self.assertEqual([(s["pattern"], s["reason"]) for s in stale],
+                             [("w.*", "worded case by case"), ("ok.*", "never met")])
+            wx.run(cases, {"name": "x"}, [x["id"] for x in cases], update_path=path)
+            with open(path, encoding="utf-8") as f:
+                now = f.read()
+            kept = [(e.pattern, e.outcome_text, e.reason) for e in ex.load(path)]
+            self.assertEqual(kept, [("m.1", "FAIL(dtype)", "its dtype"), ("k.1", "FAIL", "a kind"),
+                                    ("*", "FAIL(message)", "the library's words")], now)
+            for x in cases:
+                got = ex.apply(ex.load(path), x["id"], wx.raw_outcome(x), wx.failed_checks(x))[0]
+                self.assertEqual(got, x["outcome"], x["id"])
+
     def test_entries_name_their_checks_and_never_fold_two_observations(self):
         import write_expectations as wx
         def c(i, checks, observed="o"):

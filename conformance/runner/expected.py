@@ -100,7 +100,8 @@ def decide(entries, case_id: str, raw: str, unclassified: bool = False, path: st
 
 def stale_entries(entries: list, cases: list[dict]) -> list[dict]:
     """The expectations entries this run shows to be out of date: those that match no case, and
-    those that match only NOT_SUPPORTED cases (the candidate's declaration decides those, so the
+    those that match only NOT_SUPPORTED cases, or only cases a wording rule decides alone; a
+    wording rule that is the first to match no case whose wording failed (the candidate's declaration decides those, so the
     entry lists nothing: 'not_supported' counts them). Only meaningful when every case of the
     suites ran. A property NOT_SUPPORTED for a feature is left out of the second kind: whether a
     draw reaches the unsupported call before a deviation depends on the seed (xtensor lists such
@@ -112,10 +113,20 @@ def stale_entries(entries: list, cases: list[dict]) -> list[dict]:
     ran: set[int] = set()  # the entries that list a case that ran: not stale
     not_supported: collections.Counter = collections.Counter()
     for c in cases:
-        for k in index.matching(c["id"]):
-            if decided(c):
+        raw, failed = write_expectations.raw_outcome(c), write_expectations.failed_checks(c)
+        matching = index.matching(c["id"])
+        rules = [k for k in matching if expectations_file.is_wording_rule(index.entries[k])]
+        # A wording rule lists a case whose wording failed; a case that failed in its wording alone
+        # is the rule's, and an entry matching it lists nothing of it (issue 48: the entries that
+        # listed wording case by case are stale once a rule says it once).
+        alone = bool(rules) and expectations_file.wording_only(raw, failed)
+        for k in matching:
+            if expectations_file.is_wording_rule(index.entries[k]):
+                if raw == "FAIL" and expectations_file.MESSAGE in failed and k == rules[0]:
+                    ran.add(k)
+            elif decided(c):
                 not_supported[k] += 1
-            else:
+            elif not alone:
                 ran.add(k)
     stale = []
     for k, e in enumerate(index.entries):

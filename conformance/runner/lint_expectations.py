@@ -31,16 +31,17 @@ def lint(ids: list[str], path: str, reviewed: bool = False) -> list[str]:
     except expectations.ExpectationsError as e:
         return [str(e)]
     problems = []
-    first: dict[str, expectations.Entry] = {}
+    first: dict[tuple, expectations.Entry] = {}
     unreviewed = 0
     index = expectations.Index(entries)
     counts = collections.Counter(k for i in ids for k in index.matching(i))
     for k, e in enumerate(entries):
-        if e.pattern in first:
-            problems.append(f"{e.where}: '{e.pattern}' repeats the entry at {first[e.pattern].where} "
+        key = (e.pattern, expectations.is_wording_rule(e))  # a wording rule never shadows an entry
+        if key in first:
+            problems.append(f"{e.where}: '{e.pattern}' repeats the entry at {first[key].where} "
                             f"(the first matching entry decides: this one never applies)")
             continue
-        first[e.pattern] = e
+        first[key] = e
         if e.unreviewed:
             unreviewed += 1
             if reviewed:

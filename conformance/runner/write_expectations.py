@@ -336,13 +336,22 @@ def case_roots(doc: dict) -> dict:
     return per_case
 
 
-def deciders(entries: list, universe: Universe) -> dict[str, int]:
-    """Case id -> the index of the entry that decides it (the first matching one)."""
+def deciders(entries: list, universe: Universe, rules: bool = False) -> dict[str, int]:
+    """Case id -> the index of the entry that decides it (the first matching one), among the
+    entries, or with `rules` among the wording rules (FAIL(message): FORMAT.md)."""
     decider: dict[str, int] = {}
     for k in range(len(entries) - 1, -1, -1):
+        if ex.is_wording_rule(entries[k]) != rules:
+            continue
         for i in universe.matches(entries[k].pattern, None):
             decider[i] = k
     return decider
+
+
+def rule_alone(case: dict, rule_decider: dict) -> bool:
+    """Whether a wording rule decides `case` by itself: it failed in its wording alone and a rule
+    matches it."""
+    return case["id"] in rule_decider and ex.wording_only(raw_outcome(case), failed_checks(case))
 
 
 def _decided(entries: list, cases: list[dict], universe: Universe) -> dict:
@@ -362,20 +371,33 @@ def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tupl
     lines = text.split("\n")
     own = os.path.realpath(path)
     decided = _decided(entries, cases, universe)
+    rule_decider = deciders(entries, universe, rules=True)
+    worded = collections.Counter(rule_decider[c["id"]] for c in cases if c["id"] in rule_decider
+                                 and raw_outcome(c) == "FAIL" and ex.MESSAGE in failed_checks(c))
     replace: dict[int, list[str]] = {}  # 0-based line -> new lines (one-line entries)
     tokens: dict[int, dict[int, list[str]]] = collections.defaultdict(dict)  # block lines: col -> new globs
     notes = []
     for k, e in enumerate(entries):
-        mine = decided.get(k, [])
-        # A case NOT_SUPPORTED in this run (an undeclared feature or dtype, a property whose
-        # draws missed what it needs) says nothing of the deviation: its entry stays for it, so
-        # that the next run, where it is reached, is still expected (issue 48).
-        keep = [c for c in mine if raw_outcome(c) in (e.outcome, "NOT_SUPPORTED")]
-        bad = [c for c in mine if raw_outcome(c) not in (e.outcome, "NOT_SUPPORTED")]
-        if not bad and keep:
-            continue
-        what = ("stale (no case of the run)" if not mine else
-                f"{len(bad)} case(s) no longer {e.outcome} ({dict(collections.Counter(raw_outcome(c) for c in bad))})")
+        if ex.is_wording_rule(e):
+            # A wording rule is kept whole while a case's wording fails under it; never narrowed.
+            if worded[k]:
+                continue
+            mine, keep, bad = [], [], []
+            what = "stale (no case's wording fails under it)"
+        else:
+            mine = decided.get(k, [])
+            # A case NOT_SUPPORTED in this run (an undeclared feature or dtype, a property whose
+            # draws missed what it needs) says nothing of the deviation: its entry stays for it, so
+            # that the next run, where it is reached, is still expected (issue 48). A case a
+            # wording rule decides alone is the rule's.
+            keep = [c for c in mine if raw_outcome(c) in (e.outcome, "NOT_SUPPORTED") and not rule_alone(c, rule_decider)]
+            bad = [c for c in mine if c not in keep]
+            if not bad and keep:
+                continue
+            what = ("stale (no case of the run)" if not mine else
+                    f"{len(bad)} case(s) no longer {e.outcome} ({dict(collections.Counter(raw_outcome(c) for c in bad))})"
+                    if any(not rule_alone(c, rule_decider) for c in bad) else
+                    f"{len(bad)} case(s) a wording rule decides")
         if os.path.realpath(e.path) != own:
             notes.append(f"{e.where}: '{e.pattern}' {what}: in an included file, not rewritten; edit it by hand")
             continue
@@ -405,7 +427,8 @@ def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tupl
     text = _drop_empty_blocks(path, text)
     kept = ex.parse(path, text)
     listed = set(deciders(kept, universe))
-    new = [c for c in cases if raw_outcome(c) in DEVIATIONS and c["id"] not in listed]
+    kept_rules = deciders(kept, universe, rules=True)
+    new = [c for c in cases if raw_outcome(c) in DEVIATIONS and c["id"] not in listed and not rule_alone(c, kept_rules)]
     if new:
         text = text.rstrip("\n") + "\n\n# " + stamp + "\n" + "\n".join(new_blocks(new, universe)[1:]) + "\n"
         notes.append(f"{len(new)} new deviation(s) added")
@@ -491,12 +514,13 @@ def _insert_at(text: str, path: str, first: tuple) -> int:
 
 
 def decisions(entries: list, ids) -> dict:
-    """Case id -> (outcome, checks, reason) of the entry that decides it (None: no entry)."""
+    """Case id -> (outcome, checks, reason) of the entry that decides it (None: no entry), and
+    of the wording rule that decides its wording."""
     index = ex.Index(entries)
     out = {}
     for i in ids:
-        e = index.first(i)
-        out[i] = (e.outcome, e.checks, e.reason) if e else None
+        e, r = index.first(i), index.first(i, rule=True)
+        out[i] = ((e.outcome, e.checks, e.reason) if e else None, (r.outcome, r.checks, r.reason) if r else None)
     return out
 
 
@@ -583,14 +607,13 @@ def check(path: str, text: str, cases: list[dict], universe: Universe) -> None:
     case as it was (a bug here would be a silent wrong list); the cases an included file's
     entry decides are that file's (reported, never rewritten)."""
     entries = ex.parse(path, text)
-    decider = deciders(entries, universe)
+    index = ex.Index(entries)
     own = os.path.realpath(path)
     for c in cases:
         raw = raw_outcome(c)
-        k = decider.get(c["id"])
-        if k is not None and os.path.realpath(entries[k].path) != own:
+        got, k, _ = ex.apply(index, c["id"], raw, failed_checks(c))
+        if k is not None and os.path.realpath(k.path) != own:
             continue
-        got = ex.apply([entries[k]] if k is not None else [], c["id"], raw, failed_checks(c))[0]
         want = "XFAIL" if raw in DEVIATIONS else raw
         if got != want and not (raw in DEVIATIONS and c.get("reason", "").endswith(NEVER_LISTED)):
             raise WriteError(f"internal error: the written file makes {c['id']} ({raw}) {got}, not {want}")
