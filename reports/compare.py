@@ -177,12 +177,14 @@ def top_deviations(cases: list[dict], n: int = 3) -> list[tuple[str, int, bool]]
     that neither passed nor was NOT_SUPPORTED. Expected ones (XFAIL) are grouped by the reason
     their expectations entry gives; unexpected ones (FAIL, XPASS, CRASH, TIMEOUT) by outcome
     and clause ("FAIL in 002#type-promotion"). Unexpected groups come first (they decide the
-    verdict), then the groups covering the most cases, ties in the order of their text."""
+    verdict), then the groups covering the most cases, ties in the order of their text. An
+    expected deviation in an error's wording alone (the check `message`) is not among them: the
+    page counts those apart (wording_count)."""
     groups: collections.Counter = collections.Counter()
     for c in cases:
         if c["outcome"] in UNEXPECTED:
             groups[(0, f"{c['outcome']} in {c['clause']}")] += 1
-        elif c["outcome"] == "XFAIL":
+        elif c["outcome"] == "XFAIL" and not report_lib.is_wording_only(c):
             groups[(1, c["reason"] or "(no reason given)")] += 1
     ranked = sorted(groups.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))
     return [(what, count, rank == 0) for (rank, what), count in ranked[:n]]
@@ -193,7 +195,8 @@ def unexpected_count(doc: dict) -> int:
 
 
 TOP_NOTE = ("Top deviations: the expectations reasons covering the most cases; unexpected outcomes (by outcome and "
-            "clause) first.")
+            "clause) first; an error of the right kind in the library's own words (the check `message`) is counted "
+            "apart, as 'wording alone'.")
 FEATURES_NOTE = ("A required feature answered NotSupported makes the verdict CONFORMS PARTIALLY at best; an optional one "
                  "costs nothing (levels: spec/features.toml).")
 COUNT_ORDER = ("PASS", "XFAIL", *UNEXPECTED, "NOT_SUPPORTED")
@@ -207,7 +210,9 @@ def summary_markdown(columns: list[Column]) -> str:
     rows = []
     for c in columns:
         s = c.doc["summary"]
-        top = pages.MdRaw("<br>".join(_md(f"{what} ({n})") for what, n, _ in top_deviations(c.cases)) or "—")
+        worded = report_lib.wording_only(c.cases)
+        top = pages.MdRaw("<br>".join([_md(f"{what} ({n})") for what, n, _ in top_deviations(c.cases)]
+                                      + ([f"wording alone ({worded})"] if worded else [])) or "—")
         rows.append([c.title(), headline_of(c.doc), s["total"], s["outcomes"]["PASS"], s["outcomes"]["XFAIL"],
                      unexpected_count(c.doc), s["outcomes"]["NOT_SUPPORTED"], top])
     return "\n".join(pages.md_table(SUMMARY_HEADER, rows)) + "\n"
@@ -408,7 +413,7 @@ def _summary_rows(columns: list[Column]) -> list[dict]:
         rows.append({"tooltip": c.tooltip(), "href": c.href, "title": c.title(), "headline": headline_of(c.doc),
                      "headline_class": report_lib.headline_class(c.doc),
                      "total": c.doc["summary"]["total"], "counts": [(n, COLORS[o]) for o, n in counts],
-                     "top": top_deviations(c.cases)})
+                     "top": top_deviations(c.cases), "wording": report_lib.wording_only(c.cases)})
     return rows
 
 

@@ -206,6 +206,20 @@ class Compare(unittest.TestCase):
         self.assertLess(self.md.index("## Scores"), self.md.index("## Summary"))
         self.assertIn("| good 1 | CONFORMS | PyTorch (9 of 9) | 100.0 % (10 of 10) |", self.md)
 
+    def test_an_error_in_the_library_s_own_words_is_counted_apart(self):
+        """Issue 48 item 4: an XFAIL whose only failing check is `message` (the right error, the
+        library's words) is not a top deviation; the summary counts it as 'wording alone'."""
+        import copy
+        cases = copy.deepcopy(self.docs["partial"]["cases"])
+        worded = [c for c in cases if c["outcome"] == "XFAIL" and c["reason"] == "known"]
+        for c in worded:
+            c["checks"] = {"error": "PASS", "message": "FAIL"}
+        self.assertEqual(compare.top_deviations(cases), [("rule A", 2, False), ("a rare rule", 1, False), ("rule B", 1, False)])
+        self.assertEqual(compare.report_lib.wording_only(cases), len(worded))
+        doc = dict(self.docs["partial"], cases=cases)
+        column = compare.Column(label="partial", path="p.json", doc=doc)
+        self.assertIn(f"wording alone ({len(worded)})", compare.summary_markdown([column]))
+
     def test_summary_counts_and_top_deviations(self):
         # Unexpected groups first, then the most cases, ties by their text; three at most.
         self.assertEqual(compare.top_deviations(self.docs["partial"]["cases"]),
