@@ -178,7 +178,7 @@ def top_deviations(cases: list[dict], n: int = 3) -> list[tuple[str, int, bool]]
     their expectations entry gives; unexpected ones (FAIL, XPASS, CRASH, TIMEOUT) by outcome
     and clause ("FAIL in 002#type-promotion"). Unexpected groups come first (they decide the
     verdict), then the groups covering the most cases, ties in the order of their text. An
-    expected deviation in an error's wording alone (the check `message`) is not among them: the
+    expected deviation in an error's wording alone (the check 'message') is not among them: the
     page counts those apart (wording_count)."""
     groups: collections.Counter = collections.Counter()
     for c in cases:
@@ -195,7 +195,7 @@ def unexpected_count(doc: dict) -> int:
 
 
 TOP_NOTE = ("Top deviations: the expectations reasons covering the most cases; unexpected outcomes (by outcome and "
-            "clause) first; an error of the right kind in the library's own words (the check `message`) is counted "
+            "clause) first; an error of the right kind in the library's own words (the check 'message') is counted "
             "apart, as 'wording alone'.")
 FEATURES_NOTE = ("A required feature answered NotSupported makes the verdict CONFORMS PARTIALLY at best; an optional one "
                  "costs nothing (levels: spec/features.toml).")

@@ -691,7 +691,7 @@ def wording_text(cases: list[dict]) -> str:
     """The sentence the pages and the terminal show apart from the semantic deviations."""
     n = wording_only(cases)
     return (f"{n} of the deviations are in an error's wording alone: the error's kind is as the spec says, its "
-            f"message is the library's own (the check `message`)")
+            f"message is the library's own (the check 'message')")
 
 
 def promotion_family(cases: list[dict]) -> dict | None:
