@@ -286,6 +286,11 @@ class Candidate {
     std::int64_t used = 0, checked = 0;
   };
   virtual FactCounts fact_counts() const { return {}; }
+  // How many protocol errors the candidate's testee made so far (a malformed answer, an answer
+  // out of step, a fact that contradicts the answer): the stream marks each case in which this
+  // grew (stream.schema.json end.protocol_error), so the runner never reads it from a message.
+  // Zero for an in-process candidate.
+  virtual std::int64_t protocol_errors() const { return 0; }
 
   // The operations, one virtual each, answering NotSupported unless the adapter overrides it:
   // their arguments, results and meaning are spec/interface.toml's [[op]] rows (generated:

@@ -111,6 +111,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
   void OnTestStart(const ::testing::TestInfo& info) override {
     TakeCaseRecord();  // nothing of an earlier test carries over
     facts_at_start_ = CurrentCandidate().fact_counts();
+    protocol_errors_at_start_ = CurrentCandidate().protocol_errors();
     Write({{"event", "start"}, {"test", FullName(info)}});
   }
   void OnTestEnd(const ::testing::TestInfo& info) override {
@@ -150,6 +151,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
                 {"dtype", record->dtype},
                 {"features", record->features},
                 {"unclassified", unclassified},
+                {"protocol_error", CurrentCandidate().protocol_errors() > protocol_errors_at_start_},
                 {"mismatches", mismatches},
                 {"skipped_checks", record->skipped_checks},
                 {"checks", checks},
@@ -198,6 +200,7 @@ class StreamListener : public ::testing::EmptyTestEventListener {
   std::FILE* f_;
   std::vector<std::string> chosen_;
   Candidate::FactCounts facts_at_start_;
+  std::int64_t protocol_errors_at_start_ = 0;
   bool announce_features_;
 };
 

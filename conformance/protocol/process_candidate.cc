@@ -53,6 +53,7 @@ class ProcessCandidate : public Candidate {
   bool died_in_handshake() const { return session_.died_in_handshake(); }
   Placement placement() const override { return session_.placement(); }
   FactCounts fact_counts() const override { return facts_; }
+  std::int64_t protocol_errors() const override { return session_.protocol_errors(); }
 
   std::string name() const override { return session_.name(); }
   std::string version() const override { return session_.version(); }
@@ -255,12 +256,11 @@ class ProcessCandidate : public Candidate {
         if (r.ok() && r.value() == kept) return T(decode(kept));
         // A protocol error (the testee out of step, a malformed answer) is said as it is.
         if (!r.ok() && r.error().kind == ErrorKind::kInternal) return r.error();
-        return Error{ErrorKind::kInternal,
-                     session_.Where(op) + "the fact sent with tensor " + std::to_string(box->handle()) + " (" +
-                         kept.dump().substr(0, 300) + ") contradicts the answer to the request itself (" +
-                         (r.ok() ? r.value().dump() : ErrorKindName(r.error().kind) + (": " + r.error().message))
-                             .substr(0, 300) +
-                         ")"};
+        return session_.Fault(session_.Where(op) + "the fact sent with tensor " + std::to_string(box->handle()) + " (" +
+                              kept.dump().substr(0, 300) + ") contradicts the answer to the request itself (" +
+                              (r.ok() ? r.value().dump() : ErrorKindName(r.error().kind) + (": " + r.error().message))
+                                  .substr(0, 300) +
+                              ")");
       }
       session_.Served(op, std::move(args), *fact);
       try {

@@ -212,8 +212,8 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args, wire::OkSc
     ~InCall() { flag = false; }
   } in_call(in_call_);
   if (!broken_.empty()) {
-    return Error{ErrorKind::kInternal, "testee protocol: '" + std::string(op) + "' not asked: the testee is out of step since " +
-                                           broken_ + " (a fresh testee takes the next case)"};
+    return Fault("testee protocol: '" + std::string(op) + "' not asked: the testee is out of step since " + broken_ +
+                 " (a fresh testee takes the next case)");
   }
   const std::int64_t id = next_id_++;
   args["id"] = id;  // small: the same in every version
@@ -246,8 +246,8 @@ Result<nlohmann::json> TesteeSession::Call(const char* op, Json args, wire::OkSc
   }
   // nlohmann's parser, copies and dump recurse: a deep answer is refused before any of them.
   if (wire::NestingDepth(answer) > kMaxAnswerDepth) {
-    return Error{ErrorKind::kInternal, Where(op) + "the answer nests lists and objects deeper than " +
-                                           std::to_string(kMaxAnswerDepth) + " levels"};
+    return Fault(Where(op) + "the answer nests lists and objects deeper than " + std::to_string(kMaxAnswerDepth) +
+                 " levels");
   }
   if (!pipe_.cut().invalid().empty()) {  // the error message's dropped bytes: no JSON string (wire::MessageCut)
     return Broken("testee protocol: the answer to '" + std::string(op) + "' (request " + std::to_string(id) +
@@ -287,6 +287,11 @@ Error TesteeSession::Broken(const std::string& message) {
     broken_ = message;
     RequestFreshProcess(message);
   }
+  return Fault(message);
+}
+
+Error TesteeSession::Fault(const std::string& message) {
+  ++protocol_errors_;
   return Error{ErrorKind::kInternal, message};
 }
 

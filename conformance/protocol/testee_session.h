@@ -103,6 +103,11 @@ class TesteeSession {
   // A protocol error in an answer (`message` names the request and the field): the testee is
   // out of step from now on, as above. Returns the error for the call to answer.
   Error Broken(const std::string& message);
+  // A protocol error that leaves the testee in step (an answer nested too deeply, a fact that
+  // contradicts the answer), or a call refused because of an earlier one: counted, returned.
+  Error Fault(const std::string& message);
+  // The protocol errors so far (Broken and Fault): Candidate::protocol_errors.
+  std::int64_t protocol_errors() const { return protocol_errors_; }
   // "testee protocol: the answer to 'op' (request N): ", for errors in decoding an answer.
   std::string Where(const std::string& op) const;
 
@@ -158,6 +163,7 @@ class TesteeSession {
   double waited_s_ = 0;
   std::map<std::int64_t, Json> facts_;  // handle -> {op: its answer} (version 3)
   std::int64_t served_ = 0;             // requests answered from facts
+  std::int64_t protocol_errors_ = 0;    // Broken and Fault
 };
 
 }  // namespace tcts

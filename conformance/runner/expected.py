@@ -23,9 +23,6 @@ import write_expectations
 from options import Options
 
 
-PROTOCOL_ERROR = "testee protocol:"  # how testee_session.cc begins every protocol error it reports
-
-
 # A reason longer than this is stored once in the report (expectations.reasons) and each case
 # shows its head and where the whole is: a reason may be a line of 4,096 characters (FORMAT.md),
 # and one matched by `*` was copied into every case of a run (45 MB of report.json). Every

@@ -6,7 +6,8 @@ event in Fake.case1. FAKE_FAIL=2,4 makes Fake.case2 and Fake.case4 FAIL (a value
 FAKE_MODE=hostile streams what a hostile testee can make a suite stream (issue 42): a candidate
 name with HTML, Markdown links and terminal controls, Fake.case0 and Fake.case1 FAIL with 5 MB
 messages that differ only at their ends, hundreds of long mismatches, skipped checks and
-features; Fake.case2 FAILs with a protocol error (testee_session.cc's "testee protocol:").
+features; Fake.case2 FAILs with a protocol error (the end event's protocol_error, its message
+reworded), and Fake.case0's mismatches quote a protocol error's words without being one.
 FAKE_MODE=clean / fresh ends the process after Fake.case1 with exit status clean_process (88) /
 fresh_process (87), as a suite binary does after a case asked for a new process."""
 import json
@@ -48,11 +49,14 @@ with open(args["tcts_stream"], "a", encoding="utf-8") as f:
         if mode == "hostile" and t in ("Fake.case0", "Fake.case1", "Fake.case2"):
             long = [{"check": "values" + ATTACK, "kind": "values", "expected": ATTACK + "E" * 20_000,
                      "observed": ATTACK + "O" * 20_000} for _ in range(300)]
-            if t == "Fake.case2":
+            if t == "Fake.case2":  # a protocol error, reworded: the flag decides, not the words
                 long = [{"check": "dtype", "kind": "dtype", "expected": "int8",
-                         "observed": "Error(Internal): testee protocol: the answer to 'dtype_info' (request 3): "
+                         "observed": "Error(Internal): the testee broke the protocol answering 'dtype_info' (request 3): "
                                      "field 'itemsize': expected an integer, got 1e400"}]
+            if t == "Fake.case0":  # a library's message that quotes the words: no protocol error
+                long[0] = dict(long[0], observed="Error(Internal): testee protocol: the library's own words")
             write({"event": "end", "test": t, "outcome": "FAIL", "ms": 1, "checks": {"values": "FAIL"},
+                   "protocol_error": t == "Fake.case2",  # what the suite binary says (stream.schema.json)
                    "mismatches": long, "features": [ATTACK + str(k) for k in range(1000)],
                    "skipped_checks": [ATTACK * 100] * 1000,
                    "message": ATTACK + "M" * 5_000_000 + ("tail A" if t == "Fake.case0" else "tail B")})
