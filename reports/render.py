@@ -528,11 +528,9 @@ def family_context(doc: dict) -> dict | None:
 def _group_by_reason(doc: dict, group: list[dict]):
     """(reason, its cases), most cases first: a reason cut in each case (reason_ref) shown once,
     whole (expectations.reasons)."""
-    whole = doc["expectations"].get("reasons") or []
     by = collections.defaultdict(list)
     for c in group:
-        ref = c.get("reason_ref")
-        by[whole[ref] if ref is not None and ref < len(whole) else c["reason"]].append(c)
+        by[report_lib.whole_reason(doc, c)].append(c)
     return sorted(by.items(), key=lambda kv: -len(kv[1]))
 
 

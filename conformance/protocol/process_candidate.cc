@@ -252,10 +252,12 @@ class ProcessCandidate : public Candidate {
       if (CheckThisFact()) {  // asked anyway, and compared (PROTOCOL.md "Version 3")
         ++facts_.checked;
         const Json kept = *fact;  // the call may release handles, and their facts
+        const std::int64_t errors_before = session_.protocol_errors();
         Result<Json> r = session_.Call(op, args);
         if (r.ok() && r.value() == kept) return T(decode(kept));
-        // A protocol error (the testee out of step, a malformed answer) is said as it is.
-        if (!r.ok() && r.error().kind == ErrorKind::kInternal) return r.error();
+        // A protocol error (the testee out of step, a malformed answer) is said as it is, counted
+        // once; any other answer (a testee's own Internal error too) contradicts the fact.
+        if (!r.ok() && session_.protocol_errors() > errors_before) return r.error();
         return session_.Fault(session_.Where(op) + "the fact sent with tensor " + std::to_string(box->handle()) + " (" +
                               kept.dump().substr(0, 300) + ") contradicts the answer to the request itself (" +
                               (r.ok() ? r.value().dump() : ErrorKindName(r.error().kind) + (": " + r.error().message))

@@ -320,6 +320,27 @@ class Writer(unittest.TestCase):
                 got = ex.apply(ex.load(path), x["id"], wx.raw_outcome(x), wx.failed_checks(x))[0]
                 self.assertEqual(got, x["outcome"], x["id"])
 
+    def test_update_moves_a_case_whose_failing_check_changed(self):
+        """A one-line FAIL(error) entry (written before the message check) whose case now fails in
+        its wording: the updater drops it and lists the case anew as FAIL(message), and the file
+        still parses (a one-line FAIL(check) entry was taken for a block's pattern line)."""
+        import write_expectations as wx
+        case = {"id": "a.b", "outcome": "FAIL", "kind": "case", "spec_file": "spec/x.toml", "clause": "001#x",
+                "spec_row": "a", "observed": "IndexError: its words", "expected": "e", "statement": "s",
+                "checks": {"error": "PASS", "message": "FAIL"}, "reason": "",
+                "mismatches": [{"check": "c", "kind": "message", "expected": "e", "observed": "IndexError: its words"}]}
+        other = dict(case, id="a.c", outcome="XFAIL", checks={"error": "FAIL"},
+                     mismatches=[{"check": "c", "kind": "error", "expected": "e", "observed": "ValueError: v"}])
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "top.txt")
+            with open(path, "w") as f:
+                f.write("a.b  FAIL(error)  own old\na.c  FAIL(error)  kept\n")
+            wx.run([case, other], {"name": "x"}, ["a.b", "a.c"], update_path=path)
+            got = [(e.pattern, e.outcome_text, e.reason[:11]) for e in ex.load(path)]
+        self.assertEqual(got[0], ("a.c", "FAIL(error)", "kept"))
+        self.assertEqual(got[1][:2], ("a.b", "FAIL(message)"))
+        self.assertEqual(len(got), 2)
+
     def test_entries_name_their_checks_and_never_fold_two_observations(self):
         import write_expectations as wx
         def c(i, checks, observed="o"):

@@ -88,7 +88,7 @@ def decide(entries, case_id: str, raw: str, unclassified: bool = False, path: st
     if outcome == "XPASS" and property_case:
         return Decision("PASS", "", (f"listed in {entry.path or path}:{entry.line} ({entry.pattern} {entry.outcome_text}, "
                                      f"reason: {entry.reason}); this seed's draws did not reach it (a property's listed "
-                                     f"deviation is judged only where a draw reaches it)."), ref)
+                                     f"deviation is judged only where a draw reaches it)."), ref)  # the note cites it cut
     if outcome == "XPASS":
         note = (f"listed in {entry.path or path}:{entry.line} ({entry.pattern} {entry.outcome_text}, reason: "
                 f"{entry.reason}) but the candidate now matches the spec; remove the entry.")
@@ -96,13 +96,14 @@ def decide(entries, case_id: str, raw: str, unclassified: bool = False, path: st
 
 
 def stale_entries(entries: list, cases: list[dict]) -> list[dict]:
-    """The expectations entries this run shows to be out of date: those that match no case, and
-    those that match only NOT_SUPPORTED cases, or only cases a wording rule decides alone; a
-    wording rule that is the first to match no case whose wording failed (the candidate's declaration decides those, so the
-    entry lists nothing: 'not_supported' counts them). Only meaningful when every case of the
-    suites ran. A property NOT_SUPPORTED for a feature is left out of the second kind: whether a
-    draw reaches the unsupported call before a deviation depends on the seed (xtensor lists such
-    properties), so an entry for it would be stale under some seeds only."""
+    """The expectations entries this run shows to be out of date: those that match no case;
+    those that match only NOT_SUPPORTED cases (the candidate's declaration decides those, so the
+    entry lists nothing: 'not_supported' counts them); those whose cases a wording rule decides
+    alone; and a wording rule that is the first rule for no case whose wording failed. Only
+    meaningful when every case of the suites ran. A property NOT_SUPPORTED for a feature is left
+    out of the second kind: whether a draw reaches the unsupported call before a deviation
+    depends on the seed (xtensor lists such properties), so an entry for it would be stale under
+    some seeds only."""
     def decided(c: dict) -> bool:
         return c["outcome"] == "NOT_SUPPORTED" and not (c["kind"] == "property" and c.get("feature"))
 

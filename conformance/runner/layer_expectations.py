@@ -38,6 +38,11 @@ class Source:
         self.path = path
         lines = ex.read_text(path).split("\n")  # the one bounded reader
         self.entries = ex.parse(path, "\n".join(lines))
+        checked = next((e for e in self.entries if e.checks), None)
+        if checked is not None:  # it writes outcomes and reasons only: FAIL(check,...) would be lost
+            raise SystemExit(f"layer_expectations: {checked.where}: '{checked.pattern}' is {checked.outcome_text}; this "
+                             f"one-time migration carries outcomes and reasons only (no checks, no wording rules): "
+                             f"nothing written")
         self.header: list[str] = []
         self.comments: dict[tuple, list[str]] = collections.defaultdict(list)
         self.order: list[tuple] = []

@@ -225,6 +225,8 @@ class Results:
             "mismatches": mismatches, "reason": reason, "message": message,
             "rerun": c.rerun, "duration_ms": e.get("ms"),
             **({"reason_ref": ref} if ref is not None else {}),
+            **({"unclassified": True} if e.get("unclassified") is True else {}),
+            **({"protocol_error": True} if protocol else {}),
         }
         if raw == "NOT_SUPPORTED":
             record["observed"] = f"NotSupported: {bound(e.get('not_supported', ''))}"

@@ -251,10 +251,25 @@ def pack(globs: list[str], indent: str = "    ", width: int = WIDTH) -> list[str
 NEVER_LISTED = ("failed outside its checks", "(a protocol error is never an expected deviation)")
 
 
+def unclassified(case: dict) -> bool:
+    """Whether the case failed outside its checks (report.json's flag; a report written before
+    it: the reason's last words, as expected.decide() ends it)."""
+    return case.get("unclassified") is True or ("unclassified" not in case
+                                                and case.get("reason", "").endswith(NEVER_LISTED[0]))
+
+
+def never_listed(case: dict) -> bool:
+    """Whether no entry can make the case an XFAIL: it failed outside its checks or in a protocol
+    error (report.json's flags; before them, the reason's last words)."""
+    if "unclassified" in case or "protocol_error" in case:
+        return case.get("unclassified") is True or case.get("protocol_error") is True
+    return case.get("reason", "").endswith(NEVER_LISTED)
+
+
 def failed_checks(case: dict) -> tuple[str, ...]:
     """The checks that failed in a FAIL case (report.json `checks`), sorted; () when the report
     does not say (a crash, a timeout, a failure outside the case's checks)."""
-    if raw_outcome(case) != "FAIL" or case.get("reason", "").endswith("failed outside its checks"):
+    if raw_outcome(case) != "FAIL" or unclassified(case):
         return ()
     return ex.failing_checks(case.get("checks"))
 
@@ -348,6 +363,24 @@ def deciders(entries: list, universe: Universe, rules: bool = False) -> dict[str
     return decider
 
 
+def fits(case: dict, e, rule_decider: dict) -> bool:
+    """Whether entry `e` (not a rule) still lists `case` as it did: its outcome, NOT_SUPPORTED
+    (which says nothing of the deviation: issue 48), and for FAIL(check,...) no failing check it
+    does not name (the message check aside where a wording rule decides the wording); never a
+    case a wording rule decides alone."""
+    raw = raw_outcome(case)
+    if raw == "NOT_SUPPORTED":
+        return True
+    if raw != e.outcome or rule_alone(case, rule_decider):
+        return False
+    if e.checks and raw == "FAIL":
+        failed = set(failed_checks(case))
+        if case["id"] in rule_decider:
+            failed.discard(ex.MESSAGE)
+        return failed <= set(e.checks)
+    return True
+
+
 def rule_alone(case: dict, rule_decider: dict) -> bool:
     """Whether a wording rule decides `case` by itself: it failed in its wording alone and a rule
     matches it."""
@@ -390,8 +423,9 @@ def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tupl
             # draws missed what it needs) says nothing of the deviation: its entry stays for it, so
             # that the next run, where it is reached, is still expected (issue 48). A case a
             # wording rule decides alone is the rule's.
-            keep = [c for c in mine if raw_outcome(c) in (e.outcome, "NOT_SUPPORTED") and not rule_alone(c, rule_decider)]
-            bad = [c for c in mine if c not in keep]
+            keep = [c for c in mine if fits(c, e, rule_decider)]
+            kept_ids = {c["id"] for c in keep}
+            bad = [c for c in mine if c["id"] not in kept_ids]
             if not bad and keep:
                 continue
             what = ("stale (no case of the run)" if not mine else
@@ -404,12 +438,12 @@ def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tupl
         old = lines[e.line - 1]
         indent = old[:len(old) - len(old.lstrip(" \t"))]
         f = ex._fields(ex._strip_comment(old))
-        is_block = not (len(f) >= 2 and f[1][1] in ex.OUTCOMES)  # a pattern line of a block
+        is_block = not (len(f) >= 2 and ex.split_outcome(f[1][1]) is not None)  # a pattern line of a block
         globs = cover({c["id"] for c in keep}, universe) if keep else []
         if is_block:
             tokens[e.line - 1][e.col] = globs
         else:
-            replace[e.line - 1] = [f"{indent}{g}  {e.outcome}  {e.reason}" for g in globs]
+            replace[e.line - 1] = [f"{indent}{g}  {e.outcome_text}  {e.reason}" for g in globs]
         notes.append(f"{e.where}: '{e.pattern}' " + (f"narrowed to {', '.join(globs)}" if globs else "dropped") +
                      f": {what}")
     for i, cols in tokens.items():
@@ -615,7 +649,7 @@ def check(path: str, text: str, cases: list[dict], universe: Universe) -> None:
         if k is not None and os.path.realpath(k.path) != own:
             continue
         want = "XFAIL" if raw in DEVIATIONS else raw
-        if got != want and not (raw in DEVIATIONS and c.get("reason", "").endswith(NEVER_LISTED)):
+        if got != want and not (raw in DEVIATIONS and never_listed(c)):
             raise WriteError(f"internal error: the written file makes {c['id']} ({raw}) {got}, not {want}")
 
 
