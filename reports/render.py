@@ -274,8 +274,9 @@ def markdown(doc: dict) -> str:
     out += roots_markdown(doc)
     deviations = by_clause(cases, ("XFAIL",))
     out += ["## Expected deviations, by clause", ""]
-    if report_lib.wording_only(cases):
-        out += [_md(report_lib.wording_text(cases)) + ".", ""]
+    worded = report_lib.wording_text(cases)
+    if worded:
+        out += [_md(worded) + ".", ""]
     if not deviations:
         out += ["None.", ""]
     for clause, group in deviations.items():
@@ -582,7 +583,7 @@ def html(doc: dict) -> str:
         else {}, "facts": facts(doc), "features": features, "feature_header": FEATURE_HEADER,
         "per_spec": per("spec_file"), "per_clause": per("clause"), "anchor": anchor, "matrices": matrices_,
         "deviations": deviations,
-        "wording": report_lib.wording_text(cases) if report_lib.wording_only(cases) else "",
+        "wording": report_lib.wording_text(cases),
         "unexpected": list(by_clause(cases, report_lib.UNEXPECTED).items()),
         "calls": not_supported_calls(cases).most_common(), "stale": doc["expectations"]["stale"],
         "expectations_file": doc["expectations"]["file"],

@@ -188,10 +188,9 @@ def strict_json(text: str):
     return json.loads(text, parse_constant=_no_constant)
 
 
-def read(path: str):
-    """The JSON document at `path`, as every report tool reads one (NaN and Infinity refused);
-    ReportError naming the file and the problem (unreadable, not UTF-8, not JSON, nested too
-    deeply). Not yet checked to be a report: checked() does that."""
+def load(path: str) -> dict:
+    """A report.json (schema version 1 or 2), validated; ReportError naming the file and the
+    problem otherwise (unreadable, not UTF-8, not JSON, nested too deeply, not a report)."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -203,16 +202,11 @@ def read(path: str):
         line = data.count(b"\n", 0, e.start) + 1
         raise ReportError(f"'{path}' is not UTF-8: byte 0x{data[e.start]:02X} at offset {e.start} (line {line})") from None
     try:
-        return strict_json(text)
+        doc = strict_json(text)
     except ValueError as e:
         raise ReportError(f"'{path}' is not JSON: {e}") from None
     except RecursionError:
         raise ReportError(f"'{path}' is nested too deeply to be a report") from None
-
-
-def checked(doc, path: str) -> dict:
-    """`doc` (read from `path`) when it is a report of a schema version this tool reads, valid
-    against that schema; ReportError naming the file and the problem otherwise."""
     if not isinstance(doc, dict) or doc.get("schema") != "tensor-cts/report":
         raise ReportError(f"'{path}' is not a tensor-cts report (no \"schema\": \"tensor-cts/report\")")
     version = doc.get("schema_version")
@@ -226,12 +220,6 @@ def checked(doc, path: str) -> dict:
     except RecursionError:
         raise ReportError(f"'{path}' is nested too deeply to be a report") from None
     return doc
-
-
-def load(path: str) -> dict:
-    """A report.json of a schema version this tool reads, validated (read, then checked);
-    ReportError naming the file and the problem otherwise."""
-    return checked(read(path), path)
 
 
 def verdict(doc: dict) -> str:
@@ -695,8 +683,11 @@ def wording_only(cases: list[dict]) -> int:
 
 
 def wording_text(cases: list[dict]) -> str:
-    """The sentence the pages and the terminal show apart from the semantic deviations."""
+    """The sentence the pages and the terminal show apart from the semantic deviations ("" when
+    no deviation is in its wording alone)."""
     n = wording_only(cases)
+    if not n:
+        return ""
     return (f"{n} of the expected deviations are in an error's wording alone: the error's kind is as the spec says, its "
             f"message is the library's own (the check 'message')")
 
@@ -758,8 +749,9 @@ def text_summary(doc: dict, limit: int = 30) -> str:
     reasons = collections.Counter(c["reason"] for c in cases if c["outcome"] == "XFAIL")
     if reasons:
         lines.append("\nexpected deviations (from the candidate's expectations file):")
-        if wording_only(cases):
-            lines.append(f"  ({wording_text(cases)})")
+        worded = wording_text(cases)
+        if worded:
+            lines.append(f"  ({worded})")
         lines += [f"  {n:>5}  {inert(reason)}" for reason, n in reasons.most_common()]
     if doc["expectations"].get("unreviewed"):
         lines.append(f"\n{doc['expectations']['unreviewed']} reason(s) in {inert(doc['expectations']['file'])} start "

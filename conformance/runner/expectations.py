@@ -66,6 +66,12 @@ def is_wording_rule(e) -> bool:
     return e.outcome == "FAIL" and tuple(e.checks) == (MESSAGE,)
 
 
+def wording_failed(raw: str, failed_checks) -> bool:
+    """Whether a case whose raw outcome is `raw` failed in its wording (among other checks or
+    not): what a wording rule is consulted for."""
+    return raw == "FAIL" and MESSAGE in (failed_checks or ())
+
+
 def wording_only(raw: str, failed_checks) -> bool:
     """Whether a case whose raw outcome is `raw` failed in its wording alone (the message check,
     nothing else): what a wording rule decides by itself."""
@@ -590,7 +596,7 @@ def apply(entries: list[Entry] | Index, case_id: str, raw: str,
     `note` is the entry's reason, or for a mismatch between list and observation, what the
     entry said and what happened instead."""
     failed = set(failed_checks or ())
-    if raw == "FAIL" and MESSAGE in failed:
+    if wording_failed(raw, failed):
         rule = match(entries, case_id, rule=True)
         if rule is not None:
             if failed == {MESSAGE}:

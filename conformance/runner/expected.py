@@ -120,7 +120,7 @@ def stale_entries(entries: list, cases: list[dict]) -> list[dict]:
         alone = bool(rules) and expectations_file.wording_only(raw, failed)
         for k in matching:
             if expectations_file.is_wording_rule(index.entries[k]):
-                if raw == "FAIL" and expectations_file.MESSAGE in failed and k == rules[0]:
+                if k == rules[0] and expectations_file.wording_failed(raw, failed):
                     ran.add(k)
             elif decided(c):
                 not_supported[k] += 1

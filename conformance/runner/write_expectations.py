@@ -406,7 +406,7 @@ def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tupl
     decided = _decided(entries, cases, universe)
     rule_decider = deciders(entries, universe, rules=True)
     worded = collections.Counter(rule_decider[c["id"]] for c in cases if c["id"] in rule_decider
-                                 and raw_outcome(c) == "FAIL" and ex.MESSAGE in failed_checks(c))
+                                 and ex.wording_failed(raw_outcome(c), failed_checks(c)))
     replace: dict[int, list[str]] = {}  # 0-based line -> new lines (one-line entries)
     tokens: dict[int, dict[int, list[str]]] = collections.defaultdict(dict)  # block lines: col -> new globs
     notes = []
