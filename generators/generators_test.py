@@ -11,6 +11,8 @@
   Schema      every field of every fixture row given a value of the wrong type, deleted, or
               joined by an unknown field: each fails with a SpecError naming the file, the row
               and the field, and nothing crashes.
+  ExitCodes   exit_codes_header.py over stream.schema.json: one constant per status, and a
+              malformed table refused naming the file and the entry.
   RealSpec    invariants of spec/ itself: every emitter succeeds for every suite and is
               deterministic (two runs, different hash seeds), row ids are unique, every row
               cites a clause and a basis, every generated case names its row, cites a clause
@@ -644,6 +646,41 @@ def own_citations(files: dict) -> dict[str, tuple[str, str]]:
     for _, doc in files.values():
         walk(doc)
     return cited
+
+
+class ExitCodes(unittest.TestCase):
+    SCHEMA = os.path.join(os.path.dirname(HERE), "conformance", "harness", "stream.schema.json")
+
+    def run_emitter(self, schema_path: str) -> subprocess.CompletedProcess:
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "exit_codes.h")
+            proc = subprocess.run([sys.executable, os.path.join(HERE, "exit_codes_header.py"), "--out", out,
+                                   schema_path], capture_output=True, text=True)
+            proc.text = open(out, encoding="utf-8").read() if proc.returncode == 0 else ""
+            return proc
+
+    def test_every_status_of_the_schema_becomes_one_constant(self):
+        with open(self.SCHEMA, encoding="utf-8") as f:
+            table = json.load(f)["x-exit-codes"]
+        proc = self.run_emitter(self.SCHEMA)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        found = dict(re.findall(r"constexpr int (kExit\w+) = (\d+);", proc.text))
+        self.assertEqual(sorted(int(v) for v in found.values()), sorted(int(c) for c in table))
+        self.assertEqual(found["kExitTesteeDied"], "86")
+        self.assertEqual(found["kExitUsage"], "2")
+
+    def test_a_malformed_table_is_refused_naming_the_file_and_entry(self):
+        for table, words in [({"86": {"name": "Testee-Died"}}, "'86'"), ({"x": {"name": "ok"}}, "'x'"),
+                             ({"0": {"name": "ok"}, "1": {"name": "ok"}}, "given twice"), ({}, "x-exit-codes")]:
+            with self.subTest(table=table), tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "bad.schema.json")
+                with open(path, "w", encoding="utf-8") as f:
+                    json.dump({"x-exit-codes": table}, f)
+                proc = self.run_emitter(path)
+                self.assertEqual(proc.returncode, 1)
+                self.assertIn("bad.schema.json", proc.stderr)
+                self.assertIn(words, proc.stderr)
+                self.assertNotIn("Traceback", proc.stderr)
 
 
 class RealSpec(unittest.TestCase):

@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
     if (std::string option; TakeFlag(argv[i], "--candidate_option", &option)) {
       if (!candidate_config.Add(option, &error)) {
         std::cerr << "tcts: " << error << "\n";
-        return 2;
+        return tcts::kExitUsage;
       }
       continue;
     }
@@ -136,11 +136,11 @@ int main(int argc, char** argv) {
               << "' (expected --candidate=, --candidate_option=KEY=VALUE, --target=, --rerun=, --seed=, --replay=, --device=, --tcts_list=, "
                  "--tcts_stream=, --tcts_cases=, --tcts_shard=, --tcts_weights=, --tcts_suites=, --tcts_announce_features, --tcts_clean_process or gtest flags; expectations are applied by "
                  "conformance/runner/run.py)\n";
-    return 2;
+    return tcts::kExitUsage;
   }
   if (!shard.empty() && !tcts::ParseShard(shard, &selection)) {
     std::cerr << "tcts: --tcts_shard=" << shard << ": expected I/K with 0 <= I < K\n";
-    return 2;
+    return tcts::kExitUsage;
   }
   for (std::size_t start = 0; start < suites.size();) {
     std::size_t comma = suites.find(',', start);
@@ -150,19 +150,19 @@ int main(int argc, char** argv) {
   }
   if (!tcts::LoadCaseFile(config.replay, &error)) {
     std::cerr << "tcts: " << error << "\n";
-    return 2;
+    return tcts::kExitUsage;
   }
   // The runner protocol chooses the tests itself (GoogleTest's --gtest_filter is replaced).
   std::vector<std::string> chosen;
   const bool selects = !selection.cases_file.empty() || selection.shards > 1 || !selection.suites.empty();
   if ((selects || !list.empty() || !stream.empty()) && !tcts::SelectCases(selection, &chosen, &error)) {
     std::cerr << "tcts: " << error << "\n";
-    return 2;
+    return tcts::kExitUsage;
   }
   if (!list.empty()) {
     if (!tcts::WriteCaseList(list, chosen, &error)) {
       std::cerr << "tcts: " << error << "\n";
-      return 2;
+      return tcts::kExitUsage;
     }
     return 0;
   }
@@ -170,25 +170,25 @@ int main(int argc, char** argv) {
   if (config.candidate.empty()) {
     if (registered.size() != 1) {
       std::cerr << "tcts: choose a candidate with --candidate=NAME; linked in: " << Join(registered) << "\n";
-      return 2;
+      return tcts::kExitUsage;
     }
     config.candidate = registered.front();
   }
   if (!ConfigureRapidCheck(seed, &config.seed)) {
     std::cerr << "tcts: --seed must be a non-negative integer, got '" << seed << "'\n";
-    return 2;
+    return tcts::kExitUsage;
   }
   candidate_config.set_device(config.device == "cpu" ? "" : config.device);  // a testee's hello asks for it
   candidate_config.set_seed(std::strtoull(config.seed.c_str(), nullptr, 10));  // a testee's facts checked
   std::unique_ptr<tcts::Candidate> candidate = tcts::MakeCandidate(config.candidate, candidate_config);
   if (!candidate) {
     std::cerr << "tcts: unknown candidate '" << config.candidate << "'; linked in: " << Join(registered) << "\n";
-    return 2;
+    return tcts::kExitUsage;
   }
   if (const std::vector<std::string> untaken = candidate_config.Untaken(); !untaken.empty()) {
     std::cerr << "tcts: the candidate '" << config.candidate << "' takes no option " << Join(untaken)
               << " (--candidate_option)\n";
-    return 2;
+    return tcts::kExitUsage;
   }
   std::cout << "[tcts] candidate: " << candidate->name() << " " << candidate->version() << "\n"
             << "[tcts] RapidCheck seed: " << config.seed << "\n";
@@ -205,7 +205,7 @@ int main(int argc, char** argv) {
     if (!stream.empty()) {
       if (!tcts::StreamNotRun(stream, chosen, unusable, missing, announce_features, &error)) {
         std::cerr << "tcts: " << error << "\n";
-        return 2;
+        return tcts::kExitUsage;
       }
       return 0;
     }
@@ -215,7 +215,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<::testing::TestEventListener> listener = tcts::MakeStreamListener(stream, chosen, announce_features, &error);
     if (!listener) {
       std::cerr << "tcts: " << error << "\n";
-      return 2;
+      return tcts::kExitUsage;
     }
     ::testing::UnitTest::GetInstance()->listeners().Append(listener.release());
   }

@@ -44,13 +44,9 @@
 #include <vector>
 
 #include "conformance/candidate/candidate.h"
+#include "conformance/harness/exit_codes.h"  // kExitFreshProcess, kExitCleanProcess (stream.schema.json)
 
 namespace tcts {
-
-// The exit status of a process that ended after a case because its candidate asked for a fresh
-// process (conformance/candidate/fresh_process.h): the runner resumes with the next case.
-constexpr int kExitFreshProcess = 87;
-constexpr int kExitCleanProcess = 88;  // RequestCleanProcess alone: state reset, no fault
 
 // The case id of a test: its row id (the parameter, which prints as the row id) for table
 // cases, its registered id for properties, else "Suite.Name".

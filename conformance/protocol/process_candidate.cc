@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "conformance/harness/exit_codes.h"
 #include "conformance/protocol/testee_session.h"
 #include "conformance/protocol/wire.h"
 #include "gtest/gtest.h"
@@ -304,14 +305,14 @@ std::unique_ptr<Candidate> MakeTestee(const CandidateConfig& config) {
   if (command.empty()) {
     std::cerr << "tcts: the candidate 'testee' runs the command given by --candidate_option=testee=CMD, which is "
                  "not given (bazel run //conformance:run -- --testee='CMD ARGS' passes it)\n";
-    std::exit(2);
+    std::exit(kExitUsage);
   }
   std::string error;
   std::unique_ptr<Candidate> c =
       StartTestee(command, config.Take("testee_cwd"), &error, config.Take("trace_dir"), config.device(), config.seed());
   if (!c) {
     std::cerr << "tcts: the testee '" << command << "' did not start: " << error << "\n";
-    std::exit(2);
+    std::exit(kExitUsage);
   }
   return c;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "conformance/candidate/fresh_process.h"
+#include "conformance/harness/exit_codes.h"
 #include "conformance/protocol/wire.h"
 #include "gtest/gtest.h"
 
@@ -347,7 +348,7 @@ void TesteeSession::Died(const char* op, std::int64_t id, const std::string& why
               << "'): " << why << "\n";
     std::cerr.flush();
     pipe_.Reap(0);  // killed now; its stderr's tail is written
-    std::_Exit(86);  // the process group goes with us (the runner kills it)
+    std::_Exit(kExitTesteeDied);  // the process group goes with us (the runner kills it)
   }
   // Its stdout ended, or it exited: a testee still running 2 s later (it closed its stdout)
   // is killed, so the case is a CRASH at once, not a TIMEOUT.
@@ -355,7 +356,7 @@ void TesteeSession::Died(const char* op, std::int64_t id, const std::string& why
   std::cerr << "tcts: the testee '" << command_ << "' died while answering request " << id << " ('" << op
             << "'): " << how << "\n";
   std::cerr.flush();
-  std::_Exit(86);
+  std::_Exit(kExitTesteeDied);
 }
 
 std::int64_t TesteeSession::Lend(std::byte* data, std::size_t size, Json* src) {
