@@ -226,7 +226,15 @@ class Builder:
                   self.arg_cxx(storages, a), self.arg_cxx(storages, b), self.arg_cxx(storages, out), err,
                   dt(self.spec, dtype), dims(shape), dims(strides), dims(device_strides), ec.cbool(keeps), str(len(values)),
                   self.pool.ref(values, self.spec.by_name[dtype].category) if values else "nullptr", double_cxx(atol), double_cxx(rtol)]
-        table.add(row_id, source, text, fields)
+        table.add(row_id, source, text, fields, inputs=" ".join(self.input_token(storages, x) for x in (a, b) if x is not None))
+
+    @staticmethod
+    def input_token(storages, x: Arg) -> str:
+        """An operand as RowMeta::inputs names it (spec_model.Operand.token): s_<Python type>
+        for a scalar, z_<dtype> for a zero-dim tensor, t_<dtype> for any other tensor."""
+        if x.is_scalar:
+            return "s_" + {bool: "bool", int: "int", float: "float", complex: "complex"}[type(x.scalar)]
+        return ("z_" if len(x.geometry.sizes) == 0 else "t_") + storages[x.storage].dtype
 
     def arg_cxx(self, storages, x: Arg | None) -> str:
         if x is None:

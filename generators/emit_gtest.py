@@ -41,10 +41,13 @@ class Table:
         self.name, self.row_type, self.rows, self.ids, self.idents = name, row_type, [], [], set()
         self.spec_rows: list[str] = []  # each case's Source.row, in the order of ids
 
-    def add(self, row_id: str, source: Source, text: str, fields: list[str], answer: str = "") -> None:
+    def add(self, row_id: str, source: Source, text: str, fields: list[str], answer: str = "",
+            inputs: str = "") -> None:
         """One case: its id, where it comes from (the clause, basis and spec row it cites:
         RowMeta::clause, basis, spec_row), the statement and the row type's fields. answer: its
-        expected answer as data for reports (RowMeta::answer), when it has a one-word one."""
+        expected answer as data for reports (RowMeta::answer), when it has a one-word one.
+        inputs: the operands the case is about (RowMeta::inputs: "int32 float16", "t_int8 s_float"),
+        for the report's root causes; "" where the row has none of that shape."""
         # GoogleTest names cases by the row id with punctuation as '_': those must be unique.
         if ec.ident(row_id) in self.idents:
             raise ValueError(f"{self.name}: row id {row_id!r} collides with another as test name {ec.ident(row_id)}")
@@ -54,7 +57,7 @@ class Table:
         self.ids.append(row_id)
         self.spec_rows.append(source.row)
         meta = "{" + ", ".join(ec.cstr(x) for x in (row_id, source.clause, source.basis, text, answer, source.row,
-                                                       ec.row_dtypes(fields))) + "}"
+                                                       ec.row_dtypes(fields), inputs)) + "}"
         self.rows.append("  {" + ", ".join([meta, *fields]) + "},")
 
     def emit(self) -> str:
@@ -157,7 +160,7 @@ def binary_row(spec: Spec, table: Table, row_id: str, source: Source, form: str,
     table.add(row_id, source, text,
               [f"BinaryForm::{form_cxx}", ec.binary_op_cxx(op), operand_cxx(spec, a), operand_cxx(spec, b),
                dt(spec, out_dtype), dt(spec, default), *expect, dt(spec, result), value],
-              answer="error" if outcome[0] == "error" else "ok")
+              answer="error" if outcome[0] == "error" else "ok", inputs=f"{a.token} {b.token}")
 
 
 def operand_value(spec: Spec, o: Operand, first: bool):
@@ -190,7 +193,8 @@ def promotion_tables(spec: Spec) -> list[Table]:
     promote = Table("PromoteTypes", "PromoteRow")
     for (a, b), r in spec.matrix.items():
         promote.add(spec.promote_id(a, b), spec.promote_source,
-                    f"promote_types({a}, {b}) = {r}", [dt(spec, a), dt(spec, b), dt(spec, r)], answer=r)
+                    f"promote_types({a}, {b}) = {r}", [dt(spec, a), dt(spec, b), dt(spec, r)], answer=r,
+                    inputs=f"{a} {b}")
 
     rt = Table("ResultType", "ResultTypeRow")
     doc = Table("ResultTypeDocExamples", "ResultTypeRow")
@@ -207,7 +211,8 @@ def promotion_tables(spec: Spec) -> list[Table]:
                     if default != spec.initial_default:
                         text += f" [default dtype {default}]"
                     rt.add(f"{prefix}.{a.token}.{b.token}", src, text,
-                           [operand_cxx(spec, a), operand_cxx(spec, b), dt(spec, default), dt(spec, r)])
+                           [operand_cxx(spec, a), operand_cxx(spec, b), dt(spec, default), dt(spec, r)],
+                           inputs=f"{a.token} {b.token}")
                 for op in spec.op_names:
                     if default == spec.initial_default or default_matters(spec, a, b, op):
                         bprefix = "binary" if default == spec.initial_default else f"binary.default_{default}"
@@ -215,7 +220,8 @@ def promotion_tables(spec: Spec) -> list[Table]:
                                    "functional", op, a, b, default, None)
     for (row_id, a, b, res, text, s) in spec.examples:
         doc.add(row_id, s, f"{text}: result_type({a}, {b}) = {res}",
-                [operand_cxx(spec, a), operand_cxx(spec, b), dt(spec, spec.initial_default), dt(spec, res)])
+                [operand_cxx(spec, a), operand_cxx(spec, b), dt(spec, spec.initial_default), dt(spec, res)],
+                inputs=f"{a.token} {b.token}")
         binary_row(spec, binary, row_id + ".via_add", s, "functional", "add", a, b,
                    spec.initial_default, None)
     return [promote, rt, doc, binary]
@@ -230,6 +236,8 @@ def casting_tables(spec: Spec) -> list[Table]:
             ok = rule is None
             source = rule["source"] if rule else spec.can_cast_source
             why = f" ({rule['id']}: {rule['text']})" if rule else " (no disallow rule applies)"
+            # No inputs: a cast's (from, to) pair is no operand pair, so the in-place and out= cases
+            # below it are compared with it by row alone (report.py root_causes).
             cc.add(spec.can_cast_id(a.name, b.name), source, f"can_cast({a.name}, {b.name}) = {ec.cbool(ok)}{why}",
                    [dt(spec, a.name), dt(spec, b.name), ec.cbool(ok)], answer=ec.cbool(ok))
 
@@ -258,7 +266,8 @@ def casting_tables(spec: Spec) -> list[Table]:
         doc.add(ex["id"], src.for_row(ex["id"]).with_basis("doc"), text,
                 ["BinaryForm::kInplace", "BinaryOp::kMul", operand_cxx(spec, a), operand_cxx(spec, b),
                  dt(spec, ex["self"]), dt(spec, spec.initial_default), *expect, dt(spec, result),
-                 arith_tables.value_cxx(value, spec.by_name[ex["self"]].category if ex["allowed"] else "bool")])
+                 arith_tables.value_cxx(value, spec.by_name[ex["self"]].category if ex["allowed"] else "bool")],
+                inputs=f"{a.token} {b.token}")
     return [cc, inplace, out, doc]
 
 

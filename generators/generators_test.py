@@ -617,7 +617,7 @@ class Schema(unittest.TestCase):
 
 # ------------------------------------------------------------------ the real spec
 ROW = re.compile(r'^  \{\{"((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", '
-                 r'"((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "([a-z0-9 ]*)"\}')  # ..., answer, spec_row, dtypes
+                 r'"((?:[^"\\]|\\.)*)", "((?:[^"\\]|\\.)*)", "([a-z0-9 ]*)", "([a-z0-9_ ]*)"\}')  # ..., answer, spec_row, dtypes, inputs
 # id, clause, statement, spec_row
 PROP = re.compile(r'^  _\(\w+, "(property\.[^"]*)", "([^"]*)", "([^"]*)", "([^"]*)"\)')
 
@@ -810,6 +810,24 @@ class RealSpec(unittest.TestCase):
                     self.assertEqual(m.group(7), "float32 int8")
                     seen += 1
         self.assertGreater(seen, 100)
+
+    def test_operand_cases_name_their_inputs(self):
+        """RowMeta::inputs (the report's root causes compare them): promote_types names its two
+        dtypes, result_type and the binary rows their operands' tokens (t_, z_, s_), in order, and
+        the arithmetic rows theirs; can_cast names none (a (from, to) pair is no operand pair)."""
+        token = re.compile(r"([tzs]_)?[a-z][a-z0-9]*")
+        want = {"promote_types.int8.uint8": "int8 uint8", "result_type.t_int8.s_int": "t_int8 s_int",
+                "binary.add.z_float16.t_int32": "z_float16 t_int32", "can_cast.int8.uint8": "",
+                "arith.mixed.div.int32.float32": "t_int32 t_float32"}
+        found, named = {}, 0
+        for name in ("emit_gtest.promotion", "emit_gtest.casting", "emit_gtest.arithmetic"):
+            for m in filter(None, map(ROW.match, self.out(name).splitlines())):
+                found[m.group(1)] = m.group(8)
+                named += bool(m.group(8))
+                for t in m.group(8).split():
+                    self.assertRegex(t, token, m.group(1))
+        self.assertEqual({k: found.get(k) for k in want}, want)
+        self.assertGreater(named, 5000)
 
     def test_every_case_names_the_spec_row_it_comes_from(self):
         """Every table case and property carries spec_row, an id of spec/*.toml (a swept

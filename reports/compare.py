@@ -515,7 +515,9 @@ def _score_rows(columns: list[Column]) -> tuple[list, list[dict]]:
                 "under": under}
     out = [{"tooltip": c.tooltip(), "href": c.href, "title": c.title(), "headline": headline_of(c.doc),
             "headline_class": report_lib.headline_class(c.doc), "follows": follows(c.doc),
-            "overall": cell(score, _pct(score), f"{score['conformant']} of {score['cases']}"),
+            "overall": dict(cell(score, _pct(score), f"{score['conformant']} of {score['cases']}"
+                                 + (f"; {_of_ran(score)}" if score.get("ran", score["cases"]) != score["cases"] else "")),
+                            title=report_lib.denominator_text(score) if score["cases"] else "no case of a required feature"),
             "exercised": f"{score['required_features']['exercised']} of {score['required_features']['total']}",
             "files": [cell(per.get(f), _pct(per.get(f))) for f in files]} for c, score, per in rows]
     return [(f, os.path.basename(f).removesuffix(".toml")) for f in files], out
@@ -723,16 +725,25 @@ def _pct(r: dict | None) -> str:
     return "—" if r is None or r["percent"] is None else f"{r['percent']:.1f} %"
 
 
+def _of_ran(score: dict) -> str:
+    """The score among the cases that ran: "45.3 % of 13,900 run" ("—" for a report before it)."""
+    if score.get("ran") is None:
+        return "—"
+    return "none ran" if not score["ran"] else f"{score['percent_of_ran']:.1f} % of {score['ran']:,} run"
+
+
 SCORE_NOTE = ("Conformance, beside the verdict: of the cases of required features, the share that behaves as the "
-              "spec says (an expected deviation counts against it). The most conformant candidate first.")
+              "spec says (an expected deviation counts against it). The denominator is every case of a required "
+              "feature, run or not: a case the candidate could not run (NOT_SUPPORTED) counts against it too; beside "
+              "it, the share among the cases that ran. The most conformant candidate first.")
 
 
 def score_markdown(columns: list[Column]) -> list[str]:
     files, rows = score_table(columns)
-    header = ["candidate", "headline", "follows", "conformance", "required features",
+    header = ["candidate", "headline", "follows", "conformance", "of the cases that ran", "required features",
               *(os.path.basename(f) for f in files)]
     body = [[c.title(), headline_of(c.doc), follows(c.doc), f"{_pct(score)} ({score['conformant']} of {score['cases']})",
-             f"{score['required_features']['exercised']} of {score['required_features']['total']}",
+             _of_ran(score), f"{score['required_features']['exercised']} of {score['required_features']['total']}",
              *(_pct(per.get(f)) for f in files)] for c, score, per in rows]
     return ["## Scores", "", SCORE_NOTE, ""] + pages.md_table(header, body) + [""]
 

@@ -40,6 +40,12 @@ its first mismatch's observed value (a dtype name; anything else is an error, "-
 without an answer (NOT_SUPPORTED, CRASH, ...) are left out. result_type cases of another
 default dtype (result_type.default_float64.*) are left out: a family's scalar_dtype is fixed.
 
+The operations answer too (kind "operations"): binary.<op>.<a>.<b> of the ops whose result
+dtype is result_type's alone (RESULT_TYPE_OPS), their result's dtype ("-" where the library
+refused the pair), held against the family's result_type. So a library with no result_type of
+its own still has a family (ONNX Runtime: every mixed pair refused, "one type per operation"),
+and one whose operations give another dtype than its own result_type says so (`disagreements`).
+
     /usr/bin/python3 reports/families.py report.json     prints the closest family and the counts
 """
 
@@ -67,6 +73,12 @@ ERROR, UNSAID = "-", "?"
 PROMOTE = re.compile(r"promote_types\.(\w+)\.(\w+)\Z")
 CAN_CAST = re.compile(r"can_cast\.(\w+)\.(\w+)\Z")
 RESULT_TYPE = re.compile(r"result_type\.([tzs]_\w+?)\.([tzs]_\w+)\Z")
+# spec/promotion.toml's [[op]] rows whose result dtype is result_type(a, b) and nothing else (their
+# basis is the doc's type promotion): sub refuses bool and div promotes integers to floating.
+RESULT_TYPE_OPS = ("add", "mul")
+OPERATION = re.compile(r"binary\.(" + "|".join(RESULT_TYPE_OPS) + r")\.([tzs]_\w+?)\.([tzs]_\w+)\Z")
+_RESULT_DTYPE = re.compile(r"-> dtype (\S+)")
+KINDS_COMPARED = ("promote_types", "result_type", "can_cast", "operations")
 
 
 class FamilyError(Exception):
@@ -205,7 +217,7 @@ def predict(fam: dict, kind: str, a: str, b: str) -> str:
         return promote(fam, a, b)
     if kind == "can_cast":
         return fam["can_cast"].get((a, b), UNSAID)
-    return result_type(fam, a, b)
+    return result_type(fam, a, b)  # result_type and the operations
 
 
 # ---------------------------------------------------------------- a report's answers
@@ -223,11 +235,37 @@ def _answer(case: dict, spec_answer: str | None) -> str | None:
     return None
 
 
+def _operation_answer(case: dict) -> tuple[str, str | None]:
+    """A binary operation case's (spec's result dtype or '-', the candidate's): the spec's where it
+    passed; where it deviated, the observed dtype of a dtype mismatch, '-' where it raised and the
+    spec expects a result; None where what it gave cannot be read (it raised nothing where the spec
+    expects an error, or failed in its values alone: its dtype was the spec's)."""
+    m = _RESULT_DTYPE.search(case["statement"])
+    spec = m[1] if m else ERROR
+    if case["outcome"] in ("PASS", "XPASS"):
+        return spec, spec
+    if case["outcome"] not in ("FAIL", "XFAIL"):
+        return spec, None
+    kinds = {x.get("kind"): x for x in case.get("mismatches", [])}
+    if "dtype" in kinds and kinds["dtype"]["observed"].strip() in CATEGORY:
+        return spec, kinds["dtype"]["observed"].strip()
+    if "error" in kinds:
+        return spec, ERROR if spec != ERROR else None
+    return spec, spec if (case.get("checks") or {}).get("dtype") == "PASS" else None
+
+
 def find_answers(cases: list[dict]) -> list[tuple[str, str, str, str, str]]:
     """(kind, a, b, the spec's answer, the candidate's answer) of every promote_types, can_cast and
-    result_type case (of the initial default dtype) the candidate answered."""
+    result_type case (of the initial default dtype) the candidate answered, and of every operation
+    of RESULT_TYPE_OPS (kind "operations:<op>", a and b as result_type's operands)."""
     out = []
     for c in cases:
+        m = OPERATION.match(c["id"])
+        if m:
+            spec, got = _operation_answer(c)
+            if got is not None:
+                out.append((f"operations:{m[1]}", m[2], m[3], spec, got))
+            continue
         for kind, pattern in (("promote_types", PROMOTE), ("can_cast", CAN_CAST), ("result_type", RESULT_TYPE)):
             m = pattern.match(c["id"])
             if not m:
@@ -246,27 +284,40 @@ def find_answers(cases: list[dict]) -> list[tuple[str, str, str, str, str]]:
     return out
 
 
+def disagreements(answers: list[tuple]) -> list[dict]:
+    """Where the library's operations give another dtype than its own result_type for the same
+    operands (uint8 + 1 -> int64 where result_type says uint8): one entry per operation and pair.
+    An operation that refused the pair is left out: a refusal may have causes outside promotion
+    (the Array API's add refuses bool arrays; Eigen does not broadcast a zero-dim operand)."""
+    said = {(a, b): got for kind, a, b, _, got in answers if kind == "result_type"}
+    return [{"a": a, "b": b, "op": kind.partition(":")[2], "result_type": said[(a, b)], "observed": got}
+            for kind, a, b, _, got in answers
+            if kind.startswith("operations:") and got != ERROR and (a, b) in said and said[(a, b)] != got]
+
+
 def classify(cases: list[dict], fams: list[dict] | None = None, residual_limit: int = 200) -> dict | None:
     """report.json's `promotion_family`: per family the cells compared, agreeing and differing
     (per kind too), the closest family (the most cells agreeing, then the fewest differing, then
-    ORDER) and its residual cells. None where the report holds no such answer."""
+    ORDER) and its residual cells; where the library's operations disagree with its own
+    result_type, those cells. None where the report holds no such answer."""
     answers = find_answers(cases)
     if not answers:
         return None
     fams = fams or families()
     rows = []
     for fam in fams:
-        per = {k: [0, 0] for k in ("promote_types", "result_type", "can_cast")}
+        per = {k: [0, 0] for k in KINDS_COMPARED}
         residual = []
         for kind, a, b, spec, got in answers:
-            want = predict(fam, kind, a, b)
+            group, _, op = kind.partition(":")
+            want = predict(fam, group, a, b)
             if want == UNSAID:
                 continue
-            per[kind][1] += 1
+            per[group][1] += 1
             if want == got:
-                per[kind][0] += 1
-            else:
-                residual.append({"kind": kind, "a": a, "b": b, "family": want, "observed": got})
+                per[group][0] += 1
+            else:  # an operation's cell named by its op: add(t_int8, s_float)
+                residual.append({"kind": op or kind, "a": a, "b": b, "family": want, "observed": got})
         agree = sum(v[0] for v in per.values())
         compared = sum(v[1] for v in per.values())
         rows.append({"key": fam["key"], "name": fam["name"], "source": fam["source"], "agree": agree,
@@ -274,9 +325,11 @@ def classify(cases: list[dict], fams: list[dict] | None = None, residual_limit: 
                      "residual": residual})
     best = min(range(len(rows)), key=lambda i: (-rows[i]["agree"], rows[i]["compared"] - rows[i]["agree"], i))
     closest = rows[best]
+    split = disagreements(answers)
     return {"closest": closest["key"], "name": closest["name"], "cells": len(answers),
             "families": [{k: v for k, v in r.items() if k != "residual"} for r in rows],
-            "residual": closest["residual"][:residual_limit], "residual_total": len(closest["residual"])}
+            "residual": closest["residual"][:residual_limit], "residual_total": len(closest["residual"]),
+            **({"disagreements": split[:residual_limit], "disagreements_total": len(split)} if split else {})}
 
 
 def cell_text(r: dict) -> str:
@@ -300,6 +353,10 @@ def main(argv: list[str]) -> int:
     for r in got["families"]:
         print(f"  {r['key']:<10} {r['agree']:>5} of {r['compared']:>5} cells agree  "
               + "  ".join(f"{k} {v['agree']}/{v['compared']}" for k, v in r["by_kind"].items()))
+    if got.get("disagreements_total"):
+        print(f"its operations disagree with its own result_type in {got['disagreements_total']} cells:")
+        for d in got["disagreements"][:20]:
+            print(f"  {d['op']}({d['a']}, {d['b']}) -> {d['observed']}, result_type says {d['result_type']}")
     print(f"residual cells ({got['residual_total']}):")
     for r in got["residual"][:50]:
         print("  " + cell_text(r))

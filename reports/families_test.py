@@ -174,6 +174,68 @@ class Classify(unittest.TestCase):
         self.assertIn({"kind": "result_type", "a": "t_int8", "b": "s_float", "family": "float32",
                        "observed": "float64"}, forced["residual"])
 
+    def operations_report(self, answer, result_type=None):
+        """add and mul of every pair of a few operands, each answered by `answer(a, b)` (a dtype or
+        ERROR); the spec's (PyTorch's) dtype in the statement, as binary rows state it; and, where
+        given, the library's own result_type answers."""
+        pytorch = FAM["pytorch"]
+        ops = ("t_int8", "t_uint8", "t_float32", "z_int64", "s_int", "s_float")
+        cases = []
+        for op in ("add", "mul", "div"):
+            for a in ops:
+                for b in ops:
+                    spec = families.result_type(pytorch, a, b)
+                    got = answer(a, b)
+                    mism = [] if got == spec else [
+                        {"check": f"{op}({a}, {b})", "kind": "error", "expected": f"a result of dtype {spec}",
+                         "observed": "RuntimeError: Type Error: bound to different types"} if got == families.ERROR
+                        else {"check": f"{op}({a}, {b})", "kind": "dtype", "expected": spec, "observed": got}]
+                    cases.append(case(f"binary.{op}.{a}.{b}", "PASS" if not mism else "XFAIL", mismatches=mism,
+                                      statement=f"{op}({a}, {b}) -> dtype {spec}"))
+                    if result_type and op == "add":
+                        rt = result_type(a, b)
+                        cases.append(cell(f"result_type.{a}.{b}", spec, rt, statement=f"result_type({a}, {b}) = {spec}"))
+        return cases
+
+    def test_a_library_without_result_type_is_judged_by_its_operations(self):
+        """ONNX Runtime's shape: no promote_types, result_type or can_cast, every mixed pair
+        refused by its operations: one type per operation. div is not compared (it promotes
+        integers to floating)."""
+        def one_type(a, b):  # tensors of two types refused; a Python number takes its tensor's type
+            if a[0] == b[0] == "s":  # two Python numbers: the spec's (no family here states them)
+                return families.result_type(FAM["pytorch"], a, b)
+            if "s" in (a[0], b[0]):
+                return families.result_type(FAM["none"], a, b)
+            return a[2:] if a[2:] == b[2:] else families.ERROR
+        got = families.classify(self.operations_report(one_type))
+        self.assertEqual(got["closest"], "none")
+        self.assertEqual(got["cells"], 2 * 36)
+        self.assertEqual(next(r for r in got["families"] if r["key"] == "none")["by_kind"]["operations"]["compared"] > 0,
+                         True)
+        self.assertNotIn("disagreements", got)
+        self.assertIn("add, mul (result dtype)", render.FAMILY_HEADER)
+
+    def test_operations_that_disagree_with_their_own_result_type_are_named(self):
+        """uint8 + 1 -> int64 while the library's result_type(uint8, 1) says uint8."""
+        pytorch = FAM["pytorch"]
+
+        def add(a, b):
+            if {a, b} == {"t_uint8", "s_int"}:
+                return "int64"
+            return families.result_type(pytorch, a, b)
+        got = families.classify(self.operations_report(add, lambda a, b: families.result_type(pytorch, a, b)))
+        self.assertEqual(got["closest"], "pytorch")
+        self.assertEqual(got["disagreements_total"], 4)  # add and mul, both operand orders
+        self.assertIn({"a": "t_uint8", "b": "s_int", "op": "add", "result_type": "uint8", "observed": "int64"},
+                      got["disagreements"])
+        self.assertIn({"kind": "add", "a": "t_uint8", "b": "s_int", "family": "uint8", "observed": "int64"},
+                      got["residual"])
+        self.assertIn("disagree with its own result_type in 4 cells", render.family_intro(got))
+        # A refusal is no disagreement: its cause may be outside promotion.
+        refused = families.classify(self.operations_report(lambda a, b: families.ERROR,
+                                                           lambda a, b: families.result_type(pytorch, a, b)))
+        self.assertNotIn("disagreements", refused)
+
     def test_no_answers_no_family(self):
         self.assertIsNone(families.classify([case("a", "PASS")]))
 

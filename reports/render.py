@@ -213,8 +213,7 @@ def score_markdown(doc: dict) -> list[str]:
     if not score or score["percent"] is None:
         return []
     rf = score["required_features"]
-    out = [f"Conformance beside the gate: **{score['percent']:.1f} %** "
-           f"({score['conformant']} of {score['cases']} cases of required features behave as the spec says); "
+    out = [f"Conformance beside the gate: **{score['percent']:.1f} %** ({report_lib.denominator_text(score)}); "
            f"required features exercised: {rf['exercised']} of {rf['total']}"
            + (f"; {score['optional_excluded']} cases of optional features not counted" if score["optional_excluded"]
               else "") + ".", "", "## Conformance per spec file", ""]
@@ -326,19 +325,30 @@ def markdown(doc: dict) -> str:
 
 
 RESIDUAL_SHOWN = 50  # residual cells listed in report.md / report.html (report.json holds up to 200)
-FAMILY_HEADER = ["family", "cells agreeing", "of the cells it states", "promote_types", "result_type", "can_cast"]
+FAMILY_HEADER = ["family", "cells agreeing", "of the cells it states",
+                 *(k if k != "operations" else "add, mul (result dtype)" for k in families_lib.KINDS_COMPARED)]
+DISAGREEMENTS_SHOWN = 20
 
 
 def family_rows(fam: dict) -> list[list]:
-    return [[r["name"], r["agree"], r["compared"], *(f"{v['agree']} of {v['compared']}" for v in r["by_kind"].values())]
+    def tally(v):
+        return f"{v['agree']} of {v['compared']}" if v else "—"  # a report from before the kind existed
+    return [[r["name"], r["agree"], r["compared"], *(tally(r["by_kind"].get(k)) for k in families_lib.KINDS_COMPARED)]
             for r in fam["families"]]
 
 
 def family_intro(fam: dict) -> str:
     closest = next(r for r in fam["families"] if r["key"] == fam["closest"])
-    return (f"of the candidate's {fam['cells']} promote_types, result_type and can_cast answers, {closest['agree']} of "
-            f"the {closest['compared']} it states agree (reports/families/{fam['closest']}.toml: {closest['source']}); "
-            f"{fam['residual_total']} residual cell{'s' if fam['residual_total'] != 1 else ''}.")
+    return (f"of the candidate's {fam['cells']} answers (promote_types, result_type and can_cast, and the result dtypes "
+            f"of add and mul), {closest['agree']} of the {closest['compared']} it states agree "
+            f"(reports/families/{fam['closest']}.toml: {closest['source']}); "
+            f"{fam['residual_total']} residual cell{'s' if fam['residual_total'] != 1 else ''}."
+            + (f" Its operations disagree with its own result_type in {fam['disagreements_total']} "
+               f"cell{'s' if fam['disagreements_total'] != 1 else ''}." if fam.get("disagreements_total") else ""))
+
+
+def disagreement_text(d: dict) -> str:
+    return f"{d['op']}({d['a']}, {d['b']}) -> {d['observed']}, its result_type({d['a']}, {d['b']}) says {d['result_type']}"
 
 
 def family_markdown(doc: dict) -> list[str]:
@@ -354,6 +364,12 @@ def family_markdown(doc: dict) -> list[str]:
         more = fam["residual_total"] - min(len(fam["residual"]), RESIDUAL_SHOWN)
         out += [f"- … and {more} more (report.json lists {len(fam['residual'])})"] if more > 0 else []
         out += [""]
+    if fam.get("disagreements"):
+        out += ["Where its operations disagree with its own result_type:", ""]
+        out += [f"- {_md(disagreement_text(d))}" for d in fam["disagreements"][:DISAGREEMENTS_SHOWN]]
+        more = fam["disagreements_total"] - min(len(fam["disagreements"]), DISAGREEMENTS_SHOWN)
+        out += [f"- … and {more} more (report.json)"] if more > 0 else []
+        out += [""]
     return out
 
 
@@ -364,6 +380,8 @@ def roots_intro(rc: dict) -> str:
     return (f"{rc['deviations']} deviating cases ({rc['xfail']} XFAIL). {len(rc['roots'])} root deviation"
             f"{'s' if len(rc['roots']) != 1 else ''} — deviating spec rows none of whose ancestors (derives_from in "
             f"spec/*.toml) deviate in the checks they decide — explain {rc['explained']} of them "
+            "(a root explains a case below it only where it deviates on that case's own inputs: the same dtypes "
+            "and operand kinds) "
             f"({rc['explained_xfail']} XFAIL); the other {rc['deviations'] - rc['explained']} are grouped by what was "
             "observed (mismatch kind, and the error kind an error check saw).")
 
@@ -523,7 +541,10 @@ def family_context(doc: dict) -> dict | None:
     shown = fam["residual"][:RESIDUAL_SHOWN]
     return {"name": fam["name"], "intro": family_intro(fam), "header": FAMILY_HEADER, "rows": family_rows(fam),
             "closest": [r["key"] == fam["closest"] for r in fam["families"]],
-            "residual": [families_lib.cell_text(r) for r in shown], "more": fam["residual_total"] - len(shown)}
+            "residual": [families_lib.cell_text(r) for r in shown], "more": fam["residual_total"] - len(shown),
+            "disagreements": [disagreement_text(d) for d in fam.get("disagreements", [])[:DISAGREEMENTS_SHOWN]],
+            "disagreements_more": fam.get("disagreements_total", 0) - min(len(fam.get("disagreements", [])),
+                                                                         DISAGREEMENTS_SHOWN)}
 
 
 def _group_by_reason(doc: dict, group: list[dict]):
@@ -580,7 +601,8 @@ def html(doc: dict) -> str:
         "summary": s, "why": why(doc), "outcomes": OUTCOMES,
         "counts": ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]),
         "score": score, "score_by": {k: order(score["by_" + k]) for k in ("spec_file", "feature", "clause")} if score
-        else {}, "facts": facts(doc), "features": features, "feature_header": FEATURE_HEADER,
+        else {}, "score_denominator": report_lib.denominator_text(score) if score else "",
+        "facts": facts(doc), "features": features, "feature_header": FEATURE_HEADER,
         "per_spec": per("spec_file"), "per_clause": per("clause"), "anchor": anchor, "matrices": matrices_,
         "deviations": deviations,
         "wording": report_lib.wording_text(cases),

@@ -459,12 +459,36 @@ def signature(case: dict) -> str:
     return " + ".join(sorted(parts)) or "failed outside its checks"
 
 
+def _operand(token: str) -> tuple[str, str]:
+    """An input token (RowMeta::inputs) as (what it holds, its kind): 't_int32' -> ('int32', 't'),
+    's_float' -> ('float', 's'), a dtype alone 'int32' -> ('int32', '')."""
+    kind, sep, what = token.partition("_")
+    return (what, kind) if sep and kind in ("t", "z", "s") else (token, "")
+
+
+def same_inputs(above: tuple, below: tuple) -> bool:
+    """Whether a case of a row above (its inputs, as _operand pairs sorted) is about the same
+    inputs as a case below: the same things held (dtypes, scalar kinds) in any order, each pair of
+    the same kind, where a dtype alone (promote_types' pairs) stands for a tensor of that dtype,
+    zero-dim or not, never for a Python scalar."""
+    return len(above) == len(below) and all(
+        wa == wb and (ka == kb or (ka == "" and kb != "s") or (kb == "" and ka != "s"))
+        for (wa, ka), (wb, kb) in zip(above, below))
+
+
+def _inputs_key(case: dict) -> tuple | None:
+    return tuple(sorted(_operand(t) for t in case["inputs"])) if case.get("inputs") else None
+
+
 def root_causes(cases: list[dict], edges: dict[str, list], per_case: dict | None = None) -> dict:
     """Root deviations: the deviating cases (FAIL, XFAIL, CRASH, TIMEOUT) traced through what each
     spec row derives from (`edges`, spec_derivations). A case of row R is *derived* when one of R's
     derivations that decides a check the case failed (every derivation, for a crash or a hang
-    only those that decide every check) leads, through any rows above, to a row that deviates; it
-    is R's *own* deviation otherwise. A root is a row with an own deviation: none of its
+    only those that decide every check) leads, through any rows above, to a row that deviates on
+    the case's own inputs; it is R's *own* deviation otherwise. A row deviates on a case's inputs
+    when one of its deviating cases is about the same inputs (same_inputs: the same dtypes and
+    operand kinds, from the cases' `inputs`); a row none of whose cases name inputs, or a case that
+    names none, is compared by row alone (the row deviates somewhere). A root is a row with an own deviation: none of its
     ancestors explains it. Each root explains its own cases and the derived cases below it (a case
     under two roots counts for each; `explained` in the summary counts each case once). Roots that
     explain nothing below them are not listed as roots: their cases are grouped by observed
@@ -474,6 +498,20 @@ def root_causes(cases: list[dict], edges: dict[str, list], per_case: dict | None
     by_row: dict[str, list] = collections.defaultdict(list)
     for c in deviating:
         by_row[c.get("spec_row") or ""].append(c)
+    typed_rows = {c.get("spec_row") for c in cases if c.get("inputs")}  # rows whose cases name inputs
+    deviating_inputs: dict[str, set] = collections.defaultdict(set)
+    for c in deviating:
+        if c.get("inputs"):
+            deviating_inputs[c.get("spec_row") or ""].add(_inputs_key(c))
+
+    def deviates_on(rid: str, c: dict) -> bool:
+        """Whether row `rid` deviates on case c's inputs (by row alone where either names none)."""
+        if not by_row.get(rid):
+            return False
+        key = _inputs_key(c)
+        if key is None or rid not in typed_rows:
+            return True
+        return any(same_inputs(k, key) for k in deviating_inputs.get(rid, ()))
 
     ancestors_memo: dict[str, set] = {}
 
@@ -496,13 +534,13 @@ def root_causes(cases: list[dict], edges: dict[str, list], per_case: dict | None
         return out
 
     ups = {c["id"]: above(c) for c in deviating}
-    own = {c["id"] for c in deviating if c.get("spec_row") and not any(by_row.get(r) for r in ups[c["id"]])}
-    roots = sorted({c.get("spec_row") for c in deviating if c["id"] in own})
-    explained: dict[str, list] = {r: [] for r in roots}
+    own = {c["id"] for c in deviating if c.get("spec_row") and not any(deviates_on(r, c) for r in ups[c["id"]])}
+    explained: dict[str, list] = {r: [] for r in sorted({c.get("spec_row") for c in deviating if c["id"] in own})}
 
     def nearest_roots(c: dict) -> set:
-        """The roots nearest a derived case: up from the rows its failed checks lead to, stopping
-        at each root (a root's own ancestors do not explain what it explains)."""
+        """The roots nearest a derived case that deviate on its inputs: up from the rows its failed
+        checks lead to, stopping at each such root (a root's own ancestors do not explain what it
+        explains); a root that does not deviate on the case's inputs is passed through."""
         failed = set() if c["outcome"] in ("CRASH", "TIMEOUT") else failing_checks(c)
         todo = [p for p, checks in edges.get(c.get("spec_row") or "", []) if not checks or failed & set(checks)]
         seen, out = set(), set()
@@ -511,15 +549,25 @@ def root_causes(cases: list[dict], edges: dict[str, list], per_case: dict | None
             if r in seen:
                 continue
             seen.add(r)
-            if r in explained:
+            if r in explained and deviates_on(r, c):
                 out.add(r)
             else:
                 todo += [p for p, _ in edges.get(r, [])]
         return out
 
+    # A derived case whose deviating ancestors lead to no root on its inputs (a row above deviates
+    # on them only through a row compared by row alone) is its own row's deviation after all.
+    while True:
+        nearest = {c["id"]: sorted(nearest_roots(c)) for c in deviating if c["id"] not in own and c.get("spec_row")}
+        lost = {cid for cid, found in nearest.items() if not found}
+        if not lost:
+            break
+        own |= lost
+        explained.update({c["spec_row"]: [] for c in deviating if c["id"] in lost})
+    roots = sorted(explained)
     roots_of: dict[str, list] = {}
     for c in deviating:
-        roots_of[c["id"]] = [c["spec_row"]] if c["id"] in own else sorted(nearest_roots(c))
+        roots_of[c["id"]] = [c["spec_row"]] if c["id"] in own else nearest.get(c["id"], [])
         for r in roots_of[c["id"]]:
             explained[r].append(c)
     if per_case is not None:
@@ -566,7 +614,7 @@ def conformance(cases: list[dict], features: list[dict]) -> dict:
     or its checks used one (a feature spec/features.toml does not name counts as required)."""
     level = {f["name"]: f["level"] for f in features}
     tally = {k: collections.defaultdict(lambda: [0, 0]) for k in ("spec_file", "clause", "feature")}
-    total, good, excluded = 0, 0, 0
+    total, good, excluded, ran = 0, 0, 0, 0
     for c in cases:
         used = set(c.get("features", [])) | ({c["feature"]} if c.get("feature") else set())
         if any(level.get(f, "required") != "required" for f in used):
@@ -575,6 +623,7 @@ def conformance(cases: list[dict], features: list[dict]) -> dict:
         ok = c["outcome"] in ("PASS", "XPASS")
         total += 1
         good += ok
+        ran += c["outcome"] != "NOT_SUPPORTED"
         keys = {"spec_file": [c["spec_file"]], "clause": [c["clause"]], "feature": sorted(used)}
         for kind, names in keys.items():
             for name in names:
@@ -587,8 +636,20 @@ def conformance(cases: list[dict], features: list[dict]) -> dict:
 
     required = [f for f in features if f["level"] == "required"]
     return {"conformant": good, "cases": total, "percent": _percent(good, total), "optional_excluded": excluded,
+            "ran": ran, "percent_of_ran": _percent(good, ran),
             "required_features": {"exercised": sum(1 for f in required if f["cases"] > 0), "total": len(required)},
             "by_spec_file": rows("spec_file"), "by_clause": rows("clause"), "by_feature": rows("feature")}
+
+
+def denominator_text(score: dict) -> str:
+    """What a score is a share of, in words, with the share of the cases that ran beside it:
+    "6,300 of 15,190 cases of required features (every one, run or not) behave as the spec says;
+    45.3 % of the 13,900 that ran" (`ran`: absent in reports before it existed)."""
+    text = (f"{score['conformant']:,} of {score['cases']:,} cases of required features (every one, run or not) "
+            "behave as the spec says")
+    if score.get("ran") is not None and score["ran"] != score["cases"]:
+        text += ("; none ran" if not score["ran"] else f"; {score['percent_of_ran']:.1f} % of the {score['ran']:,} that ran")
+    return text
 
 
 def headline(verdict_text: str, score: dict, xfail: int = 0) -> str:
@@ -797,10 +858,9 @@ def score_lines(doc: dict) -> list[str]:
     if not score or score["percent"] is None:
         return []
     rf = score["required_features"]
-    lines = [f"\nconformance (beside the verdict): {score['percent']:.1f} % — {score['conformant']} of {score['cases']} "
-             f"cases of required features behave as the spec says; required features exercised: {rf['exercised']} "
-             f"of {rf['total']}" + (f"; {score['optional_excluded']} cases of optional features not counted"
-                                    if score["optional_excluded"] else "")]
+    lines = [f"\nconformance (beside the verdict): {score['percent']:.1f} % — {denominator_text(score)}; required "
+             f"features exercised: {rf['exercised']} of {rf['total']}"
+             + (f"; {score['optional_excluded']} cases of optional features not counted" if score["optional_excluded"] else "")]
     width = max(len(r["name"]) for r in score["by_spec_file"])
     lines += [f"  {r['name']:<{width}}  {r['percent']:>5.1f} %  ({r['conformant']} of {r['cases']})"
               for r in score["by_spec_file"]]

@@ -19,6 +19,7 @@ from contextlib import redirect_stderr, redirect_stdout
 sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
 import diff  # noqa: E402
 import junit  # noqa: E402
+import compare  # noqa: E402
 import render  # noqa: E402
 import report  # noqa: E402
 
@@ -91,6 +92,23 @@ class Score(unittest.TestCase):
         self.assertEqual({r["name"]: r["percent"] for r in score["by_clause"]},
                          {"002#type-promotion": 50.0, "002#other": 100.0})
         self.assertTrue(doc["summary"]["headline"].startswith("DOES NOT CONFORM — 66.7 %"))
+
+    def test_the_score_says_its_denominator_and_the_share_of_the_cases_that_ran(self):
+        """Issue 48 item 6: every case of a required feature counts, run or not; beside it the
+        share among those that ran (one library: 2.9 % of all, 19.7 % of those run)."""
+        features = [feature("devices", "required", False, 0, 3)]
+        doc = make([case("a", "PASS"), case("b", "XFAIL"), case("n1", "NOT_SUPPORTED", feature="devices"),
+                    case("n2", "NOT_SUPPORTED", feature="devices")], features=features)
+        score = doc["conformance"]
+        self.assertEqual((score["conformant"], score["cases"], score["ran"], score["percent"], score["percent_of_ran"]),
+                         (1, 4, 2, 25.0, 50.0))
+        words = "1 of 4 cases of required features (every one, run or not) behave as the spec says; 50.0 % of the 2 that ran"
+        for text in (render.markdown(doc), render.html(doc), report.text_summary(doc)):
+            self.assertIn(words, text)
+        cols = [compare.Column("x", "x/report.json", doc)]
+        self.assertIn("| 50.0 % of 2 run |", compare.markdown(cols))
+        self.assertIn("1 of 4; 50.0 % of 2 run", compare.html(cols))
+        self.assertIn("run or not", compare.SCORE_NOTE)
 
     def test_markdown_escapes_testee_text(self):
         doc = make([case("a", "FAIL", observed="x|y<script>\n# not a heading\x1b[31m")])
@@ -484,6 +502,52 @@ class ObservedOnly(unittest.TestCase):
         self.assertEqual({x["signature"]: x["cases"] for x in rc["other"]},
                          {"values differs": 1, "error kind RuntimeError → ValueError": 1})
         self.assertEqual((rc["deviations"], rc["explained"]), (5, 3))
+
+    def test_a_root_explains_a_case_only_where_it_deviates_on_the_case_s_own_inputs(self):
+        """Issue 48 item 5: promote_types deviates on (int32, float32) only; a library that refuses
+        int32 / int32 (a division of a pair promote_types gets right) gets no root credited to
+        promote_types for it, nor float16 + a Python float; int32 * float32 is promote_types'."""
+        edges = {"binary.rules": [["result_type.rules", ["dtype", "error"]]],
+                 "result_type.rules": [["promote_types", []]]}
+        refused = [{"kind": "error", "expected": "no error", "observed": "TypeError: unsupported"}]
+
+        def case(cid, row, outcome, checks, inputs, mismatches=()):
+            return {**self.case(cid, row, outcome, checks, mismatches), "inputs": inputs}
+
+        cases = [case("promote_types.int32.float32", "promote_types", "XFAIL", {"answer": "FAIL"}, ["int32", "float32"]),
+                 case("promote_types.int32.int32", "promote_types", "PASS", {"answer": "PASS"}, ["int32", "int32"]),
+                 case("result_type.t_int32.t_float32", "result_type.rules", "XFAIL", {"answer": "FAIL"},
+                      ["t_int32", "t_float32"]),
+                 case("binary.mul.t_float32.t_int32", "binary.rules", "XFAIL", {"dtype": "FAIL"},
+                      ["t_float32", "t_int32"]),
+                 case("binary.div.t_int32.t_int32", "binary.rules", "XFAIL", {"error": "FAIL"},
+                      ["t_int32", "t_int32"], refused),
+                 case("binary.add.t_float16.s_float", "binary.rules", "XFAIL", {"dtype": "FAIL"},
+                      ["t_float16", "s_float"], [{"kind": "dtype"}])]
+        per = {}
+        rc = report.root_causes(cases, edges, per)
+        self.assertEqual(per["binary.mul.t_float32.t_int32"], ["promote_types"])
+        self.assertEqual(per["result_type.t_int32.t_float32"], ["promote_types"])
+        self.assertEqual(per["binary.div.t_int32.t_int32"], ["binary.rules"])
+        self.assertEqual(per["binary.add.t_float16.s_float"], ["binary.rules"])
+        root = {r["row"]: r for r in rc["roots"]}["promote_types"]
+        self.assertEqual((root["own"], root["downstream"]), (1, 2))
+        # The rest grouped by what they observed, not credited to a root.
+        self.assertEqual({x["signature"]: x["cases"] for x in rc["other"]},
+                         {"error kind no error → TypeError": 1, "dtype differs": 1})
+        # Without inputs the rows are compared as before: promote_types deviates somewhere.
+        bare = [{k: v for k, v in c.items() if k != "inputs"} for c in cases]
+        per = {}
+        report.root_causes(bare, edges, per)
+        self.assertEqual(per["binary.div.t_int32.t_int32"], ["promote_types"])
+
+    def test_same_inputs_pairs_kinds_and_lets_a_dtype_stand_for_a_tensor_not_a_scalar(self):
+        key = lambda *ts: tuple(sorted(report._operand(t) for t in ts))  # noqa: E731
+        self.assertTrue(report.same_inputs(key("int32", "float16"), key("z_float16", "t_int32")))
+        self.assertFalse(report.same_inputs(key("int32", "float32"), key("t_int32", "s_float")))
+        self.assertFalse(report.same_inputs(key("t_int32", "z_float32"), key("t_int32", "t_float32")))
+        self.assertFalse(report.same_inputs(key("int32", "int32"), key("t_int32", "t_int32", "t_int32")))
+        self.assertTrue(report.same_inputs(key("t_bool", "s_bool"), key("s_bool", "t_bool")))
 
     def test_an_acceptance_cell_whose_operation_never_ran_says_so(self):
         ns = {"id": "inplace.add.int8.int8", "outcome": "NOT_SUPPORTED", "feature": "values", "observed": "no"}

@@ -43,6 +43,12 @@ struct RowMeta {
   // row's fields). A candidate that does not declare one of them (Candidate::supports_dtype)
   // does not run the case: NOT_SUPPORTED, naming the dtype (DTypesDeclared).
   const char* dtypes = "";
+  // The operands the case is about, in operand order, space-separated: a dtype alone ("int32
+  // float16": promote_types) or an operand's kind and what it holds ("t_int32" a tensor, "z_int32"
+  // a zero-dim tensor, "s_float" a Python scalar: spec_model.Operand.token). "" where the row has
+  // no operands of that shape. The report's root causes compare them: a deviating row explains a
+  // case below it only where it deviates on the same inputs (reports/report.py root_causes).
+  const char* inputs = "";
 };
 
 // ---------------------------------------------------------------- run configuration

@@ -54,7 +54,7 @@ std::string FailureText(const ::testing::TestResult& result) {
 
 // What a runner needs to name a case that never finished: its id, kind, row and rerun command.
 struct ListedCase {
-  std::string test, id, kind, clause, basis, statement, rerun, answer, suite, spec_row;
+  std::string test, id, kind, clause, basis, statement, rerun, answer, suite, spec_row, inputs;
 };
 ListedCase ListCase(const ::testing::TestInfo& info);
 
@@ -76,6 +76,7 @@ Json CaseListJson(const std::vector<std::string>& tests) {
                     {"answer", c.answer},
                     {"suite", c.suite},
                     {"spec_row", c.spec_row},
+                    {"inputs", c.inputs},
                     {"order", order}});
   }
   return list;
@@ -225,6 +226,7 @@ ListedCase ListCase(const ::testing::TestInfo& info) {
     c.statement = row->text;
     c.answer = row->answer;
     c.spec_row = row->spec_row ? row->spec_row : "";
+    c.inputs = row->inputs ? row->inputs : "";
   }
   c.rerun = RerunCommand(info);
   c.suite = SuiteOfSource(info.file());

@@ -34,21 +34,23 @@ TCTS_PROPERTY(ArithmeticProperties, RandomLayoutsAddAndLayOutAsTheRuleSays) {
   const prop::Layout& b = add.b;
   const TensorMeta& ma = add.a_meta;
   const TensorMeta& m = add.result_meta;
-  RC_ASSERT(m.sizes == ma.sizes);
-  RC_ASSERT(m.dtype == a.dtype);
+  prop::ExpectEqual(add.call, "sizes", ma.sizes, m.sizes);
+  prop::ExpectEqual(add.call, "dtype", a.dtype, m.dtype);
   const bool strided = prop::StridesReadable("the result's strides: dense, and a's where a decides");
-  if (strided && Numel(m.sizes) > 0) RC_ASSERT(prop::DenseStrides(m.sizes, m.strides));  // an empty result has no memory to be dense in
+  if (strided && Numel(m.sizes) > 0) {  // an empty result has no memory to be dense in
+    prop::Expect(prop::DenseStrides(m.sizes, m.strides), add.call, "dense strides for sizes " + Str(m.sizes),
+                 "strides " + Str(m.strides));
+  }
   if (prop::ValuesReadable("the result's values")) {
     const std::vector<Scalar> got = prop::ValuesOf(add.result);
     const std::vector<std::vector<std::int64_t>> index = Indices(m.sizes);
-    RC_ASSERT(got.size() == index.size());
-    for (std::size_t k = 0; k < index.size(); ++k) {
-      RC_ASSERT(got[k] == FixtureValue(a.dtype, a.model.ids[k] + b.At(index[k])));
-    }
+    std::vector<Scalar> want;
+    for (std::size_t k = 0; k < index.size(); ++k) want.push_back(FixtureValue(a.dtype, a.model.ids[k] + b.At(index[k])));
+    prop::ExpectEqual(add.call, "values", want, got);
   }
   const bool decides = strided && prop::DenseStrides(ma.sizes, ma.strides) && Numel(ma.sizes) > 0 &&
                        std::none_of(ma.sizes.begin(), ma.sizes.end(), [](std::int64_t s) { return s == 1; });
-  if (decides) RC_ASSERT(m.strides == ma.strides);
+  if (decides) prop::ExpectEqual(add.call + " (a decides the order)", "a's strides", ma.strides, m.strides);
 }
 
 // out= of the right shape keeps its strides and storage; out= of another shape gets the
@@ -70,8 +72,8 @@ TCTS_PROPERTY(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm) {
   const TensorHandle empty = prop::MakeTensor({0}, a.dtype, {});
   prop::Get(calls::binary_out(cand, BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), empty),
             call + "empty)");
-  if (strided) RC_ASSERT(prop::MetaOf(empty).strides == mr.strides);
-  if (readable) RC_ASSERT(prop::ValuesOf(empty) == want);
+  if (strided) prop::ExpectEqual(call + "empty)", "the functional result's strides", mr.strides, prop::MetaOf(empty).strides);
+  if (readable) prop::ExpectEqual(call + "empty)", "the functional result's values", want, prop::ValuesOf(empty));
 
   const prop::Layout out = prop::RandomBroadcastLayout(ma.sizes, a.dtype);
   const bool right_shape = out.sizes == ma.sizes &&
@@ -81,18 +83,22 @@ TCTS_PROPERTY(ArithmeticProperties, OutAndInplaceAgreeWithTheFunctionalForm) {
     prop::Get(calls::binary_out(cand, BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1), out.tensor),
               call + out.text + ")");
     const TensorMeta mo = prop::MetaOf(out.tensor);
-    if (strided) RC_ASSERT(mo.strides == out.strides && mo.storage_offset == out.offset);
-    RC_ASSERT(prop::StorageOf(out.tensor).id == before.id);
-    if (readable) RC_ASSERT(prop::ValuesOf(out.tensor) == want);
+    const std::string out_call = call + out.text + ")";
+    if (strided) {
+      prop::ExpectEqual(out_call, "out's own strides", out.strides, mo.strides);
+      prop::ExpectEqual(out_call, "out's own storage offset", out.offset, mo.storage_offset);
+    }
+    prop::Expect(prop::StorageOf(out.tensor).id == before.id, out_call, "out's own storage", "a new storage");
+    if (readable) prop::ExpectEqual(out_call, "the functional result's values", want, prop::ValuesOf(out.tensor));
   }
 
   bool writable = strided;  // no dimension of size > 1 with stride 0 (an expanded view)
   for (std::size_t d = 0; writable && d < ma.sizes.size(); ++d) writable = !(ma.sizes[d] > 1 && ma.strides[d] == 0);
   if (writable) {
-    prop::Get(calls::binary_inplace(cand, BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)),
-              prop::Describe(a) + ".add_(" + b.text + ")");
-    RC_ASSERT(prop::MetaOf(a.tensor).strides == ma.strides);
-    if (readable) RC_ASSERT(prop::ValuesOf(a.tensor) == want);
+    const std::string inplace_call = prop::Describe(a) + ".add_(" + b.text + ")";
+    prop::Get(calls::binary_inplace(cand, BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)), inplace_call);
+    prop::ExpectEqual(inplace_call, "a's own strides", ma.strides, prop::MetaOf(a.tensor).strides);
+    if (readable) prop::ExpectEqual(inplace_call, "the functional result's values", want, prop::ValuesOf(a.tensor));
   }
 }
 

@@ -60,6 +60,7 @@ inline Layout RandomBroadcastLayout(const std::vector<std::int64_t>& shape, DTyp
 // add(a, b) for a random view chain a (its fixture dtype, value == storage index) and an
 // operand b of random layout and the same dtype broadcasting against it (Get: add must answer).
 struct RandomAdd {
+  std::string call;  // "add(base.t(), b)": the call that made `result`, for a failed draw's cause
   Chain a;
   TensorMeta a_meta;
   Layout b;
@@ -70,9 +71,9 @@ inline RandomAdd AddRandomLayouts(int max_steps) {
   Chain a = RandomChain(max_steps, false);
   const TensorMeta ma = MetaOf(a.tensor);
   Layout b = RandomBroadcastLayout(ma.sizes, a.dtype);
-  const TensorHandle r = Get(calls::binary(CurrentCandidate(), BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)),
-                             "add(" + Describe(a) + ", " + b.text + ")");
-  return RandomAdd{std::move(a), ma, std::move(b), r, MetaOf(r)};
+  std::string call = "add(" + Describe(a) + ", " + b.text + ")";
+  const TensorHandle r = Get(calls::binary(CurrentCandidate(), BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)), call);
+  return RandomAdd{std::move(call), std::move(a), ma, std::move(b), r, MetaOf(r)};
 }
 
 // Strides that are a dense layout of `sizes` under some order of the dimensions.

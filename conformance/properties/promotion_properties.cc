@@ -57,14 +57,15 @@ TCTS_PROPERTY(PromotionProperties, PromoteTypesIsCommutative) {
                              std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(b) + ")");
   const DType ba = prop::Get(calls::promote_types(CurrentCandidate(), b, a),
                              std::string("promote_types(") + DTypeName(b) + ", " + DTypeName(a) + ")");
-  RC_ASSERT(ab == ba);
+  prop::ExpectEqual(std::string("promote_types(") + DTypeName(b) + ", " + DTypeName(a) + ")",
+                    "promote_types(" + std::string(DTypeName(a)) + ", " + DTypeName(b) + ")'s answer", ab, ba);
 }
 
 TCTS_PROPERTY(PromotionProperties, PromoteTypesIsIdempotent) {
   const DType a = *rc::gen::elementOf(DTypes());
   const DType aa = prop::Get(calls::promote_types(CurrentCandidate(), a, a),
                              std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(a) + ")");
-  RC_ASSERT(aa == a);
+  prop::ExpectEqual(std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(a) + ")", "the dtype itself", a, aa);
 }
 
 TCTS_PROPERTY(PromotionProperties, PromoteTypesCategoryIsTheHigher) {
@@ -73,7 +74,9 @@ TCTS_PROPERTY(PromotionProperties, PromoteTypesCategoryIsTheHigher) {
   const DType r = prop::Get(calls::promote_types(CurrentCandidate(), a, b),
                             std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(b) + ")");
   const Category want = std::max(DTypeCategory(a), DTypeCategory(b));
-  RC_ASSERT(std::string(CategoryName(DTypeCategory(r))) == CategoryName(want));
+  prop::Expect(DTypeCategory(r) == want, std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(b) + ")",
+               std::string("a dtype of the higher category, ") + CategoryName(want),
+               Str(r) + ", " + CategoryName(DTypeCategory(r)));
 }
 
 // The operand `o` holding the row value (OperandValue: 3 or 2, true for bool) in every
@@ -99,7 +102,7 @@ TCTS_PROPERTY(PromotionProperties, ResultTypeIgnoresValues) {
   // result_type answers for any two operands (it is the op that may reject them).
   const DType want = prop::Get(calls::result_type(cand, fa, fb), Call("result_type", a, b) + " of the row values");
   const DType got = prop::Get(calls::result_type(cand, ra, rb), Call("result_type", a, b) + " of random values");
-  RC_ASSERT(got == want);
+  prop::ExpectEqual(Call("result_type", a, b) + " of random values", "the answer for the row values", want, got);
   // The op's result dtype ignores values too (its error, if any, is the same kind).
   const auto dtype_of = [&](const Operand& x, const Operand& y, const char* values) -> Result<DType> {
     const auto r = calls::binary(cand, op, x, y, Scalar::Int(1));
@@ -108,7 +111,12 @@ TCTS_PROPERTY(PromotionProperties, ResultTypeIgnoresValues) {
     return prop::MetaOf(r.value()).dtype;
   };
   const Result<DType> op_want = dtype_of(fa, fb, " of the row values"), op_got = dtype_of(ra, rb, " of random values");
-  RC_ASSERT(prop::DTypeOutcome(op_got) == prop::DTypeOutcome(op_want));
+  const auto outcome = [](const Result<DType>& r) {
+    return r.ok() ? "dtype " + Str(r.value()) : Describe(r.error());
+  };
+  prop::Expect(prop::DTypeOutcome(op_got) == prop::DTypeOutcome(op_want),
+               Call(BinaryOpName(op), a, b) + " of random values", "the outcome for the row values, " + outcome(op_want),
+               outcome(op_got));
 }
 
 // Every row of the table has its property above.

@@ -142,6 +142,18 @@ inline void Get(const Called<void>& s, const std::string& call) {
   if (!s.ok()) RC_FAIL(call + ": expected success, observed " + Describe(s.error()));
 }
 
+// ---------------------------------------------------------------- a failed draw's cause
+// Fails the draw saying its cause as a table case's mismatch does — the call, what the spec
+// expects and what the candidate gave ("add(base.t(), b): expected sizes [2, 3], observed [3,
+// 2]") — where RC_ASSERT would show only the expression and its operands.
+inline void Expect(bool holds, const std::string& call, const std::string& expected, const std::string& observed) {
+  if (!holds) RC_FAIL(call + ": expected " + expected + ", observed " + observed);
+}
+template <class T>
+void ExpectEqual(const std::string& call, const std::string& what, const T& expected, const T& observed) {
+  if (!(observed == expected)) RC_FAIL(call + ": expected " + what + " " + Str(expected) + ", observed " + Str(observed));
+}
+
 // A Case's verdict on a draw (checks that record mismatches into a Case: ReadValues,
 // CheckAddressFormula, ...): its mismatches fail the draw; its NOT_SUPPORTED ends it, and the
 // property is NOT_SUPPORTED.

@@ -90,7 +90,8 @@ TCTS_PROPERTY(StridedProperties, ViewsShareStorageAndReshapeCopiesOnlyWhenViewFa
   const prop::Chain chain = prop::RandomChain(5, false);
   Candidate& cand = CurrentCandidate();
   const StorageInfo a = prop::StorageOf(chain.base);
-  RC_ASSERT(prop::StorageOf(chain.tensor).id == a.id);
+  prop::Expect(prop::StorageOf(chain.tensor).id == a.id, prop::Describe(chain), "the base's storage (a view)",
+               "another storage");
   // reshape to a random factorisation: a view exactly when view() works (where both are declared).
   if (!prop::OpDeclared("view") || !prop::OpDeclared("reshape")) return;
   const std::optional<prop::ModelStep> drawn = prop::RandomStep(chain.model, true);
@@ -100,8 +101,14 @@ TCTS_PROPERTY(StridedProperties, ViewsShareStorageAndReshapeCopiesOnlyWhenViewFa
   auto viewed = calls::view(cand, chain.tensor, m.step.args.vec());
   prop::Usable(viewed, call + " as view()");
   const TensorHandle reshaped = prop::Get(calls::reshape(cand, chain.tensor, m.step.args.vec()), call);
-  RC_ASSERT(viewed.ok() == (prop::StorageOf(reshaped).id == a.id));
-  if (!viewed.ok()) RC_ASSERT(viewed.error().kind == ErrorKind::kRuntimeError);
+  const bool shares = prop::StorageOf(reshaped).id == a.id;
+  prop::Expect(viewed.ok() == shares, call,
+               viewed.ok() ? "a view (view() of the shape worked)" : "a copy (view() of the shape was refused)",
+               shares ? "a view of the base's storage" : "a copy");
+  if (!viewed.ok()) {
+    prop::Expect(viewed.error().kind == ErrorKind::kRuntimeError, call + " as view()", "RuntimeError",
+                 Describe(viewed.error()));
+  }
 }
 
 // Writing one element through a view is visible through the base and every other view of it.
@@ -158,9 +165,12 @@ TCTS_PROPERTY(StridedProperties, ClonePreservesTheStridesOfADenseTensor) {
   const TensorHandle dense = prop::Get(calls::permute(cand, base, dims), "base.permute(" + Str(dims) + ")");
   const TensorHandle copy = prop::Get(calls::clone(cand, dense, MemoryFormat::kPreserve),
                                       "base.permute(" + Str(dims) + ").clone(preserve_format)");
-  RC_ASSERT(prop::MetaOf(copy).strides == prop::MetaOf(dense).strides);
-  if (prop::ValuesReadable("the copy's values")) RC_ASSERT(prop::ValuesOf(copy) == prop::ValuesOf(dense));
-  RC_ASSERT(prop::StorageOf(copy).id != prop::StorageOf(base).id);
+  const std::string call = "base.permute(" + Str(dims) + ").clone(preserve_format)";
+  prop::ExpectEqual(call, "the input's strides", prop::MetaOf(dense).strides, prop::MetaOf(copy).strides);
+  if (prop::ValuesReadable("the copy's values")) {
+    prop::ExpectEqual(call, "the input's values", prop::ValuesOf(dense), prop::ValuesOf(copy));
+  }
+  prop::Expect(prop::StorageOf(copy).id != prop::StorageOf(base).id, call, "a new storage", "the input's storage");
 }
 
 // contiguous(fmt) is fmt-contiguous (by the spec's formula) and equal in value; an
@@ -176,13 +186,20 @@ TCTS_PROPERTY(StridedProperties, ContiguousIsFormatContiguousAndValueEqual) {
     if (f.Fits(meta.sizes.size())) fits.push_back(f);
   const FormatRule format = *rc::gen::elementOf(fits);
   const bool was = format.Contiguous(meta);
-  const TensorHandle out = prop::Get(calls::contiguous(cand, chain.tensor, format.format),
-                                     prop::Describe(chain) + ".contiguous(" + MemoryFormatName(format.format) + ")");
+  const std::string call = prop::Describe(chain) + ".contiguous(" + MemoryFormatName(format.format) + ")";
+  const TensorHandle out = prop::Get(calls::contiguous(cand, chain.tensor, format.format), call);
   const TensorMeta out_meta = prop::MetaOf(out);
-  RC_ASSERT(format.Contiguous(out_meta));
-  if (prop::ValuesReadable("the copy's values")) RC_ASSERT(prop::ValuesOf(out) == prop::ValuesOf(chain.tensor));
-  RC_ASSERT((prop::StorageOf(out).id == prop::StorageOf(chain.tensor).id) == was);
-  if (was) RC_ASSERT(out_meta.strides == meta.strides);
+  prop::Expect(format.Contiguous(out_meta), call,
+               std::string(format.id) + "-contiguous strides " + Str(format.Strides(out_meta.sizes)),
+               "strides " + Str(out_meta.strides) + " for sizes " + Str(out_meta.sizes));
+  if (prop::ValuesReadable("the copy's values")) {
+    prop::ExpectEqual(call, "the input's values", prop::ValuesOf(chain.tensor), prop::ValuesOf(out));
+  }
+  const bool same = prop::StorageOf(out).id == prop::StorageOf(chain.tensor).id;
+  prop::Expect(same == was, call,
+               was ? "the input itself (it is already contiguous in that format)" : "a copy (the input is not contiguous in that format)",
+               same ? "the input's storage" : "a copy");
+  if (was) prop::ExpectEqual(call, "the input's strides", meta.strides, out_meta.strides);
 }
 
 // transpose(d0, d1) twice gives back the sizes, strides and offset.
@@ -197,10 +214,11 @@ TCTS_PROPERTY(StridedProperties, TransposingTwiceRestoresTheGeometry) {
   const TensorHandle once = prop::Get(calls::transpose(cand, chain.tensor, d0, d1), prop::Describe(chain) + call);
   const TensorHandle twice = prop::Get(calls::transpose(cand, once, d0, d1), prop::Describe(chain) + call + call);
   const TensorMeta after = prop::MetaOf(twice);
-  RC_ASSERT(after.sizes == before.sizes);
+  const std::string twice_call = prop::Describe(chain) + call + call;
+  prop::ExpectEqual(twice_call, "the sizes before", before.sizes, after.sizes);
   if (prop::StridesReadable("the strides and offset after transposing twice")) {
-    RC_ASSERT(after.strides == before.strides);
-    RC_ASSERT(after.storage_offset == before.storage_offset);
+    prop::ExpectEqual(twice_call, "the strides before", before.strides, after.strides);
+    prop::ExpectEqual(twice_call, "the storage offset before", before.storage_offset, after.storage_offset);
   }
 }
 
@@ -224,23 +242,29 @@ TCTS_PROPERTY(StridedProperties, InvalidViewRequestsAreErrors) {
   const std::int64_t past = *rc::gen::arbitrary<bool>() ? numel : -numel - 1;
   if (strided) {
     auto v = calls::as_strided(cand, base, sizes, strides, offset);
-    prop::Usable(v, "base.as_strided(" + Str(sizes) + ", " + Str(strides) + ", " + Str(offset) + ")");
-    RC_ASSERT(v.ok() == fits);
-    if (!fits) RC_ASSERT(v.error().kind == ErrorKind::kRuntimeError);
+    const std::string call = "base.as_strided(" + Str(sizes) + ", " + Str(strides) + ", " + Str(offset) + ") of " +
+                             Str(numel) + " elements";
+    prop::Usable(v, call);
+    const std::string reach = "its last element at " + Str(extent - 1);
+    if (fits) prop::Expect(v.ok(), call, "a view (" + reach + " fits)", v.ok() ? "a view" : Describe(v.error()));
+    else prop::Expect(!v.ok() && v.error().kind == ErrorKind::kRuntimeError, call,
+                      "RuntimeError (" + reach + " is past the storage)", v.ok() ? "a view" : Describe(v.error()));
   }
   if (viewing) {
     auto wrong = calls::view(cand, base, {wrong_numel});
     prop::Usable(wrong, "base.view(" + Str(wrong_numel) + ")");
-    // Two asserts: RapidCheck's captured && evaluates both sides, and error() of an ok answer
-    // would throw std::bad_variant_access instead of saying what was answered.
+    // Answered first: error() of an ok answer would throw std::bad_variant_access instead of
+    // saying what was answered.
     if (wrong.ok()) RC_FAIL("base.view(" + Str(wrong_numel) + ") of " + Str(numel) + " elements was answered, not refused");
-    RC_ASSERT(wrong.error().kind == ErrorKind::kRuntimeError);
+    prop::Expect(wrong.error().kind == ErrorKind::kRuntimeError, "base.view(" + Str(wrong_numel) + ")", "RuntimeError",
+                 Describe(wrong.error()));
   }
   if (selecting) {
     auto sel = calls::select(cand, base, 0, past);
     prop::Usable(sel, "base.select(0, " + Str(past) + ")");
     if (sel.ok()) RC_FAIL("base.select(0, " + Str(past) + ") of " + Str(numel) + " elements was answered, not refused");
-    RC_ASSERT(sel.error().kind == ErrorKind::kIndexError);
+    prop::Expect(sel.error().kind == ErrorKind::kIndexError, "base.select(0, " + Str(past) + ")", "IndexError",
+                 Describe(sel.error()));
   }
 }
 

@@ -104,6 +104,7 @@ class ListedCase:
     answer: str  # the row's expected answer as data ("int16", "true", "ok"), "" for none
     suite: str  # the conformance suite the case belongs to
     spec_row: str = ""  # the spec/*.toml row the case comes from (RowMeta::spec_row), "" for none
+    inputs: str = ""  # the operands the case is about (RowMeta::inputs: "t_int32 s_float"), "" for none
     order: int = -1  # its place among every test of the binary, -1 where the binary does not say
 
 

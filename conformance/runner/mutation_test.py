@@ -91,8 +91,9 @@ def sample(suite: str, glob: str, inside: bool = True, n: int = SAMPLE) -> list:
     return [matching[int(k * step)] for k in range(n)]
 
 
-def run(suite: str, cases: list, faults: str) -> dict:
-    """case id -> outcome, for `cases` run on the suite's faulty binary with the option faults=`faults`."""
+def run(suite: str, cases: list, faults: str, messages: dict | None = None) -> dict:
+    """case id -> outcome, for `cases` run on the suite's faulty binary with the option faults=`faults`
+    (`messages`, when given, receives each case's failure message)."""
     with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as tmp:
         stream, chosen = os.path.join(tmp, "stream.jsonl"), os.path.join(tmp, "cases.txt")
         with open(chosen, "w", encoding="utf-8") as f:
@@ -102,7 +103,10 @@ def run(suite: str, cases: list, faults: str) -> dict:
                            env=child_env(), capture_output=True, text=True, timeout=120)
         ids = dict(cases)
         with open(stream, encoding="utf-8") as f:
-            ends = {ids[e["test"]]: e["outcome"] for e in map(json.loads, f) if e["event"] == "end"}
+            events = [e for e in map(json.loads, f) if e["event"] == "end"]
+        ends = {ids[e["test"]]: e["outcome"] for e in events}
+        if messages is not None:
+            messages.update({ids[e["test"]]: e.get("message", "") for e in events})
         assert len(ends) == len(cases), (faults, p.returncode, p.stdout[-2000:], p.stderr[-2000:])
         return ends
 
@@ -133,6 +137,31 @@ class EveryCheckFamilyCanFail(unittest.TestCase):
             with open(os.path.join(out, "mutation_table.md"), "w", encoding="utf-8") as f:
                 f.write(text)
 
+
+
+# (mode, suite, property): a wrong answer each property must fail on, saying its cause.
+PROPERTY_FAULTS = [
+    ("wrong", "promotion", "property.promote_types.commutative"),  # answers its first operand
+    ("view_geometry", "strided", "property.transpose.involution"),
+    ("view_copies", "strided", "property.views.share_storage"),
+]
+
+
+class AFailingPropertySaysItsCause(unittest.TestCase):
+    """Issue 48 item 6: a failing property names the call, what was expected and what was
+    observed (prop::Expect / ExpectEqual), as a table case's mismatch does, never only the
+    expression RC_ASSERT printed."""
+
+    def test_each_property_fails_with_the_call_the_expected_and_the_observed(self):
+        for mode, suite, prop in PROPERTY_FAULTS:
+            with self.subTest(prop=prop):
+                cases = [(t, i) for t, i in listing(suite) if i == prop]
+                self.assertEqual(len(cases), 1, f"{prop} is not a case of {suite}")
+                messages = {}
+                outcome = run(suite, cases, f"{mode}={prop}", messages)[prop]
+                self.assertEqual(outcome, "FAIL", f"{prop} under {mode}: {messages[prop][-600:]}")
+                self.assertRegex(messages[prop], r"\w[^\n]*\): expected [^\n]+, observed ", messages[prop][-800:])
+                self.assertNotIn("RC_ASSERT(", messages[prop])
 
 if __name__ == "__main__":
     start = time.monotonic()

@@ -199,6 +199,7 @@ class Results:
             "clause": c.clause, "basis": c.basis, "statement": c.statement, "outcome": outcome,
             **({"answer": c.answer} if c.answer else {}),
             **({"spec_row": c.spec_row} if c.spec_row else {}),
+            **({"inputs": c.inputs.split()} if c.inputs else {}),
         }
 
     def case_record(self, suite: Suite, e: dict) -> dict:
