@@ -8,7 +8,10 @@ residual cells) and its place in report.json, report.md, report.html and the com
 """
 
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import tomllib
 import unittest
 
@@ -113,6 +116,68 @@ class PyTorchFamily(unittest.TestCase):
             a, b = (token[x.split(":")[0]] + "_" + x.split(":")[1] for x in (r["a"], r["b"]))
             self.assertEqual(families.result_type(FAM["pytorch"], a, b), r["result"], r["id"])
         self.assertGreater(len(rows), 12)
+
+
+# The C++ element type each dtype stands for in cxx.toml (float16 and bfloat16 have none: "?").
+CXX_TYPES = {"uint8": "std::uint8_t", "int8": "std::int8_t", "int16": "std::int16_t", "int32": "std::int32_t",
+             "int64": "std::int64_t", "float32": "float", "float64": "double", "complex64": "std::complex<float>",
+             "complex128": "std::complex<double>", "bool": "bool"}
+CXX_PROGRAM = r"""
+#include <complex>
+#include <cstdint>
+#include <cstdio>
+#include <type_traits>
+#include <utility>
+template <class T> const char* Name() { return "other"; }
+%(names)s
+// What a + b is (decltype), or "-" where the expression is ill-formed (SFINAE).
+template <class A, class B, class = void> struct Sum { static const char* name() { return "-"; } };
+template <class A, class B> struct Sum<A, B, std::void_t<decltype(std::declval<A>() + std::declval<B>())>> {
+  static const char* name() { return Name<std::decay_t<decltype(std::declval<A>() + std::declval<B>())>>(); }
+};
+int main() {
+%(rows)s
+}
+"""
+
+
+@unittest.skipUnless(shutil.which("g++"), "g++ not found")
+class CxxFamily(unittest.TestCase):
+    """cxx.toml against the compiler itself (issue 48 item 6): g++ -std=c++17 says, for every two
+    element types, decltype(a + b) (or that a + b is ill-formed) and std::is_convertible — the
+    family's promote_types and can_cast, cell by cell."""
+
+    @classmethod
+    def setUpClass(cls):
+        names = "\n".join(f'template <> const char* Name<{t}>() {{ return "{d}"; }}' for d, t in CXX_TYPES.items())
+        rows = []
+        for a, ta in CXX_TYPES.items():
+            for b, tb in CXX_TYPES.items():
+                rows.append(f'  std::printf("%s %s %s %s\\n", "{a}", "{b}", Sum<{ta}, {tb}>::name(), '
+                            f'std::is_convertible<{ta}, {tb}>::value ? "true" : "false");')
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as d:
+            src, exe = os.path.join(d, "cxx_family.cc"), os.path.join(d, "cxx_family")
+            with open(src, "w", encoding="utf-8") as f:
+                f.write(CXX_PROGRAM % {"names": names, "rows": "\n".join(rows)})
+            subprocess.run(["g++", "-std=c++17", "-o", exe, src], check=True, capture_output=True, text=True)
+            out = subprocess.run([exe], check=True, capture_output=True, text=True).stdout
+        cls.compiler = {(a, b): (plus, conv) for a, b, plus, conv in (line.split() for line in out.splitlines())}
+
+    def test_every_stated_cell_is_what_the_compiler_says(self):
+        fam = FAM["cxx"]
+        compared = 0
+        for (a, b), (plus, convertible) in self.compiler.items():
+            with self.subTest(a=a, b=b):
+                self.assertEqual(families.promote(fam, a, b), plus, f"decltype({CXX_TYPES[a]} + {CXX_TYPES[b]})")
+                self.assertEqual(fam["can_cast"][(a, b)], convertible,
+                                 f"std::is_convertible<{CXX_TYPES[a]}, {CXX_TYPES[b]}>")
+                compared += 1
+        self.assertEqual(compared, len(CXX_TYPES) ** 2)
+        # The cells it leaves unsaid are exactly those of the types C++ does not have.
+        unsaid = {k for k, v in fam["promote_types"].items() if v == families.UNSAID}
+        self.assertEqual({d for pair in unsaid for d in pair if d not in CXX_TYPES}, {"float16", "bfloat16"})
+        self.assertTrue(all(a not in CXX_TYPES or b not in CXX_TYPES for a, b in unsaid))
+
 
 
 def answers_report(name, family, deviate=()):

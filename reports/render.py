@@ -273,7 +273,7 @@ def markdown(doc: dict) -> str:
     out += roots_markdown(doc)
     deviations = by_clause(cases, ("XFAIL",))
     out += ["## Expected deviations, by clause", ""]
-    worded = report_lib.wording_text(cases)
+    worded = report_lib.wording_text(cases, report_lib.documented_messages(doc))
     if worded:
         out += [_md(worded) + ".", ""]
     if not deviations:
@@ -605,7 +605,7 @@ def html(doc: dict) -> str:
         "facts": facts(doc), "features": features, "feature_header": FEATURE_HEADER,
         "per_spec": per("spec_file"), "per_clause": per("clause"), "anchor": anchor, "matrices": matrices_,
         "deviations": deviations,
-        "wording": report_lib.wording_text(cases),
+        "wording": report_lib.wording_text(cases, report_lib.documented_messages(doc)),
         "unexpected": list(by_clause(cases, report_lib.UNEXPECTED).items()),
         "calls": not_supported_calls(cases).most_common(), "stale": doc["expectations"]["stale"],
         "expectations_file": doc["expectations"]["file"],

@@ -355,6 +355,10 @@ def spec_statements(spec: dict) -> tuple[list[dict], str]:
 # Checks about the candidate's harness, not about what a statement says: a call made before the
 # operation under test (setup), and whether a NotSupported answer agrees with the declaration.
 HARNESS_CHECKS = ("setup", "declaration")
+# An error's wording (the check 'message') is what a statement says only where it names the check
+# (spec/statements.toml `checks`: the documents quote the message, as 002's cast error); a
+# statement about every check is not broken by a library's own words.
+STATED_ONLY_CHECKS = ("message",)
 
 
 def failing_checks(case: dict) -> set:
@@ -366,7 +370,8 @@ def failing_checks(case: dict) -> set:
 def statement_outcome(case: dict, about) -> str | None:
     """What a case observed of a statement about the checks `about` (None: every check but
     HARNESS_CHECKS). Say only what was observed: a case FAILs or XFAILs a statement only by failing
-    one of those checks; a case that failed others but passed one of those meets it (PASS); one that
+    one of those checks (None: not 'message' either, STATED_ONLY_CHECKS); a case that failed others
+    but passed one of those meets it (PASS); one that
     made none of them (its setup failed, the check was NOT_SUPPORTED) did not observe it (None).
     CRASH, TIMEOUT and NOT_SUPPORTED are the case's own; a case without per-check verdicts (a report
     before them, a property) is judged by its outcome."""
@@ -374,7 +379,8 @@ def statement_outcome(case: dict, about) -> str | None:
     checks = case.get("checks")
     if o in ("NOT_SUPPORTED", "CRASH", "TIMEOUT") or not checks:
         return o
-    wanted = (lambda k: k in about) if about is not None else (lambda k: k not in HARNESS_CHECKS)  # noqa: E731
+    wanted = (lambda k: k in about) if about is not None else \
+        (lambda k: k not in HARNESS_CHECKS and k not in STATED_ONLY_CHECKS)  # noqa: E731
     if any(wanted(k) for k in failing_checks(case)):
         return o if o in ("FAIL", "XFAIL") else "FAIL"
     if any(wanted(k) and v == "PASS" for k, v in checks.items()):
@@ -611,12 +617,34 @@ def conformance(cases: list[dict], features: list[dict]) -> dict:
     """Of the cases of required features, how many behave as the spec says (raw PASS), in
     all, per spec file, per clause and per required feature; and the required features some
     case exercised. A case is left out when it answered NotSupported for an optional feature
-    or its checks used one (a feature spec/features.toml does not name counts as required)."""
+    or its checks used one (a feature spec/features.toml does not name counts as required), or
+    when it did not run and its row is about one (every case of the row that ran used it; where
+    none ran, a case of the row answered NotSupported for it)."""
     level = {f["name"]: f["level"] for f in features}
     tally = {k: collections.defaultdict(lambda: [0, 0]) for k in ("spec_file", "clause", "feature")}
     total, good, excluded, ran = 0, 0, 0, 0
+
+    def used_by(c: dict) -> set:
+        return set(c.get("features", [])) | ({c["feature"]} if c.get("feature") else set())
+    # A case that did not run is about what its row is about: the features every case of its row
+    # that ran used (a DLPack case of an undeclared bfloat16, or one whose setup view the candidate
+    # lacks, is as optional as the row's float32 case that ran), or, where none of the row ran, the
+    # optional features its cases that did not run named (to_dlpack NotSupported: dlpack).
+    ran_common: dict[str, set] = {}
+    unrun_optional: dict[str, set] = collections.defaultdict(set)
     for c in cases:
-        used = set(c.get("features", [])) | ({c["feature"]} if c.get("feature") else set())
+        row = c.get("spec_row")
+        if not row:
+            continue
+        if c["outcome"] != "NOT_SUPPORTED":
+            ran_common[row] = ran_common[row] & used_by(c) if row in ran_common else used_by(c)
+        else:
+            unrun_optional[row] |= {f for f in used_by(c) if level.get(f, "required") != "required"}
+    for c in cases:
+        used = used_by(c)
+        if c["outcome"] == "NOT_SUPPORTED" and c.get("spec_row"):
+            row = c["spec_row"]
+            used = used | (ran_common[row] if row in ran_common else unrun_optional[row])
         if any(level.get(f, "required") != "required" for f in used):
             excluded += 1
             continue
@@ -743,14 +771,26 @@ def wording_only(cases: list[dict]) -> int:
     return sum(1 for c in cases if is_wording_only(c))
 
 
-def wording_text(cases: list[dict]) -> str:
+def documented_messages(doc: dict) -> set:
+    """The statements of the documents that quote an error's message (spec/statements.toml rows
+    whose `checks` name 'message'), by id, from the report's spec_coverage."""
+    return {s["id"] for s in (doc.get("spec_coverage") or {}).get("statements", [])
+            if "message" in (s.get("checks") or ())}
+
+
+def wording_text(cases: list[dict], documented: set = frozenset()) -> str:
     """The sentence the pages and the terminal show apart from the semantic deviations ("" when
-    no deviation is in its wording alone)."""
-    n = wording_only(cases)
-    if not n:
+    no deviation is in its wording alone), saying how many of them are of a message the documents
+    state (a case of a statement in `documented`, documented_messages) and that the rest are
+    PyTorch's wording, which the documents do not state."""
+    worded = [c for c in cases if is_wording_only(c)]
+    if not worded:
         return ""
-    return (f"{n} of the expected deviations are in an error's wording alone: the error's kind is as the spec says, its "
-            f"message is the library's own (the check 'message')")
+    stated = sum(1 for c in worded if documented & set(c.get("statements", ())))
+    return (f"{len(worded)} of the expected deviations are in an error's wording alone: the error's kind is as the spec "
+            f"says, its message is the library's own (the check 'message'); " +
+            (f"{stated} of them of a message the documents state, the rest of PyTorch's wording, which they do not"
+             if stated else "every one of PyTorch's wording, which the documents do not state"))
 
 
 def promotion_family(cases: list[dict]) -> dict | None:
@@ -810,7 +850,7 @@ def text_summary(doc: dict, limit: int = 30) -> str:
     reasons = collections.Counter(c["reason"] for c in cases if c["outcome"] == "XFAIL")
     if reasons:
         lines.append("\nexpected deviations (from the candidate's expectations file):")
-        worded = wording_text(cases)
+        worded = wording_text(cases, documented_messages(doc))
         if worded:
             lines.append(f"  ({worded})")
         lines += [f"  {n:>5}  {inert(reason)}" for reason, n in reasons.most_common()]

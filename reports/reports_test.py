@@ -93,6 +93,26 @@ class Score(unittest.TestCase):
                          {"002#type-promotion": 50.0, "002#other": 100.0})
         self.assertTrue(doc["summary"]["headline"].startswith("DOES NOT CONFORM — 66.7 %"))
 
+    def test_a_case_that_did_not_run_counts_as_its_row_is_about(self):
+        """Issue 48 item 6: spec/dlpack.toml said 0.0 % (0 of 73) with 50 DLPack cases passing:
+        the cases NOT_SUPPORTED for an undeclared dtype (no feature named) counted as required
+        while the row's cases that ran, all through the optional dlpack, did not."""
+        features = [feature("dlpack", "optional", cases=2), feature("tensors", "required", cases=3),
+                    feature("views", "required", cases=1)]
+        dl = {"spec_file": "spec/dlpack.toml", "clause": "003#torch.asarray"}
+        doc = make([case("export.f32", "PASS", spec_row="dlpack.export", features=["tensors", "dlpack"], **dl),
+                    case("export.bf16", "NOT_SUPPORTED", spec_row="dlpack.export", dtype="bfloat16", **dl),
+                    case("export.t", "NOT_SUPPORTED", spec_row="dlpack.export", feature="views", **dl),
+                    # a row none of whose cases ran, one of them refused for the optional feature
+                    case("import.a", "NOT_SUPPORTED", spec_row="dlpack.import", feature="dlpack", **dl),
+                    case("import.bf16", "NOT_SUPPORTED", spec_row="dlpack.import", dtype="bfloat16", **dl),
+                    # a required row's case of an undeclared dtype still counts
+                    case("p.bf16", "NOT_SUPPORTED", spec_row="promote_types", dtype="bfloat16"),
+                    case("p.i8", "PASS", spec_row="promote_types", features=["tensors"])], features=features)
+        score = doc["conformance"]
+        self.assertEqual((score["conformant"], score["cases"], score["optional_excluded"]), (1, 2, 5))
+        self.assertEqual([r["name"] for r in score["by_spec_file"]], ["spec/promotion.toml"])
+
     def test_the_score_says_its_denominator_and_the_share_of_the_cases_that_ran(self):
         """Issue 48 item 6: every case of a required feature counts, run or not; beside it the
         share among those that ran (one library: 2.9 % of all, 19.7 % of those run)."""
@@ -548,6 +568,24 @@ class ObservedOnly(unittest.TestCase):
         self.assertFalse(report.same_inputs(key("t_int32", "z_float32"), key("t_int32", "t_float32")))
         self.assertFalse(report.same_inputs(key("int32", "int32"), key("t_int32", "t_int32", "t_int32")))
         self.assertTrue(report.same_inputs(key("t_bool", "s_bool"), key("s_bool", "t_bool")))
+
+    def test_a_library_s_own_wording_breaks_only_a_statement_that_quotes_the_message(self):
+        """Issue 48 item 4: the documents state one message (002's cast error); a case whose error
+        is of the right kind in the library's words breaks that statement, not one about every
+        check, and the pages say which of the wording deviations are of a documented message."""
+        worded = self.case("w", "output_casting.rule", "XFAIL", {"error": "PASS", "message": "FAIL"},
+                           [{"kind": "message", "expected": "x", "observed": "y"}])
+        self.assertEqual(report.statement_outcome(worded, None), "PASS")  # about every check: its error passed
+        self.assertEqual(report.statement_outcome(worded, ["answer", "dtype", "error", "message"]), "XFAIL")
+        other = dict(worded, id="v", statements=["002.view.x"])
+        doc = {"spec_coverage": {"file": "spec/statements.toml", "statements": [
+            {"id": "002.casting.disallowed_error", "checks": ["error", "message"]}, {"id": "002.view.x"}]}}
+        documented = report.documented_messages(doc)
+        self.assertEqual(documented, {"002.casting.disallowed_error"})
+        text = report.wording_text([dict(worded, statements=["002.casting.disallowed_error"]), other], documented)
+        self.assertIn("2 of the expected deviations are in an error's wording alone", text)
+        self.assertIn("1 of them of a message the documents state", text)
+        self.assertIn("every one of PyTorch's wording", report.wording_text([other], documented))
 
     def test_an_acceptance_cell_whose_operation_never_ran_says_so(self):
         ns = {"id": "inplace.add.int8.int8", "outcome": "NOT_SUPPORTED", "feature": "values", "observed": "no"}
