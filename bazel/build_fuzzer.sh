@@ -13,7 +13,8 @@
 # replay        conformance/replay/fuzz/replay_fuzzer.cc      the replay case-file reader
 #
 # Each is compiled with the sources its Bazel target links (listed below) and the spec's
-# X-macro headers, generated as //spec's genrules do. How to run one: reference/fuzz/README.md.
+# X-macro headers and the exit statuses' header, generated as //spec's and
+# //conformance/harness's genrules do. How to run one: reference/fuzz/README.md.
 # Environment: CXX (default clang++), OUT (default out/fuzz), PYTHON (default python3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,6 +59,10 @@ for suite in enums records virtuals codecs suite kit calls overrides echo; do
   "${PYTHON:-python3}" generators/emit_interface.py --suite "$suite" --out "$out/gen/spec/$out_file" \
     spec/interface.toml spec/features.toml spec/promotion.toml
 done
+# The exit statuses of the stream contract (//conformance/harness:exit_codes_gen).
+mkdir -p "$out/gen/conformance/harness"
+"${PYTHON:-python3}" generators/exit_codes_header.py --out "$out/gen/conformance/harness/exit_codes.h" \
+  conformance/harness/stream.schema.json
 set -x
 # shellcheck disable=SC2086  # word splitting of the source and library lists is meant
 "$cxx" -std=c++17 -g -O1 -fno-omit-frame-pointer \
