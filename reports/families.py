@@ -332,6 +332,11 @@ def classify(cases: list[dict], fams: list[dict] | None = None, residual_limit: 
             **({"disagreements": split[:residual_limit], "disagreements_total": len(split)} if split else {})}
 
 
+def disagreement_text(d: dict) -> str:
+    """A disagreement in words: add(t_uint8, s_int) -> int64, its result_type(t_uint8, s_int) says uint8."""
+    return f"{d['op']}({d['a']}, {d['b']}) -> {d['observed']}, its result_type({d['a']}, {d['b']}) says {d['result_type']}"
+
+
 def cell_text(r: dict) -> str:
     """A residual cell in words: result_type(t_int8, s_float): family float64, observed float32."""
     return f"{r['kind']}({r['a']}, {r['b']}): family {r['family']}, observed {r['observed']}"
@@ -356,7 +361,7 @@ def main(argv: list[str]) -> int:
     if got.get("disagreements_total"):
         print(f"its operations disagree with its own result_type in {got['disagreements_total']} cells:")
         for d in got["disagreements"][:20]:
-            print(f"  {d['op']}({d['a']}, {d['b']}) -> {d['observed']}, result_type says {d['result_type']}")
+            print("  " + disagreement_text(d))
     print(f"residual cells ({got['residual_total']}):")
     for r in got["residual"][:50]:
         print("  " + cell_text(r))

@@ -347,10 +347,6 @@ def family_intro(fam: dict) -> str:
                f"cell{'s' if fam['disagreements_total'] != 1 else ''}." if fam.get("disagreements_total") else ""))
 
 
-def disagreement_text(d: dict) -> str:
-    return f"{d['op']}({d['a']}, {d['b']}) -> {d['observed']}, its result_type({d['a']}, {d['b']}) says {d['result_type']}"
-
-
 def family_markdown(doc: dict) -> list[str]:
     """The promotion family the candidate follows (report.json `promotion_family`)."""
     fam = doc.get("promotion_family")
@@ -366,7 +362,7 @@ def family_markdown(doc: dict) -> list[str]:
         out += [""]
     if fam.get("disagreements"):
         out += ["Where its operations disagree with its own result_type:", ""]
-        out += [f"- {_md(disagreement_text(d))}" for d in fam["disagreements"][:DISAGREEMENTS_SHOWN]]
+        out += [f"- {_md(families_lib.disagreement_text(d))}" for d in fam["disagreements"][:DISAGREEMENTS_SHOWN]]
         more = fam["disagreements_total"] - min(len(fam["disagreements"]), DISAGREEMENTS_SHOWN)
         out += [f"- … and {more} more (report.json)"] if more > 0 else []
         out += [""]
@@ -542,7 +538,7 @@ def family_context(doc: dict) -> dict | None:
     return {"name": fam["name"], "intro": family_intro(fam), "header": FAMILY_HEADER, "rows": family_rows(fam),
             "closest": [r["key"] == fam["closest"] for r in fam["families"]],
             "residual": [families_lib.cell_text(r) for r in shown], "more": fam["residual_total"] - len(shown),
-            "disagreements": [disagreement_text(d) for d in fam.get("disagreements", [])[:DISAGREEMENTS_SHOWN]],
+            "disagreements": [families_lib.disagreement_text(d) for d in fam.get("disagreements", [])[:DISAGREEMENTS_SHOWN]],
             "disagreements_more": fam.get("disagreements_total", 0) - min(len(fam.get("disagreements", [])),
                                                                          DISAGREEMENTS_SHOWN)}
 

@@ -369,10 +369,10 @@ def failing_checks(case: dict) -> set:
 
 def statement_outcome(case: dict, about) -> str | None:
     """What a case observed of a statement about the checks `about` (None: every check but
-    HARNESS_CHECKS). Say only what was observed: a case FAILs or XFAILs a statement only by failing
-    one of those checks (None: not 'message' either, STATED_ONLY_CHECKS); a case that failed others
-    but passed one of those meets it (PASS); one that
-    made none of them (its setup failed, the check was NOT_SUPPORTED) did not observe it (None).
+    HARNESS_CHECKS and STATED_ONLY_CHECKS). Say only what was observed: a case FAILs or XFAILs a
+    statement only by failing one of those checks; a case that failed others but passed one of those
+    meets it (PASS); one that made none of them (its setup failed, the check was NOT_SUPPORTED) did
+    not observe it (None).
     CRASH, TIMEOUT and NOT_SUPPORTED are the case's own; a case without per-check verdicts (a report
     before them, a property) is judged by its outcome."""
     o = case["outcome"]
@@ -505,16 +505,17 @@ def root_causes(cases: list[dict], edges: dict[str, list], per_case: dict | None
     for c in deviating:
         by_row[c.get("spec_row") or ""].append(c)
     typed_rows = {c.get("spec_row") for c in cases if c.get("inputs")}  # rows whose cases name inputs
+    key_of = {c["id"]: _inputs_key(c) for c in deviating}
     deviating_inputs: dict[str, set] = collections.defaultdict(set)
     for c in deviating:
-        if c.get("inputs"):
-            deviating_inputs[c.get("spec_row") or ""].add(_inputs_key(c))
+        if key_of[c["id"]] is not None:
+            deviating_inputs[c.get("spec_row") or ""].add(key_of[c["id"]])
 
     def deviates_on(rid: str, c: dict) -> bool:
         """Whether row `rid` deviates on case c's inputs (by row alone where either names none)."""
         if not by_row.get(rid):
             return False
-        key = _inputs_key(c)
+        key = key_of[c["id"]]
         if key is None or rid not in typed_rows:
             return True
         return any(same_inputs(k, key) for k in deviating_inputs.get(rid, ()))
@@ -624,6 +625,9 @@ def conformance(cases: list[dict], features: list[dict]) -> dict:
     tally = {k: collections.defaultdict(lambda: [0, 0]) for k in ("spec_file", "clause", "feature")}
     total, good, excluded, ran = 0, 0, 0, 0
 
+    def optional(f: str) -> bool:
+        return level.get(f, "required") != "required"
+
     def used_by(c: dict) -> set:
         return set(c.get("features", [])) | ({c["feature"]} if c.get("feature") else set())
     # A case that did not run is about what its row is about: the features every case of its row
@@ -639,13 +643,13 @@ def conformance(cases: list[dict], features: list[dict]) -> dict:
         if c["outcome"] != "NOT_SUPPORTED":
             ran_common[row] = ran_common[row] & used_by(c) if row in ran_common else used_by(c)
         else:
-            unrun_optional[row] |= {f for f in used_by(c) if level.get(f, "required") != "required"}
+            unrun_optional[row] |= {f for f in used_by(c) if optional(f)}
     for c in cases:
         used = used_by(c)
         if c["outcome"] == "NOT_SUPPORTED" and c.get("spec_row"):
             row = c["spec_row"]
             used = used | (ran_common[row] if row in ran_common else unrun_optional[row])
-        if any(level.get(f, "required") != "required" for f in used):
+        if any(optional(f) for f in used):
             excluded += 1
             continue
         ok = c["outcome"] in ("PASS", "XPASS")

@@ -138,7 +138,6 @@ class EveryCheckFamilyCanFail(unittest.TestCase):
                 f.write(text)
 
 
-
 # (mode, suite, property): a wrong answer each property must fail on, saying its cause.
 PROPERTY_FAULTS = [
     ("wrong", "promotion", "property.promote_types.commutative"),  # answers its first operand
@@ -162,6 +161,7 @@ class AFailingPropertySaysItsCause(unittest.TestCase):
                 self.assertEqual(outcome, "FAIL", f"{prop} under {mode}: {messages[prop][-600:]}")
                 self.assertRegex(messages[prop], r"\w[^\n]*\): expected [^\n]+, observed ", messages[prop][-800:])
                 self.assertNotIn("RC_ASSERT(", messages[prop])
+
 
 if __name__ == "__main__":
     start = time.monotonic()
