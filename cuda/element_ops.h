@@ -86,8 +86,11 @@ TCTS_HD decltype(auto) DispatchDev(ScalarType t, F&& f) {
     return f(ref::TypeTag<typename DevType<ScalarType::e>::type>{});
     TCTS_REF_FORALL_SCALAR_TYPES(TCTS_CUDA_DISPATCH)
 #undef TCTS_CUDA_DISPATCH
+    default:
+      break;
   }
-  // Unreachable: every ScalarType is a case above, and the host validates before launching.
+  // Unreachable: every ScalarType with tensors is a case above (uint16/32/64 have none: the host's
+  // ref::Dispatch refuses them), and the host validates before launching.
 #ifdef __CUDA_ARCH__
   __trap();
 #endif

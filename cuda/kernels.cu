@@ -133,6 +133,8 @@ void LaunchBinary(const BinaryArgs& args, int device) {
     break;
     TCTS_REF_FORALL_SCALAR_TYPES(TCTS_CUDA_LAUNCH)
 #undef TCTS_CUDA_LAUNCH
+    default:  // uint16/32/64: the host's ref::Dispatch refuses them before any launch
+      throw ref::InternalError(std::string("LaunchBinary: no kernel for ") + ref::Name(args.common));
   }
   CheckLaunch("BinaryKernel");
 }

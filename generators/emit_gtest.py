@@ -195,6 +195,18 @@ def promotion_tables(spec: Spec) -> list[Table]:
         promote.add(spec.promote_id(a, b), spec.promote_source,
                     f"promote_types({a}, {b}) = {r}", [dt(spec, a), dt(spec, b), dt(spec, r)], answer=r,
                     inputs=f"{a} {b}")
+    refused = Table("PromoteTypesRefused", "PromoteRefusedRow")
+    kind, message = spec.barebones_error or ("", "")
+    for a, b in spec.barebones_pairs():
+        r = spec.promote_barebones(a, b)
+        if r is not None:
+            promote.add(spec.promote_id(a, b), spec.barebones_source, f"promote_types({a}, {b}) = {r}",
+                        [dt(spec, a), dt(spec, b), dt(spec, r)], answer=r, inputs=f"{a} {b}")
+        else:
+            refused.add(spec.promote_id(a, b), spec.barebones_source,
+                        f"promote_types({a}, {b}): {kind}: {message}",
+                        [dt(spec, a), dt(spec, b), f"{{true, ErrorKind::k{kind}, {ec.cstr(message)}}}"],
+                        answer="-", inputs=f"{a} {b}")  # "-": refused, as the reports' matrices write it
 
     rt = Table("ResultType", "ResultTypeRow")
     doc = Table("ResultTypeDocExamples", "ResultTypeRow")
@@ -224,7 +236,7 @@ def promotion_tables(spec: Spec) -> list[Table]:
                 inputs=f"{a.token} {b.token}")
         binary_row(spec, binary, row_id + ".via_add", s, "functional", "add", a, b,
                    spec.initial_default, None)
-    return [promote, rt, doc, binary]
+    return [promote, *([refused] if refused.rows else []), rt, doc, binary]
 
 
 # ------------------------------------------------------------------ casting.toml

@@ -134,9 +134,14 @@ def strided_values(spec: Spec) -> str:
 def dtype_values(spec: Spec) -> str:
     """The values a tensor of each dtype holds exactly, from spec/dtypes.toml: the range of the
     integral dtypes (itemsize, is_signed), the binary formats of the floating ones (bits), the
-    component dtype of the complex ones (the floating dtype with that complex type, half its size)."""
+    component dtype of the complex ones (the floating dtype with that complex type, half its size).
+    uint16/32/64 ([promote_types_barebones]) have none: no property makes a tensor of them, and
+    uint64's highest is past the int64 the ranges are kept in."""
     integral, floating, complex_ = [], [], []
+    bare = {b.name for b in spec.barebones}
     for d in spec.dtypes:
+        if d.name in bare:
+            continue
         if d.category == "integral":
             bits = d.itemsize * 8
             lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if d.is_signed else (0, 2 ** bits - 1)

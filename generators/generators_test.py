@@ -802,8 +802,8 @@ class RealSpec(unittest.TestCase):
                 continue
             for m in map(ROW.match, self.out(name).splitlines()):
                 if m and m.group(1).startswith("promote_types."):
-                    a, b = m.group(1).split(".")[1:3]
-                    self.assertEqual(m.group(7).split(), sorted({a, b, m.group(5)}), m.group(1))
+                    a, b = m.group(1).split(".")[1:3]  # a refused pair (uint16, int32) has no answer
+                    self.assertEqual(m.group(7).split(), sorted({a, b, m.group(5)} - {"-"}), m.group(1))
                     seen += 1
                 if m and m.group(1) == "result_type.t_int8.s_int":
                     # int8 and the default dtype the row runs under; not the scalar slot's bool.
@@ -971,6 +971,32 @@ class RealSpec(unittest.TestCase):
             for r in st.get("rows", []):
                 inverted.setdefault(r, []).append(st["id"])
         self.assertEqual(export["statements_of_row"], inverted)
+
+    def test_vectors_hello_names_the_spec_dtypes(self):
+        """The protocol vectors' hello lists spec/dtypes.toml's dtypes, in its order (one truth)."""
+        import vectors
+        self.assertEqual(vectors.DTYPES, [d.name for d in self.spec.dtypes])
+
+    def test_barebones_unsigned_promote_as_pytorch_s_promote_types(self):
+        """promotion.toml [promote_types_barebones]: c10's promoteTypes returns the dtype for two
+        equal ones, the floating one beside uint16/32/64, and refuses the rest; 81 cells, each a
+        case of PromoteTypes (answered) or PromoteTypesRefused (a RuntimeError)."""
+        sp = self.spec
+        self.assertEqual([d.name for d in sp.barebones], ["uint16", "uint32", "uint64"])
+        self.assertEqual(len(sp.barebones_pairs()), 15 * 15 - 12 * 12)
+        want = {("uint16", "uint16"): "uint16", ("uint16", "float16"): "float16", ("bfloat16", "uint64"): "bfloat16",
+                ("uint32", "float64"): "float64", ("uint16", "int32"): None, ("uint32", "uint16"): None,
+                ("uint8", "uint64"): None, ("bool", "uint16"): None, ("complex64", "uint32"): None}
+        self.assertEqual({k: sp.promote_barebones(*k) for k in want}, want)
+        self.assertEqual(sp.barebones_error, ("RuntimeError", "Promotion for uint16, uint32, uint64 types is not supported"))
+        with open(os.path.join(self.runs[0], "emit_gtest.promotion")) as f:
+            text = f.read()
+        answered = [a for a, b in sp.barebones_pairs() if sp.promote_barebones(a, b)]
+        refused = re.findall(r'\{\{"(promote_types\.[a-z0-9]+\.[a-z0-9]+)".*\{true, ErrorKind::kRuntimeError, '
+                             r'"Promotion for uint16, uint32, uint64 types is not supported"\}\},', text)
+        self.assertEqual(len(refused), 81 - len(answered))
+        self.assertIn("promote_types.uint16.int32", refused)
+        self.assertIn('"promote_types(uint16, float16) = float16", "float16", "promote_types.barebones"', text)
 
     def test_promote_types_is_the_lattice_join(self):
         self.assertEqual(len(self.spec.documented), 12)

@@ -246,6 +246,24 @@ class Spec:
         for a, b in self.matrix:
             self._claim_id(self.promote_id(a, b), path)
 
+        # -- the dtypes outside the twelve that promote by PyTorch's "barebones" rule
+        # A spec without them (the generators' fixture) has no such table.
+        bb = doc.get("promote_types_barebones", {"dtypes": [], "error": None})
+        self.barebones_error = None
+        if "id" in bb:
+            self._claim_id(bb["id"], path)
+            self.barebones_source = source_of(bb, "promote_types_barebones")
+            self.barebones_error = (bb["error"]["kind"], bb["error"]["message"])
+        self.barebones = [self._short(c, path, "promote_types_barebones.dtypes") for c in bb["dtypes"]]
+        for d in self.barebones:
+            if d.documented or d.category != "integral" or d.is_signed:
+                raise SpecError(path, "promote_types_barebones.dtypes",
+                                f"{d.name} is not an unsigned integral dtype outside the documented twelve")
+        if len({d.name for d in self.barebones}) != len(self.barebones):
+            raise SpecError(path, "promote_types_barebones.dtypes", "a dtype is listed twice")
+        for a, b in self.barebones_pairs():
+            self._claim_id(self.promote_id(a, b), path)
+
         # -- the lattice
         lat = doc.get("promotion_lattice")
         if not isinstance(lat, dict):
@@ -861,6 +879,23 @@ class Spec:
         if a == b:
             return a
         raise KeyError(f"promote_types({a}, {b}) is outside the spec's matrix")
+
+    def barebones_pairs(self) -> list[tuple[str, str]]:
+        """Every (a, b) of the documented dtypes and the barebones ones with a barebones one among
+        them, in spec order ([promote_types_barebones])."""
+        names = [d.name for d in (*self.documented, *self.barebones)]
+        bare = {d.name for d in self.barebones}
+        return [(a, b) for a in names for b in names if a in bare or b in bare]
+
+    def promote_barebones(self, a: str, b: str) -> str | None:
+        """promote_types(a, b) where a or b is barebones: PyTorch's rule as promotion.toml
+        [promote_types_barebones] states it; None where it is refused (the table's `error`)."""
+        if a == b:
+            return a
+        for d in (a, b):
+            if self.by_name[d].category == "floating":
+                return d
+        return None
 
     def lattice_join(self, a: str, b: str) -> str | None:
         """The least upper bound of a and b in the promotion lattice (None if not unique)."""

@@ -453,6 +453,7 @@ FILES: dict[str, dict[str, Field]] = {
         "categories": f(rule(order=f(List(Str())))),
         "promote_types": f(Table({**SOURCE, "id_prefix": f(NAME), "columns": f(List(Str())),
                                   "rows": f(List(List(Str())))}, cites=OWN)),
+        "promote_types_barebones": opt(rule(dtypes=f(List(Str())), error=f(ERROR()))),
         "promotion_lattice": f(rule(edges=f(List(List(Str(), length=2))))),
         "result_type": f(rule(
             classes=opt(List(Str())), scalar_kinds=opt(List(Str())), scalar_dtype=f(MapOf(Str())),

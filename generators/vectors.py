@@ -88,7 +88,9 @@ COMPLEX_EDGES = [
 BOOL_EDGES = [(True, "true (a bool, never the integer 1)"), (False, "false")]
 SCALAR_EDGES = BOOL_EDGES + INT_EDGES + FLOAT_EDGES + COMPLEX_EDGES
 DTYPES = ["float32", "float64", "complex64", "complex128", "float16", "bfloat16", "uint8", "int8", "int16",
-          "int32", "int64", "bool", "complex32"]  # the hello's dtypes (spec/dtypes.toml's, as the suite sends them)
+          "int32", "int64", "bool", "complex32", "uint16", "uint32", "uint64"]
+# ^ the hello's dtypes: spec/dtypes.toml's, in its order, as the suite sends them (generators_test
+#   `test_vectors_hello_names_the_spec_dtypes` holds the two together)
 
 
 # ---------------------------------------------------------------- encodings

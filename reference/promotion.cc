@@ -51,6 +51,14 @@ ScalarType ToComplex(ScalarType t) {
 
 ScalarType PromoteTypes(ScalarType a, ScalarType b) {
   if (a == b) return a;
+  // uint16/32/64 promote only to a floating dtype (PyTorch's promoteTypes punts on the rest:
+  // uint64 with int64 has no integral type that holds both).
+  if (IsBarebonesUnsigned(a) || IsBarebonesUnsigned(b)) {
+    if (IsFloating(a)) return a;
+    if (IsFloating(b)) return b;
+    throw RuntimeError(std::string("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote ") +
+                       Info(a).c10_name + " and " + Info(b).c10_name);
+  }
   if (CategoryOf(a) == CategoryOf(b)) return PromoteSameCategory(a, b);
   // Different categories: the higher category wins, at a size that holds the higher
   // operand. Only complex must also hold the lower operand's precision

@@ -19,6 +19,8 @@ std::optional<ScalarType> ScalarTypeFromName(std::string_view name) {
       {"complex64", ScalarType::kComplex64}, {"cfloat", ScalarType::kComplex64},
       {"complex128", ScalarType::kComplex128}, {"cdouble", ScalarType::kComplex128},
       {"bool", ScalarType::kBool},           {"bfloat16", ScalarType::kBfloat16},
+      {"uint16", ScalarType::kUint16},       {"uint32", ScalarType::kUint32},
+      {"uint64", ScalarType::kUint64},
   };
   for (const auto& n : kNames) {
     if (name == n.name) return n.type;
@@ -27,7 +29,9 @@ std::optional<ScalarType> ScalarTypeFromName(std::string_view name) {
 }
 
 std::optional<std::string> LegacyTensorTypeName(ScalarType t) {
-  if (IsComplex(t)) return std::nullopt;
+  // None for the complex dtypes, nor for uint16/32/64 (the reference names none: no spec row
+  // gives them one).
+  if (IsComplex(t) || IsBarebonesUnsigned(t)) return std::nullopt;
   return std::string("torch.*.") + Info(t).c10_name + "Tensor";
 }
 

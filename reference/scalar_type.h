@@ -37,9 +37,20 @@ namespace tcts::ref {
   _(kBool, bool, "bool", "Bool", kBool)                                    \
   _(kBfloat16, BFloat16, "bfloat16", "BFloat16", kFloating)
 
+// TCTS_REF_FORALL_BAREBONES_TYPES(_): the same for uint16, uint32 and uint64, torch 2.x's
+// unsigned dtypes of "limited support" (c10's isBarebonesUnsignedType). The reference knows
+// their names, attributes and promotion, which the spec's rows state (spec/dtypes.toml,
+// promotion.toml [promote_types_barebones]), and makes no tensor of them: Dispatch refuses
+// them with a RuntimeError, as no spec row makes one.
+#define TCTS_REF_FORALL_BAREBONES_TYPES(_)                   \
+  _(kUint16, std::uint16_t, "uint16", "UInt16", kIntegral) \
+  _(kUint32, std::uint32_t, "uint32", "UInt32", kIntegral) \
+  _(kUint64, std::uint64_t, "uint64", "UInt64", kIntegral)
+
 enum class ScalarType : std::uint8_t {
 #define TCTS_REF_ENUMERATOR(e, ...) e,
   TCTS_REF_FORALL_SCALAR_TYPES(TCTS_REF_ENUMERATOR)
+  TCTS_REF_FORALL_BAREBONES_TYPES(TCTS_REF_ENUMERATOR)
 #undef TCTS_REF_ENUMERATOR
 };
 
@@ -70,6 +81,7 @@ inline const ScalarTypeInfo& Info(ScalarType t) {
 #define TCTS_REF_INFO(e, T, name, c10, cat) \
   {name, c10, static_cast<int>(sizeof(T)), Category::cat, IsSignedStorage<T>()},
       TCTS_REF_FORALL_SCALAR_TYPES(TCTS_REF_INFO)
+      TCTS_REF_FORALL_BAREBONES_TYPES(TCTS_REF_INFO)
 #undef TCTS_REF_INFO
   };
   return kInfo[static_cast<int>(t)];
@@ -81,6 +93,17 @@ inline bool IsBool(ScalarType t) { return CategoryOf(t) == Category::kBool; }
 inline bool IsIntegral(ScalarType t) { return CategoryOf(t) == Category::kIntegral; }
 inline bool IsFloating(ScalarType t) { return CategoryOf(t) == Category::kFloating; }
 inline bool IsComplex(ScalarType t) { return CategoryOf(t) == Category::kComplex; }
+// uint16, uint32, uint64 (TCTS_REF_FORALL_BAREBONES_TYPES).
+inline bool IsBarebonesUnsigned(ScalarType t) {
+  switch (t) {
+#define TCTS_REF_BAREBONES_CASE(e, ...) case ScalarType::e:
+    TCTS_REF_FORALL_BAREBONES_TYPES(TCTS_REF_BAREBONES_CASE)
+#undef TCTS_REF_BAREBONES_CASE
+    return true;
+    default:
+      return false;
+  }
+}
 
 // torch.<name>: the canonical names and their aliases ("float", "double", "half", "cfloat",
 // "cdouble", "chalf", "short", "int", "long"); nullopt for any other name.
@@ -114,6 +137,12 @@ decltype(auto) Dispatch(ScalarType t, F&& f) {
     return f(TypeTag<typename CppType<ScalarType::e>::type>{});
     TCTS_REF_FORALL_SCALAR_TYPES(TCTS_REF_DISPATCH)
 #undef TCTS_REF_DISPATCH
+    default:
+      break;
+  }
+  if (IsBarebonesUnsigned(t)) {
+    throw RuntimeError(std::string("the reference makes no ") + Info(t).name +
+                       " tensor: it knows that dtype's name, attributes and promotion only");
   }
   throw InternalError("Dispatch: invalid ScalarType");
 }

@@ -10,33 +10,44 @@
 
 #include <algorithm>
 #include <limits>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "conformance/candidate/candidate.h"
 
 namespace tcts {
 namespace {
 
+// The spec's dtypes by c10 name (spec/dtypes.toml c10_name) among this libtorch's ScalarTypes:
+// a dtype its ScalarType does not name (uint16, uint32, uint64 before torch 2.3) has no entry,
+// and is declared missing (supports_dtype).
+const std::vector<std::pair<DType, at::ScalarType>>& AtenTypes() {
+  static const auto* types = [] {
+    auto* out = new std::vector<std::pair<DType, at::ScalarType>>();
+    for (DType d : AllDTypes()) {
+      for (int i = 0; i < static_cast<int>(at::ScalarType::NumOptions); ++i) {
+        const auto t = static_cast<at::ScalarType>(i);
+        if (std::string_view(c10::toString(t)) == DTypeC10Name(d)) out->emplace_back(d, t);
+      }
+    }
+    return out;
+  }();
+  return *types;
+}
+
 at::ScalarType ToAten(DType d) {
-  switch (d) {
-#define TCTS_TO_ATEN(e, c10) \
-  case DType::e:             \
-    return at::ScalarType::c10;
-    TCTS_FORALL_DTYPES_C10(TCTS_TO_ATEN)
-#undef TCTS_TO_ATEN
+  for (const auto& [dtype, t] : AtenTypes()) {
+    if (dtype == d) return t;
   }
   return at::ScalarType::Undefined;
 }
 
 Result<DType> FromAten(at::ScalarType t) {
-  switch (t) {
-#define TCTS_FROM_ATEN(e, c10) \
-  case at::ScalarType::c10:    \
-    return DType::e;
-    TCTS_FORALL_DTYPES_C10(TCTS_FROM_ATEN)
-#undef TCTS_FROM_ATEN
-    default:
-      return Error{ErrorKind::kInternal, std::string("libtorch answered a dtype outside the spec: ") + c10::toString(t)};
+  for (const auto& [dtype, aten] : AtenTypes()) {
+    if (aten == t) return dtype;
   }
+  return Error{ErrorKind::kInternal, std::string("libtorch answered a dtype outside the spec: ") + c10::toString(t)};
 }
 
 struct TorchBox : TensorBox {
@@ -151,6 +162,11 @@ class LibtorchCandidate final : public CandidateOf<LibtorchCandidate> {
   }
 
   std::string name() const override { return "libtorch"; }
+  // The dtypes its c10::ScalarType names (AtenTypes): Debian's 1.13 has no uint16, uint32, uint64.
+  bool supports_dtype(DType d) const override {
+    const auto& types = AtenTypes();
+    return std::any_of(types.begin(), types.end(), [d](const auto& e) { return e.first == d; });
+  }
   std::string version() const override { return TORCH_VERSION; }
   // at::show_config() ("PyTorch built with: - GCC 12.2 - C++ Version: 201703 ..."), one line.
   std::string build() const override {

@@ -250,7 +250,9 @@ class ReferenceCandidate final : public CandidateOf<ReferenceCandidate> {
     return Error{ErrorKind::kValueError, std::string(ref::Name(ToRef(d))) + " has no legacy constructor"};
   }
 
-  Result<DType> promote_types(DType a, DType b) override { return FromRef(ref::PromoteTypes(ToRef(a), ToRef(b))); }
+  Result<DType> promote_types(DType a, DType b) override {
+    return Guard([&]() -> Result<DType> { return FromRef(ref::PromoteTypes(ToRef(a), ToRef(b))); });
+  }
   Result<bool> can_cast(DType from, DType to) override { return ref::CanCast(ToRef(from), ToRef(to)); }
   Result<DType> result_type(const Operand& a, const Operand& b) override {
     return Guard([&]() -> Result<DType> { return FromRef(ref::ResultType(ToRef(a), ToRef(b))); });

@@ -106,7 +106,7 @@ def main() -> None:
 
     # One seed for both runs (this one and the repository's below): their reports are compared
     # case by case, and a property's draws depend on it (with some seeds NumPy's value-based
-    # promotion answers uint16, a dtype the interface has no name for: a protocol error, FAIL).
+    # promotion answers uint16 where a property expects one of the documents' dtypes).
     p = run([os.path.join(root, "tcts"), f"--testee={testee}", "--expectations=expectations.txt",
              "--candidate=numpy", f"--suites={SUITES}", "--jobs=1", "--no-stale-check", f"--seed={SEED}"],
             user, env, "the bundle's run")

@@ -39,8 +39,8 @@ const char* CategoryName(Category c);
 bool DTypeDocumented(DType d);
 // Canonical name or alias -> dtype.
 std::optional<DType> DTypeFromName(std::string_view name);
-// A dtype outside the spec's vocabulary as a candidate answered it (torch 2.x's "uint16",
-// "bcomplex32", "float8_e4m3fn"): an observation to show, never a dtype the suite asks for.
+// A dtype outside the spec's vocabulary as a candidate answered it (torch 2.x's "float8_e4m3fn"
+// and "bcomplex32"): an observation to show, never a dtype the suite asks for.
 // Interned by name for the process (DTypeFromName never returns one); DTypeName and
 // DTypeC10Name give the name back, DTypeCategory no category of the spec (CategoryName says
 // "?"), DTypeItemsize 0, DTypeDocumented false. Past kMaxForeignDTypes names it throws

@@ -15,6 +15,18 @@ void CheckPromote(const PromoteRow& row) {
   c.Finish();
 }
 
+void CheckPromoteRefused(const PromoteRefusedRow& row) {
+  Case c(row.meta);
+  auto r = calls::promote_types(CurrentCandidate(), row.a, row.b);
+  const std::string call = "promote_types(" + Str(row.a) + ", " + Str(row.b) + ")";
+  if (c.Usable(r, call)) {
+    // An answer instead of the refusal is shown as that dtype (the reports' matrices read it).
+    if (r.ok()) c.Checked(Check::kError), c.Mismatch(Check::kError, call, ExpectedText(row.error), Str(r.value()));
+    else CheckOutcome(c, row.error, r, call, ExpectedText(row.error));
+  }
+  c.Finish();
+}
+
 void CheckResultType(const ResultTypeRow& row) {
   Case c(row.meta);
   DefaultDTypeScope scope(c, row.default_dtype);

@@ -13,6 +13,12 @@ struct PromoteRow {
   DType a, b, expected;
 };
 
+// A pair promote_types refuses (spec/promotion.toml [promote_types_barebones]).
+struct PromoteRefusedRow {
+  RowMeta meta;
+  DType a, b;
+  ExpectedError error;
+};
 
 struct ResultTypeRow {
   RowMeta meta;
@@ -22,9 +28,11 @@ struct ResultTypeRow {
 };
 
 TCTS_ROW_PRINTER(PromoteRow)
+TCTS_ROW_PRINTER(PromoteRefusedRow)
 TCTS_ROW_PRINTER(ResultTypeRow)
 
 void CheckPromote(const PromoteRow& row);
+void CheckPromoteRefused(const PromoteRefusedRow& row);
 void CheckResultType(const ResultTypeRow& row);
 
 }  // namespace tcts

@@ -125,7 +125,7 @@ DType SpecDTypeOf(const Json& v, const char* field) {
 }
 
 // A name of a dtype outside the spec's vocabulary: what torch, NumPy and ml_dtypes call their
-// dtypes ("uint16", "bcomplex32", "float8_e4m3fn"): a lower-case letter, then lower-case letters,
+// dtypes ("bcomplex32", "float8_e4m3fn"): a lower-case letter, then lower-case letters,
 // digits and underscores, 64 characters at most.
 bool ForeignDTypeName(const std::string& s) {
   if (s.empty() || s.size() > 64 || s[0] < 'a' || s[0] > 'z') return false;
@@ -149,7 +149,7 @@ DType DTypeOf(const Json& v, const char* field) {
       }
     }
   }
-  throw ProtocolError(field, "a dtype's name (\"float32\", ..., or one outside the spec such as \"uint16\")", Shown(v));
+  throw ProtocolError(field, "a dtype's name (\"float32\", ..., or one outside the spec such as \"float8_e4m3fn\")", Shown(v));
 }
 
 Layout LayoutOf(const Json& v, const char* field) {
