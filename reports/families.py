@@ -70,6 +70,7 @@ SCALAR_CATEGORY = {"bool": 0, "int": 1, "float": 2, "complex": 3}
 KINDS = ("bool", "integral", "floating", "complex")  # CATEGORY's numbers, by name
 MODES = ("strong", "category", "weak", "value", "same_kind", "adopt")
 ERROR, UNSAID = "-", "?"
+MIN_SHARED = 16  # the fewest stated cells a family is named closest on (a tenth of the twelve's 144)
 PROMOTE = re.compile(r"promote_types\.(\w+)\.(\w+)\Z")
 CAN_CAST = re.compile(r"can_cast\.(\w+)\.(\w+)\Z")
 RESULT_TYPE = re.compile(r"result_type\.([tzs]_\w+?)\.([tzs]_\w+)\Z")
@@ -200,12 +201,13 @@ def result_type(fam: dict, a: str, b: str) -> str:
         smallest = _min_value_dtype(CATEGORY.get(lo["dtype"], SCALAR_CATEGORY.get(lo["kind"])), hi["dtype"] != "uint8")
         return strong(hi, {"dtype": smallest})
     if mode == "same_kind" and lo["kind"] == "bool" and lo["cat"] != hi["cat"]:
-        return ERROR  # the Array API: a Python bool only beside a bool array
+        return UNSAID  # the Array API: a Python bool beside a bool array only; the rest unspecified
     if lo["cat"] <= hi["cat"]:
         return hi["dtype"]
     if mode == "same_kind":
-        # ... and a Python complex beside a real floating array: its complex dtype (2023.12 on)
-        return rt["to_complex"].get(hi["dtype"], ERROR) if lo["kind"] == "complex" else ERROR
+        # ... and a Python complex beside a real floating array: its complex dtype (2023.12 on);
+        # a higher kind else (a float beside an integer array) is unspecified
+        return rt["to_complex"].get(hi["dtype"], UNSAID) if lo["kind"] == "complex" else UNSAID
     if rt["to_complex"].get(hi["dtype"]) and (lo["dtype"] in ("complex64", "complex128") or lo["kind"] == "complex"):
         return rt["to_complex"][hi["dtype"]]
     # category (PyTorch) and weak (NEP 50): a higher category counts by its dtype.
@@ -325,7 +327,13 @@ def classify(cases: list[dict], fams: list[dict] | None = None, residual_limit: 
         rows.append({"key": fam["key"], "name": fam["name"], "source": fam["source"], "agree": agree,
                      "compared": compared, "by_kind": {k: {"agree": v[0], "compared": v[1]} for k, v in per.items()},
                      "residual": residual})
-    best = min(range(len(rows)), key=lambda i: (-rows[i]["agree"], rows[i]["compared"] - rows[i]["agree"], i))
+    # The closest family: the largest share of its stated cells the library agrees with (a family
+    # that leaves cells unsaid, as the Array API leaves mixed kinds, is judged on what it states),
+    # then the most cells agreeing, then ORDER; a family stating fewer than MIN_SHARED cells the
+    # library answered is not a candidate (nothing said is no agreement).
+    def share(r):
+        return r["agree"] / r["compared"] if r["compared"] >= MIN_SHARED else -1.0
+    best = min(range(len(rows)), key=lambda i: (-share(rows[i]), -rows[i]["agree"], i))
     closest = rows[best]
     split = disagreements(answers)
     return {"closest": closest["key"], "name": closest["name"], "cells": len(answers),

@@ -224,6 +224,30 @@ class Classify(unittest.TestCase):
                 self.assertEqual(got["residual"], [])
                 self.assertEqual(got["cells"], 2 * 16 + 36)  # the other default, NOT_SUPPORTED: left out
 
+    def test_the_closest_family_is_the_largest_share_of_what_it_states(self):
+        """A library that promotes within a kind as the Array API does and refuses every mixed pair
+        (array_api_strict) agrees with every cell the standard states; 'one type per operation'
+        states every refusal too, and no promotion within a kind. By the share of the cells a
+        family states it is the Array API's; by the most agreeing cells it was 'none'."""
+        arr, pytorch = FAM["array_api"], FAM["pytorch"]
+        dtypes = ["bool", "uint8", "int8", "int16", "int32", "float32", "float64"]
+        cases = []
+        for a in dtypes:
+            for b in dtypes:
+                want = families.promote(arr, a, b)
+                got = families.ERROR if want == families.UNSAID else want  # mixed kinds refused
+                spec = families.promote(pytorch, a, b)
+                cases.append(cell(f"promote_types.{a}.{b}", spec, got, answer=spec))
+        got = families.classify(cases)
+        rows = {r["key"]: r for r in got["families"]}
+        self.assertEqual((rows["array_api"]["agree"], rows["array_api"]["compared"]), (4 * 4 + 2 * 2 + 1,) * 2)
+        self.assertGreater(rows["none"]["agree"], rows["array_api"]["agree"])  # the old rule's pick
+        self.assertEqual(got["closest"], "array_api")
+        # A family stating fewer than MIN_SHARED of the library's cells is named by none of them.
+        few = [c for c in cases if c["id"].split(".")[1] in ("int8", "int16") and c["id"].split(".")[2] in ("int8", "int16")]
+        self.assertLess(len(few), families.MIN_SHARED)
+        self.assertNotEqual(families.classify(few)["closest"], "array_api")
+
     def test_counts_and_residual_cells(self):
         got = families.classify(answers_report("legacy", "legacy")["cases"])
         pytorch = next(r for r in got["families"] if r["key"] == "pytorch")
