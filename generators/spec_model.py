@@ -890,6 +890,8 @@ class Spec:
     def promote_barebones(self, a: str, b: str) -> str | None:
         """promote_types(a, b) where a or b is barebones: PyTorch's rule as promotion.toml
         [promote_types_barebones] states it; None where it is refused (the table's `error`)."""
+        if not {a, b} & {d.name for d in self.barebones}:
+            raise ValueError(f"promote_barebones({a}, {b}): neither is one of {[d.name for d in self.barebones]}")
         if a == b:
             return a
         for d in (a, b):

@@ -304,14 +304,20 @@ Tensor AsarrayValue(const PyValue& v, const AsarrayOptions& o) {
 }
 
 DLManagedTensor* ToDLPack(const Tensor& t) {
-  if (!t.device().is_cpu()) throw RuntimeError("Cannot pack tensors on " + t.device().str() + " (DLPack export)");
+  // CPU memory as kDLCPU, a CUDA device's as kDLCUDA with its index (ATen's getDLDevice); the
+  // data pointer is the device's address, which the exporter never dereferences.
+  if (!t.device().is_cpu() && !t.device().is_cuda()) {
+    throw RuntimeError("Cannot pack tensors on " + t.device().str() + " (DLPack export)");
+  }
   auto* ctx = new ExportContext{t, t.sizes(), t.strides(), {}};
   for (std::size_t k = 0; k < ctx->shape.size(); ++k) {
     if (ctx->shape[k] < 2) ctx->strides[k] = 1;  // PyTorch normalises these (gh-83069)
   }
   DLTensor& dl = ctx->managed.dl_tensor;
   dl.data = reinterpret_cast<void*>(t.DataPtr());
-  dl.device = DLDevice{kDLCPU, 0};
+  dl.device = t.device().is_cuda()
+                  ? DLDevice{kDLCUDA, static_cast<std::int32_t>(t.device().has_index() ? t.device().index() : 0)}
+                  : DLDevice{kDLCPU, 0};
   dl.ndim = static_cast<std::int32_t>(t.dim());
   dl.dtype = ToDLDataType(t.dtype());
   dl.shape = ctx->shape.data();

@@ -40,8 +40,9 @@ namespace tcts::ref {
 // TCTS_REF_FORALL_BAREBONES_TYPES(_): the same for uint16, uint32 and uint64, torch 2.x's
 // unsigned dtypes of "limited support" (c10's isBarebonesUnsignedType). The reference knows
 // their names, attributes and promotion, which the spec's rows state (spec/dtypes.toml,
-// promotion.toml [promote_types_barebones]), and makes no tensor of them: Dispatch refuses
-// them with a RuntimeError, as no spec row makes one.
+// promotion.toml [promote_types_barebones]), and makes no tensor of them: Tensor::EmptyStrided
+// (every tensor's allocation) and Dispatch refuse them with a RuntimeError, as no spec row
+// makes one.
 #define TCTS_REF_FORALL_BAREBONES_TYPES(_)                   \
   _(kUint16, std::uint16_t, "uint16", "UInt16", kIntegral) \
   _(kUint32, std::uint32_t, "uint32", "UInt32", kIntegral) \

@@ -253,6 +253,10 @@ std::int64_t StorageNbytes(const std::vector<std::int64_t>& sizes, const std::ve
 
 Tensor Tensor::EmptyStrided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
                             ScalarType dtype, Storage::Init init, const Device& device) {
+  if (IsBarebonesUnsigned(dtype)) {  // reference/scalar_type.h: names, attributes, promotion only
+    throw RuntimeError(std::string("the reference makes no ") + Name(dtype) +
+                       " tensor: it knows that dtype's name, attributes and promotion only");
+  }
   CheckGeometry("empty_strided", sizes, strides);
   const std::int64_t nbytes = StorageNbytes(sizes, strides, 0, Info(dtype).itemsize);
   auto storage = std::make_shared<Storage>(static_cast<std::size_t>(nbytes), init, device);

@@ -692,7 +692,7 @@ def html(columns: list[Column]) -> str:
 # ---------------------------------------------------------------- the scores
 def score_of(doc: dict) -> dict:
     """report.json's `conformance`, or, for a report before version 3, the same from its cases."""
-    return doc.get("conformance") or report_lib.conformance(doc["cases"], doc.get("features", []))
+    return doc.get("conformance") or report_lib.conformance(doc["cases"], doc.get("features", []), doc.get("dtypes"))
 
 
 def follows(doc: dict) -> str:

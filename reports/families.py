@@ -6,7 +6,7 @@ under reports/families/ (read by the standard library's tomllib):
     legacy      NumPy 1.x value-based promotion (NumPy 1.24's default; NEP 50 describes it)
     weak        NEP 50 "weak" Python scalars (NumPy 1.24 opt-in, NumPy 2's default)
     jax         JAX's type promotion lattice, with weak Python scalars
-    array_api   the Array API standard's promotion table: no promotion across kinds
+    array_api   the Array API standard's promotion table: mixed kinds unspecified ("?")
     cxx         C++'s usual arithmetic conversions ([expr.arith.conv], [conv.prom])
     none        one type per operation: no promotion at all
 
@@ -28,7 +28,7 @@ A family file holds its name, its source, and three parts:
                 the smallest dtype that holds its value (the suite's 3, 2 and True); else strong
       same_kind the Array API: the other operand's dtype where the category is not higher (a
                 bool only beside bool; a complex beside a real floating dtype: to_complex),
-                else an error
+                else unsaid ("?": the standard leaves the mix unspecified)
       adopt     the other operand's dtype whatever it is
   `categories` (lowest first; default bool, integral, floating, complex; NumPy 1.x: "floating
   complex" as one) is what the modes compare. Two operands of one class promote as strong.
@@ -70,7 +70,6 @@ SCALAR_CATEGORY = {"bool": 0, "int": 1, "float": 2, "complex": 3}
 KINDS = ("bool", "integral", "floating", "complex")  # CATEGORY's numbers, by name
 MODES = ("strong", "category", "weak", "value", "same_kind", "adopt")
 ERROR, UNSAID = "-", "?"
-MIN_SHARED = 16  # the fewest stated cells a family is named closest on (a tenth of the twelve's 144)
 PROMOTE = re.compile(r"promote_types\.(\w+)\.(\w+)\Z")
 CAN_CAST = re.compile(r"can_cast\.(\w+)\.(\w+)\Z")
 RESULT_TYPE = re.compile(r"result_type\.([tzs]_\w+?)\.([tzs]_\w+)\Z")
@@ -301,8 +300,8 @@ def disagreements(answers: list[tuple]) -> list[dict]:
 
 def classify(cases: list[dict], fams: list[dict] | None = None, residual_limit: int = 200) -> dict | None:
     """report.json's `promotion_family`: per family the cells compared, agreeing and differing
-    (per kind too), the closest family (the most cells agreeing, then the fewest differing, then
-    ORDER) and its residual cells; where the library's operations disagree with its own
+    (per kind too), the closest family (the most agreeing less differing cells, then the largest
+    share agreeing, then ORDER) and its residual cells; where the library's operations disagree with its own
     result_type, those cells. None where the report holds no such answer."""
     answers = find_answers(cases)
     if not answers:
@@ -327,13 +326,14 @@ def classify(cases: list[dict], fams: list[dict] | None = None, residual_limit: 
         rows.append({"key": fam["key"], "name": fam["name"], "source": fam["source"], "agree": agree,
                      "compared": compared, "by_kind": {k: {"agree": v[0], "compared": v[1]} for k, v in per.items()},
                      "residual": residual})
-    # The closest family: the largest share of its stated cells the library agrees with (a family
-    # that leaves cells unsaid, as the Array API leaves mixed kinds, is judged on what it states),
-    # then the most cells agreeing, then ORDER; a family stating fewer than MIN_SHARED cells the
-    # library answered is not a candidate (nothing said is no agreement).
-    def share(r):
-        return r["agree"] / r["compared"] if r["compared"] >= MIN_SHARED else -1.0
-    best = min(range(len(rows)), key=lambda i: (-share(rows[i]), -rows[i]["agree"], i))
+    # The closest family: the most cells agreeing less the cells differing. A cell a family
+    # leaves unsaid (the Array API's mixed kinds) counts neither way, so a family gains by saying
+    # more only where what it says holds more often than not, and a family stating refusals the
+    # library shares but promotions it does not ('none' for array_api_strict) loses by them.
+    # Then the largest share agreeing, then ORDER.
+    def net(r):
+        return 2 * r["agree"] - r["compared"]
+    best = min(range(len(rows)), key=lambda i: (-net(rows[i]), -rows[i]["agree"] / max(rows[i]["compared"], 1), i))
     closest = rows[best]
     split = disagreements(answers)
     return {"closest": closest["key"], "name": closest["name"], "cells": len(answers),

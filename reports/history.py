@@ -52,7 +52,7 @@ def _scores(rows: list[dict]) -> dict:
 
 def line(doc: dict) -> dict:
     """A run's line of the history, from its report (schema version 3)."""
-    score = doc.get("conformance") or report_lib.conformance(doc["cases"], doc.get("features", []))
+    score = doc.get("conformance") or report_lib.conformance(doc["cases"], doc.get("features", []), doc.get("dtypes"))
     s = doc["summary"]
     return {
         "format": FORMAT,

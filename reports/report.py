@@ -614,14 +614,17 @@ def _percent(n: int, d: int):
     return round(100.0 * n / d, 1) if d else None
 
 
-def conformance(cases: list[dict], features: list[dict]) -> dict:
+def conformance(cases: list[dict], features: list[dict], dtypes: list[dict] | None = None) -> dict:
     """Of the cases of required features, how many behave as the spec says (raw PASS), in
     all, per spec file, per clause and per required feature; and the required features some
     case exercised. A case is left out when it answered NotSupported for an optional feature
     or its checks used one (a feature spec/features.toml does not name counts as required), or
     when it did not run and its row is about one (every case of the row that ran used it; where
-    none ran, a case of the row answered NotSupported for it)."""
+    none ran, a case of the row answered NotSupported for it), or when it did not run for a dtype
+    the library did not declare that is not required (`dtypes`, report.json's: complex32, uint16:
+    spec/dtypes.toml `documented = false`), as an optional feature's."""
     level = {f["name"]: f["level"] for f in features}
+    optional_dtypes = {d["name"] for d in dtypes or [] if not d.get("required", True)}
     tally = {k: collections.defaultdict(lambda: [0, 0]) for k in ("spec_file", "clause", "feature")}
     total, good, excluded, ran = 0, 0, 0, 0
 
@@ -645,6 +648,9 @@ def conformance(cases: list[dict], features: list[dict]) -> dict:
         else:
             unrun_optional[row] |= {f for f in used_by(c) if optional(f)}
     for c in cases:
+        if c["outcome"] == "NOT_SUPPORTED" and c.get("dtype") in optional_dtypes:
+            excluded += 1
+            continue
         used = used_by(c)
         if c["outcome"] == "NOT_SUPPORTED" and c.get("spec_row"):
             row = c["spec_row"]
@@ -706,7 +712,7 @@ def headline_of(doc: dict) -> str:
     stored = s.get("headline")
     if stored and not (stored == "CONFORMS" and xfail):
         return stored
-    score = doc.get("conformance") or conformance(doc["cases"], doc.get("features", []))
+    score = doc.get("conformance") or conformance(doc["cases"], doc.get("features", []), doc.get("dtypes"))
     return headline(verdict(doc), score, xfail)
 
 
@@ -737,7 +743,7 @@ def build(candidate: dict, run: dict, expectations: dict, features: list[dict], 
         "expectations": expectations,
         "features": features,
         "summary": summary(cases, expectations["stale"], features, dtypes),
-        "conformance": conformance(cases, features),
+        "conformance": conformance(cases, features, dtypes),
         "cases": cases,
         **({"spec_coverage": coverage} if coverage is not None else {}),
     }

@@ -42,13 +42,13 @@ def feature(name, level, declared=True, cases=0, not_supported=0):
 FEATURES = [feature("promote_types", "required", cases=2), feature("sparse_layout", "optional", False)]
 
 
-def make(cases, stale=(), features=FEATURES, coverage=None):
+def make(cases, stale=(), features=FEATURES, coverage=None, dtypes=None):
     return report.build(
         candidate={"name": "cand", "version": "1", "build": ""},
         run={"command": "test", "suites": ["promotion"], "filter": "", "device": "cpu", "seed": "1", "jobs": 1, "case_timeout_s": 1.0,
              "processes": 1, "isolated_processes": 0, "started": "now", "wall_s": 0.1, "replay_file": None},
         expectations={"file": "e.txt", "entries": len(stale), "stale": list(stale)}, features=list(features),
-        cases=cases, coverage=coverage)
+        cases=cases, coverage=coverage, dtypes=dtypes)
 
 
 STATEMENTS = [{"id": "002.a", "clause": "002#type-promotion", "quote": "rule a", "rows": ["promote_types", "row.b"]},
@@ -112,6 +112,20 @@ class Score(unittest.TestCase):
         score = doc["conformance"]
         self.assertEqual((score["conformant"], score["cases"], score["optional_excluded"]), (1, 2, 5))
         self.assertEqual([r["name"] for r in score["by_spec_file"]], ["spec/promotion.toml"])
+
+    def test_a_dtype_that_is_not_required_costs_nothing_where_undeclared(self):
+        """torch 1.13 has no uint16: its uint16 cases, NOT_SUPPORTED for the undeclared dtype, are
+        left out of the score as an optional feature's (spec/dtypes.toml documented = false); an
+        undeclared required dtype's case (bfloat16) still counts, and a uint16 case that ran counts."""
+        dtypes = [{"name": "bfloat16", "required": True, "declared": False, "not_supported": 1},
+                  {"name": "uint16", "required": False, "declared": False, "not_supported": 1},
+                  {"name": "int8", "required": True, "declared": True, "not_supported": 0}]
+        doc = make([case("p.u16", "NOT_SUPPORTED", spec_row="promote_types", dtype="uint16"),
+                    case("p.bf16", "NOT_SUPPORTED", spec_row="promote_types", dtype="bfloat16"),
+                    case("p.u16.f32", "PASS", spec_row="promote_types"),
+                    case("p.i8", "PASS", spec_row="promote_types")], dtypes=dtypes)
+        score = doc["conformance"]
+        self.assertEqual((score["conformant"], score["cases"], score["optional_excluded"]), (2, 3, 1))
 
     def test_the_score_says_its_denominator_and_the_share_of_the_cases_that_ran(self):
         """Issue 48 item 6: every case of a required feature counts, run or not; beside it the

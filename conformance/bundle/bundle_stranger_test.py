@@ -31,7 +31,6 @@ def fail(message: str) -> None:
 
 def main() -> None:
     bundle, python = os.path.abspath(sys.argv[1]), sys.argv[2]
-    repo = os.getcwd()  # the test's runfiles tree
     tmp = tempfile.mkdtemp(prefix="tcts stranger-", dir=os.environ.get("TEST_TMPDIR"))
     with tarfile.open(bundle) as t:
         t.extractall(tmp)
@@ -41,7 +40,8 @@ def main() -> None:
     # The example as the bundle ships it, copied out of the bundle: nothing of the repository.
     shutil.copy(os.path.join(tmp, "tensor-cts-suite", "conformance/testees/array_api_strict/array_api_strict_testee.py"),
                 os.path.join(user, "testee.py"))
-    shutil.copy(os.path.join(repo, "conformance/expectations/array_api_strict.txt"), os.path.join(user, "expectations.txt"))
+    shutil.copy(os.path.join(tmp, "tensor-cts-suite", "conformance/expectations/array_api_strict.txt"),
+                os.path.join(user, "expectations.txt"))
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("BUILD_", "RUNFILES", "TEST_", "XML_OUTPUT", "TESTBRIDGE", "PYTHONPATH"))}
     tools = os.path.join(tmp, "bin")  # the system's tools less bazel
