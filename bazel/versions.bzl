@@ -71,6 +71,10 @@ LIBRARIES = {
     "jax": _JAX,
     "jax_x64": _JAX,
     "array_api_strict": [("pypi", "array-api-strict"), ("pypi", "numpy")] + _PYPI,
+    "mlx": [("pypi", "mlx"), ("pypi", "mlx-cpu"), ("pypi", "numpy"), ("pypi", "ml-dtypes")] + _PYPI,
+    "tensorflow": [("pypi", "tensorflow-cpu"), ("pypi", "numpy"), ("pypi", "ml-dtypes")] + _PYPI,
+    # tinygrad's CPU device compiles its kernels with the machine's clang (runtime/support/compiler_cpu.py).
+    "tinygrad": [("pypi", "tinygrad"), ("pypi", "numpy"), ("pypi", "ml-dtypes"), ("dpkg", "clang")] + _PYPI,
 }
 
 OVERRIDE_PREFIX = "TCTS_VERSION_OVERRIDE_"

@@ -34,6 +34,12 @@ PYPI_TESTEES = {
     "jax_x64": "conformance/testees/jax/jax_testee.py --x64",
     # The Array API standard's reference implementation.
     "array_api_strict": "conformance/testees/array_api_strict/array_api_strict_testee.py",
+    # MLX's CPU backend (the mlx-cpu wheel): lazy arrays without strides, its own promotion.
+    "mlx": "conformance/testees/mlx/mlx_testee.py",
+    # TensorFlow's tf.experimental.numpy with NumPy behaviour enabled (tensorflow-cpu).
+    "tensorflow": "conformance/testees/tensorflow/tensorflow_testee.py",
+    # tinygrad's lazy Tensor on its CPU device (kernels compiled by clang as values are read).
+    "tinygrad": "conformance/testees/tinygrad/tinygrad_testee.py",
 }
 
 # PyPI testees whose suites take too long for `bazel test //...` (CI), by name: the seconds a case

@@ -8,7 +8,8 @@
               each spec row's statements (spec/statements.toml): the rows -> statements
               cross-reference; rows no statement claims are in tables.statements.silent.
   the views   derived from the tables, with canonical names: dtypes, extended_dtypes,
-              categories, promote_types, promotion_lattice, result_type, ops, can_cast,
+              categories, promote_types, promote_types_barebones (null without that table),
+              promotion_lattice, result_type, ops, can_cast,
               can_cast_rules, output_casting, layouts, address, memory_formats, is_contiguous,
               preserve_format, views, devices, asarray, dlpack.
 Deterministic: keys keep spec order, output ends with a newline; strict JSON (no NaN).
@@ -72,6 +73,19 @@ def dtype_obj(d) -> dict:
     return obj
 
 
+def promote_types_barebones(spec: Spec) -> dict | None:
+    """promotion.toml [promote_types_barebones] as a view: the dtypes, the refusal, and every pair
+    with one of them, answered (a dtype name) or refused (null)."""
+    if not spec.barebones:
+        return None
+    pairs: dict[str, dict[str, str | None]] = {}
+    for a, b in spec.barebones_pairs():
+        pairs.setdefault(a, {})[b] = spec.promote_barebones(a, b)
+    kind, message = spec.barebones_error
+    return {"dtypes": [d.name for d in spec.barebones], "error": {"kind": kind, "message": message},
+            "clause": spec.barebones_source.clause, "basis": spec.barebones_source.basis, "pairs": pairs}
+
+
 def export(spec: Spec) -> dict:
     names = [d.name for d in spec.documented]
     return {
@@ -84,6 +98,7 @@ def export(spec: Spec) -> dict:
         "categories": list(spec.category_order),
         "promote_types": {a: {b: spec.matrix[(a, b)] for b in names} for a in names},
         "promote_types_source": {"clause": spec.promote_source.clause, "basis": spec.promote_source.basis},
+        "promote_types_barebones": promote_types_barebones(spec),
         "promotion_lattice": [list(e) for e in spec.lattice_edges],
         "result_type": {
             "clause": spec.result_type_source.clause,

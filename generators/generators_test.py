@@ -998,6 +998,20 @@ class RealSpec(unittest.TestCase):
         self.assertIn("promote_types.uint16.int32", refused)
         self.assertIn('"promote_types(uint16, float16) = float16", "float16", "promote_types.barebones"', text)
 
+    def test_json_exports_the_barebones_promotion(self):
+        """spec.json's promote_types_barebones view: the three dtypes, c10's refusal, and the 81
+        pairs with one of them, a dtype where PyTorch answers and null where it refuses."""
+        view = json.loads(self.out("emit_json"))["promote_types_barebones"]
+        self.assertEqual(view["dtypes"], ["uint16", "uint32", "uint64"])
+        self.assertEqual(view["error"], {"kind": "RuntimeError",
+                                         "message": "Promotion for uint16, uint32, uint64 types is not supported"})
+        cells = [(a, b, r) for a, row in view["pairs"].items() for b, r in row.items()]
+        self.assertEqual(len(cells), 15 * 15 - 12 * 12)
+        self.assertEqual(view["pairs"]["uint16"]["float16"], "float16")
+        self.assertEqual(view["pairs"]["uint32"]["uint32"], "uint32")
+        self.assertIsNone(view["pairs"]["uint16"]["int32"])
+        self.assertIsNone(view["pairs"]["bool"]["uint64"])
+
     def test_promote_types_is_the_lattice_join(self):
         self.assertEqual(len(self.spec.documented), 12)
         self.assertEqual(len(self.spec.matrix), 144)

@@ -20,6 +20,9 @@ import sys
 import tarfile
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stranger_env  # noqa: E402
+
 SEEDS = ("1", "2", "3", "4", "5")
 UNEXPECTED = ("FAIL", "XPASS", "CRASH", "TIMEOUT")
 
@@ -42,15 +45,7 @@ def main() -> None:
                 os.path.join(user, "testee.py"))
     shutil.copy(os.path.join(tmp, "tensor-cts-suite", "conformance/expectations/array_api_strict.txt"),
                 os.path.join(user, "expectations.txt"))
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("BUILD_", "RUNFILES", "TEST_", "XML_OUTPUT", "TESTBRIDGE", "PYTHONPATH"))}
-    tools = os.path.join(tmp, "bin")  # the system's tools less bazel
-    os.makedirs(tools)
-    for d in ("/usr/bin", "/bin"):
-        for name in os.listdir(d):
-            if not name.startswith("bazel") and not os.path.lexists(os.path.join(tools, name)):
-                os.symlink(os.path.join(d, name), os.path.join(tools, name))
-    env["PATH"] = tools
+    env = stranger_env.bazel_free_env(tmp)  # no Bazel variables, the system's tools less bazel
 
     def tcts_run(args, what, ok=(0,)):
         p = subprocess.run([tcts, *args], cwd=user, env=env, capture_output=True, text=True)

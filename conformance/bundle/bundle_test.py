@@ -45,6 +45,7 @@ def main() -> None:
     # tensor-cts repository).
     sys.path.insert(0, os.path.join(repo, "conformance", "bundle"))
     import doc_paths
+    import stranger_env
 
     problems = doc_paths.missing(root)
     if problems:
@@ -67,20 +68,10 @@ def main() -> None:
     shutil.copy(os.path.join(repo, "conformance/expectations/numpy.txt"), os.path.join(user, "expectations.txt"))
     # numpy.txt includes what both NumPy modes share (shared/numpy.txt, beside it).
     shutil.copytree(os.path.join(repo, "conformance/expectations/shared"), os.path.join(user, "shared"))
-    # Neither run is this test: Bazel's test variables (the JUnit file above all) stay out.
-    clean_env = {k: v for k, v in os.environ.items()
-                 if not k.startswith(("BUILD_", "RUNFILES", "TEST_", "XML_OUTPUT", "TESTBRIDGE", "PYTHONPATH"))}
-    env = dict(clean_env)
-    # The system's tools, without bazel: a directory of links to /usr/bin and /bin less bazel*.
-    tools = os.path.join(tmp, "bin")
-    os.makedirs(tools)
-    for d in ("/usr/bin", "/bin"):
-        for name in os.listdir(d):
-            if not name.startswith("bazel") and not os.path.lexists(os.path.join(tools, name)):
-                os.symlink(os.path.join(d, name), os.path.join(tools, name))
-    env["PATH"] = tools
-    if shutil.which("bazel", path=env["PATH"]):
-        fail("bazel is still on the test's PATH")
+    # Neither run is this test: Bazel's test variables (the JUnit file above all) stay out, and the
+    # bundle's run has the system's tools without bazel.
+    env = stranger_env.bazel_free_env(tmp)
+    clean_env = dict(env, PATH=os.environ["PATH"])
     # What a testee author reads and copies is in the bundle: the protocol, both kits, what each
     # operation means (the interface description) and the expectations grammar.
     for rel in ("conformance/protocol/PROTOCOL.md", "conformance/protocol/python/tcts_testee.py",

@@ -1,6 +1,8 @@
 """Checks a candidate's expectations file against every case id the spec generates.
 
 Usage: lint_expectations.py [--reviewed] MANIFEST EXPECTATIONS...
+       (from the bundle: tcts lint [--reviewed] EXPECTATIONS..., which passes the bundle's
+       conformance/case_manifest.txt as MANIFEST)
 Each entry's glob must match at least one case id of the manifest (generators/emit_gtest.py
 --suite manifest: suite, case id and spec row, tab-separated, per line); an entry matching
 nothing is stale (a typo, or a row that was renamed or removed) and fails the check. A pattern
