@@ -47,14 +47,14 @@ PYPI_TESTEES = {
 # (the others have no test yet). Their tests are tagged manual and run when named (bazel test
 # //conformance:torch2_compile) or through the main job (--case-timeout=900 --suites=...).
 # torch.compile compiles every operation of every case afresh (Dynamo, then Inductor's C++ built
-# by g++: about a second for each new graph); README "torch.compile" gives the measured times.
+# by g++: about a second for each new graph); docs/findings.md "torch.compile" gives the measured times.
 PYPI_MANUAL = {
     "torch2_compile": struct(case_timeout = 900, suites = ["dtypes", "strided", "devices", "asarray", "dlpack"]),
 }
 
 # PyPI testees whose suite tests need Bazel's "long" timeout (900 s) rather than the default
 # (300 s), by name: the seconds a case may take. JAX compiles every operation for each new shape,
-# dtype and Python scalar with XLA (README "JAX"): its promotion suite under jax_enable_x64 took
+# dtype and Python scalar with XLA (docs/candidates.md "JAX"): its promotion suite under jax_enable_x64 took
 # 300 s beside the other tests on 2 cores, and the property result_type.ignores_values alone 64 s
 # of it (the runner's default case timeout is 120 s).
 PYPI_LONG = {"jax": 600, "jax_x64": 600}

@@ -95,8 +95,8 @@ ref::Operand ToRef(const Operand& o) {
   return Unbox(std::get<TensorHandle>(o));
 }
 
-// The reference's op for the interface's (the reference keeps its own enum: DESIGN.md, it does
-// not borrow the suite's tables); an op of the spec the reference does not implement answers
+// The reference's op for the interface's (the reference keeps its own enum, docs/architecture.md
+// seam 5: it does not borrow the suite's tables); an op of the spec the reference does not implement answers
 // NotSupported.
 Result<ref::BinaryOp> ToRef(BinaryOp op) {
   switch (op) {

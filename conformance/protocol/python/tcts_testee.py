@@ -18,7 +18,8 @@ the operations its library has, and calls serve():
 
 The suite starts it (`bazel run //conformance:run -- --testee='python3 my_testee.py'
 --expectations=my_expectations.txt` in a checkout, `tensor-cts-suite/tcts --testee=...` from the
-suite bundle, README "The suite in your own CI") and sends one request per line on stdin; the kit answers
+suite bundle: "The suite in your own CI" in docs/library-authors.md, in the tensor-cts repository)
+and sends one request per line on stdin; the kit answers
 each on stdout (conformance/protocol/PROTOCOL.md). Stdlib only: copy this file, or let the
 runner put it on PYTHONPATH (it does).
 

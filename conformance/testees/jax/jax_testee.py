@@ -13,7 +13,7 @@ JAX's arrays are immutable values on a device: no strides, no storage offset, no
 caller can write (the same page, "In-place updates"), no memory formats. The testee declares
 strides unsupported (`not_supported`), answers meta with "strides": [] and "storage_offset": 0
 as PROTOCOL.md "Strides" says, and leaves every operation JAX has no API for unimplemented, so
-the suite judges the rest (README "Strides and values are capabilities").
+the suite judges the rest (docs/main-job.md "A case's checks, values as a capability").
 
 Every answer is JAX's own; this file translates the suite's torch-shaped requests into the
 jax.numpy call a user would write and nothing else:

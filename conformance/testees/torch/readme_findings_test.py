@@ -1,8 +1,8 @@
-"""Runs every reproduction of a README.md section of findings and checks that it prints what the
-README says it prints.
+"""Runs every reproduction of a section of findings (docs/findings.md) and checks that it prints
+what the page says it prints.
 
-    /usr/bin/python3 conformance/testees/torch/readme_findings_test.py README.md
-    /usr/bin/python3 conformance/testees/torch/readme_findings_test.py README.md \
+    /usr/bin/python3 conformance/testees/torch/readme_findings_test.py docs/findings.md
+    /usr/bin/python3 conformance/testees/torch/readme_findings_test.py docs/findings.md \
         --section="## Findings in torch 2.x" --python=/opt/tensor-cts/venv/bin/python
 
 The section is "## Findings in PyTorch's own implementations" unless --section names another. In
