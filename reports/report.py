@@ -619,8 +619,9 @@ def conformance(cases: list[dict], features: list[dict], dtypes: list[dict] | No
     all, per spec file, per clause and per required feature; and the required features some
     case exercised. A case is left out when it answered NotSupported for an optional feature
     or its checks used one (a feature spec/features.toml does not name counts as required), or
-    when it did not run and its row is about one (every case of the row that ran used it; where
-    none ran, a case of the row answered NotSupported for it), or when it did not run for a dtype
+    when it did not reach its row's operation (it did not run, or only its setup failed) and its
+    row is about one (every case of the row that reached it used it; where none did, a case of
+    the row answered NotSupported for it), or when it did not run for a dtype
     the library did not declare that is not required (`dtypes`, report.json's: complex32, uint16:
     spec/dtypes.toml `documented = false`), as an optional feature's."""
     level = {f["name"]: f["level"] for f in features}
@@ -633,6 +634,11 @@ def conformance(cases: list[dict], features: list[dict], dtypes: list[dict] | No
 
     def used_by(c: dict) -> set:
         return set(c.get("features", [])) | ({c["feature"]} if c.get("feature") else set())
+
+    def reached(c: dict) -> bool:
+        """Whether the case reached the operation its row is about: it ran, and not only its setup
+        failed (a case whose one failed check is `setup` never called the row's operation)."""
+        return c["outcome"] != "NOT_SUPPORTED" and set(c.get("checks") or ()) != {"setup"}
     # A case that did not run is about what its row is about: the features every case of its row
     # that ran used (a DLPack case of an undeclared bfloat16, or one whose setup view the candidate
     # lacks, is as optional as the row's float32 case that ran), or, where none of the row ran, the
@@ -643,7 +649,7 @@ def conformance(cases: list[dict], features: list[dict], dtypes: list[dict] | No
         row = c.get("spec_row")
         if not row:
             continue
-        if c["outcome"] != "NOT_SUPPORTED":
+        if reached(c):
             ran_common[row] = ran_common[row] & used_by(c) if row in ran_common else used_by(c)
         else:
             unrun_optional[row] |= {f for f in used_by(c) if optional(f)}
@@ -652,7 +658,7 @@ def conformance(cases: list[dict], features: list[dict], dtypes: list[dict] | No
             excluded += 1
             continue
         used = used_by(c)
-        if c["outcome"] == "NOT_SUPPORTED" and c.get("spec_row"):
+        if not reached(c) and c.get("spec_row"):
             row = c["spec_row"]
             used = used | (ran_common[row] if row in ran_common else unrun_optional[row])
         if any(optional(f) for f in used):

@@ -127,6 +127,21 @@ class Score(unittest.TestCase):
         score = doc["conformance"]
         self.assertEqual((score["conformant"], score["cases"], score["optional_excluded"]), (2, 3, 1))
 
+    def test_a_case_whose_setup_alone_failed_is_as_optional_as_its_row(self):
+        """xtensor's DLPack export of an expanded tensor fails in its setup (no strides to keep), so
+        it never reaches to_dlpack: like its row's cases that answered NotSupported for dlpack (an
+        optional feature), it is left out of the score; a setup failure of a required row counts."""
+        features = [feature("dlpack", "optional", False, 0, 2), feature("views", "required", True, 2)]
+        doc = make([case("x.contiguous", "NOT_SUPPORTED", spec_row="dlpack.export", feature="dlpack",
+                         features=["tensors"]),
+                    case("x.expanded", "XFAIL", spec_row="dlpack.export", features=["tensors", "views"],
+                         checks={"setup": "FAIL"}),
+                    case("v.a", "PASS", spec_row="view.t", features=["views"]),
+                    case("v.b", "XFAIL", spec_row="view.t", features=["views"], checks={"setup": "FAIL"})],
+                   features=features)
+        score = doc["conformance"]
+        self.assertEqual((score["conformant"], score["cases"], score["optional_excluded"], score["ran"]), (1, 2, 2, 2))
+
     def test_the_score_says_its_denominator_and_the_share_of_the_cases_that_ran(self):
         """Issue 48 item 6: every case of a required feature counts, run or not; beside it the
         share among those that ran (one library: 2.9 % of all, 19.7 % of those run)."""
