@@ -1,0 +1,16 @@
+"""Tests that are Python programs run by Debian's interpreter: the runner, the report tools and
+their tests need Debian's python3-jsonschema and python3-jinja2, which a `python3` earlier on PATH
+may not see (conformance/runner/system_python.sh runs /usr/bin/python3, or $TCTS_PYTHON)."""
+
+_SYSTEM_PYTHON = "//conformance/runner:system_python.sh"
+_SKIPPED = "//conformance/runner:skipped_candidate.sh"
+
+def system_python_test(name, script, args = [], missing = "", **kwargs):
+    """An sh_test running `script` (its path from the repository root; the file must be in `data`)
+    with `args` under Debian's python3. With `missing` (a reason, such as testees.bzl's PYPI_MISSING
+    when the PyPI venv is absent) the test is a placeholder that passes saying why
+    (skipped_candidate.sh NAME REASON). Every other attribute is sh_test's."""
+    if missing:
+        native.sh_test(name = name, srcs = [_SKIPPED], args = [name, "'%s'" % missing], **kwargs)
+    else:
+        native.sh_test(name = name, srcs = [_SYSTEM_PYTHON], args = [script] + args, **kwargs)
