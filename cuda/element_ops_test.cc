@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cuda/launch_args.h"
+#include "reference/arith.h"
 #include "reference/binary_ops.h"
 #include "reference/promotion.h"
 #include "reference/strided.h"
@@ -206,7 +207,6 @@ std::vector<Scalar> Cycle(const std::vector<Scalar>& pool, std::size_t n, std::s
   return out;
 }
 
-const ref::BinaryOp kOps[] = {ref::BinaryOp::kAdd, ref::BinaryOp::kSub, ref::BinaryOp::kMul, ref::BinaryOp::kDiv};
 
 TEST(BinaryElement, EqualsRunBinaryForEveryOpAndInputTypePair) {
   for (ScalarType ta : AllTypes()) {
@@ -216,7 +216,7 @@ TEST(BinaryElement, EqualsRunBinaryForEveryOpAndInputTypePair) {
       // the way (input -> result -> output) widens.
       const Tensor a = Tensor::FromScalars({3, 2}, ta, Cycle(Pool(ta), 6, 0)).AsStrided({2, 3}, {1, 2}, 0);
       const Tensor b = Tensor::FromScalars({3}, tb, Cycle(Pool(tb), 3, 5));
-      for (ref::BinaryOp op : kOps) {
+      for (ref::BinaryOp op : ref::kBinaryOps) {
         ScalarType common = promoted;
         if (op == ref::BinaryOp::kDiv && (ref::IsIntegral(common) || ref::IsBool(common))) common = ScalarType::kFloat32;
         for (ScalarType out : {common, ScalarType::kComplex128}) {
@@ -237,7 +237,7 @@ TEST(BinaryElement, EqualsRunBinaryForFloatingValuesAlphaAndScalars) {
       const Tensor a = Tensor::FromScalars({static_cast<std::int64_t>(n)}, t, Cycle(pool, n, 0));
       const Tensor b = Tensor::FromScalars({static_cast<std::int64_t>(n)}, t, Cycle(pool, n, shift));
       const std::int64_t len = static_cast<std::int64_t>(n);
-      for (ref::BinaryOp op : kOps) {
+      for (ref::BinaryOp op : ref::kBinaryOps) {
         ExpectSameBinary(op, a, b, Scalar::Int(1), t, t, {len}, {1});
         ExpectSameBinary(op, a, Scalar::Float(2.5), Scalar::Int(1), t, t, {len}, {1});
       }

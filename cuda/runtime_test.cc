@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "reference/arith.h"
 #include "reference/binary_ops.h"
 #include "reference/device_backend.h"
 #include "reference/strided.h"
@@ -71,7 +72,7 @@ TEST_F(CudaBackendTest, BinaryOpsEqualTheCpuReference) {
   const Tensor b = Tensor::FromScalars({33}, ScalarType::kInt32, Ramp(33, 3));
   const Tensor h = Tensor::FromScalars({64, 33}, ScalarType::kFloat16, Ramp(64 * 33, 0.71));
   const Tensor da = ref::To(a, a.dtype(), cuda_), db = ref::To(b, b.dtype(), cuda_), dh = ref::To(h, h.dtype(), cuda_);
-  for (ref::BinaryOp op : {ref::BinaryOp::kAdd, ref::BinaryOp::kSub, ref::BinaryOp::kMul, ref::BinaryOp::kDiv}) {
+  for (ref::BinaryOp op : ref::kBinaryOps) {
     ExpectSameElements(ref::Binary(op, a, a), ref::Binary(op, da, da));            // vectorised
     ExpectSameElements(ref::Binary(op, a, b), ref::Binary(op, da, db));            // broadcast, mixed dtypes
     ExpectSameElements(ref::Binary(op, h, h), ref::Binary(op, dh, dh));            // float16 via float

@@ -72,6 +72,9 @@ struct Arith<Complex<V>> {
 
 // The four operations, and add scaled by alpha (what sub with alpha becomes).
 enum class BinaryOp { kAdd, kSub, kMul, kDiv };
+// Every BinaryOp, in declaration order: what a test that sweeps the reference's ops iterates (a new
+// op is added to both lines).
+inline constexpr BinaryOp kBinaryOps[] = {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul, BinaryOp::kDiv};
 
 // x op y in M. With `scaled`, add and sub compute x + alpha*y (the caller negates alpha for
 // sub, as PyTorch's sub does: add with -alpha); mul and div ignore alpha.
