@@ -74,6 +74,7 @@ LIBRARIES = {
     "mlx": [("pypi", "mlx"), ("pypi", "mlx-cpu"), ("pypi", "numpy"), ("pypi", "ml-dtypes")] + _PYPI,
     "tensorflow": [("pypi", "tensorflow-cpu"), ("pypi", "numpy"), ("pypi", "ml-dtypes")] + _PYPI,
     # tinygrad's CPU device compiles its kernels with the machine's clang (runtime/support/compiler_cpu.py).
+    "paddle": [("pypi", "paddlepaddle"), ("pypi", "numpy")] + _PYPI,
     "tinygrad": [("pypi", "tinygrad"), ("pypi", "numpy"), ("pypi", "ml-dtypes"), ("dpkg", "clang")] + _PYPI,
 }
 

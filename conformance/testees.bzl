@@ -40,6 +40,8 @@ PYPI_TESTEES = {
     "tensorflow": "conformance/testees/tensorflow/tensorflow_testee.py",
     # tinygrad's lazy Tensor on its CPU device (kernels compiled by clang as values are read).
     "tinygrad": "conformance/testees/tinygrad/tinygrad_testee.py",
+    # PaddlePaddle's Tensor API on the CPU (paddlepaddle): PyTorch-shaped, strided.
+    "paddle": "conformance/testees/paddle/paddle_testee.py",
 }
 
 # PyPI testees whose suites take too long for `bazel test //...` (CI), by name: the seconds a case
