@@ -7,6 +7,8 @@ under the interpreter that has them (the PyPI venv's):
     reports/families/array_api.toml  array_api_strict, the Array API standard's reference
                                      (promote_types: result_type of two dtypes; no float16,
                                      bfloat16: those cells are not compared)
+    reports/families/weak.toml       NumPy 2, whose only promotion is NEP 50 (can_cast:
+                                     casting='same_kind'; no bfloat16: not compared)
 
     /usr/bin/python3 reports/families_pypi_test.py --python=/opt/tensor-cts/venv/bin/python
 
@@ -96,6 +98,42 @@ for a in operands:
 print(json.dumps(out))
 """
 
+PROBE_NUMPY2 = r"""
+import json, sys
+import numpy as np
+assert int(np.__version__.split(".")[0]) >= 2
+dtypes, operands = json.loads(sys.argv[1])
+have = [d for d in dtypes if d != "bfloat16"]  # NumPy has no bfloat16
+
+def operand(tok, first):
+    v = 3 if first else 2
+    cls, what = tok[0], tok[2:]
+    if cls == "s":
+        return {"bool": True, "int": v, "float": float(v), "complex": complex(v, 0)}[what]
+    return np.full((1,) if cls == "t" else (), True if what == "bool" else v, dtype=what)
+
+def answer(fn, *args):
+    try:
+        return np.dtype(fn(*args)).name
+    except TypeError:
+        return "-"
+
+def known(*toks):
+    return all(t[0] == "s" or t[2:] in have for t in toks)
+
+out = {"version": np.__version__}
+for a in dtypes:
+    for b in dtypes:
+        ok = a in have and b in have
+        out[f"promote_types({a}, {b})"] = answer(np.promote_types, a, b) if ok else "?"
+        out[f"can_cast({a}, {b})"] = (("true" if np.can_cast(np.dtype(a), np.dtype(b), casting="same_kind")
+                                       else "false") if ok else "?")
+for a in operands:
+    for b in operands:
+        out[f"result_type({a}, {b})"] = answer(np.result_type, operand(a, True), operand(b, False)) if known(a, b) else "?"
+print(json.dumps(out))
+"""
+
 
 def ask(probe: str) -> dict:
     run = subprocess.run([PYTHON, "-c", probe, json.dumps([DTYPES, OPERANDS])], capture_output=True, text=True,
@@ -113,7 +151,7 @@ class Cells:
     """What a family predicts for each cell, and where it and the library (self.lib) differ."""
 
     def differences(self, fam):
-        """Each cell where family `fam` and JAX differ, and how many cells it says something of."""
+        """Each cell where family `fam` and the library differ, and how many cells it says something of."""
         cells = {}
         for a in DTYPES:
             for b in DTYPES:
@@ -189,6 +227,35 @@ class ArrayApiFamily(Cells, unittest.TestCase):
         changed["can_cast"][("float64", "float32")] = "true"
         wrong, _ = self.differences(changed)
         self.assertIn("can_cast(float64, float32): family true, library false", wrong)
+
+
+class NumPy2Family(Cells, unittest.TestCase):
+    """NEP 50 ('weak') against NumPy 2, where it is the only promotion state (numpy2, and
+    TensorFlow's NumPy API, which promotes by np.result_type)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.family = family("weak")
+        cls.lib = ask(PROBE_NUMPY2)
+
+    def test_every_cell_is_numpy_2(self):
+        wrong, said = self.differences(self.family)
+        self.assertEqual(wrong, [], f"{len(wrong)} of {said} cells of reports/families/weak.toml differ from "
+                                    f"NumPy {self.lib['version']}")
+        self.assertGreater(said, 11 * 11 * 2 + 20 * 20)  # the eleven dtypes NumPy has, and more
+
+    def test_python_numbers_are_weak(self):
+        # Not vacuous: NEP 50's rule, where NumPy 1.x's legacy one differs (uint8 + 300 is uint8,
+        # a float beside a float16 array float16).
+        self.assertEqual(self.lib["result_type(t_uint8, s_int)"], "uint8")
+        self.assertEqual(self.lib["result_type(t_float16, s_float)"], "float16")
+        self.assertEqual(families.result_type(self.family, "t_float16", "s_float"), "float16")
+
+    def test_a_changed_cell_is_found(self):
+        changed = dict(self.family, promote_types=dict(self.family["promote_types"]))
+        changed["promote_types"][("int64", "float16")] = "float16"
+        wrong, _ = self.differences(changed)
+        self.assertIn("promote_types(int64, float16): family float16, library float64", wrong)
 
 
 if __name__ == "__main__":
