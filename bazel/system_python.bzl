@@ -11,6 +11,7 @@ def system_python_test(name, script, args = [], missing = "", **kwargs):
     when the PyPI venv is absent) the test is a placeholder that passes saying why
     (skipped_candidate.sh NAME REASON). Every other attribute is sh_test's."""
     if missing:
-        native.sh_test(name = name, srcs = [_SKIPPED], args = [name, "'%s'" % missing], **kwargs)
+        # One shell word: Bazel splits args as a shell would, so the reason is quoted (its ' escaped).
+        native.sh_test(name = name, srcs = [_SKIPPED], args = [name, "'%s'" % missing.replace("'", "'\\''")], **kwargs)
     else:
         native.sh_test(name = name, srcs = [_SYSTEM_PYTHON], args = [script] + args, **kwargs)

@@ -43,7 +43,8 @@ _NUMPY_PY = [("dpkg", "python3-numpy")] + _PY
 _PYPI = [("pypi-python", "")]
 _TORCH2 = [("pypi", "torch"), ("pypi", "numpy")] + _PYPI
 # JAX's arrays are jaxlib's (XLA); NumPy and ml_dtypes are its host arrays and dtypes.
-_JAX = [("pypi", "jax"), ("pypi", "jaxlib"), ("pypi", "ml-dtypes"), ("pypi", "numpy")] + _PYPI
+# JAX imports opt_einsum (jax/_src/numpy/einsum.py), which paddlepaddle pins too.
+_JAX = [("pypi", "jax"), ("pypi", "jaxlib"), ("pypi", "ml-dtypes"), ("pypi", "numpy"), ("pypi", "opt-einsum")] + _PYPI
 
 LIBRARIES = {
     # This repository's own library: its source is already an input; the compiler is not.
@@ -73,8 +74,8 @@ LIBRARIES = {
     "array_api_strict": [("pypi", "array-api-strict"), ("pypi", "numpy")] + _PYPI,
     "mlx": [("pypi", "mlx"), ("pypi", "mlx-cpu"), ("pypi", "numpy"), ("pypi", "ml-dtypes")] + _PYPI,
     "tensorflow": [("pypi", "tensorflow-cpu"), ("pypi", "numpy"), ("pypi", "ml-dtypes")] + _PYPI,
-    # tinygrad's CPU device compiles its kernels with the machine's clang (runtime/support/compiler_cpu.py).
     "paddle": [("pypi", "paddlepaddle"), ("pypi", "numpy")] + _PYPI,
+    # tinygrad's CPU device compiles its kernels with the machine's clang (runtime/support/compiler_cpu.py).
     "tinygrad": [("pypi", "tinygrad"), ("pypi", "numpy"), ("pypi", "ml-dtypes"), ("dpkg", "clang")] + _PYPI,
 }
 

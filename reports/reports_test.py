@@ -142,6 +142,17 @@ class Score(unittest.TestCase):
         score = doc["conformance"]
         self.assertEqual((score["conformant"], score["cases"], score["optional_excluded"], score["ran"]), (1, 2, 2, 2))
 
+    def test_a_case_whose_setup_passed_reached_its_row(self):
+        """Only a failed setup keeps a case from its row's operation: one whose setup passed and
+        then failed (its operation raised outside the checks) reached it, so its row is about what
+        it used (tensors, required), and it counts."""
+        features = [feature("dlpack", "optional", False, 0, 1)]
+        doc = make([case("y.ns", "NOT_SUPPORTED", spec_row="dlpack.export", feature="dlpack"),
+                    case("y.ran", "XFAIL", spec_row="dlpack.export", features=["tensors"], checks={"setup": "PASS"})],
+                   features=features)
+        score = doc["conformance"]
+        self.assertEqual((score["cases"], score["optional_excluded"]), (1, 1))
+
     def test_the_score_says_its_denominator_and_the_share_of_the_cases_that_ran(self):
         """Issue 48 item 6: every case of a required feature counts, run or not; beside it the
         share among those that ran (one library: 2.9 % of all, 19.7 % of those run)."""

@@ -16,15 +16,16 @@ writes:
                     (mx.floating, mx.complexfloating), is_signed from mx.iinfo / mx.finfo's min.
                     finfo: mx.finfo (bits, eps, max, min, smallest_normal as tiny).
   promotion         MLX has no promote_types: mx.result_type(dtype, dtype), its promotion of two
-                    dtypes. result_type: mx.result_type(a, b) of arrays; it takes no Python scalars
-                    ("Inputs must be arrays or dtypes"): NotSupported for a scalar operand.
+                    dtypes. result_type: mx.result_type(a, b), Python scalars as given (MLX
+                    refuses them: ValueError "Inputs must be arrays or dtypes").
   can_cast          mx.can_cast(from, to).
   tensors           make_tensor: NumPy builds the values at their widest kind and casts them to
                     the dtype (ml_dtypes' bfloat16 for bfloat16), mx.array takes the host array
                     (bfloat16 as its 16-bit pattern, viewed by mx.array.view). Values are read back
                     as NumPy arrays (MLX's buffer protocol; bfloat16 through its bit pattern).
-  arithmetic        mx.add / mx.subtract / mx.multiply / mx.divide; no alpha (NotSupported for an
-                    alpha other than the integer 1), no out= and no in-place update.
+  arithmetic        mx.add / mx.subtract / mx.multiply / mx.divide; in place: a += b etc.
+                    (mx.array.__iadd__ ...); no alpha (NotSupported for an alpha other than the
+                    integer 1), no out=.
   views             array.T (t), mx.swapaxes (transpose), mx.transpose(axes) (permute), basic
                     indexing (narrow, slice, select), mx.broadcast_to (expand), mx.expand_dims,
                     mx.squeeze, mx.reshape. mx.view reinterprets a dtype, not a shape: torch's view
@@ -44,10 +45,12 @@ writes:
   DLPack            x.__dlpack__() and mx.from_dlpack(the kit's DLPackProducer).
 
 Not implemented, because MLX has no such API: dtype_from_name, default_dtype, legacy_constructor,
-devices as objects from strings, default_device, storage, data_ptr, sparse layouts, autograd's
-requires_grad_, binary_out and binary_inplace.
+devices as objects from strings, storage, data_ptr, sparse layouts, autograd's requires_grad_ and
+binary_out. MLX's default device (mx.default_device, mx.set_default_device, mx.stream) is not
+translated yet.
 """
 
+import operator
 import os
 import sys
 
@@ -69,6 +72,7 @@ NAMES = {d: name for name, d in DTYPES.items()}
 # NumPy's host dtype for each (ml_dtypes' bfloat16: NumPy has none).
 HOST = {name: (ml_dtypes.bfloat16 if name == "bfloat16" else np.dtype(name)) for name in DTYPES}
 UFUNC = {"add": mx.add, "sub": mx.subtract, "mul": mx.multiply, "div": mx.divide}
+INPLACE = {"add": operator.iadd, "sub": operator.isub, "mul": operator.imul, "div": operator.itruediv}
 LAYOUT_FREE = {"contiguous_format", "preserve_format"}
 
 
@@ -97,10 +101,6 @@ def device_of(name):
 def layout_free(memory_format):
     if memory_format not in LAYOUT_FREE:
         raise tcts_testee.NotSupported(f"MLX has no memory format {memory_format!r}: its arrays have one layout")
-
-
-def scalar_operand(v):
-    return isinstance(v, (bool, int, float, complex))
 
 
 class MlxTestee(tcts_testee.Testee):
@@ -132,9 +132,7 @@ class MlxTestee(tcts_testee.Testee):
         return name_of(mx.result_type(xdtype(a), xdtype(b)))
 
     def result_type(self, a, b):
-        if scalar_operand(a) or scalar_operand(b):
-            raise tcts_testee.NotSupported("mx.result_type takes arrays and dtypes, no Python scalars")
-        return name_of(mx.result_type(a, b))
+        return name_of(mx.result_type(a, b))  # Python scalars as given: MLX's own ValueError for them
 
     def can_cast(self, from_, to):
         return bool(mx.can_cast(xdtype(from_), xdtype(to)))
@@ -169,6 +167,14 @@ class MlxTestee(tcts_testee.Testee):
             raise tcts_testee.NotSupported(f"mlx.core's {translated(op).__name__} has no alpha (asked for "
                                            f"alpha={alpha!r})")
         return translated(op)(a, b)
+
+    def binary_inplace(self, op, target, other, alpha):
+        """target op= other: mx.array.__iadd__ etc."""
+        if op in ("add", "sub") and not (type(alpha) is int and alpha == 1):
+            raise tcts_testee.NotSupported(f"mlx.core's in-place {op} has no alpha (asked for alpha={alpha!r})")
+        if op not in INPLACE:
+            raise tcts_testee.NotSupported(f"binary op {op!r} is not translated to mlx.core")
+        INPLACE[op](target, other)
 
     # -- views (new arrays in MLX's API)
     def t(self, t):

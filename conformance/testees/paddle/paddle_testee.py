@@ -11,14 +11,15 @@ request into the paddle call of the same name and meaning, and nothing else:
                     no complex32 (missing_dtypes). dtype_info: Tensor.element_size() of an empty
                     tensor, paddle.is_floating_point / paddle.is_complex of it, is_signed from
                     paddle.iinfo / paddle.finfo's min. finfo: paddle.finfo. default_dtype:
-                    paddle.get_default_dtype. Paddle has no promote_types, result_type or
-                    can_cast: not implemented.
+                    paddle.get_default_dtype / set_default_dtype. Paddle has no promote_types,
+                    result_type or can_cast: not implemented.
   tensors           make_tensor: NumPy builds the values at their widest kind and casts them to the
                     dtype, paddle.to_tensor copies them (bfloat16 from float32, exact for the
                     values of a bfloat16 tensor). Meta: Tensor.shape, Tensor.strides (elements),
                     Tensor.offset (bytes: divided by Tensor.element_size()), Tensor.place.
                     Values: Tensor.numpy() (bfloat16 through Tensor.astype('float32')).
-  arithmetic        paddle.add / subtract (with alpha) / multiply / divide, out= for binary_out;
+  arithmetic        paddle.add / subtract (with alpha) / multiply / divide, out= for binary_out,
+                    Tensor.add_ / subtract_ / multiply_ / divide_ for binary_inplace;
                     Python numbers through Tensor's operators (Tensor.__add__, __radd__, ...) where an
                     operand is one; two Python numbers have no paddle call: NotSupported.
   views             paddle.t, paddle.transpose(x, dim0, dim1) (transpose), paddle.transpose(x,
@@ -38,9 +39,10 @@ request into the paddle call of the same name and meaning, and nothing else:
   data_ptr          Tensor.data_ptr().
 
 Not implemented, because Paddle has no such API: dtype_from_name, promote_types, result_type,
-can_cast, legacy_constructor, devices as objects from strings, default_device, storage, sparse
-layouts, binary_inplace with a type check of its own (Tensor.add_ exists, but is left out with
-autograd's requires_grad_).
+can_cast, legacy_constructor, devices as objects from strings, storage, sparse layouts. Not
+translated yet, though Paddle has them: its default device (paddle.get_device / set_device,
+paddle.device.device_guard) and autograd's requires_grad_ (Tensor.requires_grad_, asarray's
+requires_grad).
 """
 
 import os
@@ -52,6 +54,7 @@ if sys.argv[1:]:
 os.environ.setdefault("GLOG_minloglevel", "2")
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "protocol", "python"))
+import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 
 with warnings.catch_warnings():
@@ -68,6 +71,7 @@ NAMES = ("bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32"
 DTYPES = {name: getattr(paddle, name) for name in NAMES}
 BY_DTYPE = {d: name for name, d in DTYPES.items()}
 FUNCTION = {"add": paddle.add, "sub": paddle.subtract, "mul": paddle.multiply, "div": paddle.divide}
+INPLACE = {"add": "add_", "sub": "subtract_", "mul": "multiply_", "div": "divide_"}
 OPERATOR = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__"}
 REFLECTED = {"add": "__radd__", "sub": "__rsub__", "mul": "__rmul__", "div": "__rtruediv__"}
 LAYOUT_FREE = {"contiguous_format", "preserve_format"}
@@ -137,6 +141,9 @@ class PaddleTestee(tcts_testee.Testee):
     def default_dtype(self):
         return paddle.get_default_dtype()
 
+    def set_default_dtype(self, dtype):
+        paddle.set_default_dtype(pdtype(dtype))
+
     # -- tensors
     WIDEST = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
 
@@ -175,6 +182,17 @@ class PaddleTestee(tcts_testee.Testee):
             raise tcts_testee.NotSupported("paddle's out= functions take two tensors")
         translated(op)(a, b, out=out, **alpha_kwargs(op, alpha))
         return out
+
+    def binary_inplace(self, op, target, other, alpha):
+        """Tensor.add_ / subtract_ (with alpha) / multiply_ / divide_ of a tensor. paddle.Tensor has
+        no in-place operators (no __iadd__: x += 1.5 rebinds x through __add__), and the methods
+        take a tensor: NotSupported for a Python number."""
+        if op not in INPLACE:
+            raise tcts_testee.NotSupported(f"binary op {op!r} is not translated to paddle")
+        if not isinstance(other, paddle.Tensor):
+            raise tcts_testee.NotSupported("paddle's in-place methods take a tensor, and paddle.Tensor has no "
+                                           "in-place operator for a Python number")
+        getattr(target, INPLACE[op])(other, **alpha_kwargs(op, alpha))
 
     def empty(self, sizes, dtype, layout, memory_format):
         if layout != "strided":
@@ -248,8 +266,8 @@ class PaddleTestee(tcts_testee.Testee):
 
     # -- asarray
     def asarray(self, source, dtype=None, device=None, copy=None):
-        if isinstance(source, tcts_testee.HostArray):
-            source = source.to_numpy(np)  # an ndarray, or a NumPy scalar
+        if isinstance(source, tcts_testee.HostArray):  # an ndarray, or a NumPy scalar (ml_dtypes' bfloat16)
+            source = source.to_numpy(np, ml_dtypes.bfloat16 if source.dtype == "bfloat16" else None)
         kw = {"copy": copy}
         if dtype is not None:
             kw["dtype"] = pdtype(dtype)

@@ -11,11 +11,11 @@ declares strides unsupported (`not_supported`), answers meta with "strides": [] 
 "storage_offset": 0 (PROTOCOL.md "Strides"), leaves unimplemented every operation the API has no
 function for, and translates the rest into the call a user writes:
 
-  dtypes            tf.as_dtype(name) (bool, the integers, float16, bfloat16, float32, float64,
-                    complex64, complex128; no complex32: missing_dtypes); names back by
-                    tf.DType.name. dtype_info: tf.DType.size, is_floating, is_complex, and
-                    is_signed from tnp.iinfo / tnp.finfo's min. finfo: tnp.finfo (NumPy's, over the dtype's NumPy type:
-                    ml_dtypes' for bfloat16).
+  dtypes            tf.as_dtype(name), TensorFlow's parser (dtype_from_name; bool, the integers,
+                    float16, bfloat16, float32, float64, complex64, complex128; no complex32:
+                    missing_dtypes); names back by tf.DType.name. dtype_info: tf.DType.size,
+                    is_floating, is_complex, and is_signed from tnp.iinfo / tnp.finfo's min. finfo:
+                    tnp.finfo (NumPy's, over the dtype's NumPy type: ml_dtypes' for bfloat16).
   promotion         tnp.promote_types and tnp.result_type (arrays and Python scalars as given);
                     tnp has no can_cast: not implemented.
   tensors           make_tensor: NumPy builds the values at their widest kind and casts them to the
@@ -30,12 +30,13 @@ function for, and translates the rest into the call a user writes:
                     preserve_format only.
   devices           'cpu' is '/CPU:0'; empty_on: tnp.empty inside tf.device(...). The CPU wheel
                     has no GPU: NotSupported for 'cuda'.
-  asarray           tnp.asarray(obj, dtype=): host arrays as NumPy arrays over the suite's memory,
-                    NumPy scalars, memoryviews, Python values, DLPack capsules as given. tnp.asarray
-                    has no copy and no device argument: NotSupported when either is given.
+  asarray           tnp.asarray(obj, dtype=), tnp.array(obj, dtype=, copy=True) for copy=True, inside
+                    tf.device(...) for a device: host arrays as NumPy arrays over the suite's memory,
+                    NumPy scalars, memoryviews, Python values, DLPack capsules as given. tnp has no
+                    copy=False: NotSupported.
   DLPack            tf.experimental.dlpack.to_dlpack(x) and from_dlpack(capsule).
 
-Not implemented, because the API has no such function: dtype_from_name, can_cast, default_dtype,
+Not implemented, because the API has no such function: can_cast, default_dtype,
 legacy_constructor, devices as objects, default_device, storage, data_ptr, sparse layouts,
 autograd's requires_grad_, binary_out and binary_inplace.
 """
@@ -105,6 +106,9 @@ class TensorFlowTestee(tcts_testee.Testee):
     not_supported = {"strides"}
 
     # -- dtypes
+    def dtype_from_name(self, name):
+        return name_of(tf.as_dtype(name))  # TensorFlow's parser: its TypeError for a name it lacks
+
     def dtype_info(self, dtype):
         d = tdtype(dtype)
         if d.is_integer:
@@ -209,13 +213,17 @@ class TensorFlowTestee(tcts_testee.Testee):
 
     # -- asarray
     def asarray(self, source, dtype=None, device=None, copy=None):
-        if device is not None:
-            raise tcts_testee.NotSupported("tnp.asarray takes no device")
-        if copy is not None:
-            raise tcts_testee.NotSupported("tnp.asarray takes no copy argument")
+        if copy is False:
+            raise tcts_testee.NotSupported("tnp has no asarray that refuses to copy (no copy=False)")
         if isinstance(source, tcts_testee.HostArray):
             source = source.to_numpy(np, tdtype(source.dtype).as_numpy_dtype if source.dtype in NAMES else None)
-        return tnp.asarray(source) if dtype is None else tnp.asarray(source, dtype=tdtype(dtype))
+        kw = {} if dtype is None else {"dtype": tdtype(dtype)}
+        # copy=True is tnp.array (its copy=True); otherwise tnp.asarray. A device is tf.device's scope.
+        make = (lambda: tnp.array(source, copy=True, **kw)) if copy else (lambda: tnp.asarray(source, **kw))
+        if device is None:
+            return make()
+        with tf.device(device_of(device)):
+            return make()
 
     # -- DLPack
     def to_dlpack(self, t):

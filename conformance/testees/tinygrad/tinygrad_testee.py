@@ -11,6 +11,7 @@ in its API: the testee declares strides unsupported (`not_supported`), answers m
 operation tinygrad has no function for, and translates the rest into the call a user writes:
 
   dtypes            tinygrad.dtypes' objects by the spec's names (dtypes.int16, dtypes.bfloat16, ...);
+                    dtype_from_name: tinygrad.dtype.to_dtype (its parser, aliases included);
                     tinygrad has no complex dtypes (missing_dtypes). A tensor's dtype is answered by
                     its spec name, or by tinygrad's own name where it is none of the spec's
                     (dtypes.weakfloat, dtypes.weakint: the dtype of a result with a Python number).
@@ -20,19 +21,21 @@ operation tinygrad has no function for, and translates the rest into the call a 
                     dtype, Tensor(host, dtype=) copies them (bfloat16: ml_dtypes' bit pattern as
                     uint16, Tensor.bitcast). Values: Tensor.numpy() (bfloat16 as float32, its own).
   arithmetic        a + b, a - b, a * b, a / b (Tensor's operators: a Python number on either side
-                    as given); two Python numbers have no tinygrad call: NotSupported. No alpha
-                    (NotSupported for an alpha other than the integer 1), no out=, no in-place.
+                    as given); two Python numbers have no tinygrad call: NotSupported. In place:
+                    a += b etc. (Tensor.__iadd__: Tensor.assign). No alpha (NotSupported for an
+                    alpha other than the integer 1), no out=.
   views             Tensor.T (t), transpose, permute, basic indexing (narrow, slice, select),
                     expand, unsqueeze, squeeze, reshape. No as_strided, no view.
   format copies     contiguous: Tensor.contiguous() (contiguous_format only); clone:
-                    Tensor.clone(); empty_like: Tensor.empty(shape, dtype=); for
+                    Tensor.clone(); empty_like: Tensor.empty_like(); for
                     contiguous_format and preserve_format only.
   devices           'cpu' is tinygrad's CPU device; empty_on: Tensor.empty(..., device='CPU').
 
-Not implemented, because tinygrad has no such API: dtype_from_name, dtype_info, finfo,
+Not implemented, because tinygrad has no such API: dtype_info (DType has itemsize and min, but
+nothing says a dtype is complex: tinygrad has none), finfo,
 result_type, can_cast, default_dtype, legacy_constructor, devices as objects, default_device,
 storage, data_ptr, sparse layouts, asarray (tinygrad's Tensor(data) constructor copies, it is
-torch.tensor's counterpart), DLPack, autograd's requires_grad_, binary_out and binary_inplace.
+torch.tensor's counterpart), DLPack, autograd's requires_grad_ and binary_out.
 """
 
 import importlib.metadata
@@ -43,11 +46,15 @@ import sys
 if sys.argv[1:]:
     sys.exit(f"tinygrad_testee.py: unknown argument {sys.argv[1]!r} (it takes none)")
 
+# tinygrad's default device is the first it can open (tinygrad/device.py: METAL, AMD, NV, CUDA, ...,
+# CPU); DEV, its own switch, pins the CPU device so a machine with a GPU driver runs the same.
+os.environ.setdefault("DEV", "CPU")
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "protocol", "python"))
 import ml_dtypes  # noqa: E402
 import numpy as np  # noqa: E402
 from tinygrad import Tensor, dtypes  # noqa: E402
-from tinygrad.dtype import least_upper_dtype  # noqa: E402
+from tinygrad.dtype import least_upper_dtype, to_dtype  # noqa: E402
 
 import tcts_testee  # noqa: E402
 
@@ -55,6 +62,7 @@ DTYPES = {name: getattr(dtypes, name) for name in ("bool", "uint8", "uint16", "u
                                                     "int32", "int64", "float16", "bfloat16", "float32", "float64")}
 NAMES = {d: name for name, d in DTYPES.items()}
 OPERATOR = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv}
+INPLACE = {"add": operator.iadd, "sub": operator.isub, "mul": operator.imul, "div": operator.itruediv}
 LAYOUT_FREE = {"contiguous_format", "preserve_format"}
 # tinygrad's CPU device.
 DEVICES = {"cpu": "CPU"}
@@ -88,6 +96,10 @@ class TinygradTestee(tcts_testee.Testee):
     build = f"Python {sys.version.split()[0]}, tinygrad {version}, NumPy {np.__version__}; device CPU"
     missing_dtypes = {"complex32", "complex64", "complex128"}
     not_supported = {"strides"}
+
+    # -- dtypes
+    def dtype_from_name(self, name):
+        return name_of(to_dtype(name))  # tinygrad's parser: its AttributeError for a name it lacks
 
     # -- promotion
     def promote_types(self, a, b):
@@ -123,6 +135,15 @@ class TinygradTestee(tcts_testee.Testee):
         if not isinstance(a, Tensor) and not isinstance(b, Tensor):
             raise tcts_testee.NotSupported("two Python numbers: no tinygrad call")
         return OPERATOR[op](a, b)
+
+    def binary_inplace(self, op, target, other, alpha):
+        """target op= other: Tensor.__iadd__ etc. (Tensor.assign, which refuses a result of
+        another dtype than the target's)."""
+        if op not in INPLACE:
+            raise tcts_testee.NotSupported(f"binary op {op!r} is not translated to tinygrad")
+        if op in ("add", "sub") and not (type(alpha) is int and alpha == 1):
+            raise tcts_testee.NotSupported(f"tinygrad's {op} has no alpha (asked for alpha={alpha!r})")
+        INPLACE[op](target, other)
 
     # -- views
     def t(self, t):
@@ -167,7 +188,7 @@ class TinygradTestee(tcts_testee.Testee):
 
     def empty_like(self, t, memory_format):
         layout_free(memory_format)
-        return Tensor.empty(t.shape, dtype=t.dtype, device=t.device)
+        return t.empty_like()
 
     # -- devices
     def empty_on(self, sizes, dtype, device):

@@ -10,7 +10,7 @@ it each ```python block is a standalone program and the ```text block right afte
 standard output, exactly (trailing blanks aside). Each program runs in a fresh process under
 --python (default: this interpreter, Debian's, which sees python3-torch 1.13 and python3-numpy;
 the PyPI venv's for torch 2.x); warnings go to stderr and are not compared. Exit 0 when every
-snippet prints what the README says; 1 otherwise, naming each snippet by its line and showing both
+snippet prints what the page says; 1 otherwise, naming each snippet by its line and showing both
 outputs; 2 when the section or its blocks are missing, or an argument is not understood.
 """
 
@@ -58,7 +58,7 @@ def main(argv: list[str]) -> int:
         want = "\n".join(x.rstrip() for x in expected.rstrip().splitlines())
         if run.returncode != 0 or got != want:
             failed += 1
-            print(f"FAIL {argv[1]}:{line} (exit {run.returncode})\n--- README says\n{want}\n--- prints\n{got}\n"
+            print(f"FAIL {argv[1]}:{line} (exit {run.returncode})\n--- the page says\n{want}\n--- prints\n{got}\n"
                   f"--- stderr (last 600 characters)\n{run.stderr[-600:]}")
         else:
             print(f"ok   {argv[1]}:{line}")
