@@ -14,7 +14,7 @@ import sys
 DOCUMENTS = ("README.md", "conformance/protocol/PROTOCOL.md", "conformance/expectations/FORMAT.md",
              "conformance/protocol/python/tcts_testee.py", "conformance/protocol/js/tcts_testee.js")
 KIT_HEADER_LINES = 80  # a kit's manual is its header
-ROOTS = ("conformance/", "spec/", "reports/", "generators/", "reference/")
+ROOTS = ("conformance/", "spec/", "reports/", "generators/", "reference/", "docs/")
 PATH = re.compile(r"(?<![\w/.-])((?:%s)[\w./-]*[\w/])" % "|".join(re.escape(r) for r in ROOTS))
 ELSEWHERE = "in the tensor-cts repository"
 
