@@ -145,6 +145,18 @@ class HostArray:
         return array[()] if self.scalar else array
 
 
+def host_values(np, values, dtype):
+    """make_tensor's values (Python bools, ints, floats, complexes) as a flat NumPy array of
+    `dtype` (a NumPy dtype, or ml_dtypes' bfloat16): each value made at its widest kind (bool,
+    int64, float64, complex128) and cast to `dtype` by NumPy, for a library that takes its values
+    from NumPy. `np` is the numpy module."""
+    widest = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
+    host = np.empty(len(values), dtype=dtype)
+    for k, v in enumerate(values):
+        host[k] = np.array(v, dtype=widest[type(v)]).astype(dtype)
+    return host
+
+
 def index_at(dim, key):
     """The Python index that applies `key` (a tuple: a slice, an integer) at axis `dim` of an
     array and keeps the others, by Python's indexing alone: the axes after it by an Ellipsis (the

@@ -108,13 +108,9 @@ class ArrayApiStrictTestee(tcts_testee.Testee):
         return bool(xp.can_cast(xdtype(from_), xdtype(to)))
 
     # -- tensors
-    WIDEST = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
-
     def make_tensor(self, sizes, dtype, values):
         d = xdtype(dtype)
-        host = np.empty(len(values), dtype=dtype)
-        for k, v in enumerate(values):
-            host[k] = np.array(v, dtype=self.WIDEST[type(v)]).astype(dtype)
+        host = tcts_testee.host_values(np, values, np.dtype(dtype))
         return xp.reshape(xp.asarray(host.tolist(), dtype=d), tuple(sizes))
 
     def meta(self, t):

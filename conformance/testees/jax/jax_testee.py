@@ -170,14 +170,9 @@ class JaxTestee(tcts_testee.Testee):
         return bool(jnp.can_cast(jdtype(from_), jdtype(to), casting="same_kind"))
 
     # -- tensors
-    WIDEST = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
-
     def make_tensor(self, sizes, dtype, values):
         d = jdtype(dtype)
-        host = np.empty(len(values), dtype=d)
-        for k, v in enumerate(values):
-            host[k] = np.array(v, dtype=self.WIDEST[type(v)]).astype(d)
-        return jnp.asarray(host.reshape(sizes), dtype=d)
+        return jnp.asarray(tcts_testee.host_values(np, values, d).reshape(sizes), dtype=d)
 
     def meta(self, t):
         (d,) = t.devices()

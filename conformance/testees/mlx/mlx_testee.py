@@ -138,14 +138,9 @@ class MlxTestee(tcts_testee.Testee):
         return bool(mx.can_cast(xdtype(from_), xdtype(to)))
 
     # -- tensors
-    WIDEST = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
-
     def make_tensor(self, sizes, dtype, values):
         d = xdtype(dtype)
-        host = np.empty(len(values), dtype=HOST[dtype])
-        for k, v in enumerate(values):
-            host[k] = np.array(v, dtype=self.WIDEST[type(v)]).astype(HOST[dtype])
-        host = host.reshape(sizes)
+        host = tcts_testee.host_values(np, values, HOST[dtype]).reshape(sizes)
         if dtype == "bfloat16":
             return mx.array(host.view(np.uint16)).view(d)
         return mx.array(host, dtype=d)

@@ -145,15 +145,10 @@ class PaddleTestee(tcts_testee.Testee):
         paddle.set_default_dtype(pdtype(dtype))
 
     # -- tensors
-    WIDEST = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
-
     def make_tensor(self, sizes, dtype, values):
         d = pdtype(dtype)
         host_type = np.float32 if dtype == "bfloat16" else np.dtype(dtype)
-        host = np.empty(len(values), dtype=host_type)
-        for k, v in enumerate(values):
-            host[k] = np.array(v, dtype=self.WIDEST[type(v)]).astype(host_type)
-        return paddle.to_tensor(host.reshape(sizes), dtype=d)
+        return paddle.to_tensor(tcts_testee.host_values(np, values, host_type).reshape(sizes), dtype=d)
 
     def meta(self, t):
         return {"dtype": name_of(t.dtype), "sizes": list(t.shape), "strides": list(t.strides),

@@ -133,14 +133,9 @@ class TensorFlowTestee(tcts_testee.Testee):
         return name_of(tnp.result_type(a, b))
 
     # -- tensors
-    WIDEST = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
-
     def make_tensor(self, sizes, dtype, values):
         d = tdtype(dtype)
-        host = np.empty(len(values), dtype=d.as_numpy_dtype)
-        for k, v in enumerate(values):
-            host[k] = np.array(v, dtype=self.WIDEST[type(v)]).astype(d.as_numpy_dtype)
-        return tnp.asarray(host.reshape(sizes), dtype=d)
+        return tnp.asarray(tcts_testee.host_values(np, values, d.as_numpy_dtype).reshape(sizes), dtype=d)
 
     def meta(self, t):
         return {"dtype": name_of(t.dtype), "sizes": list(t.shape), "strides": [], "storage_offset": 0,

@@ -106,15 +106,10 @@ class TinygradTestee(tcts_testee.Testee):
         return name_of(least_upper_dtype(tdtype(a), tdtype(b)))
 
     # -- tensors
-    WIDEST = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
-
     def make_tensor(self, sizes, dtype, values):
         d = tdtype(dtype)
         host_type = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
-        host = np.empty(len(values), dtype=host_type)
-        for k, v in enumerate(values):
-            host[k] = np.array(v, dtype=self.WIDEST[type(v)]).astype(host_type)
-        host = host.reshape(sizes)
+        host = tcts_testee.host_values(np, values, host_type).reshape(sizes)
         if dtype == "bfloat16":
             return Tensor(host.view(np.uint16), dtype=dtypes.uint16, device="CPU").bitcast(d)
         return Tensor(host, dtype=d, device="CPU")
