@@ -20,7 +20,7 @@ import strided_model as sm
 from spec_model import Operand, Source, Spec
 
 SOURCES = {
-    "dtypes": "spec/dtypes.toml",
+    "dtypes": "spec/dtypes.toml, spec/promotion.toml",
     "promotion": "spec/promotion.toml, spec/dtypes.toml",
     "casting": "spec/casting.toml, spec/promotion.toml, spec/dtypes.toml",
     "spec_consistency": "spec/promotion.toml, spec/dtypes.toml",
@@ -129,7 +129,14 @@ def dtypes_tables(spec: Spec) -> list[Table]:
             legacy.add(f"{d.id}.legacy_constructor", d.source.with_basis("doc"),
                        f"{d.name}'s legacy constructor is {d.legacy_constructor}",
                        [dt(spec, d.name), ec.cstr(d.legacy_constructor)])
-    return [names, info, finfo, legacy]
+    tensor = Table("DTypeBarebonesTensor", "BarebonesTensorRow")
+    if spec.barebones_tensor is not None:
+        source, text, values = spec.barebones_tensor
+        for d in spec.barebones:
+            tensor.add(f"{d.id}.tensor", source, f"{text}: torch.tensor({values}, dtype=torch.{d.name}).dtype is "
+                       f"torch.{d.name}, its sizes [{len(values)}]", [dt(spec, d.name), dims(values)],
+                       answer=d.name)
+    return [names, info, finfo, legacy, tensor]
 
 
 # ------------------------------------------------------------------ promotion.toml
@@ -499,7 +506,7 @@ def emit(spec: Spec, suite: str) -> str:
                            ["<gtest/gtest.h>", "<set>", "<string>", "<utility>", "<vector>",
                             '"conformance/candidate/dtype.h"'], spec_consistency(spec))
     tables = SUITE_TABLES[suite](spec)
-    body = "\n".join(t.emit() for t in tables)
+    body = "\n".join(text for text in (t.emit() for t in tables) if text)
     counts = ", ".join(f"{t.name}: {len(t.rows)}" for t in tables if t.rows)
     header = f'"conformance/checks/{suite}.h"'
     includes = ["<gtest/gtest.h>", header] + (["<cstdint>", "<limits>"] if suite == "arithmetic" else [])

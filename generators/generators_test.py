@@ -998,6 +998,16 @@ class RealSpec(unittest.TestCase):
         self.assertIn("promote_types.uint16.int32", refused)
         self.assertIn('"promote_types(uint16, float16) = float16", "float16", "promote_types.barebones"', text)
 
+    def test_a_tensor_of_each_barebones_dtype_keeps_it(self):
+        """dtypes.toml [barebones_tensor]: one case per dtype promotion.toml's barebones list names
+        (one enumeration), each citing the table's row and basis, its values the table's."""
+        text = self.out("emit_gtest.dtypes")
+        cases = re.findall(r'\{\{"(dtype\.[a-z0-9]+\.tensor)", "002#torch\.dtype", "pytorch: [^"]*CopyKernel[^"]*", '
+                           r'"[^"]*", "([a-z0-9]+)", "dtype\.barebones\.tensor", "([a-z0-9]+)", ""\}, '
+                           r'DType::k\w+, \{2, \{0, 1\}\}\},', text)
+        self.assertEqual(cases, [(f"dtype.{d}.tensor", d, d) for d in ("uint16", "uint32", "uint64")])
+        self.assertIn("TEST_P(DTypeBarebonesTensor, Case)", text)
+
     def test_json_exports_the_barebones_promotion(self):
         """spec.json's promote_types_barebones view: the three dtypes, c10's refusal, and the 81
         pairs with one of them, a dtype where PyTorch answers and null where it refuses."""

@@ -191,6 +191,13 @@ class Spec:
                                                 f"{fmt} does not fit in it")
         self.documented = [d for d in self.dtypes if d.documented]
         self.numbers = arith_model.Dtypes(self.dtypes)
+        # A tensor of each barebones dtype keeps its dtype (the dtypes are promotion.toml's list,
+        # read by _load_promotion). A spec without the table (the generators' fixture) has none.
+        bt = doc.get("barebones_tensor")
+        self.barebones_tensor: tuple[Source, str, list[int]] | None = None
+        if bt is not None:
+            self._claim_id(bt["id"], path)
+            self.barebones_tensor = (source_of(bt, "barebones_tensor"), bt["text"], list(bt["values"]))
 
     def dtype(self, name: str, path: str, row: str) -> DType:
         if name not in self.by_name:

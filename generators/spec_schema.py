@@ -448,6 +448,8 @@ FILES: dict[str, dict[str, Field]] = {
     },
     "dtypes.toml": {
         "dtype": f(List(rule(**_DTYPE_FIELDS))),
+        # a tensor of each barebones dtype (promotion.toml lists them) keeps its dtype
+        "barebones_tensor": opt(text_rule(values=f(List(Int(lo=0))))),
     },
     "promotion.toml": {
         "categories": f(rule(order=f(List(Str())))),

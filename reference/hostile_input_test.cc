@@ -463,6 +463,21 @@ TEST(HostileArguments, DeviceStringsWithControlBytesAreEchoedWhole) {
   ExpectRuntimeError({"'a\\\\b'"}, [] { Device::Parse("a\\b"); });
 }
 
+// uint16/32/64 (scalar_type.h TCTS_REF_FORALL_BAREBONES_TYPES): a tensor of them is made and
+// described (spec/dtypes.toml [barebones_tensor]); their values are not converted from floats,
+// and no copy or kernel touches them (never a device kernel's trap).
+TEST(BarebonesUnsigned, MadeAndDescribedButNeverCopiedOrComputed) {
+  for (const ScalarType d : {ScalarType::kUint16, ScalarType::kUint32, ScalarType::kUint64}) {
+    const Tensor t = Tensor::FromScalars({2}, d, {Scalar::Int(0), Scalar::Int(1)});
+    EXPECT_EQ(t.dtype(), d);
+    EXPECT_EQ(t.sizes(), (std::vector<std::int64_t>{2}));
+    ExpectRuntimeError({"integers only"}, [d] { Tensor::FromScalars({1}, d, {Scalar::Float(0.5)}); });
+    ExpectRuntimeError({"copies no"}, [&t] { Clone(t, MemoryFormat::kContiguous); });
+    ExpectRuntimeError({"copies no"}, [&t] { To(t, ScalarType::kInt64, Device::Cpu()); });
+    ExpectRuntimeError({"no kernel"}, [&t] { t.Read(0); });
+  }
+}
+
 TEST(Checked, ArithmeticIsExactOrFlagged) {
   EXPECT_EQ((CheckedInt(k62) + k62 - 1).value(), std::nullopt);  // overflow stays flagged
   EXPECT_EQ((CheckedInt(k62) * 2 - k62).value(), std::nullopt);

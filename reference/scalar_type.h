@@ -40,9 +40,10 @@ namespace tcts::ref {
 // TCTS_REF_FORALL_BAREBONES_TYPES(_): the same for uint16, uint32 and uint64, torch 2.x's
 // unsigned dtypes of "limited support" (c10's isBarebonesUnsignedType). The reference knows
 // their names, attributes and promotion, which the spec's rows state (spec/dtypes.toml,
-// promotion.toml [promote_types_barebones]), and makes no tensor of them: Tensor::EmptyStrided
-// (every tensor's allocation) and Dispatch refuse them with a RuntimeError, as no spec row
-// makes one.
+// promotion.toml [promote_types_barebones]), and makes tensors of them that keep their dtype
+// (dtypes.toml [barebones_tensor]: Tensor::FromScalars, through DispatchStorage), and nothing
+// more: Dispatch, which every kernel and element read goes through, and CopyInto refuse them
+// with a RuntimeError, so no kernel (CPU or CUDA) is instantiated for them.
 #define TCTS_REF_FORALL_BAREBONES_TYPES(_)                   \
   _(kUint16, std::uint16_t, "uint16", "UInt16", kIntegral) \
   _(kUint32, std::uint32_t, "uint32", "UInt32", kIntegral) \
@@ -122,6 +123,7 @@ struct CppType;
     using type = T;                  \
   };
 TCTS_REF_FORALL_SCALAR_TYPES(TCTS_REF_CPP_TYPE)
+TCTS_REF_FORALL_BAREBONES_TYPES(TCTS_REF_CPP_TYPE)
 #undef TCTS_REF_CPP_TYPE
 
 template <class T>
@@ -142,10 +144,26 @@ decltype(auto) Dispatch(ScalarType t, F&& f) {
       break;
   }
   if (IsBarebonesUnsigned(t)) {
-    throw RuntimeError(std::string("the reference makes no ") + Info(t).name +
-                       " tensor: it knows that dtype's name, attributes and promotion only");
+    throw RuntimeError(std::string("the reference has no kernel for ") + Info(t).name +
+                       ": it makes such tensors and reads their metadata only");
   }
   throw InternalError("Dispatch: invalid ScalarType");
+}
+
+// Dispatch with the barebones unsigned dtypes too: for putting a new tensor's values into its
+// storage (Tensor::FromScalars), the one thing the reference does with their elements. No kernel
+// and no read of an element goes through it.
+template <class F>
+decltype(auto) DispatchStorage(ScalarType t, F&& f) {
+  switch (t) {
+#define TCTS_REF_DISPATCH_BAREBONES(e, ...) \
+  case ScalarType::e:                       \
+    return f(TypeTag<typename CppType<ScalarType::e>::type>{});
+    TCTS_REF_FORALL_BAREBONES_TYPES(TCTS_REF_DISPATCH_BAREBONES)
+#undef TCTS_REF_DISPATCH_BAREBONES
+    default:
+      return Dispatch(t, std::forward<F>(f));
+  }
 }
 
 // The value of storage type T held at p. A bool is read through its byte, any non-zero byte

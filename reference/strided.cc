@@ -397,6 +397,12 @@ void CopyInto(const Tensor& dst, const Tensor& src) {
   if (dst.sizes() != src.sizes()) {
     throw InternalError("CopyInto: sizes " + ShapeString(dst.sizes()) + " vs " + ShapeString(src.sizes()));
   }
+  for (const ScalarType d : {dst.dtype(), src.dtype()}) {
+    if (IsBarebonesUnsigned(d)) {  // reference/scalar_type.h: made and described, never copied
+      throw RuntimeError(std::string("the reference copies no ") + Name(d) +
+                         " tensor: it makes them and reads their metadata only");
+    }
+  }
   if (dst.device().is_meta()) return;  // a meta tensor has no data to write
   if (dst.numel() == 0) return;
   if (src.device() != dst.device()) {

@@ -253,10 +253,6 @@ std::int64_t StorageNbytes(const std::vector<std::int64_t>& sizes, const std::ve
 
 Tensor Tensor::EmptyStrided(const std::vector<std::int64_t>& sizes, const std::vector<std::int64_t>& strides,
                             ScalarType dtype, Storage::Init init, const Device& device) {
-  if (IsBarebonesUnsigned(dtype)) {  // reference/scalar_type.h: names, attributes, promotion only
-    throw RuntimeError(std::string("the reference makes no ") + Name(dtype) +
-                       " tensor: it knows that dtype's name, attributes and promotion only");
-  }
   CheckGeometry("empty_strided", sizes, strides);
   const std::int64_t nbytes = StorageNbytes(sizes, strides, 0, Info(dtype).itemsize);
   auto storage = std::make_shared<Storage>(static_cast<std::size_t>(nbytes), init, device);
@@ -314,10 +310,26 @@ Tensor Tensor::FromScalars(const std::vector<std::int64_t>& sizes, ScalarType dt
     throw ValueError("tensor of shape " + ShapeString(sizes) + " needs " + std::to_string(t.numel()) + " values, got " +
                      std::to_string(values.size()));
   }
-  Dispatch(dtype, [&](auto tag) {
+  if (IsBarebonesUnsigned(dtype)) {
+    // Their conversions are not the reference's (it casts into none of them): integers only.
+    for (const Scalar& v : values) {
+      if (v.kind != Scalar::Kind::kInt && v.kind != Scalar::Kind::kBool) {
+        throw RuntimeError(std::string("the reference makes a ") + Name(dtype) + " tensor of integers only");
+      }
+    }
+  }
+  DispatchStorage(dtype, [&](auto tag) {  // the barebones unsigned dtypes too (scalar_type.h)
     using T = typename decltype(tag)::type;
     T* data = reinterpret_cast<T*>(t.storage_->data());
-    for (std::size_t k = 0; k < values.size(); ++k) data[k] = values[k].To<T>();
+    for (std::size_t k = 0; k < values.size(); ++k) {
+      if constexpr (std::is_same_v<T, std::uint16_t> || std::is_same_v<T, std::uint32_t> ||
+                    std::is_same_v<T, std::uint64_t>) {
+        const Scalar& v = values[k];
+        data[k] = static_cast<T>(v.kind == Scalar::Kind::kBool ? std::int64_t{v.b} : v.i);  // modulo 2^bits
+      } else {
+        data[k] = values[k].To<T>();
+      }
+    }
   });
   return t;
 }

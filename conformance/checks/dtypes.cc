@@ -1,6 +1,7 @@
 #include "conformance/checks/dtypes.h"
 
 #include <string>
+#include <vector>
 
 namespace tcts {
 
@@ -57,6 +58,22 @@ void CheckLegacyConstructor(const LegacyConstructorRow& row) {
   if (c.Usable(r, call)) {
     if (!r.ok()) c.Mismatch(Check::kError, call, row.name, Describe(r.error()));
     else ExpectEq(c, Check::kAnswer, call, std::string(row.name), r.value());
+  }
+  c.Finish();
+}
+
+void CheckBarebonesTensor(const BarebonesTensorRow& row) {
+  Case c(row.meta);
+  std::vector<Scalar> values;
+  for (const std::int64_t v : row.values.vec()) values.push_back(Scalar::Int(v));
+  const std::vector<std::int64_t> sizes = {row.values.n};
+  const std::string call = "make_tensor(" + Str(sizes) + ", " + DTypeName(row.dtype) + ", " + Str(values) + ")";
+  // The operation under test is the tensor's making: an error from it fails the error check.
+  if (const auto t = Get(c, calls::make_tensor(CurrentCandidate(), sizes, row.dtype, values), call)) {
+    if (const auto m = Meta(c, *t, call)) {
+      ExpectEq(c, Check::kDType, call + ".dtype", row.dtype, m->dtype);
+      ExpectEq(c, Check::kSizes, call + ".sizes", sizes, m->sizes);
+    }
   }
   c.Finish();
 }

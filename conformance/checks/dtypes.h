@@ -1,5 +1,5 @@
 // Row types and checks of the dtypes suite (spec/dtypes.toml): names and aliases,
-// attributes, finfo, legacy constructors.
+// attributes, finfo, legacy constructors, a tensor of a barebones unsigned dtype.
 #ifndef TCTS_CONFORMANCE_CHECKS_DTYPES_H_
 #define TCTS_CONFORMANCE_CHECKS_DTYPES_H_
 
@@ -30,15 +30,25 @@ struct LegacyConstructorRow {
   const char* name;
 };
 
+// torch.tensor(values, dtype=dtype): the tensor's dtype and sizes (spec/dtypes.toml
+// [barebones_tensor]).
+struct BarebonesTensorRow {
+  RowMeta meta;
+  DType dtype;
+  Dims values;
+};
+
 TCTS_ROW_PRINTER(DTypeNameRow)
 TCTS_ROW_PRINTER(DTypeInfoRow)
 TCTS_ROW_PRINTER(FloatInfoRow)
 TCTS_ROW_PRINTER(LegacyConstructorRow)
+TCTS_ROW_PRINTER(BarebonesTensorRow)
 
 void CheckDTypeName(const DTypeNameRow& row);
 void CheckDTypeInfo(const DTypeInfoRow& row);
 void CheckFloatInfo(const FloatInfoRow& row);
 void CheckLegacyConstructor(const LegacyConstructorRow& row);
+void CheckBarebonesTensor(const BarebonesTensorRow& row);
 
 }  // namespace tcts
 
