@@ -51,7 +51,7 @@ PYPI_TESTEES = {
 # torch.compile compiles every operation of every case afresh (Dynamo, then Inductor's C++ built
 # by g++: about a second for each new graph); docs/findings.md "torch.compile" gives the measured times.
 PYPI_MANUAL = {
-    "torch2_compile": struct(case_timeout = 900, suites = ["dtypes", "strided", "devices", "asarray", "dlpack"]),
+    "torch2_compile": struct(case_timeout = 900, suites = ["dtypes", "promotion", "casting", "strided", "arithmetic", "devices", "asarray", "dlpack"]),
 }
 
 # PyPI testees whose suite tests need Bazel's "long" timeout (900 s) rather than the default

@@ -148,6 +148,7 @@ Device DefaultDevice() {
   return s.contexts.empty() ? s.set : s.contexts.back();
 }
 void SetDefaultDevice(const Device& d) { State().set = d; }
+void ResetDefaultDevice() { State().set = DefaultDeviceState{}.set; }
 void EnterDeviceContext(const Device& d) { State().contexts.push_back(d); }
 void ExitDeviceContext() {
   if (State().contexts.empty()) throw RuntimeError("exit_device: no `with torch.device(...)` block is open");

@@ -62,6 +62,8 @@ class Device {
 // set_default_device's, else cpu (spec/devices.toml [default_device]).
 Device DefaultDevice();
 void SetDefaultDevice(const Device& d);
+// torch.set_default_device(None): none set, as a process starts (factories then use cpu).
+void ResetDefaultDevice();
 void EnterDeviceContext(const Device& d);
 void ExitDeviceContext();  // RuntimeError when no context is open
 // `device` when given, else the default; an index-less cuda becomes the current device.

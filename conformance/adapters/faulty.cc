@@ -442,6 +442,7 @@ class FaultyCandidate final : public Candidate {
   TCTS_FORWARD(Status, set_default_device, (const std::string& d), (d))
   TCTS_FORWARD(Status, enter_device, (const std::string& d), (d))
   TCTS_FORWARD(Status, exit_device, (), ())
+  TCTS_FORWARD(Status, reset_default_device, (), ())
   TCTS_FORWARD(Result<TensorHandle>, empty_on,
                (const std::vector<std::int64_t>& s, DType d, const std::optional<std::string>& dev), (s, d, dev))
 #undef TCTS_FORWARD

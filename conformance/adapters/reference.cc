@@ -437,6 +437,12 @@ class ReferenceCandidate final : public CandidateOf<ReferenceCandidate> {
       return {};
     });
   }
+  Status reset_default_device() override {
+    return Guard([&]() -> Status {
+      ref::ResetDefaultDevice();
+      return {};
+    });
+  }
   Status enter_device(const std::string& device) override {
     return Guard([&]() -> Status {
       ref::EnterDeviceContext(ref::Device::Parse(device));

@@ -14,8 +14,8 @@ namespace tcts {
 
 // Asks that this process end after the running case, for `why` (the first request is kept).
 void RequestFreshProcess(const std::string& why);
-// The same, for a case that changed process-wide state the interface cannot undo (the default
-// device): no fault, so the runner does not count the process as isolated (exit status
+// The same, for a case that changed process-wide state the candidate cannot undo (the default
+// device of a candidate without reset_default_device): no fault, so the runner does not count the process as isolated (exit status
 // clean_process instead of fresh_process). Honoured only when the process was started with
 // --tcts_clean_process (the runner, which resumes after it); otherwise it is forgotten after the
 // case (a direct run of a suite binary keeps going).

@@ -70,13 +70,14 @@ class DefaultDeviceRestorer {
   explicit DefaultDeviceRestorer(Candidate& cand) : cand_(cand) {}
   ~DefaultDeviceRestorer() {
     for (; open > 0; --open) cand_.exit_device();
-    if (changed) {
+    // Setting the default device back to cpu is not the state a process starts in (torch 2.x
+    // keeps a DeviceContext for 'cpu' too, which then moves every asarray of a tensor to the
+    // cpu): reset_default_device (torch.set_default_device(None)) is. A candidate without it
+    // would leave later cases judged in a state that depends on which cases shared the process:
+    // the next case starts in a new one.
+    if (changed && !cand_.reset_default_device().ok()) {
       cand_.set_default_device("cpu");
-      // The interface can set the default device but not unset it, and setting it back is not
-      // the state a process starts in (torch 2.x keeps a DeviceContext for 'cpu' too, which then
-      // moves every asarray of a tensor to the cpu): later cases would be judged in a state that
-      // depends on which cases shared the process. The next case starts in a new one.
-      RequestCleanProcess("a default-device case called set_default_device, process-wide state the interface cannot undo");
+      RequestCleanProcess("a default-device case called set_default_device, process-wide state the candidate cannot reset");
     }
   }
   int open = 0;

@@ -99,7 +99,7 @@ _capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 # has none of them.
 VALUE_OPS = ("values", "storage_values", "write_storage", "write_element")
 # The operations of the feature default_device (torch 2's API).
-DEFAULT_DEVICE_OPS = ("default_device", "set_default_device", "enter_device", "exit_device")
+DEFAULT_DEVICE_OPS = ("default_device", "set_default_device", "enter_device", "exit_device", "reset_default_device")
 
 
 
@@ -387,6 +387,9 @@ class TorchTestee(tcts_testee.Testee):
 
     def set_default_device(self, device):
         torch.set_default_device(device)
+
+    def reset_default_device(self):
+        torch.set_default_device(None)  # no DeviceContext any more, as the process started
 
     def enter_device(self, device):
         context = torch.device(device)
