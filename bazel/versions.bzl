@@ -74,6 +74,7 @@ LIBRARIES = {
     "array_api_strict": [("pypi", "array-api-strict"), ("pypi", "numpy")] + _PYPI,
     "mlx": [("pypi", "mlx"), ("pypi", "mlx-cpu"), ("pypi", "numpy"), ("pypi", "ml-dtypes")] + _PYPI,
     "tensorflow": [("pypi", "tensorflow-cpu"), ("pypi", "numpy"), ("pypi", "ml-dtypes")] + _PYPI,
+    "tensorflow_ops": [("pypi", "tensorflow-cpu"), ("pypi", "numpy"), ("pypi", "ml-dtypes")] + _PYPI,
     "paddle": [("pypi", "paddlepaddle"), ("pypi", "numpy")] + _PYPI,
     # tinygrad's CPU device compiles its kernels with the machine's clang (runtime/support/compiler_cpu.py).
     "tinygrad": [("pypi", "tinygrad"), ("pypi", "numpy"), ("pypi", "ml-dtypes"), ("dpkg", "clang")] + _PYPI,

@@ -38,6 +38,8 @@ PYPI_TESTEES = {
     "mlx": "conformance/testees/mlx/mlx_testee.py",
     # TensorFlow's tf.experimental.numpy with NumPy behaviour enabled (tensorflow-cpu).
     "tensorflow": "conformance/testees/tensorflow/tensorflow_testee.py",
+    # TensorFlow's own ops (tf.math.add, tf.transpose, ...), without NumPy behaviour.
+    "tensorflow_ops": "conformance/testees/tensorflow/tensorflow_ops_testee.py",
     # tinygrad's lazy Tensor on its CPU device (kernels compiled by clang as values are read).
     "tinygrad": "conformance/testees/tinygrad/tinygrad_testee.py",
     # PaddlePaddle's Tensor API on the CPU (paddlepaddle): PyTorch-shaped, strided.

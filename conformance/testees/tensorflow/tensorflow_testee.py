@@ -55,41 +55,18 @@ import tensorflow as tf  # noqa: E402
 import tensorflow.experimental.numpy as tnp  # noqa: E402
 
 import tcts_testee  # noqa: E402
+from tf_names import NAMES, device_of, meta, name_of, tdtype, values  # noqa: E402
 
 tnp.experimental_enable_numpy_behavior()
 
-# The spec's dtype names TensorFlow has (tf.as_dtype accepts each).
-NAMES = ("bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float16", "bfloat16",
-         "float32", "float64", "complex64", "complex128")
 UFUNC = {"add": tnp.add, "sub": tnp.subtract, "mul": tnp.multiply, "div": tnp.true_divide}
 LAYOUT_FREE = {"contiguous_format", "preserve_format"}
-
-
-def tdtype(name):
-    if name not in NAMES:
-        raise tcts_testee.NotSupported(f"TensorFlow {tf.__version__} has no dtype {name!r}")
-    return tf.as_dtype(name)
-
-
-def name_of(d):
-    return tf.as_dtype(d).name
 
 
 def translated(op):
     if op not in UFUNC:
         raise tcts_testee.NotSupported(f"binary op {op!r} is not translated to tf.experimental.numpy")
     return UFUNC[op]
-
-
-def device_of(name):
-    if name != "cpu":
-        raise tcts_testee.NotSupported(f"this TensorFlow (the CPU wheel) has no device {name!r}")
-    return "/CPU:0"
-
-
-def device_name(t):
-    spec = tf.DeviceSpec.from_string(t.device)
-    return "cpu" if spec.device_type == "CPU" else f"{spec.device_type.lower()}:{spec.device_index}"
 
 
 def layout_free(memory_format):
@@ -138,14 +115,10 @@ class TensorFlowTestee(tcts_testee.Testee):
         return tnp.asarray(tcts_testee.host_values(np, values, d.as_numpy_dtype).reshape(sizes), dtype=d)
 
     def meta(self, t):
-        return {"dtype": name_of(t.dtype), "sizes": list(t.shape), "strides": [], "storage_offset": 0,
-                "device": device_name(t)}
+        return meta(t)
 
     def values(self, t):
-        host = t.numpy()
-        if t.dtype == tf.bfloat16:  # ml_dtypes' scalars are no Python floats; float32 holds every bfloat16
-            host = host.astype(np.float32)
-        return np.asarray(host).ravel().tolist()
+        return values(t)
 
     # -- arithmetic
     def binary(self, op, a, b, alpha):
