@@ -1,10 +1,12 @@
-"""The report tools' command lines (render.py, compare.py, diff.py, report.py): argparse with
+"""The report tools' command lines (render.py, compare.py, diff.py, report.py, ...): argparse with
 the tools' convention that bad usage is exit status 2 with a message naming the tool, and
---help prints the tool's docstring. Standard library only."""
+--help prints the tool's docstring; and where a path given by the user points (the one reader of
+Bazel's `bazel run` variables among the report tools). Standard library only."""
 
 from __future__ import annotations
 
 import argparse
+import os
 
 
 class UsageError(Exception):
@@ -37,3 +39,20 @@ def os_error(e: OSError) -> str:
     """An OSError's words for a message: its reason, and the file where it names one (a write
     that fails for a full disk names none: "No space left on device", never "(None)")."""
     return f"{e.strerror or e}" + (f" ({e.filename})" if e.filename else "")
+
+
+# ---------------------------------------------------------------- where a path points
+def working_directory() -> str:
+    """Where the user started the tool: `bazel run` sets BUILD_WORKING_DIRECTORY (the tool itself
+    runs in its runfiles); else the current directory. A relative path the user gives starts here."""
+    return os.environ.get("BUILD_WORKING_DIRECTORY") or os.getcwd()
+
+
+def workspace() -> str | None:
+    """The Bazel workspace `bazel run` was started in (BUILD_WORKSPACE_DIRECTORY), None outside one."""
+    return os.environ.get("BUILD_WORKSPACE_DIRECTORY") or None
+
+
+def user_path(path: str) -> str:
+    """A path the user gave, from where they started the tool (working_directory; ~ expanded)."""
+    return os.path.join(working_directory(), os.path.expanduser(path))

@@ -50,10 +50,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import families  # noqa: E402
 import pages  # noqa: E402
 import render  # noqa: E402
-import report as report_lib  # noqa: E402
+import report_causes  # noqa: E402
+import report_schema  # noqa: E402
+import report_score  # noqa: E402
 
-OUTCOMES = report_lib.OUTCOMES
-UNEXPECTED = report_lib.UNEXPECTED
+OUTCOMES = report_schema.OUTCOMES
+UNEXPECTED = report_schema.UNEXPECTED
 COLORS = pages.COLORS
 _e = pages.e
 _md = pages.md
@@ -135,10 +137,10 @@ def load(paths: list[str], where: str) -> list[Column]:
             raise CompareError(f"'{p}' is given twice (as '{seen[real]}' too)")
         seen[real] = p
         try:
-            docs.append(report_lib.load(full))
+            docs.append(report_schema.load(full))
         except RecursionError:
             raise CompareError(f"'{full}' is nested too deeply to be a report") from None
-        except report_lib.ReportError as e:
+        except report_schema.ReportError as e:
             raise CompareError(str(e)) from None
         clip_texts(docs[-1])
     names = collections.Counter(d["candidate"]["name"] for d in docs)
@@ -184,7 +186,7 @@ def top_deviations(cases: list[dict], n: int = 3) -> list[tuple[str, int, bool]]
     for c in cases:
         if c["outcome"] in UNEXPECTED:
             groups[(0, f"{c['outcome']} in {c['clause']}")] += 1
-        elif c["outcome"] == "XFAIL" and not report_lib.is_wording_only(c):
+        elif c["outcome"] == "XFAIL" and not report_causes.is_wording_only(c):
             groups[(1, c["reason"] or "(no reason given)")] += 1
     ranked = sorted(groups.items(), key=lambda kv: (kv[0][0], -kv[1], kv[0][1]))
     return [(what, count, rank == 0) for (rank, what), count in ranked[:n]]
@@ -210,7 +212,7 @@ def summary_markdown(columns: list[Column]) -> str:
     rows = []
     for c in columns:
         s = c.doc["summary"]
-        worded = report_lib.wording_only(c.cases)
+        worded = report_causes.wording_only(c.cases)
         top = pages.MdRaw("<br>".join([_md(f"{what} ({n})") for what, n, _ in top_deviations(c.cases)]
                                       + ([f"wording alone ({worded})"] if worded else [])) or "—")
         rows.append([c.title(), headline_of(c.doc), s["total"], s["outcomes"]["PASS"], s["outcomes"]["XFAIL"],
@@ -379,21 +381,7 @@ def _feature_text(f: dict | None) -> str:
 
 
 # ---------------------------------------------------------------- HTML
-CSS = pages.CSS + """
-td.score { white-space: nowrap; }
-table.cmp td.n { white-space: nowrap; }
-table.cmp tr.clause th { font-weight: normal; padding-left: 20px; }
-table.cmp tr.spec th, table.cmp tr.spec td { border-top: 2px solid #999; }
-td a, th a, h3 a { color: inherit; text-decoration: none; } td a:hover, th a:hover { text-decoration: underline; }
-th.cand { text-align: center; } th.cand small, td.top small { color: #555; font-weight: normal; }
-td.none { color: #999; text-align: center; }
-.matrices { display: flex; flex-wrap: wrap; gap: 8px 32px; align-items: flex-start; }
-table.matrix.pt td { min-width: 30px; padding: 1px 4px; }
-table.matrix.pt td.differs { font-weight: bold; outline: 2px solid #b71c1c; outline-offset: -2px; }
-table.matrix.pt th { font-size: 12px; text-align: center; }
-td .verdict { font-size: 13px; padding: 2px 6px; white-space: nowrap; }
-ol.top { margin: 0; padding-left: 18px; } ol.top li.unexpected { color: #b71c1c; }
-"""
+CSS = pages.CSS + pages.stylesheet("compare.css")
 
 
 def _head(c: Column) -> dict:
@@ -411,9 +399,9 @@ def _summary_rows(columns: list[Column]) -> list[dict]:
         counts = [("PASS", s["PASS"]), ("XFAIL", s["XFAIL"]), ("FAIL", unexpected_count(c.doc)),
                   ("NOT_SUPPORTED", s["NOT_SUPPORTED"])]
         rows.append({"tooltip": c.tooltip(), "href": c.href, "title": c.title(), "headline": headline_of(c.doc),
-                     "headline_class": report_lib.headline_class(c.doc),
+                     "headline_class": report_score.headline_class(c.doc),
                      "total": c.doc["summary"]["total"], "counts": [(n, COLORS[o]) for o, n in counts],
-                     "top": top_deviations(c.cases), "wording": report_lib.wording_only(c.cases)})
+                     "top": top_deviations(c.cases), "wording": report_causes.wording_only(c.cases)})
     return rows
 
 
@@ -514,10 +502,10 @@ def _score_rows(columns: list[Column]) -> tuple[list, list[dict]]:
         return {"color": pages.score_color(None if r is None else r["percent"]), "title": title, "text": text,
                 "under": under}
     out = [{"tooltip": c.tooltip(), "href": c.href, "title": c.title(), "headline": headline_of(c.doc),
-            "headline_class": report_lib.headline_class(c.doc), "follows": follows(c.doc),
+            "headline_class": report_score.headline_class(c.doc), "follows": follows(c.doc),
             "overall": dict(cell(score, _pct(score), f"{score['conformant']} of {score['cases']}"
                                  + (f"; {_of_ran(score)}" if score.get("ran", score["cases"]) != score["cases"] else "")),
-                            title=report_lib.denominator_text(score) if score["cases"] else "no case of a required feature"),
+                            title=report_score.denominator_text(score) if score["cases"] else "no case of a required feature"),
             "exercised": f"{score['required_features']['exercised']} of {score['required_features']['total']}",
             "files": [cell(per.get(f), _pct(per.get(f))) for f in files]} for c, score, per in rows]
     return [(f, os.path.basename(f).removesuffix(".toml")) for f in files], out
@@ -617,9 +605,9 @@ def spec_outliers(columns: list[Column]) -> dict | None:
             r = rows.setdefault(row, {"clause": case["clause"], "cases": 0, "ran": 0, "ways": collections.Counter()})
             if case["outcome"] != "NOT_SUPPORTED":
                 r["ran"] += 1
-            if case["outcome"] in report_lib.DEVIATING:
+            if case["outcome"] in report_causes.DEVIATING:
                 r["cases"] += 1
-                r["ways"][report_lib.signature(case)] += 1
+                r["ways"][report_causes.signature(case)] += 1
         per.append(rows)
     # A row counts where at least half of the libraries (two at least) ran one of its cases: a
     # library that declares a feature unsupported runs none of its rows, and one such library
@@ -680,7 +668,7 @@ def html(columns: list[Column]) -> str:
         "n": len(columns), "css": CSS, "score_note": SCORE_NOTE, "score_files": score_files, "scores": scores,
         "top_note": TOP_NOTE, "summary_header": SUMMARY_HEADER, "summary": _summary_rows(columns),
         "features_note": FEATURES_NOTE, "heads": [_head(c) for c in columns],
-        "headlines": [(headline_of(c.doc), report_lib.headline_class(c.doc)) for c in columns],
+        "headlines": [(headline_of(c.doc), report_score.headline_class(c.doc)) for c in columns],
         "verdicts": [render.verdict(c.doc) for c in columns], "whys": [render.why(c.doc) for c in columns],
         "features": _feature_cells(columns), "count_order": COUNT_ORDER, "marks": MARKS,
         "clauses": _clause_rows(columns), "coverage": _coverage_context(columns), "promote": _promote(columns),
@@ -692,7 +680,7 @@ def html(columns: list[Column]) -> str:
 # ---------------------------------------------------------------- the scores
 def score_of(doc: dict) -> dict:
     """report.json's `conformance`, or, for a report before version 3, the same from its cases."""
-    return doc.get("conformance") or report_lib.conformance(doc["cases"], doc.get("features", []), doc.get("dtypes"))
+    return doc.get("conformance") or report_score.conformance(doc["cases"], doc.get("features", []), doc.get("dtypes"))
 
 
 def follows(doc: dict) -> str:
@@ -707,7 +695,7 @@ def follows(doc: dict) -> str:
 
 
 def headline_of(doc: dict) -> str:
-    return report_lib.headline_of(doc)
+    return report_score.headline_of(doc)
 
 
 def score_table(columns: list[Column]) -> tuple[list[str], list[tuple[Column, dict, dict]]]:
@@ -761,7 +749,7 @@ def main(argv: list[str]) -> int:
     if not paths:
         print(f"compare: no reports given\n{p.format_usage()}", file=sys.stderr, end="")
         return 2
-    where = os.environ.get("BUILD_WORKING_DIRECTORY", os.getcwd())
+    where = cli.working_directory()
     try:
         columns = load(paths, where)
     except CompareError as e:

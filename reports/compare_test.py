@@ -6,7 +6,6 @@ relative to where `bazel run` started, and bad input (exit status 2, naming the 
 checkers of the page are shown to catch a cell changed behind their back.
 """
 
-import collections
 import copy
 import html.parser
 import io
@@ -22,7 +21,8 @@ from contextlib import redirect_stderr, redirect_stdout
 sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
 import compare  # noqa: E402
 import render  # noqa: E402
-import report  # noqa: E402
+import report_schema  # noqa: E402
+import report_spec  # noqa: E402
 from reports_test import STATEMENTS, case, feature, make  # noqa: E402
 
 
@@ -215,7 +215,7 @@ class Compare(unittest.TestCase):
         for c in worded:
             c["checks"] = {"error": "PASS", "message": "FAIL"}
         self.assertEqual(compare.top_deviations(cases), [("rule A", 2, False), ("a rare rule", 1, False), ("rule B", 1, False)])
-        self.assertEqual(compare.report_lib.wording_only(cases), len(worded))
+        self.assertEqual(compare.report_causes.wording_only(cases), len(worded))
         doc = dict(self.docs["partial"], cases=cases)
         column = compare.Column(label="partial", path="p.json", doc=doc)
         self.assertIn(f"wording alone ({len(worded)})", compare.summary_markdown([column]))
@@ -301,7 +301,7 @@ class Compare(unittest.TestCase):
     def test_spec_coverage_lists_the_statements_each_candidate_breaks(self):
         def run(name, outcomes):
             cases = [case(f"{name}.{i}", o, spec_row=row) for i, (row, o) in enumerate(outcomes)]
-            return named(make(cases, coverage=report.spec_coverage(copy.deepcopy(STATEMENTS), cases, "s.toml")), name)
+            return named(make(cases, coverage=report_spec.spec_coverage(copy.deepcopy(STATEMENTS), cases, "s.toml")), name)
 
         good = run("good", [("row.b", "PASS"), ("row.c", "PASS")])
         bad = run("bad", [("row.b", "FAIL"), ("row.c", "NOT_SUPPORTED")])
@@ -488,7 +488,7 @@ class Compare(unittest.TestCase):
         for c in v1["cases"]:
             c.pop("answer", None)  # version 1 had no answers: the matrix shows outcomes
         v1["summary"] = {"total": v1["summary"]["total"], "outcomes": v1["summary"]["outcomes"], "conforms": True}
-        report.validate(v1, 1)
+        report_schema.validate(v1, 1)
         path = os.path.join(self.d, "old", "report.json")
         os.makedirs(os.path.dirname(path))
         with open(path, "w") as f:

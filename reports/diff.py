@@ -21,7 +21,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli  # noqa: E402
-import report as report_lib  # noqa: E402
+import report_schema  # noqa: E402
+import report_score  # noqa: E402
+import report_terminal  # noqa: E402
 
 
 def outcomes(doc: dict) -> dict[str, dict]:
@@ -44,17 +46,17 @@ def diff(a: dict, b: dict) -> tuple[dict, list, list, collections.Counter]:
 
 
 def load(path: str, where: str) -> dict:
-    """The report at `path` (relative to `where`), validated; report_lib.ReportError naming the
+    """The report at `path` (relative to `where`), validated; report_schema.ReportError naming the
     file and the problem otherwise, a report nested too deeply for the parser included."""
     try:
-        return report_lib.load(os.path.join(where, path))
-    except RecursionError:  # anything report.load did not foresee: still bad input, not "changed"
-        raise report_lib.ReportError(f"'{path}' is nested too deeply to be a report") from None
+        return report_schema.load(os.path.join(where, path))
+    except RecursionError:  # anything report_schema.load did not foresee: still bad input, not "changed"
+        raise report_schema.ReportError(f"'{path}' is nested too deeply to be a report") from None
 
 
 def label(doc: dict, path: str) -> str:
     c = doc["candidate"]
-    return report_lib.inert(f"{path} ({c['name']} {c['version']}, {doc['generated']})", 600)
+    return report_terminal.inert(f"{path} ({c['name']} {c['version']}, {doc['generated']})", 600)
 
 
 def main(argv: list[str]) -> int:
@@ -66,12 +68,12 @@ def main(argv: list[str]) -> int:
     if isinstance(args, int):
         return args
     show_all, paths = args.all, [args.a, args.b]
-    where = os.environ.get("BUILD_WORKING_DIRECTORY", os.getcwd())
+    where = cli.working_directory()
     docs = []
     for p in paths:
         try:
             docs.append(load(p, where))
-        except report_lib.ReportError as e:
+        except report_schema.ReportError as e:
             print(f"diff: bad input: {e}", file=sys.stderr)
             return 2
     a, b = docs
@@ -80,21 +82,21 @@ def main(argv: list[str]) -> int:
     cases_b = outcomes(b)
     cases_a = outcomes(a)
     for (oa, ob), ids in changes.items():
-        print(f"\n{report_lib.inert(oa)} -> {report_lib.inert(ob)} ({len(ids)}):")
+        print(f"\n{report_terminal.inert(oa)} -> {report_terminal.inert(ob)} ({len(ids)}):")
         for i in ids:
             c = cases_b[i] if ob not in ("PASS",) else cases_a[i]
             detail = c["observed"] if c["outcome"] != "PASS" else ""
             # Every field is the candidate's to write: ESC, CR, BEL, NUL shown as escapes.
-            print(f"  {report_lib.inert(i)}  [{report_lib.inert(c['clause'])}]"
-                  + (f"  {report_lib.inert(detail)}" if detail else ""))
+            print(f"  {report_terminal.inert(i)}  [{report_terminal.inert(c['clause'])}]"
+                  + (f"  {report_terminal.inert(detail)}" if detail else ""))
     for title, ids in (("only in A", only_a), ("only in B", only_b)):
         if ids:
             print(f"\n{title} ({len(ids)}):")
             for i in ids[:200]:
-                print(f"  {report_lib.inert(i)}")
+                print(f"  {report_terminal.inert(i)}")
             if len(ids) > 200:
                 print(f"  ... and {len(ids) - 200} more")
-    va, vb = report_lib.verdict(a), report_lib.verdict(b)
+    va, vb = report_score.verdict(a), report_score.verdict(b)
     if va != vb:
         print(f"\nverdict: {va} -> {vb}")
     if show_all:

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
 import compare  # noqa: E402
 import families  # noqa: E402
 import render  # noqa: E402
-import report  # noqa: E402
+
 from reports_test import case, make  # noqa: E402
 
 try:
@@ -116,6 +116,20 @@ class PyTorchFamily(unittest.TestCase):
             a, b = (token[x.split(":")[0]] + "_" + x.split(":")[1] for x in (r["a"], r["b"]))
             self.assertEqual(families.result_type(FAM["pytorch"], a, b), r["result"], r["id"])
         self.assertGreater(len(rows), 12)
+
+
+class DtypeCodes(unittest.TestCase):
+    def test_the_short_codes_and_categories_are_spec_dtypes_toml(self):
+        """The families' dtype codes (SHORT: a family file's cells) and categories (CATEGORY, in
+        KINDS' order) are spec/dtypes.toml's `short` and `category` of each dtype they name: a code
+        or category changed in the spec and not here fails."""
+        with open(os.path.join("spec", "dtypes.toml"), "rb") as f:
+            rows = {d["name"]: d for d in tomllib.load(f)["dtype"]}
+        for code, name in families.SHORT.items():
+            self.assertIn(name, rows, f"families.SHORT names {name}, which spec/dtypes.toml has not")
+            self.assertEqual(rows[name]["short"], code, name)
+            self.assertEqual(families.KINDS[families.CATEGORY[name]], rows[name]["category"], name)
+        self.assertEqual(set(families.CATEGORY), set(families.SHORT.values()))
 
 
 # The C++ element type each dtype stands for in cxx.toml (float16 and bfloat16 have none: "?").

@@ -17,15 +17,15 @@ import os
 import re
 import sys
 import unittest
-import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
 sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
 import compare  # noqa: E402
 import junit  # noqa: E402
 import render  # noqa: E402
-import report  # noqa: E402
-from reports_test import FEATURES, case, feature, make  # noqa: E402
+import report_score  # noqa: E402
+import report_terminal  # noqa: E402
+from reports_test import case, feature, make  # noqa: E402
 
 BARE_CONFORMS = re.compile(r"\bCONFORMS\b(?! PARTIALLY)")
 
@@ -141,7 +141,7 @@ class HeadlineFirst(unittest.TestCase):
     def test_the_terminal_result_line_and_junit_lead_with_the_headline(self):
         for name, doc in self.deviating.items():
             with self.subTest(name):
-                last = report.text_summary(doc).splitlines()[-1]
+                last = report_terminal.text_summary(doc).splitlines()[-1]
                 self.assertTrue(last.startswith(f"result: {name} {doc['summary']['headline']}: "), last)
                 self.assertNotRegex(last, BARE_CONFORMS)
                 props = [(p.get("name"), p.get("value")) for p in junit.testsuite(doc, "t").iter("property")]
@@ -166,7 +166,7 @@ class HeadlineFirst(unittest.TestCase):
                 if name != "clean":
                     self.assertNotRegex(got["message"], BARE_CONFORMS)
         red = make([case("a", "PASS"), case("b", "FAIL")])
-        self.assertEqual(report.badge(red), {"schemaVersion": 1, "label": "tensor-cts",
+        self.assertEqual(report_score.badge(red), {"schemaVersion": 1, "label": "tensor-cts",
                                              "message": "DOES NOT CONFORM — 50.0 % conformant", "color": "red"})
 
     def test_render_writes_the_badge_too(self):

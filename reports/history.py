@@ -35,7 +35,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import cli  # noqa: E402
-import report as report_lib  # noqa: E402
+import report_schema  # noqa: E402
+import report_score  # noqa: E402
+import report_terminal  # noqa: E402
 
 FORMAT = "tensor-cts/history 1"
 SCHEMA = os.path.join(HERE, "history.schema.json")  # every line read is checked against it
@@ -52,7 +54,7 @@ def _scores(rows: list[dict]) -> dict:
 
 def line(doc: dict) -> dict:
     """A run's line of the history, from its report (schema version 3)."""
-    score = doc.get("conformance") or report_lib.conformance(doc["cases"], doc.get("features", []), doc.get("dtypes"))
+    score = doc.get("conformance") or report_score.conformance(doc["cases"], doc.get("features", []), doc.get("dtypes"))
     s = doc["summary"]
     return {
         "format": FORMAT,
@@ -60,9 +62,9 @@ def line(doc: dict) -> dict:
         "candidate": {k: doc["candidate"][k] for k in ("name", "version", "build")},
         "device": doc["run"]["device"],
         "suite_commit": doc["tool"]["commit"],
-        "verdict": report_lib.verdict(doc),
-        "headline": report_lib.headline_of(doc),
-        "headline_class": report_lib.headline_class(doc),  # its colour: ok (green), partial, bad
+        "verdict": report_score.verdict(doc),
+        "headline": report_score.headline_of(doc),
+        "headline_class": report_score.headline_class(doc),  # its colour: ok (green), partial, bad
         "score": {"percent": score["percent"], "conformant": score["conformant"], "cases": score["cases"]},
         "by_spec_file": _scores(score["by_spec_file"]),
         "by_feature": _scores(score["by_feature"]),
@@ -78,7 +80,7 @@ def append(doc: dict, path: str) -> dict:
     line is written in one write() of a file opened for appending, so two jobs appending at once
     never interleave their lines."""
     entry = line(doc)
-    check(entry, f"the line of {report_lib.inert(doc['candidate']['name'], 80)}'s run")  # what read() will accept
+    check(entry, f"the line of {report_terminal.inert(doc['candidate']['name'], 80)}'s run")  # what read() will accept
     text = json.dumps(entry, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n"
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
     try:
@@ -114,7 +116,7 @@ def read(path: str) -> list[dict]:
         if not text.strip():
             continue
         try:
-            entry = report_lib.strict_json(text)
+            entry = report_schema.strict_json(text)
         except ValueError as e:
             raise HistoryError(f"{path}:{n}: not JSON: {e}") from None
         except RecursionError:
@@ -135,7 +137,7 @@ def _schema() -> dict:
 def check(entry: dict, where: str) -> None:
     """HistoryError naming `where` unless `entry` is a line history.schema.json allows."""
     try:
-        problems = report_lib.check_schema(entry, _schema(), limit=3)
+        problems = report_schema.check_schema(entry, _schema(), limit=3)
     except RecursionError:
         raise HistoryError(f"{where}: nested too deeply to be a history line") from None
     if problems:
@@ -238,15 +240,15 @@ def main(argv: list[str]) -> int:
     args = cli.parse(p, argv, sys.stderr)
     if isinstance(args, int):
         return args
-    where = os.environ.get("BUILD_WORKING_DIRECTORY", os.getcwd())
+    where = cli.working_directory()
     try:
         if args.command == "append":
-            entry = append(report_lib.load(os.path.join(where, args.report)), os.path.join(where, args.history))
-            print(report_lib.inert(f"{args.history}: {entry['candidate']['name']} {entry['candidate']['version']} "
+            entry = append(report_schema.load(os.path.join(where, args.report)), os.path.join(where, args.history))
+            print(report_terminal.inert(f"{args.history}: {entry['candidate']['name']} {entry['candidate']['version']} "
                                    f"{entry['date']}: {entry['headline']}"))
         else:
             print(render(os.path.join(where, args.history), os.path.join(where, args.out)))
-    except (report_lib.ReportError, HistoryError) as e:
+    except (report_schema.ReportError, HistoryError) as e:
         print(f"history: {e}", file=sys.stderr)
         return 2
     except OSError as e:

@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
 import history  # noqa: E402
 import render  # noqa: E402
-import report  # noqa: E402
+
 from reports_test import case, make  # noqa: E402
 
 

@@ -44,10 +44,10 @@ def testsuite(doc: dict, name: str) -> ET.Element:
     verdict = doc["summary"].get("verdict") or ("CONFORMS" if doc["summary"]["conforms"] else "DOES NOT CONFORM")
     # The headline first (summary.headline): a candidate that passes only by its own list of
     # deviations does not read like one without any; the gate's verdict follows it.
-    import report as report_lib  # reports/report.py, beside this file
+    import report_score
 
     for key, value in (("candidate", f"{cand['name']} {cand['version']}".strip()),
-                       ("headline", report_lib.headline_of(doc)), ("verdict", verdict),
+                       ("headline", report_score.headline_of(doc)), ("verdict", verdict),
                        ("why", "; ".join(doc["summary"].get("why", []))), ("seed", doc["run"]["seed"]),
                        ("command", doc["run"]["command"])):
         ET.SubElement(props, "property", name=key, value=_text(value))

@@ -48,6 +48,9 @@ sys.path.insert(0, HERE)
 import cli  # noqa: E402
 import render  # noqa: E402
 import report as report_lib  # noqa: E402
+import report_schema  # noqa: E402
+import report_spec  # noqa: E402
+import report_terminal  # noqa: E402
 
 EXIT_CONFORMS, EXIT_DOES_NOT_CONFORM, EXIT_USAGE, EXIT_PARTIAL, EXIT_OUTPUT = 0, 1, 2, 3, 4
 # The fields that make reports one candidate's run of one suite: each must be equal in all.
@@ -71,9 +74,9 @@ def check_one_candidate(paths: list[str], docs: list[dict]) -> None:
     """MergeError naming the field and both values where the reports are not one candidate's
     run of one suite."""
     for p, d in zip(paths, docs):
-        if d["schema_version"] != report_lib.SCHEMA_VERSION:
+        if d["schema_version"] != report_schema.SCHEMA_VERSION:
             raise MergeError(f"{p} is a report of schema version {d['schema_version']}; merge joins reports of "
-                             f"version {report_lib.SCHEMA_VERSION} (the runner's current)")
+                             f"version {report_schema.SCHEMA_VERSION} (the runner's current)")
     for name in SAME:
         first = field(docs[0], name)
         for p, d in zip(paths[1:], docs[1:]):
@@ -217,7 +220,7 @@ def resolve(path: str) -> str:
     started, the workspace, or this checkout (a report names conformance/expectations/X.txt)."""
     if os.path.isabs(path):
         return path
-    for base in (os.environ.get("BUILD_WORKING_DIRECTORY") or os.getcwd(), os.environ.get("BUILD_WORKSPACE_DIRECTORY"),
+    for base in (cli.working_directory(), cli.workspace(),
                  os.path.dirname(HERE)):
         if base and os.path.exists(os.path.join(base, path)):
             return os.path.join(base, path)
@@ -281,7 +284,7 @@ def merge(paths: list[str], docs: list[dict], command: str, expectations: str = 
     stale, why = stale_over_union(paths, docs, cases, expectations, stale_check)
     first = docs[0]["expectations"]
     table = statements(paths, docs)
-    coverage = report_lib.spec_coverage(table[0], cases, table[1]) if table else None
+    coverage = report_spec.spec_coverage(table[0], cases, table[1]) if table else None
     doc = report_lib.build(
         candidate=dict(docs[0]["candidate"]), run=run,
         expectations={"file": first["file"], "entries": first["entries"], "stale": stale,
@@ -295,7 +298,7 @@ def merge(paths: list[str], docs: list[dict], command: str, expectations: str = 
     doc["merged"] = [{"file": p, "generated": d["generated"], "machine": d["machine"], "command": d["run"]["command"],
                       "suites": d["run"]["suites"], "started": d["run"]["started"], "wall_s": d["run"]["wall_s"],
                       "cases": len(d["cases"])} for p, d in zip(paths, docs)]
-    report_lib.validate(doc)
+    report_schema.validate(doc)
     return doc, why
 
 
@@ -318,18 +321,18 @@ def main(argv: list[str]) -> int:
     args = cli.parse(p, argv, sys.stderr)
     if isinstance(args, int):
         return args
-    where = os.environ.get("BUILD_WORKING_DIRECTORY", os.getcwd())
+    where = cli.working_directory()
     docs = []
     for path in args.reports:
         try:
-            docs.append(report_lib.load(os.path.join(where, path)))
-        except report_lib.ReportError as e:
+            docs.append(report_schema.load(os.path.join(where, path)))
+        except report_schema.ReportError as e:
             print(f"merge: bad input: {e}", file=sys.stderr)
             return EXIT_USAGE
     try:
         doc, why = merge(args.reports, docs, merge_command(argv), args.expectations and os.path.join(
             where, args.expectations), args.stale_check)
-    except (MergeError, report_lib.ReportError) as e:
+    except (MergeError, report_schema.ReportError) as e:
         print(f"merge: {e}; nothing written", file=sys.stderr)
         return EXIT_USAGE
     if why:
@@ -344,7 +347,7 @@ def main(argv: list[str]) -> int:
     except OSError as e:
         print(f"merge: cannot write into {out}: {cli.os_error(e)}", file=sys.stderr)
         return EXIT_OUTPUT
-    print(report_lib.text_summary(doc))
+    print(report_terminal.text_summary(doc))
     print(f"merged {len(docs)} reports, {len(doc['cases'])} cases: " + ", ".join(paths))
     v = doc["summary"]["verdict"]
     return EXIT_CONFORMS if v == "CONFORMS" else EXIT_PARTIAL if v == "CONFORMS PARTIALLY" else EXIT_DOES_NOT_CONFORM

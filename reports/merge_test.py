@@ -24,7 +24,7 @@ ROOT = os.getcwd()
 FAKE = os.path.join(ROOT, "conformance", "runner", "testdata", "fake_suite.py")
 sys.path.insert(0, os.path.join(ROOT, "reports"))
 import merge  # noqa: E402
-import report as report_lib  # noqa: E402
+import report_schema  # noqa: E402
 
 CASES = 9
 # fake.case2 and fake.case4 FAIL; the file lists case2 (XFAIL), and one entry that matches no case
@@ -43,7 +43,7 @@ def run_fake(tmp: str, out: str, shard=None) -> dict:
                         "--seed=1", "--case-timeout=60"], capture_output=True, text=True, env=env, cwd=ROOT,
                        timeout=300)
     assert p.returncode in (0, 1, 3), (p.returncode, p.stdout[-2000:], p.stderr[-2000:])
-    return report_lib.load(os.path.join(out, "report.json"))
+    return report_schema.load(os.path.join(out, "report.json"))
 
 
 def main_(argv):
@@ -85,7 +85,7 @@ class Merge(unittest.TestCase):
         self.assertEqual(status, 1, stdout + stderr)  # DOES NOT CONFORM, as the whole run
         self.assertEqual(stderr, "")
         self.assertEqual(sorted(os.listdir(out)), ["badge.json", "report.html", "report.json", "report.md"])
-        merged = report_lib.load(os.path.join(out, "report.json"))
+        merged = report_schema.load(os.path.join(out, "report.json"))
         self.assertEqual(essence(merged), essence(self.whole))
         self.assertEqual(merged["summary"]["headline"], self.whole["summary"]["headline"])
         self.assertEqual(merged["tool"], self.whole["tool"])
@@ -125,8 +125,8 @@ class Merge(unittest.TestCase):
                 self.assertEqual(whole[m["reason_ref"]], own[c["reason_ref"]], c["id"])
         bad = copy.deepcopy(halves[1])
         bad["cases"][0]["reason_ref"] = 1
-        with self.assertRaisesRegex(report_lib.ReportError, r"reason_ref: 1 is no index of expectations.reasons"):
-            report_lib.validate(bad)
+        with self.assertRaisesRegex(report_schema.ReportError, r"reason_ref: 1 is no index of expectations.reasons"):
+            report_schema.validate(bad)
 
     def test_without_every_shard_there_is_no_stale_check(self):
         half = copy.deepcopy(self.whole)

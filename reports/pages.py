@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import html as html_lib
 import os
+import re
 import sys
+
+import cli  # reports/cli.py, beside this file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -75,7 +78,7 @@ def out_dir(given: str | None, where: str) -> str:
     """Where a page goes: DIR of --out DIR, relative to where `bazel run` was started (`where`),
     or out/ in the workspace."""
     return os.path.join(where, os.path.expanduser(given)) if given else os.path.join(
-        os.environ.get("BUILD_WORKSPACE_DIRECTORY", os.getcwd()), "out")
+        cli.workspace() or os.getcwd(), "out")
 
 
 def write_files(tool: str, directory: str, files: list[tuple[str, str]]) -> list[str] | None:
@@ -96,20 +99,15 @@ def write_files(tool: str, directory: str, files: list[tuple[str, str]]) -> list
 
 
 # ---------------------------------------------------------------- HTML
-CSS = """
-body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; max-width: 1400px; }
-h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 28px; border-bottom: 1px solid #ccc; }
-h3 { font-size: 15px; }
-table { border-collapse: collapse; margin: 8px 0; }
-th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: left; vertical-align: top; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-table.matrix td { text-align: center; font-size: 12px; min-width: 56px; }
-.verdict { font-size: 18px; font-weight: bold; padding: 6px 10px; display: inline-block; border-radius: 4px; }
-.ok { background: #c8e6c9; } .bad { background: #ef9a9a; } .partial { background: #ffe082; }
-code, pre { font-family: ui-monospace, monospace; font-size: 12px; }
-pre { background: #f5f5f5; padding: 6px; overflow-x: auto; }
-.legend span { display: inline-block; padding: 1px 8px; margin-right: 6px; border: 1px solid #bbb; }
-"""
+def stylesheet(name: str) -> str:
+    """A CSS file of reports/templates/, its text as it is inlined in a page's <style> (its
+    leading comment left out: a page need not carry it)."""
+    with open(os.path.join(HERE, "templates", name), encoding="utf-8") as f:
+        text = f.read()
+    return re.sub(r"\A/\*.*?\*/\n", "", text, count=1, flags=re.S)
+
+
+CSS = stylesheet("pages.css")
 
 
 def e(text) -> str:

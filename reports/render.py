@@ -8,7 +8,7 @@ declaration, the cases that used each and the cases NOT_SUPPORTED because of it;
 spec file and per clause; dtype x dtype matrices (promote_types, can_cast, in-place acceptance
 per op) coloured by outcome; the deviations grouped by clause, each with its reason; every
 unexpected outcome with its rerun command (and seed and counterexample for properties);
-NOT_SUPPORTED calls; stale expectations. Standard library only (report.load needs
+NOT_SUPPORTED calls; stale expectations. Standard library only (report_schema.load needs
 python3-jsonschema: run it with /usr/bin/python3).
 """
 
@@ -27,12 +27,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli  # noqa: E402
 import families as families_lib  # noqa: E402
 import pages  # noqa: E402
-import report as report_lib  # noqa: E402
+import report_causes  # noqa: E402
+import report_schema  # noqa: E402
+import report_score  # noqa: E402
+import report_terminal  # noqa: E402
 from pages import COLORS, MARKS, MdRaw  # noqa: E402
 
 _e, _md, _md_code, _md_table = pages.e, pages.md, pages.md_code, pages.md_table
 
-OUTCOMES = report_lib.OUTCOMES
+OUTCOMES = report_schema.OUTCOMES
 
 
 
@@ -128,11 +131,11 @@ def not_supported_calls(cases: list[dict]) -> collections.Counter:
 
 
 def verdict(doc: dict) -> str:
-    return report_lib.verdict(doc)
+    return report_score.verdict(doc)
 
 
 def headline(doc: dict) -> str:
-    return report_lib.headline_of(doc)
+    return report_score.headline_of(doc)
 
 
 def why(doc: dict) -> list[str]:
@@ -213,7 +216,7 @@ def score_markdown(doc: dict) -> list[str]:
     if not score or score["percent"] is None:
         return []
     rf = score["required_features"]
-    out = [f"Conformance beside the gate: **{score['percent']:.1f} %** ({report_lib.denominator_text(score)}); "
+    out = [f"Conformance beside the gate: **{score['percent']:.1f} %** ({report_score.denominator_text(score)}); "
            f"required features exercised: {rf['exercised']} of {rf['total']}"
            + (f"; {score['optional_excluded']} cases of optional features not counted" if score["optional_excluded"]
               else "") + ".", "", "## Conformance per spec file", ""]
@@ -245,9 +248,9 @@ def markdown(doc: dict) -> str:
                 "one costs nothing (levels: spec/features.toml).", ""]
         out += _md_table(FEATURE_HEADER, feature_rows(doc)) + [""]
     out += ["## Summary per spec file", ""]
-    out += _md_table(["spec file", "cases", *OUTCOMES], _count_rows(report_lib.per_key(cases, "spec_file"))) + [""]
+    out += _md_table(["spec file", "cases", *OUTCOMES], _count_rows(report_terminal.per_key(cases, "spec_file"))) + [""]
     out += ["## Summary per clause", ""]
-    out += _md_table(["clause", "cases", *OUTCOMES], _count_rows(report_lib.per_key(cases, "clause"))) + [""]
+    out += _md_table(["clause", "cases", *OUTCOMES], _count_rows(report_terminal.per_key(cases, "clause"))) + [""]
     out += ["## dtype matrices", "",
             "Each cell is the spec's answer; a mark after it is the outcome: "
             + ", ".join(f"{m.strip()} {o}" for o, m in MARKS.items() if m) + " (no mark: PASS). In an acceptance "
@@ -273,7 +276,7 @@ def markdown(doc: dict) -> str:
     out += roots_markdown(doc)
     deviations = by_clause(cases, ("XFAIL",))
     out += ["## Expected deviations, by clause", ""]
-    worded = report_lib.wording_text(cases, report_lib.documented_messages(doc))
+    worded = report_causes.wording_text(cases, report_causes.documented_messages(doc))
     if worded:
         out += [_md(worded) + ".", ""]
     if not deviations:
@@ -286,7 +289,7 @@ def markdown(doc: dict) -> str:
             first = members[0]
             out += [f"  - e.g. {_md_code(first['id'])}: expected {_md(first['expected'])}; observed {_md(first['observed'])}"]
         out += [""]
-    unexpected = by_clause(cases, report_lib.UNEXPECTED)
+    unexpected = by_clause(cases, report_schema.UNEXPECTED)
     out += ["## Unexpected outcomes, by clause", ""]
     if not unexpected:
         out += ["None.", ""]
@@ -548,7 +551,7 @@ def _group_by_reason(doc: dict, group: list[dict]):
     whole (expectations.reasons)."""
     by = collections.defaultdict(list)
     for c in group:
-        by[report_lib.whole_reason(doc, c)].append(c)
+        by[report_causes.whole_reason(doc, c)].append(c)
     return sorted(by.items(), key=lambda kv: -len(kv[1]))
 
 
@@ -586,23 +589,23 @@ def html(doc: dict) -> str:
     score = doc.get("conformance") if doc.get("conformance") and doc["conformance"]["percent"] is not None else None
     order = lambda rows: sorted(rows, key=lambda r: (r["percent"] is None, r["percent"] or 0, r["name"]))  # noqa: E731
     per = lambda key: [(k, {"total": sum(cnt.values()), "counts": cnt})  # noqa: E731
-                       for k, cnt in report_lib.per_key(cases, key).items()]
+                       for k, cnt in report_terminal.per_key(cases, key).items()]
     features = []
     for f, r in zip(doc.get("features") or [], feature_rows(doc)):
         color = (COLORS["FAIL"] if f["level"] == "required" else COLORS["NOT_SUPPORTED"]) if f["not_supported"] else ""
         features.append((color, r))
     context = {
         "name": f"{doc['candidate']['name']} {doc['candidate']['version']}".strip(),
-        "verdict": verdict(doc), "headline": headline(doc), "headline_class": report_lib.headline_class(doc),
+        "verdict": verdict(doc), "headline": headline(doc), "headline_class": report_score.headline_class(doc),
         "summary": s, "why": why(doc), "outcomes": OUTCOMES,
         "counts": ", ".join(f"{s['outcomes'][o]} {o}" for o in OUTCOMES if s["outcomes"][o]),
         "score": score, "score_by": {k: order(score["by_" + k]) for k in ("spec_file", "feature", "clause")} if score
-        else {}, "score_denominator": report_lib.denominator_text(score) if score else "",
+        else {}, "score_denominator": report_score.denominator_text(score) if score else "",
         "facts": facts(doc), "features": features, "feature_header": FEATURE_HEADER,
         "per_spec": per("spec_file"), "per_clause": per("clause"), "anchor": anchor, "matrices": matrices_,
         "deviations": deviations,
-        "wording": report_lib.wording_text(cases, report_lib.documented_messages(doc)),
-        "unexpected": list(by_clause(cases, report_lib.UNEXPECTED).items()),
+        "wording": report_causes.wording_text(cases, report_causes.documented_messages(doc)),
+        "unexpected": list(by_clause(cases, report_schema.UNEXPECTED).items()),
         "calls": not_supported_calls(cases).most_common(), "stale": doc["expectations"]["stale"],
         "expectations_file": doc["expectations"]["file"],
         "coverage": coverage_context(doc),
@@ -640,7 +643,7 @@ def write_all(doc: dict, out_dir: str, names: tuple = REPORT_FILES) -> list[str]
     write through it."""
     makers = {"report.json": lambda: report_json(doc),
               "report.md": lambda: markdown(doc), "report.html": lambda: html(doc),
-              "badge.json": lambda: json.dumps(report_lib.badge(doc), ensure_ascii=False) + "\n"}
+              "badge.json": lambda: json.dumps(report_score.badge(doc), ensure_ascii=False) + "\n"}
     # Rendered first, all of them, so that a rendering that fails writes nothing; report.json
     # last of all (the canonical form: the renderings beside it are never older).
     texts = [(name, makers[name]()) for name in sorted(names, key=lambda n: n == "report.json")]
@@ -692,13 +695,20 @@ def main(argv: list[str]) -> int:
         return args
     paths, outs = [args.report], [args.out] if args.out else []
     try:
-        doc = report_lib.load(paths[0])
-    except report_lib.ReportError as e:
+        doc = report_schema.load(paths[0])
+    except report_schema.ReportError as e:
         print(f"render: {e}", file=sys.stderr)
         return 1
-    out = outs[0] if outs else os.path.dirname(os.path.abspath(paths[0]))
-    # Through the one writer of report files (write_all): each file whole or not at all.
-    for path in write_all(doc, out, ("report.md", "report.html", "badge.json")):
+    out = cli.user_path(outs[0]) if outs else os.path.dirname(os.path.abspath(paths[0]))
+    # Through the one writer of report files (write_all): each file whole or not at all, into a
+    # folder made where it is missing.
+    try:
+        os.makedirs(out, exist_ok=True)
+        written = write_all(doc, out, ("report.md", "report.html", "badge.json"))
+    except OSError as e:
+        print(f"render: cannot write into '{out}': {cli.os_error(e)}", file=sys.stderr)
+        return 1
+    for path in written:
         print(path)
     return 0
 

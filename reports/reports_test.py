@@ -22,6 +22,10 @@ import junit  # noqa: E402
 import compare  # noqa: E402
 import render  # noqa: E402
 import report  # noqa: E402
+import report_causes  # noqa: E402
+import report_schema  # noqa: E402
+import report_spec  # noqa: E402
+import report_terminal  # noqa: E402
 
 
 def case(case_id, outcome, clause="002#type-promotion", statement="", **extra):
@@ -73,7 +77,7 @@ class Score(unittest.TestCase):
         self.assertEqual(clean["summary"]["headline"], "CONFORMS")
         self.assertEqual(listed["summary"]["headline"], "PASSES ITS EXPECTATIONS — 50.0 % conformant")
         self.assertEqual((listed["conformance"]["conformant"], listed["conformance"]["cases"]), (1, 2))
-        for text in (render.markdown(listed), render.html(listed), report.text_summary(listed)):
+        for text in (render.markdown(listed), render.html(listed), report_terminal.text_summary(listed)):
             self.assertIn("PASSES ITS EXPECTATIONS", text)
             self.assertIn("50.0 %", text)
         self.assertNotIn("PASSES ITS EXPECTATIONS", render.markdown(clean))
@@ -163,7 +167,7 @@ class Score(unittest.TestCase):
         self.assertEqual((score["conformant"], score["cases"], score["ran"], score["percent"], score["percent_of_ran"]),
                          (1, 4, 2, 25.0, 50.0))
         words = "1 of 4 cases of required features (every one, run or not) behave as the spec says; 50.0 % of the 2 that ran"
-        for text in (render.markdown(doc), render.html(doc), report.text_summary(doc)):
+        for text in (render.markdown(doc), render.html(doc), report_terminal.text_summary(doc)):
             self.assertIn(words, text)
         cols = [compare.Column("x", "x/report.json", doc)]
         self.assertIn("| 50.0 % of 2 run |", compare.markdown(cols))
@@ -208,7 +212,7 @@ class Reports(unittest.TestCase):
         cases = [case("promote_types.int8.uint8", "PASS", spec_row="promote_types"),
                  case("b1", "XFAIL", spec_row="row.b"), case("b2", "PASS", spec_row="row.b"),
                  case("c1", "NOT_SUPPORTED", spec_row="row.c", feature="sparse_layout"), case("r", "PASS")]
-        cov = report.spec_coverage(copy.deepcopy(STATEMENTS), cases, "spec/statements.toml")
+        cov = report_spec.spec_coverage(copy.deepcopy(STATEMENTS), cases, "spec/statements.toml")
         doc = make(cases, coverage=cov)  # valid against the schema
         self.assertEqual([c.get("statements") for c in doc["cases"]],
                          [["002.a"], ["002.a", "002.b"], ["002.a", "002.b"], ["000.c"], None])
@@ -231,23 +235,56 @@ class Reports(unittest.TestCase):
         self.assertIn("<code>003.d</code> (003#torch.asarray): needs two GPUs", page)
         self.assertNotIn("## Spec coverage", render.markdown(make(cases)))  # optional: older reports lack it
         self.assertNotIn("Spec coverage", render.html(make(cases)))
-        with self.assertRaisesRegex(report.ReportError, "statements"):
+        with self.assertRaisesRegex(report_schema.ReportError, "statements"):
             bad = make(cases, coverage=cov)
             bad["cases"][0]["statements"] = []
-            report.validate(bad)
+            report_schema.validate(bad)
+
+    def test_only_cli_reads_where_bazel_run_was_started(self):
+        """Issue 51 item 2: one module answers where a path given by the user points (cli.py's
+        working_directory, workspace, user_path); no other report tool reads `bazel run`'s
+        variables its own way."""
+        here = os.path.dirname(os.path.abspath(__file__))
+        tools = sorted(f for f in os.listdir(here) if f.endswith(".py") and not f.endswith("_test.py"))
+        for name in ("compare.py", "diff.py", "history.py", "merge.py", "pages.py", "render.py", "versions.py"):
+            self.assertIn(name, tools)  # each tool is read here (not left out of the test's data)
+        readers = []
+        for name in tools:
+            with open(os.path.join(here, name), encoding="utf-8") as f:
+                text = f.read()
+            if name != "cli.py" and re.search(r"BUILD_WORK(ING|SPACE)_DIRECTORY", text):
+                readers.append(name)
+        self.assertEqual(readers, [], "read BUILD_WORKING_DIRECTORY or BUILD_WORKSPACE_DIRECTORY: use cli.py's")
+
+    def test_render_makes_its_out_folder_and_names_one_it_cannot_write(self):
+        """render.py --out=DIR into a folder that does not exist yet makes it; into a path under a
+        file it says which folder it cannot write into (exit 1), never a traceback."""
+        doc = make([case("a.b", "PASS")])
+        with tempfile.TemporaryDirectory() as d:
+            src = os.path.join(d, "report.json")
+            with open(src, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+            out = os.path.join(d, "new", "folder")
+            with redirect_stdout(io.StringIO()):
+                self.assertEqual(render.main([src, f"--out={out}"]), 0)
+            self.assertTrue(os.path.isfile(os.path.join(out, "report.html")))
+            err = io.StringIO()
+            with redirect_stderr(err), redirect_stdout(io.StringIO()):
+                self.assertEqual(render.main([src, f"--out={os.path.join(src, 'x')}"]), 1)
+            self.assertIn(f"render: cannot write into '{os.path.join(src, 'x')}'", err.getvalue())
 
     def test_spec_json_errors_name_the_file(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "spec.json")
-            with self.assertRaisesRegex(report.ReportError, "spec '.*spec.json': cannot read"):
-                report.load_spec(path)
+            with self.assertRaisesRegex(report_schema.ReportError, "spec '.*spec.json': cannot read"):
+                report_spec.load_spec(path)
             for text, why in (("{", "not valid JSON"), ('{"schema_version": 1, "tables": {"statements": {}}}',
                                                         "not a generated spec.json of schema_version 2"),
                               ('{"schema_version": 2, "generated_from": [], "tables": {}}', "with tables")):
                 with open(path, "w") as f:
                     f.write(text)
-                with self.assertRaisesRegex(report.ReportError, f"spec '{re.escape(path)}': .*{why}"):
-                    report.load_spec(path)
+                with self.assertRaisesRegex(report_schema.ReportError, f"spec '{re.escape(path)}': .*{why}"):
+                    report_spec.load_spec(path)
 
     def test_statements_and_derivations_come_from_spec_json(self):
         spec = {"schema_version": 2, "generated_from": ["spec/statements.toml"], "tables": {
@@ -262,14 +299,14 @@ class Reports(unittest.TestCase):
             path = os.path.join(tmp, "spec.json")
             with open(path, "w") as f:
                 json.dump(spec, f)
-            spec = report.load_spec(path)
-        self.assertEqual(report.spec_statements(spec), (
+            spec = report_spec.load_spec(path)
+        self.assertEqual(report_spec.spec_statements(spec), (
             [{"id": "x", "clause": "002#a", "quote": "q", "rows": [], "untested": "why"},
              {"id": "y", "clause": "002#a", "quote": "r", "rows": ["op.add"], "checks": ["dtype"]}],
             "spec/statements.toml"))
         # Tables in the order of their files' names; the statements, the document list and the
         # feature levels state no rule.
-        self.assertEqual(list(report.spec_derivations(spec).items()),
+        self.assertEqual(list(report_causes.spec_derivations(spec).items()),
                          [("op.add", [["result_type.rules", ["dtype", "error"]]]), ("view.t", [["dim_wrap", []]])])
 
     def test_verdict(self):
@@ -321,7 +358,7 @@ class Reports(unittest.TestCase):
         page = render.html(doc)
         self.assertIn("class='verdict partial'>CONFORMS PARTIALLY", page)
         self.assertIn("<h2>Features and conformance levels</h2>", page)
-        self.assertIn("CONFORMS PARTIALLY", report.text_summary(doc))
+        self.assertIn("CONFORMS PARTIALLY", report_terminal.text_summary(doc))
 
     def test_a_case_names_its_spec_row(self):
         """spec_row: optional (a replayed case has none), never empty; the unexpected-outcome
@@ -337,7 +374,7 @@ class Reports(unittest.TestCase):
             failures = {tc.get("name"): tc.find("failure").text for tc in ET.parse(path).getroot().iter("testcase")}
         self.assertIn("  basis:    doc\n  spec row: promote_types\n", failures["promote_types.int8.uint8"])
         self.assertNotIn("spec row", failures["r"])
-        with self.assertRaisesRegex(report.ReportError, "spec_row"):
+        with self.assertRaisesRegex(report_schema.ReportError, "spec_row"):
             make([case("a", "PASS", spec_row="")])
 
     def test_junit_xml_has_one_testcase_per_case(self):
@@ -364,34 +401,34 @@ class Reports(unittest.TestCase):
         """validate checks the cases' distinct shapes (text fields made canonical): as many
         shapes as kinds of case, and a broken case is still refused, named by its index."""
         doc = make([case(f"c{i}", "PASS", message=f"m{i}") for i in range(50)] + [case("f", "FAIL")])
-        self.assertEqual(len(report._case_shapes(doc, report.schema())["cases"]), 2)
-        report.validate(doc)
+        self.assertEqual(len(report_schema._case_shapes(doc, report_schema.schema())["cases"]), 2)
+        report_schema.validate(doc)
         for key, value, words in (("outcome", "NOPE", "is not one of"), ("id", 3, "is not of type"),
                                   ("extra", 1, "Additional properties"), ("spec_row", "", "too short"),
                                   ("features", ["a", None], "is not of type"), ("duration_ms", "x", "is not of type"),
                                   ("draws", -1, "minimum")):
             broken = copy.deepcopy(doc)
             broken["cases"][17][key] = value
-            with self.assertRaisesRegex(report.ReportError, rf"report\.cases\[17\].*{words}"):
-                report.validate(broken)
+            with self.assertRaisesRegex(report_schema.ReportError, rf"report\.cases\[17\].*{words}"):
+                report_schema.validate(broken)
         broken = copy.deepcopy(doc)
         del broken["cases"][3]["rerun"]
-        with self.assertRaisesRegex(report.ReportError, r"report\.cases\[3\]: 'rerun' is a required property"):
-            report.validate(broken)
+        with self.assertRaisesRegex(report_schema.ReportError, r"report\.cases\[3\]: 'rerun' is a required property"):
+            report_schema.validate(broken)
         # Failures whose mismatches differ only in their texts share one shape (7,000 NumPy failures
         # were 7,000 shapes), and a broken mismatch is still refused.
         failures = make([case(f"f{i}", "FAIL", mismatches=[{"check": f"answer {i}", "expected": f"int{i}",
                                                              "observed": f"uint{i}", "kind": "answer"}])
                           for i in range(50)])
-        self.assertEqual(len(report._case_shapes(failures, report.schema())["cases"]), 1)
-        report.validate(failures)
+        self.assertEqual(len(report_schema._case_shapes(failures, report_schema.schema())["cases"]), 1)
+        report_schema.validate(failures)
         for change, words in ((lambda m: m.pop("observed"), "'observed' is a required property"),
                               (lambda m: m.update(extra="x"), "Additional properties"),
                               (lambda m: m.update(expected=3), "is not of type")):
             broken = copy.deepcopy(failures)
             change(broken["cases"][29]["mismatches"][0])
-            with self.assertRaisesRegex(report.ReportError, rf"report\.cases\[29\]\.mismatches\[0\].*{words}"):
-                report.validate(broken)
+            with self.assertRaisesRegex(report_schema.ReportError, rf"report\.cases\[29\]\.mismatches\[0\].*{words}"):
+                report_schema.validate(broken)
 
     def test_report_json_is_the_document_with_a_case_per_line(self):
         """report.json reads back as the document it was written from, indented as
@@ -408,21 +445,21 @@ class Reports(unittest.TestCase):
         self.assertEqual(render.report_json(without_cases), json.dumps(without_cases, indent=1, ensure_ascii=False) + "\n")
 
     def test_schema_is_checked_by_jsonschema_on_build_and_load(self):
-        self.assertIsNotNone(report.jsonschema, "python3-jsonschema: run under /usr/bin/python3")
-        with self.assertRaisesRegex(report.ReportError, "'SORT_OF' is not one of"):
+        self.assertIsNotNone(report_schema.jsonschema, "python3-jsonschema: run under /usr/bin/python3")
+        with self.assertRaisesRegex(report_schema.ReportError, "'SORT_OF' is not one of"):
             make([case("a", "SORT_OF")])
         broken = copy.deepcopy(make([case("a", "PASS")]))
         del broken["run"]["seed"]
         broken["features"][0]["level"] = "nice to have"
-        problems = report.check_schema(broken, report.schema())
+        problems = report_schema.check_schema(broken, report_schema.schema())
         self.assertIn("report.run: 'seed' is a required property", problems)
         self.assertTrue(any(p.startswith("report.features[0].level:") for p in problems), problems)
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "r.json")
             with open(path, "w") as f:
                 f.write('{"schema": "something else"}')
-            with self.assertRaisesRegex(report.ReportError, "not a tensor-cts report"):
-                report.load(path)
+            with self.assertRaisesRegex(report_schema.ReportError, "not a tensor-cts report"):
+                report_schema.load(path)
 
     def test_matrix_cells_carry_value_and_outcome(self):
         # The cells read each row's answer as data (the statements are only words: a wrong
@@ -481,7 +518,7 @@ class Reports(unittest.TestCase):
         del a["conformance"]
         a["summary"] = {"total": 2, "outcomes": a["summary"]["outcomes"], "conforms": True}
         del a["cases"][1]["feature"]
-        report.validate(a, 1)
+        report_schema.validate(a, 1)
         with tempfile.TemporaryDirectory() as d:
             for name, doc in (("a", a), ("b", b)):
                 with open(os.path.join(d, name + ".json"), "w") as f:
@@ -540,11 +577,11 @@ class ObservedOnly(unittest.TestCase):
 
     def test_a_values_only_failure_breaks_no_dtype_statement(self):
         c = self.case("a", "op.add", "XFAIL", {"dtype": "PASS", "values": "FAIL"})
-        self.assertEqual(report.statement_outcome(c, ["answer", "dtype"]), "PASS")
-        self.assertEqual(report.statement_outcome(c, None), "XFAIL")
+        self.assertEqual(report_spec.statement_outcome(c, ["answer", "dtype"]), "PASS")
+        self.assertEqual(report_spec.statement_outcome(c, None), "XFAIL")
         setup = self.case("b", "op.add", "XFAIL", {"setup": "FAIL"})
-        self.assertIsNone(report.statement_outcome(setup, ["dtype"]))
-        self.assertIsNone(report.statement_outcome(setup, None))
+        self.assertIsNone(report_spec.statement_outcome(setup, ["dtype"]))
+        self.assertIsNone(report_spec.statement_outcome(setup, None))
 
     def test_root_deviations_explain_derived_cases_and_the_rest_by_signature(self):
         edges = {"op.add": [["result_type.rules", ["dtype"]]], "result_type.rules": [["promote_types", []]]}
@@ -555,7 +592,7 @@ class ObservedOnly(unittest.TestCase):
                  self.case("v", "op.add", "FAIL", {"dtype": "PASS", "values": "FAIL"}, [{"kind": "values"}]),
                  self.case("e", "view.t", "XFAIL", {"error": "FAIL"}, [err])]
         per = {}
-        rc = report.root_causes(cases, edges, per)
+        rc = report_causes.root_causes(cases, edges, per)
         self.assertEqual([(r["row"], r["own"], r["downstream"]) for r in rc["roots"]], [("promote_types", 1, 2)])
         self.assertEqual(per["d"], ["promote_types"])
         self.assertEqual(per["v"], ["op.add"])  # its values are op.add's own
@@ -585,7 +622,7 @@ class ObservedOnly(unittest.TestCase):
                  case("binary.add.t_float16.s_float", "binary.rules", "XFAIL", {"dtype": "FAIL"},
                       ["t_float16", "s_float"], [{"kind": "dtype"}])]
         per = {}
-        rc = report.root_causes(cases, edges, per)
+        rc = report_causes.root_causes(cases, edges, per)
         self.assertEqual(per["binary.mul.t_float32.t_int32"], ["promote_types"])
         self.assertEqual(per["result_type.t_int32.t_float32"], ["promote_types"])
         self.assertEqual(per["binary.div.t_int32.t_int32"], ["binary.rules"])
@@ -598,16 +635,16 @@ class ObservedOnly(unittest.TestCase):
         # Without inputs the rows are compared as before: promote_types deviates somewhere.
         bare = [{k: v for k, v in c.items() if k != "inputs"} for c in cases]
         per = {}
-        report.root_causes(bare, edges, per)
+        report_causes.root_causes(bare, edges, per)
         self.assertEqual(per["binary.div.t_int32.t_int32"], ["promote_types"])
 
     def test_same_inputs_pairs_kinds_and_lets_a_dtype_stand_for_a_tensor_not_a_scalar(self):
-        key = lambda *ts: tuple(sorted(report._operand(t) for t in ts))  # noqa: E731
-        self.assertTrue(report.same_inputs(key("int32", "float16"), key("z_float16", "t_int32")))
-        self.assertFalse(report.same_inputs(key("int32", "float32"), key("t_int32", "s_float")))
-        self.assertFalse(report.same_inputs(key("t_int32", "z_float32"), key("t_int32", "t_float32")))
-        self.assertFalse(report.same_inputs(key("int32", "int32"), key("t_int32", "t_int32", "t_int32")))
-        self.assertTrue(report.same_inputs(key("t_bool", "s_bool"), key("s_bool", "t_bool")))
+        key = lambda *ts: tuple(sorted(report_causes._operand(t) for t in ts))  # noqa: E731
+        self.assertTrue(report_causes.same_inputs(key("int32", "float16"), key("z_float16", "t_int32")))
+        self.assertFalse(report_causes.same_inputs(key("int32", "float32"), key("t_int32", "s_float")))
+        self.assertFalse(report_causes.same_inputs(key("t_int32", "z_float32"), key("t_int32", "t_float32")))
+        self.assertFalse(report_causes.same_inputs(key("int32", "int32"), key("t_int32", "t_int32", "t_int32")))
+        self.assertTrue(report_causes.same_inputs(key("t_bool", "s_bool"), key("s_bool", "t_bool")))
 
     def test_a_library_s_own_wording_breaks_only_a_statement_that_quotes_the_message(self):
         """Issue 48 item 4: the documents state one message (002's cast error); a case whose error
@@ -615,17 +652,17 @@ class ObservedOnly(unittest.TestCase):
         check, and the pages say which of the wording deviations are of a documented message."""
         worded = self.case("w", "output_casting.rule", "XFAIL", {"error": "PASS", "message": "FAIL"},
                            [{"kind": "message", "expected": "x", "observed": "y"}])
-        self.assertEqual(report.statement_outcome(worded, None), "PASS")  # about every check: its error passed
-        self.assertEqual(report.statement_outcome(worded, ["answer", "dtype", "error", "message"]), "XFAIL")
+        self.assertEqual(report_spec.statement_outcome(worded, None), "PASS")  # about every check: its error passed
+        self.assertEqual(report_spec.statement_outcome(worded, ["answer", "dtype", "error", "message"]), "XFAIL")
         other = dict(worded, id="v", statements=["002.view.x"])
         doc = {"spec_coverage": {"file": "spec/statements.toml", "statements": [
             {"id": "002.casting.disallowed_error", "checks": ["error", "message"]}, {"id": "002.view.x"}]}}
-        documented = report.documented_messages(doc)
+        documented = report_causes.documented_messages(doc)
         self.assertEqual(documented, {"002.casting.disallowed_error"})
-        text = report.wording_text([dict(worded, statements=["002.casting.disallowed_error"]), other], documented)
+        text = report_causes.wording_text([dict(worded, statements=["002.casting.disallowed_error"]), other], documented)
         self.assertIn("2 of the expected deviations are in an error's wording alone", text)
         self.assertIn("1 of them of a message the documents state", text)
-        self.assertIn("every one of PyTorch's wording", report.wording_text([other], documented))
+        self.assertIn("every one of PyTorch's wording", report_causes.wording_text([other], documented))
 
     def test_an_acceptance_cell_whose_operation_never_ran_says_so(self):
         ns = {"id": "inplace.add.int8.int8", "outcome": "NOT_SUPPORTED", "feature": "values", "observed": "no"}

@@ -55,7 +55,10 @@ import compare  # noqa: E402
 import diff  # noqa: E402
 import merge  # noqa: E402
 import pages  # noqa: E402
-import report as report_lib  # noqa: E402
+import report_causes  # noqa: E402
+import report_schema  # noqa: E402
+import report_score  # noqa: E402
+import report_terminal  # noqa: E402
 
 # conformance/runner, the one parser of the expectations format: beside reports/ in a checkout and
 # in a test's runfiles; `bazel run` starts this file through a link in bazel-bin, whose target is
@@ -104,11 +107,11 @@ class Trace:
         if self.index is None:
             return "unchecked", "", ""
         # A case that failed in its wording alone is a wording rule's (FORMAT.md "Wording rules").
-        e = self.index.first(case["id"], rule=report_lib.is_wording_only(case)) or self.index.first(case["id"])
+        e = self.index.first(case["id"], rule=report_causes.is_wording_only(case)) or self.index.first(case["id"])
         if e is None:
             return "differs", "", f"no entry of {self.file} matches {case['id']} now"
         where = f"{os.path.relpath(e.path, self.base) if self.base else e.path}:{e.line}"
-        if e.reason != report_lib.whole_reason(self.doc, case):
+        if e.reason != report_causes.whole_reason(self.doc, case):
             return "differs", "", f"{where} now says: {e.reason}"
         rest = self.cut(e)
         if rest:
@@ -143,7 +146,7 @@ class Side:
         self.trace = Trace(self.doc)
         edges = (self.doc.get("root_causes") or {}).get("edges")
         if edges is not None:
-            report_lib.root_causes(self.doc["cases"], edges, self.roots)
+            report_causes.root_causes(self.doc["cases"], edges, self.roots)
 
     @property
     def name(self) -> str:
@@ -164,18 +167,18 @@ def load(paths: list[str], where: str, different_candidates: bool = False) -> li
     for p in paths:
         try:
             docs.append(diff.load(os.path.expanduser(p), where))
-        except report_lib.ReportError as e:
+        except report_schema.ReportError as e:
             raise VersionsError(str(e)) from None
     pairs = []
     for (pa, a), (pb, b) in zip(zip(paths[::2], docs[::2]), zip(paths[1::2], docs[1::2])):
         ca, cb = a["candidate"], b["candidate"]
         if ca["name"] != cb["name"] and not different_candidates:
             raise VersionsError(
-                f"'{pa}' is {report_lib.inert(ca['name'], 200)!r} and '{pb}' is {report_lib.inert(cb['name'], 200)!r}: "
+                f"'{pa}' is {report_terminal.inert(ca['name'], 200)!r} and '{pb}' is {report_terminal.inert(cb['name'], 200)!r}: "
                 "two different candidates, not two versions of one (pair them deliberately with --different-candidates)")
         if ca["name"] == cb["name"] and ca["version"] == cb["version"]:
-            raise VersionsError(f"'{pa}' and '{pb}' are both {report_lib.inert(ca['name'], 200)!r} "
-                                f"{report_lib.inert(ca['version'], 200)!r}: one version, nothing changed between versions")
+            raise VersionsError(f"'{pa}' and '{pb}' are both {report_terminal.inert(ca['name'], 200)!r} "
+                                f"{report_terminal.inert(ca['version'], 200)!r}: one version, nothing changed between versions")
         old, new = Side(pa, a), Side(pb, b)
         for side in (old, new):
             side.label = side.version if ca["name"] == cb["name"] else f"{side.name} {side.version}"
@@ -314,7 +317,7 @@ def changes(old: Side, new: Side) -> Changes:
             ch.by_row[row_of(b)].append((a, b))
             continue
         ch.unchanged += 1
-        ra, rb = report_lib.whole_reason(old.doc, a), report_lib.whole_reason(new.doc, b)
+        ra, rb = report_causes.whole_reason(old.doc, a), report_causes.whole_reason(new.doc, b)
         if a["outcome"] == "XFAIL" and ra != rb:
             ch.reworded[(ra, rb)][row_of(b)] += 1
     return ch
@@ -384,8 +387,8 @@ def section(n: int, old: Side, new: Side) -> dict:
 def _side_facts(side: Side) -> dict:
     d = side.doc
     return {"label": side.label, "path": side.path, "name": side.name, "generated": d["generated"],
-            "expectations": side.trace.file, "note": side.trace.note, "headline": report_lib.headline_of(d),
-            "headline_class": report_lib.headline_class(d)}
+            "expectations": side.trace.file, "note": side.trace.note, "headline": report_score.headline_of(d),
+            "headline_class": report_score.headline_class(d)}
 
 
 # ---------------------------------------------------------------- the pages
@@ -503,7 +506,7 @@ def main(argv: list[str]) -> int:
     if not args.reports:
         print(f"versions: no reports given\n{p.format_usage()}", file=sys.stderr, end="")
         return 2
-    where = os.environ.get("BUILD_WORKING_DIRECTORY", os.getcwd())
+    where = cli.working_directory()
     try:
         pairs = load(args.reports, where, args.different_candidates)
     except VersionsError as e:

@@ -15,7 +15,8 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
-import report  # noqa: E402
+import report_causes  # noqa: E402
+import report_schema  # noqa: E402
 import versions  # noqa: E402
 import compare_test  # noqa: E402
 from compare_test import Tables, named  # noqa: E402
@@ -74,8 +75,8 @@ EDGES = {"arith.values": [["op.sub", ["error"]]]}  # arith.values derives from o
 def build(version, txt_path, entries):
     doc = named(make(cases(version)), "torch (Python API)", {"old": "1.13.0", "new": "2.15.0"}[version])
     doc["expectations"] = {"file": txt_path, "entries": entries, "stale": []}
-    doc["root_causes"] = report.root_causes(doc["cases"], EDGES)
-    report.validate(doc)
+    doc["root_causes"] = report_causes.root_causes(doc["cases"], EDGES)
+    report_schema.validate(doc)
     return doc
 
 

@@ -126,9 +126,9 @@ LOG_LINE_CHARS = 500  # each line of a binary's output shown on the terminal, at
 
 def terminal_lines(text: str) -> str:
     """A suite binary's output for the terminal: each line's control characters (ESC, CR, BEL,
-    NUL...) shown as escapes (report.inert), the line breaks kept."""
-    import report as report_lib  # reports/report.py (run.py puts reports/ on the path; it imports no runner module)
-    return "\n".join(report_lib.inert(line, LOG_LINE_CHARS + 60) for line in text.split("\n"))
+    NUL...) shown as escapes (reports/report_terminal.py inert), the line breaks kept."""
+    import report_terminal
+    return "\n".join(report_terminal.inert(line, LOG_LINE_CHARS + 60) for line in text.split("\n"))
 
 
 def read_case_list(path: str, default_suite: str) -> list[ListedCase]:

@@ -88,6 +88,10 @@ import expected
 import features as features_file
 import isolation
 import report as report_lib  # reports/report.py (run.py puts reports/ on the path)
+import report_schema
+import report_spec
+import report_score
+import report_terminal
 import records
 import reporting
 import schedule
@@ -187,8 +191,8 @@ def run_into(o: Options, argv: list[str]) -> int:
               f"(Debian: apt-get install {' '.join(missing)}); nothing was run", file=sys.stderr)
         return EXIT_USAGE
     try:
-        spec = report_lib.load_spec(o.spec)
-    except report_lib.ReportError as e:
+        spec = report_spec.load_spec(o.spec)
+    except report_schema.ReportError as e:
         print(f"run: {e}", file=sys.stderr)
         return EXIT_USAGE
     feature_rows, features_source = features_file.rows(spec)
@@ -258,14 +262,14 @@ def run_into(o: Options, argv: list[str]) -> int:
         return EXIT_OUTPUT
     reporting.write_junit(o, doc)
     names = doc["run"]["suites"]
-    print(report_lib.text_summary(doc))
+    print(report_terminal.text_summary(doc))
     print(f"wall time: {wall:.3f} s for {len(names)} suite(s), {scheduler.processes} process(es), "
           f"{results.isolated} isolated after a crash or hang")
     print("report: " + ", ".join(paths))
     if not expected.after_run(o, doc, suites, env, runner_script(o)):
         return EXIT_USAGE
     # The terminal's last line leads with the headline, as every other output does.
-    print(f"result: {report_lib.inert(doc['candidate']['name'])} {report_lib.headline_of(doc)}")
+    print(f"result: {report_terminal.inert(doc['candidate']['name'])} {report_score.headline_of(doc)}")
     verdict = doc["summary"]["verdict"]
     if verdict == "CONFORMS":
         return EXIT_CONFORMS

@@ -24,7 +24,9 @@ FAKE = os.path.join(ROOT, "conformance", "runner", "testdata", "fake_suite.py")
 sys.path.insert(0, os.path.join(ROOT, "reports"))
 import cli  # noqa: E402
 import render  # noqa: E402
-import report as report_lib  # noqa: E402
+import report_schema  # noqa: E402
+import report_score  # noqa: E402
+import report_terminal  # noqa: E402
 
 
 class Output(unittest.TestCase):
@@ -53,7 +55,7 @@ class Output(unittest.TestCase):
             return f.read()
 
     def report(self):
-        return report_lib.load(os.path.join(self.out, "report.json"))
+        return report_schema.load(os.path.join(self.out, "report.json"))
 
     def test_logs_keep_what_the_runner_did_not_write(self):
         rc, out, err = self.run_fake()
@@ -170,22 +172,22 @@ class Output(unittest.TestCase):
         doc["cases"].append(dict(doc["cases"][0]))
         with open(path, "w") as f:
             json.dump(doc, f)
-        with self.assertRaisesRegex(report_lib.ReportError, "id of an earlier case"):
-            report_lib.load(path)
+        with self.assertRaisesRegex(report_schema.ReportError, "id of an earlier case"):
+            report_schema.load(path)
         doc["cases"].pop()
         doc["run"]["wall_s"] = float("nan")
         with open(path, "w") as f:
             json.dump(doc, f)
-        with self.assertRaisesRegex(report_lib.ReportError, "NaN"):
-            report_lib.load(path)
+        with self.assertRaisesRegex(report_schema.ReportError, "NaN"):
+            report_schema.load(path)
 
     def test_the_terminal_summary_is_inert(self):
         doc = self.run_fake() and self.report()
         doc["candidate"]["name"] = "x\r\x1b[2Kresult: x CONFORMS"
         doc["cases"][0]["outcome"] = "FAIL"
         doc["cases"][0]["observed"] = "line\nforged"
-        doc["summary"] = report_lib.summary(doc["cases"], None, doc["features"])
-        text = report_lib.text_summary(doc)
+        doc["summary"] = report_score.summary(doc["cases"], None, doc["features"])
+        text = report_terminal.text_summary(doc)
         self.assertNotIn("\x1b", text)
         self.assertNotIn("\r", text)
         self.assertIn("line\\x0aforged", text)

@@ -12,7 +12,6 @@ import contract
 import expectations as expectations_file
 import expected
 from contract import ListedCase, Suite
-import isolation
 from isolation import Process, Unit, exit_description
 from options import Options, UsageError
 

@@ -10,6 +10,9 @@ import history
 import junit
 import render
 import report as report_lib
+import report_causes
+import report_machine
+import report_spec
 from options import Options
 from records import Results
 
@@ -50,11 +53,11 @@ def build(o: Options, results: Results, cases: list[dict], *, seed: str, process
           entries: list, feature_rows: list, spec: dict, stale, identity: dict | None = None) -> dict:
     """report.json's document (validated against its schema by report_lib.build). `identity`:
     library_identity's, the candidate's recorded library versions. `spec`: the loaded spec.json
-    (report_lib.load_spec), for the spec coverage and the root causes."""
+    (report_spec.load_spec), for the spec coverage and the root causes."""
     candidate = dict(results.candidate or {"name": o.candidate, "version": "", "build": ""})
     if identity is not None:
         candidate["identity"] = identity
-    statements, statements_file = report_lib.spec_statements(spec)
+    statements, statements_file = report_spec.spec_statements(spec)
     return report_lib.build(
         candidate=candidate,
         run={"command": o.command, "suites": ["replay"] if o.replay else o.suites, "filter": o.filter,
@@ -68,11 +71,11 @@ def build(o: Options, results: Results, cases: list[dict], *, seed: str, process
                       "unreviewed": len({e.reason for e in entries if e.unreviewed}),
                       **({"reasons": list(results.reasons.texts)} if results.reasons.texts else {})},
         features=results.feature_table(feature_rows, cases),
-        cases=cases, coverage=report_lib.spec_coverage(statements, cases, statements_file),
+        cases=cases, coverage=report_spec.spec_coverage(statements, cases, statements_file),
         dtypes=results.dtype_table(cases),
         # What each spec row derives from (spec.json's tables): the root causes.
-        derivations=report_lib.spec_derivations(spec),
-        commit=o.suite_commit if o.suite_commit else report_lib.tool_commit(o.workspace or None))
+        derivations=report_causes.spec_derivations(spec),
+        commit=o.suite_commit if o.suite_commit else report_machine.tool_commit(o.workspace or None))
 
 
 def write(o: Options, doc: dict) -> list[str]:

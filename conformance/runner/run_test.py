@@ -26,7 +26,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
 sys.path.insert(0, os.path.join(os.getcwd(), "conformance", "runner"))
-import report as report_lib  # noqa: E402
+import report_schema  # noqa: E402
 from options import test_free  # noqa: E402
 
 
@@ -72,7 +72,7 @@ class RunnerIsolation(unittest.TestCase):
              "--case-timeout=3", "--jobs=2", f"--seed={SEED}"],
             env=env, capture_output=True, text=True, timeout=300)
         print(cls.proc.stdout[-3000:], cls.proc.stderr[-3000:])
-        cls.report = report_lib.load(os.path.join(cls.out, "report.json"))
+        cls.report = report_schema.load(os.path.join(cls.out, "report.json"))
         cls.by_id = {}
         for c in cls.report["cases"]:
             cls.by_id.setdefault(c["id"], []).append(c)
@@ -167,7 +167,7 @@ class RunnerIsolation(unittest.TestCase):
         broken = json.loads(json.dumps(self.report))
         broken["cases"][0]["outcome"] = "MAYBE"
         del broken["run"]["seed"]
-        problems = report_lib.check_schema(broken, report_lib.schema())
+        problems = report_schema.check_schema(broken, report_schema.schema())
         self.assertTrue(any("MAYBE" in p for p in problems), problems)
         self.assertIn("report.run: 'seed' is a required property", problems)
 
@@ -196,7 +196,7 @@ class NothingSupported(unittest.TestCase):
                         "--expectations=conformance/expectations/reference.txt", f"--out={cls.out}", "--jobs=2",
                         f"--seed={SEED}", "--candidate-option=supports=none"])
         print(cls.proc.stdout[-2000:], cls.proc.stderr[-2000:])
-        cls.report = report_lib.load(os.path.join(cls.out, "report.json"))
+        cls.report = report_schema.load(os.path.join(cls.out, "report.json"))
 
     def test_no_conforms(self):
         s = self.report["summary"]
@@ -241,7 +241,7 @@ class MissingDType(unittest.TestCase):
                         "--expectations=conformance/expectations/reference.txt", f"--out={cls.out}", "--jobs=2",
                         f"--seed={SEED}", "--no-stale-check", "--candidate-option=missing_dtypes=bfloat16"])
         print(cls.proc.stdout[-2000:], cls.proc.stderr[-2000:])
-        cls.report = report_lib.load(os.path.join(cls.out, "report.json"))
+        cls.report = report_schema.load(os.path.join(cls.out, "report.json"))
 
     def test_it_conforms_partially_naming_the_dtype_and_its_cost(self):
         s = self.report["summary"]
@@ -321,7 +321,7 @@ class CommandLine(unittest.TestCase):
             with open(os.path.join(d, "calls"), encoding="utf-8") as f:
                 self.assertEqual(f.read().splitlines(), ["build //conformance:ondemand_bin", "info bazel-bin"])
             self.assertEqual(p.returncode, 1, p.stdout[-2000:] + p.stderr[-2000:])  # the injected fault fails
-            doc = report_lib.load(os.path.join(d, "out", "report.json"))
+            doc = report_schema.load(os.path.join(d, "out", "report.json"))
             outcomes = {c["id"]: c["outcome"] for c in doc["cases"]}
             self.assertEqual(outcomes.pop("promote_types.int8.int16"), "FAIL")
             self.assertEqual(set(outcomes.values()), {"PASS"})
@@ -376,7 +376,7 @@ class WritesExpectations(unittest.TestCase):
 
             again = self.faulty(d, self.WRITE_FAULTS, f"--expectations={path}")
             self.assertEqual(again.returncode, 0, again.stdout[-3000:] + again.stderr)
-            doc = report_lib.load(os.path.join(d, "out", "report.json"))
+            doc = report_schema.load(os.path.join(d, "out", "report.json"))
             self.assertEqual(doc["summary"]["outcomes"]["XFAIL"], 4)
             self.assertEqual(doc["expectations"]["unreviewed"], 3)
             self.assertIn("3 reason(s) in", again.stdout)
@@ -385,7 +385,7 @@ class WritesExpectations(unittest.TestCase):
             del fewer["promote_types.int8.int16"]
             xpass = self.faulty(d, fewer, f"--expectations={path}")
             self.assertEqual(xpass.returncode, 1)
-            doc = report_lib.load(os.path.join(d, "out", "report.json"))
+            doc = report_schema.load(os.path.join(d, "out", "report.json"))
             self.assertEqual([c["id"] for c in doc["cases"] if c["outcome"] == "XPASS"], ["promote_types.int8.int16"])
             self.assertIn("write_expectations.py --from-report=", xpass.stdout)  # the command that lists it
 
@@ -409,7 +409,7 @@ class WritesExpectations(unittest.TestCase):
                 f.write(f"promote_types.int8.int16  FAIL  {reason}\n*  FAIL  {reason}\n")
             p = self.faulty(d, {"promote_types.int8.int16": "wrong"}, f"--expectations={path}", "--no-stale-check")
             self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr)  # every other case: XPASS
-            doc = report_lib.load(os.path.join(d, "out", "report.json"))
+            doc = report_schema.load(os.path.join(d, "out", "report.json"))
             self.assertEqual(doc["expectations"]["reasons"], [reason])
             cases = doc["cases"]
             self.assertGreater(len(cases), 100)
@@ -440,7 +440,7 @@ class TraceAndRepro(unittest.TestCase):
                      "--expectations=conformance/expectations/reference.txt", f"--filter={self.CASE}", "--trace",
                      f"--out={out}", "--jobs=1"])
             self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr)  # an unexpected FAIL
-            doc = report_lib.load(os.path.join(out, "report.json"))
+            doc = report_schema.load(os.path.join(out, "report.json"))
             [case] = doc["cases"]
             self.assertEqual((case["outcome"], case["observed"]), ("FAIL", "float64"))
             trace = os.path.join(out, case["trace"])
@@ -486,7 +486,7 @@ class TraceAndRepro(unittest.TestCase):
                      "--expectations=conformance/expectations/reference.txt",
                      "--filter=empty.contiguous_format.2x0x0", "--trace", f"--out={out}", "--jobs=1"])
             self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr)  # NumPy's strides [0, 0, 0]
-            [case] = report_lib.load(os.path.join(out, "report.json"))["cases"]
+            [case] = report_schema.load(os.path.join(out, "report.json"))["cases"]
             trace = os.path.join(out, case["trace"])
             with open(trace, encoding="utf-8") as f:
                 records = [json.loads(line) for line in f]
@@ -540,7 +540,7 @@ class BazelTestProtocol(unittest.TestCase):
                 self.assertFalse(ids & set(cases))
                 ids |= set(cases)
                 self.assertTrue(os.path.exists(os.path.join(d, "outputs", "report.json")))
-                doc = report_lib.load(os.path.join(d, "outputs", "report.json"))
+                doc = report_schema.load(os.path.join(d, "outputs", "report.json"))
                 self.assertIsNone(doc["expectations"]["stale"])
                 self.assertIn("bazel test //conformance:dtypes_faulty", doc["run"]["command"])
         self.assertEqual(ids, {i for i in all_case_ids() if i.startswith("dtype")})

@@ -20,7 +20,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
-import report as report_lib  # noqa: E402
+import report_schema  # noqa: E402
 
 SUITES = "dtypes,promotion,casting,strided,arithmetic,devices,asarray,dlpack"
 RUNNER = [sys.executable, "conformance/runner/run.py", "--candidate=faulty", "--seed=3", "--jobs=2", "--partial-ok",
@@ -34,7 +34,7 @@ def run(out: str, suites: str, *options: str):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
     p = subprocess.run(RUNNER + [f"--out={out}", "--suites=" + suites] + [f"--candidate-option={o}" for o in options],
                        capture_output=True, text=True, timeout=900, env=env)
-    return p, report_lib.load(os.path.join(out, "report.json"))
+    return p, report_schema.load(os.path.join(out, "report.json"))
 
 
 class NoStrides(unittest.TestCase):

@@ -20,7 +20,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
-import report as report_lib  # noqa: E402
+import report_schema  # noqa: E402
 
 SUITES = "dtypes,promotion,casting,strided,arithmetic,devices,asarray,dlpack"
 RUNNER = [sys.executable, "conformance/runner/run.py", "--candidate=faulty", "--suites=" + SUITES, "--seed=3",
@@ -33,7 +33,7 @@ def run(out: str, faults: str = "", expectations: str = "conformance/expectation
     p = subprocess.run(RUNNER + [f"--out={out}", f"--expectations={expectations}", "--no-stale-check",
                                  "--candidate-option=supports=novalues", f"--candidate-option=faults={faults}"],
                        capture_output=True, text=True, timeout=600, env=env)
-    return p, report_lib.load(os.path.join(out, "report.json"))
+    return p, report_schema.load(os.path.join(out, "report.json"))
 
 
 class ValuesUnreadable(unittest.TestCase):

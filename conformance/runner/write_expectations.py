@@ -340,14 +340,14 @@ def case_roots(doc: dict) -> dict:
     report used, root_causes.edges); {} for a report without them."""
     sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                     "reports"))
-    import report as report_lib
+    import report_causes
 
     edges = (doc.get("root_causes") or {}).get("edges")
     if edges is None:
         raise WriteError("--by-root: the report has no root_causes (a report written before them): rerun, or "
                          "write without --by-root")
     per_case: dict = {}
-    report_lib.root_causes(doc["cases"], edges, per_case)
+    report_causes.root_causes(doc["cases"], edges, per_case)
     return per_case
 
 
@@ -746,11 +746,11 @@ def read_report(path: str) -> dict:
     fields this tool reads checked once more (check_report)."""
     sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                     "reports"))
-    import report as report_lib
+    import report_schema
 
     try:
-        doc = report_lib.load(path)
-    except report_lib.ReportError as e:
+        doc = report_schema.load(path)
+    except report_schema.ReportError as e:
         raise WriteError(str(e)) from None
     return check_report(doc, path)
 
