@@ -186,6 +186,12 @@ def _special(op: str, a: float, b: float) -> float | None:
     return math.copysign(math.inf, math.copysign(1, a) * math.copysign(1, b))
 
 
+# The binary ops whose element values this model computes (real_op, _special, complex_op,
+# Compute._op): an [[op]] row of spec/promotion.toml outside them is refused where the spec is
+# read (spec_model.py), naming the row, since its expected values would have no oracle.
+VALUE_OPS = ("add", "sub", "mul", "div")
+
+
 def real_op(op: str, a: float, b: float, fmt: Format) -> float:
     """a op b for doubles holding values of format fmt, rounded once to fmt."""
     s = _special(op, a, b)

@@ -281,6 +281,8 @@ MALFORMED = [
      ["asarray.toml", "asarray.infer.int_float", "is not a Python literal"]),
     ("dlpack.toml", 'int32 = "kDLInt"', 'int32 = "kDLFloat"',
      ["dlpack.toml", "dtype_codes", "two dtypes share a (code, bits)"]),
+    ("promotion.toml", 'name = "mul"\nsymbol = "*"', 'name = "pow"\nsymbol = "**"',
+     ["promotion.toml", "op.mul", "op 'pow' has no arithmetic in the generators' value model"]),
     # --- the statement table: rows or a reason, rows that exist, every row claimed
     ("statements.toml", 'untested = "a stability notice: no behaviour to observe"\n', "",
      ["statements.toml", "002.layout.beta", "either rows", "it has neither"]),
