@@ -33,15 +33,24 @@ OUTCOMES = ("FAIL", "CRASH", "TIMEOUT")
 # "FAIL(dtype,strides)": a FAIL naming the checks (spec/interface.toml [[check]]) it expects to
 # fail; a failure of any other check of the case is unexpected.
 _CHECKED_FAIL = re.compile(r"FAIL\(([a-z_]+(?:,[a-z_]+)*)\)")
+# "VARIES(values)": a deviation in the named checks that the library shows on some machines and
+# not on others (a vendor math library's CPU-specific code path): a FAIL in those checks is
+# expected, and a PASS is a PASS, never an XPASS (FORMAT.md "Meaning"). It always names its checks.
+VARIES = "VARIES"
+_VARIES = re.compile(r"VARIES\(([a-z_]+(?:,[a-z_]+)*)\)")
 
 
 def split_outcome(token: str) -> tuple[str, tuple[str, ...]] | None:
     """(outcome, checks) of an outcome field — "FAIL" is ("FAIL", ()), "FAIL(values,dtype)" is
-    ("FAIL", ("dtype", "values")) — or None when it is none."""
+    ("FAIL", ("dtype", "values")), "VARIES(values)" is ("VARIES", ("values",)) — or None when it
+    is none."""
     if token in OUTCOMES:
         return token, ()
     m = _CHECKED_FAIL.fullmatch(token)
-    return ("FAIL", tuple(sorted(set(m.group(1).split(","))))) if m else None
+    if m:
+        return "FAIL", tuple(sorted(set(m.group(1).split(","))))
+    m = _VARIES.fullmatch(token)
+    return (VARIES, tuple(sorted(set(m.group(1).split(","))))) if m else None
 
 
 def failing_checks(checks: dict | None) -> tuple[str, ...]:
@@ -452,7 +461,7 @@ def parse(path: str, text: str, root: tuple | None = None, _stack: tuple = (), _
         split = split_outcome(outcome)
         if split is None:
             raise ExpectationsError(f"{path}:{n}:{col}: unknown outcome '{outcome}' (expected {expected}, or "
-                                    f"FAIL(check,...) naming the checks that fail)")
+                                    f"FAIL(check,...) naming the checks that fail, or VARIES(check,...))")
         if len(rest) < 2:
             raise ExpectationsError(f"{path}:{n}: '{first}' needs a reason")
         _reader.count(path, n, col0)
@@ -580,6 +589,8 @@ def apply(entries: list[Entry] | Index, case_id: str, raw: str,
       FAIL           FAIL             XFAIL
       CRASH/TIMEOUT  the same         XFAIL
       PASS           anything         XPASS (the entry is out of date)
+      FAIL           VARIES(checks)   XFAIL where only those checks failed
+      PASS           VARIES(checks)   PASS (the deviation depends on the machine)
       FAIL/CRASH/TIMEOUT  another     the raw outcome, with a note saying what was listed
       NOT_SUPPORTED  anything         NOT_SUPPORTED (the declaration decides, not the list)
       anything       not listed       the raw outcome
@@ -606,8 +617,8 @@ def apply(entries: list[Entry] | Index, case_id: str, raw: str,
     if entry is None:
         return raw, None, ""
     if raw == "PASS":
-        return "XPASS", entry, entry.reason
-    if raw == entry.outcome:
+        return ("PASS" if entry.outcome == VARIES else "XPASS"), entry, entry.reason
+    if raw == ("FAIL" if entry.outcome == VARIES else entry.outcome):
         unlisted = sorted(failed - set(entry.checks)) if entry.checks else []
         if unlisted:
             return raw, entry, (f"listed as {entry.outcome_text} ({entry.reason}), but check "

@@ -675,6 +675,46 @@ class Checks(unittest.TestCase):
         self.assertEqual(ex.apply(whole, "m.1", "FAIL", ("strides", "values"))[0], "XFAIL")
 
 
+class Varies(unittest.TestCase):
+    """VARIES(check,...): a deviation in the named checks on some machines only (FORMAT.md
+    "Meaning"): its FAIL is an XFAIL, its PASS a PASS naming the entry, never an XPASS."""
+
+    def test_grammar_and_verdicts(self):
+        es = ex.parse("x.txt", "d.* VARIES(values) MKL's division, CPU-dependent\nVARIES(values,dtype): block\n  e\n")
+        self.assertEqual([(e.pattern, e.outcome, e.checks, e.outcome_text) for e in es],
+                         [("d.*", "VARIES", ("values",), "VARIES(values)"),
+                          ("e", "VARIES", ("dtype", "values"), "VARIES(dtype,values)")])
+        self.assertEqual(ex.apply(es, "d.1", "FAIL", ("values",))[0], "XFAIL")
+        self.assertEqual(ex.apply(es, "d.1", "PASS", ())[0], "PASS")
+        self.assertEqual(ex.apply(es, "d.1", "FAIL", ("strides", "values"))[0], "FAIL")
+        self.assertEqual(ex.apply(es, "d.1", "CRASH", ())[0], "CRASH")
+        for bad in ("a VARIES r\n", "a VARIES() r\n"):
+            with self.assertRaises(ex.ExpectationsError, msg=bad):
+                ex.parse("x.txt", bad)
+
+    def test_a_pass_is_a_pass_naming_the_entry(self):
+        import expected
+        es = ex.parse("x.txt", "d.* VARIES(values) MKL's division, CPU-dependent\n")
+        got = expected.decide(es, "d.1", "PASS")
+        self.assertEqual((got.outcome, got.reason), ("PASS", ""))
+        self.assertIn("x.txt:1 (d.* VARIES(values), reason: MKL's division, CPU-dependent)", got.note)
+        self.assertIn("depends on the machine", got.note)
+        self.assertEqual(expected.decide(es, "d.1", "FAIL", failed_checks=("values",)).outcome, "XFAIL")
+
+    def test_the_updater_keeps_the_entry_on_a_machine_where_its_cases_pass(self):
+        import write_expectations as wx
+        case = {"id": "d.1", "outcome": "PASS", "kind": "case", "spec_file": "spec/x.toml", "clause": "001#x",
+                "spec_row": "d", "observed": "", "expected": "e", "statement": "s", "checks": {"values": "PASS"},
+                "reason": "", "mismatches": []}
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "top.txt")
+            with open(path, "w") as f:
+                f.write("d.*  VARIES(values)  CPU-dependent\n")
+            wx.run([case], {"name": "x"}, ["d.1"], update_path=path)
+            got = [(e.pattern, e.outcome_text, e.reason) for e in ex.load(path)]
+        self.assertEqual(got, [("d.*", "VARIES(values)", "CPU-dependent")])
+
+
 class Apply(unittest.TestCase):
     ENTRIES = ex.parse("x.txt", "f.* FAIL known\nc.* CRASH aborts\nt.* TIMEOUT hangs\n")
 

@@ -320,6 +320,12 @@ def read_environment(o: Options, environ, argv0: str) -> None:
     o.bazel = environ.get("TCTS_BAZEL", "bazel")
     o.pythonpath = environ.get("PYTHONPATH", "")
     o.child_environ = test_free(environ)
+    # Under bazel test the sandbox leaves the user's home read-only: a library's own on-disk cache
+    # (tinygrad's compiled kernels in ~/.cache/tinygrad, whose folder it makes at its first
+    # kernel) goes into the test's temporary folder, so that a test neither fails on a machine
+    # where the folder does not exist yet nor reads what an earlier run left in the home.
+    if environ.get("TEST_TMPDIR") and not environ.get("XDG_CACHE_HOME"):
+        o.child_environ["XDG_CACHE_HOME"] = os.path.join(environ["TEST_TMPDIR"], "xdg_cache")
 
 
 def test_free(environ, extra: dict | None = None) -> dict:

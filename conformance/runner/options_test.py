@@ -45,6 +45,11 @@ class Environment(unittest.TestCase):
         for k in ("TEST_TARGET", "TEST_TOTAL_SHARDS", "XML_OUTPUT_FILE", "GTEST_OUTPUT", "TESTBRIDGE_TEST_ONLY"):
             self.assertNotIn(k, o.child_environ)
         self.assertEqual(o.child_environ["RC_PARAMS"], "max_success=3")
+        # A library's on-disk cache goes into the test's temporary folder, not the read-only home;
+        # one the caller set is kept, and outside a test nothing is set.
+        self.assertEqual(parse([], TEST_TMPDIR="/t").child_environ["XDG_CACHE_HOME"], "/t/xdg_cache")
+        self.assertEqual(parse([], TEST_TMPDIR="/t", XDG_CACHE_HOME="/c").child_environ["XDG_CACHE_HOME"], "/c")
+        self.assertNotIn("XDG_CACHE_HOME", parse([], PATH="/bin").child_environ)
         self.assertEqual(options.bazel_command(o),
                          "bazel test //conformance:dtypes_reference --test_filter='A.*' (shard 2 of 3)")
 
