@@ -336,8 +336,8 @@ INTERFACE_MALFORMED = [
     ("features.toml", 'enumerator = "kViews"\n', '', ["features.toml", "feature[1] (views)", "missing field 'enumerator'"]),
     # The schema's rules for interface.toml (spec_schema.FILES["interface.toml"]), one case each.
     ("interface.toml", "[[op]]", "[[opp]]", ["interface.toml", "[[opp]]", "unknown table; did you mean [[op]]?"]),
-    ("interface.toml", 'protocol_versions = [1, 2]', 'protocol_versions = ["1", 2]',
-     ["interface.toml", "protocol_versions", "field '[0]' must be an integer, got string '1'"]),
+    ("interface.toml", 'protocol_versions = [2, 3]', 'protocol_versions = ["2", 3]',
+     ["interface.toml", "protocol_versions", "field '[0]' must be an integer, got string '2'"]),
     ("interface.toml", 'answer_features = ["device_repr"]', 'answer_features = "device_repr"',
      ["interface.toml", "answer_features: the value must be a list, got string 'device_repr'"]),
     ("interface.toml", 'result = "dtype"\n', '', ["interface.toml", "op[0] (promote_types)", "missing field 'result'"]),

@@ -7,18 +7,21 @@ The file is one JSON object:
   "format":   "tcts-interface-vectors/1"
   "doc":      this paragraph, shortened
   "values":   [{"type", "v1", "v2", "note"}]: one value of a wire type, written as protocol
-              version 1 writes it ("v1": integers as JSON numbers, floats as C99 hex texts) and as
-              version 2 does ("v2": an integer beyond +-(2^53 - 1) as its decimal string, a float
-              as its shortest round-trip decimal text). "type" is a wire type of the interface
+              version 2 writes it ("v2": an integer beyond +-(2^53 - 1) as its decimal string, a
+              float as its shortest round-trip decimal text; version 3 writes values alike) and as
+              version 1 wrote it ("v1": integers as JSON numbers, floats as C99 hex texts; the
+              version is retired, no end writes this form, every reader still reads it). "type" is a wire type of the interface
               ("int", "int?", "uint64", "uintptr", "ints", "float", "scalar", "scalars",
               "device_arg", a record's name) or "python_value" (an asarray sequence: a scalar or a
               nested list of them). A kit must decode both forms to the same native value, and
-              encode that value back, under each version, equal to the vector's form: floats
+              encode that value back equal to the vector's v2 form: floats
               compared by the double they denote ("1e+16" and "10000000000000000" are one value;
               -0.0 is not 0.0; NaN equals NaN), everything else exactly (an integer's form
               included: under v2 a number within +-(2^53 - 1), a string beyond).
-  "sessions": [{"protocol", "testee", "notes", "steps"}]: one conversation per protocol
-              version. "testee" says how the echo testee the kit's test builds is made:
+  "sessions": [{"protocol", "testee", "notes", "steps"}]: conversations in which the suite
+              offers version 2 alone (version 3 adds facts to answers, which each kit's own test
+              covers), one with a testee that implements every op and one with a testee that lacks
+              one. "testee" says how the echo testee the kit's test builds is made:
               {"name", "version", "build", "also_supports", "dtypes", "lacks"}: it implements
               every op of the interface except those in "lacks" (so the features it declares
               follow from the interface and those), declares the answer features of
@@ -367,16 +370,16 @@ def _with_defaults(iface_json, t, v):
     return {f["name"]: v[f["name"]] if f["name"] in v else f["default"] for f in fields}
 
 
-def session(iface_json: dict, protocol: int) -> dict:
+def session(iface_json: dict, protocol: int, lacking: bool = False) -> dict:
     s = _Session(iface_json, protocol)
     ops = [o["name"] for o in iface_json["ops"]]
-    lacks = [] if protocol >= 2 else ["compare_devices"] if "compare_devices" in ops else ops[:1]
+    lacks = [] if not lacking else ["compare_devices"] if "compare_devices" in ops else ops[:1]
     testee = {"name": "echo", "version": "1", "build": "vectors", "also_supports": ["device_repr"],
               "dtypes": ["float64", "int64", "bool", "complex128"], "lacks": lacks}
     lacking_features = {o["feature"] for o in iface_json["ops"] if o["name"] in lacks}
     features = sorted({o["feature"] for o in iface_json["ops"]} - lacking_features | set(testee["also_supports"])
                       | set(iface_json.get("declared_by_default", [])))
-    hello = {"protocol": protocol, "protocols": [1, 2] if protocol >= 2 else [1], "features": iface_json["features"],
+    hello = {"protocol": protocol, "protocols": [protocol], "features": iface_json["features"],
              "dtypes": DTYPES, "interface": iface_json}
     s.step("hello", hello, answer={"ok": {"name": "echo", "version": "1", "build": "vectors", "protocol": protocol,
                                           "features": features, "ops": sorted(o for o in ops if o not in lacks),
@@ -492,9 +495,10 @@ def session(iface_json: dict, protocol: int) -> dict:
         s.step(one_tensor["name"], {arg: s.handles[0]}, answer={"error": {"kind": "Internal",
                                                          "message": f"testee kit: bad request: {arg}: no tensor with handle {s.handles[0]}"}})
     return {"protocol": protocol, "testee": testee, "steps": s.steps,
-            "notes": ("v1 session: the suite offers only version 1; the testee lacks compare_devices (feature devices "
-                      "undeclared; the call answers NotSupported from the kit)." if protocol < 2 else
-                      "v2 session: the suite offers versions 1 and 2; the testee implements every op.")}
+            "notes": (f"v{protocol} session: the suite offers version {protocol} alone; the testee lacks "
+                      "compare_devices (feature devices undeclared; the call answers NotSupported from the kit)."
+                      if lacking else f"v{protocol} session: the suite offers version {protocol} alone; the testee "
+                      "implements every op.")}
 
 
 NOTES = [
@@ -515,10 +519,11 @@ def emit(iface) -> str:
         "generated_from": ["spec/interface.toml", "spec/features.toml"],
         "doc": ("Test vectors of the testee protocol (conformance/protocol/PROTOCOL.md), generated by "
                 "generators/vectors.py from spec/interface.toml; its docstring documents this format. "
-                "values: each value's v1 and v2 wire forms; sessions: requests, what the testee returns, "
+                "values: each value's v2 wire form and the v1 form readers still read; sessions: requests, "
+                "what the testee returns, "
                 "and the answer the kit must write."),
         "values": value_vectors(iface_json),
-        "sessions": [session(iface_json, 2), session(iface_json, 1)],
+        "sessions": [session(iface_json, 2), session(iface_json, 2, lacking=True)],
         "notes": NOTES,
     }
     # Checked here: every float text of a v2 form is decimal, of a v1 form hex (or a named value).

@@ -9,8 +9,8 @@ makes the running case CRASH and a fresh testee runs the rest; one that stops an
 TIMEOUT; an answer that is not JSON, has a field of the wrong type or the wrong id FAILs that
 case with a message naming the request and the field, and a stray line on the testee's stdout
 costs that one case (a fresh testee takes the next); a testee speaking another protocol
-version is refused before any case runs (exit 2), and one written for version 1 is spoken to in
-version 1 with the same verdicts; the trace (--trace) of a testee that died replays its
+version is refused before any case runs (exit 2), one of version 1 (retired) by name, and one
+held to version 2 gets version 3's verdicts; the trace (--trace) of a testee that died replays its
 death with repro.py (exit 3, naming the request). Runs under /usr/bin/python3 (python3-torch).
 """
 
@@ -296,13 +296,21 @@ class Protocol(unittest.TestCase):
         drawn = [pid for pid, c in props.items() if c["outcome"] in ("PASS", "XFAIL")]
         self.assertGreaterEqual(len(drawn), 5, {pid: c["outcome"] for pid, c in props.items()})
 
-    def test_a_version_1_testee_gets_the_same_verdicts(self):
-        # A testee written before version 2 (its kit pinned to 1) is spoken to in version 1:
-        # floats cross as C99 hex texts, and every case comes out as with version 2. (A broken
-        # finfo answer makes one case FAIL, so that --trace keeps an exchange with floats.)
+    def test_a_version_1_testee_is_refused_by_name(self):
+        # Version 1 is retired (PROTOCOL.md "Versions"): a testee that answers it is refused
+        # before any case, naming its version and the suite's.
+        p, report = run(self.tmp, "", {"TCTS_TESTEE_PROTOCOL": "1"})
+        self.assertEqual(p.returncode, 2, p.stdout[-2000:] + p.stderr[-2000:])
+        self.assertIn("the testee speaks protocol version 1; this suite speaks 2, 3", p.stderr)
+        self.assertIsNone(report)
+
+    def test_versions_2_and_3_give_the_same_verdicts_with_decimal_floats(self):
+        # A testee held to version 2 and one of version 3 (facts) get the same outcomes, and
+        # floats cross as decimal texts both ways. (A broken finfo answer makes one case FAIL,
+        # so that --trace keeps an exchange with floats.)
         floats = {}
         reports = {}
-        for version in ("1", "2"):
+        for version in ("2", "3"):
             p, report = run(self.tmp, "field:finfo:2", {"TCTS_TESTEE_PROTOCOL": version}, "--trace")
             self.assertIsNotNone(report, p.stdout[-2000:] + p.stderr[-2000:])
             reports[version] = {c["id"]: c["outcome"] for c in report["cases"]}
@@ -316,10 +324,10 @@ class Protocol(unittest.TestCase):
                                 msg = json.loads(rec.get("recv") or rec.get("send") or "{}")
                                 texts += _float_texts(msg)
             floats[version] = [t for t in texts if t not in ("inf", "-inf", "nan")]
-        self.assertEqual(reports["1"], reports["2"])
-        self.assertTrue(floats["1"] and floats["2"], floats)
-        self.assertTrue(all("0x" in t for t in floats["1"]), floats["1"][:5])
-        self.assertFalse(any("0x" in t for t in floats["2"]), floats["2"][:5])
+        self.assertEqual(reports["2"], reports["3"])
+        self.assertTrue(floats["2"] and floats["3"], floats)
+        for version in ("2", "3"):
+            self.assertFalse(any("0x" in t for t in floats[version]), floats[version][:5])
 
     def test_another_protocol_version_is_refused(self):
         p, report = run(self.tmp, "", {"TCTS_TESTEE_PROTOCOL": "99"})

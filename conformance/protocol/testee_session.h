@@ -144,7 +144,7 @@ class TesteeSession {
   std::FILE* trace_ = nullptr;  // this session's file there
   TesteePipe pipe_;
   std::string name_, version_, build_;
-  int protocol_ = 1;
+  int protocol_ = TCTS_PROTOCOL_MAX_VERSION;  // the version the testee answered in hello
   std::set<Feature> supported_;
   bool ops_declared_ = false;
   std::set<std::string, std::less<>> ops_;

@@ -210,22 +210,18 @@ DeviceArg DeviceArgOf(const Json& v, const char* field) {
   throw ProtocolError(std::string(field) + ".form", "\"string\", \"type_index\" or \"ordinal\"", Shown(v));
 }
 
-Json IntJson(std::int64_t v, int protocol) {
+Json IntJson(std::int64_t v, int /*protocol*/) {
   constexpr std::int64_t kSafe = (std::int64_t{1} << 53) - 1;  // every double's integer up to here is exact
-  if (protocol >= 2 && (v > kSafe || v < -kSafe)) return std::to_string(v);
+  if (v > kSafe || v < -kSafe) return std::to_string(v);
   return v;
 }
 
-Json FloatJson(double f, int protocol) {
+Json FloatJson(double f, int /*protocol*/) {
   if (std::isnan(f)) return {{"float", "nan"}};
+  // The shortest decimal that reads back as f (C++17 to_chars): "1.5", "1e+300", "-0", "inf".
   char buf[64];
-  if (protocol >= 2) {
-    // The shortest decimal that reads back as f (C++17 to_chars): "1.5", "1e+300", "-0", "inf".
-    const auto r = std::to_chars(buf, buf + sizeof buf, f);
-    return {{"float", std::string(buf, r.ptr)}};
-  }
-  std::snprintf(buf, sizeof buf, "%a", f);
-  return {{"float", buf}};
+  const auto r = std::to_chars(buf, buf + sizeof buf, f);
+  return {{"float", std::string(buf, r.ptr)}};
 }
 
 Json ScalarJson(const Scalar& s, int protocol) {
@@ -266,7 +262,7 @@ Json ToJson(std::uint64_t v, int protocol) {
   if (v <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
     return IntJson(static_cast<std::int64_t>(v), protocol);
   }
-  return protocol >= 2 ? Json(std::to_string(v)) : Json(v);
+  return Json(std::to_string(v));
 }
 
 Json ToJson(const std::vector<std::int64_t>& v, int protocol) {

@@ -1,10 +1,11 @@
 // The testee protocol's value encodings (PROTOCOL.md "Values"), shared by the suite's side
 // (process_candidate.cc) and the C++ testee kit: dtypes by canonical name, scalars exactly,
 // host bytes as base64, and decoders that name the field and what they expected when a
-// message is malformed. Encoders take the protocol version the session speaks: version 1
-// writes floats as C99 hex, version 2 as shortest round-trip decimals and integers past
-// ±(2^53 - 1) as decimal strings (readable by a JSON parser whose numbers are doubles).
-// Decoders read both. ToJson / FromJson are overloaded per type; the records' pairs are
+// message is malformed. Encoders take the protocol version the session speaks (2 or 3, which
+// write values alike: floats as shortest round-trip decimals, integers past ±(2^53 - 1) as
+// decimal strings, readable by a JSON parser whose numbers are doubles; a later version that
+// writes them otherwise branches there). Decoders also read a float as C99 hex and an integer
+// past 2^53 as a JSON number, version 1's forms (retired: no end writes them). ToJson / FromJson are overloaded per type; the records' pairs are
 // generated from spec/interface.toml (spec/interface_codecs.inc, included at the end).
 #ifndef TCTS_CONFORMANCE_PROTOCOL_WIRE_H_
 #define TCTS_CONFORMANCE_PROTOCOL_WIRE_H_
@@ -72,8 +73,8 @@ PyValue PyValueOf(const Json& v, const char* field, int depth = 0);
 DeviceArg DeviceArgOf(const Json& v, const char* field);
 
 // Encoders, for the session's protocol version.
-Json IntJson(std::int64_t v, int protocol);  // v2: a decimal string past ±(2^53 - 1)
-Json FloatJson(double f, int protocol);  // {"float": "0x1.8p+1"} (v1), {"float": "3"} (v2); "inf", "-inf", "nan"
+Json IntJson(std::int64_t v, int protocol);  // a decimal string past ±(2^53 - 1)
+Json FloatJson(double f, int protocol);  // {"float": "3"}, {"float": "0.1"}; "inf", "-inf", "nan"
 Json ScalarJson(const Scalar& s, int protocol);
 Json Scalars(const std::vector<Scalar>& values, int protocol);
 Json PyValueJson(const PyValue& v, int protocol);

@@ -128,18 +128,21 @@ Result<Json> TesteeServer::State::Hello(const Json& req) {
     }
     if (!unknown.empty()) throw ProtocolError("features", "every feature this testee declares", Json(unknown).dump() + " missing");
   }
-  // The highest version both speak: the suite lists its versions (a suite before version 2
-  // lists none and speaks 1).
-  protocol_ = 1;
+  // The highest version both speak, of those the suite lists; where it lists none this kit speaks,
+  // the kit's newest, for the suite to refuse by name (a suite of version 1 only: retired).
+  int chosen = 0;
   const Json& offered = Opt(req, "protocols", kNull);
   if (!offered.is_null()) {
     if (!offered.is_array()) throw ProtocolError("protocols", "a list of protocol versions", Shown(offered));
     for (const Json& v : offered) {
-      if (v.is_number_integer() && v.get<std::int64_t>() <= TCTS_PROTOCOL_MAX_VERSION) {
-        protocol_ = std::max(protocol_, static_cast<int>(v.get<std::int64_t>()));
-      }
+      if (!v.is_number_integer()) continue;
+      const std::int64_t version = v.get<std::int64_t>();
+#define TCTS_KIT_SPEAKS(s) || version == (s)
+      if (false TCTS_FORALL_PROTOCOL_VERSIONS(TCTS_KIT_SPEAKS)) chosen = std::max(chosen, static_cast<int>(version));
+#undef TCTS_KIT_SPEAKS
     }
   }
+  protocol_ = chosen != 0 ? chosen : TCTS_PROTOCOL_MAX_VERSION;
   // The ops one by one (PROTOCOL.md "Ops one by one"): the candidate's supports_op.
   Json ops = Json::array();
   for (std::string_view op : AllOps()) {

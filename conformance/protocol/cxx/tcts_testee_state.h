@@ -148,7 +148,7 @@ class TesteeServer::State {
   Result<Json> OnFromDlpack(const Json& q);
 
   Candidate& c_;
-  int protocol_ = 1;  // the version the suite chose in hello
+  int protocol_ = TCTS_PROTOCOL_MAX_VERSION;  // the version this kit answered in hello
   Json facts_;        // version 3: the facts of the tensor this request made (null: none)
   std::vector<std::string> features_;
   std::unordered_map<std::int64_t, Entry> handles_;

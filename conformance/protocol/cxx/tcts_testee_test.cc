@@ -47,20 +47,21 @@ class KitTest : public ::testing::Test {
 };
 
 TEST_F(KitTest, HelloDeclaresWhatTheCandidateSupports) {
-  const Json hello = Ok({{"op", "hello"}, {"protocol", 1}});
+  const Json hello = Ok({{"op", "hello"}, {"protocol", 2}, {"protocols", {2}}});
   EXPECT_EQ(hello["name"], candidate_->name());
   EXPECT_EQ(hello["version"], candidate_->version());
-  EXPECT_EQ(hello["protocol"], 1);
+  EXPECT_EQ(hello["protocol"], 2);
   std::vector<std::string> want;
   for (Feature f : AllFeatures()) {
     if (candidate_->supports(f)) want.push_back(FeatureName(f));
   }
   EXPECT_EQ(hello["features"].get<std::vector<std::string>>(), want);
-  // The highest version both speak: 2 when the suite offers it, 1 when it lists none (a suite
-  // before version 2) or only 1.
+  // The highest version both speak; where the suite offers none the kit speaks (version 1 alone,
+  // retired, or no list), the kit's newest, which such a suite refuses by name.
   EXPECT_EQ(Ok({{"op", "hello"}, {"protocol", 2}, {"protocols", {1, 2}}})["protocol"], 2);
-  EXPECT_EQ(Ok({{"op", "hello"}, {"protocol", 1}, {"protocols", {1}}})["protocol"], 1);
-  EXPECT_EQ(Ok({{"op", "hello"}, {"protocol", 1}})["protocol"], 1);
+  EXPECT_EQ(Ok({{"op", "hello"}, {"protocol", 3}, {"protocols", {2, 3}}})["protocol"], 3);
+  EXPECT_EQ(Ok({{"op", "hello"}, {"protocol", 1}, {"protocols", {1}}})["protocol"], TCTS_PROTOCOL_MAX_VERSION);
+  EXPECT_EQ(Ok({{"op", "hello"}, {"protocol", 1}})["protocol"], TCTS_PROTOCOL_MAX_VERSION);
   // A suite that does not know a declared feature is told which.
   const Json old = Ask({{"op", "hello"}, {"features", {"tensors"}}});
   EXPECT_EQ(old["error"]["kind"], "Internal");
@@ -69,22 +70,20 @@ TEST_F(KitTest, HelloDeclaresWhatTheCandidateSupports) {
 
 TEST_F(KitTest, SpeaksVersionTwoWhenOffered) {
   // Version 2: integers past ±(2^53 - 1) as decimal strings, floats as shortest decimals; the
-  // kit reads either form.
-  Ok({{"op", "hello"}, {"protocol", 2}, {"protocols", {1, 2}}});
+  // kit reads either form (a C99 hex float text too: version 1's, which readers still accept).
+  Ok({{"op", "hello"}, {"protocol", 2}, {"protocols", {2}}});
   const Json t = Ok({{"op", "make_tensor"}, {"sizes", {3}}, {"dtype", "int64"},
                      {"values", {"9223372036854775807", -5, "-9007199254740993"}}});
   EXPECT_EQ(Ok({{"op", "values"}, {"t", t}}), Json({"9223372036854775807", -5, "-9007199254740993"}));
   const Json f = Ok({{"op", "make_tensor"}, {"sizes", {3}}, {"dtype", "float64"},
                      {"values", {{{"float", "0.1"}}, {{"float", "0x1.8p+1"}}, {{"float", "-0"}}}}});
   EXPECT_EQ(Ok({{"op", "values"}, {"t", f}}), Json({{{"float", "0.1"}}, {{"float", "3"}}, {{"float", "-0"}}}));
-  Ok({{"op", "hello"}, {"protocol", 1}});  // back to version 1: hex floats
-  EXPECT_EQ(Ok({{"op", "values"}, {"t", f}})[0], Json({{"float", "0x1.999999999999ap-4"}}));
 }
 
 TEST_F(KitTest, VersionThreeSendsANewTensorsFacts) {
   // Version 3: an answer that is a new tensor carries the fact ops' answers for it (meta and
   // storage: spec/interface.toml), equal to the requests' own answers; version 2 has none.
-  EXPECT_EQ(Ok({{"op", "hello"}, {"protocol", 3}, {"protocols", {1, 2, 3}}})["protocol"], 3);
+  EXPECT_EQ(Ok({{"op", "hello"}, {"protocol", 3}, {"protocols", {2, 3}}})["protocol"], 3);
   const Json made = Ask({{"op", "make_tensor"}, {"sizes", {2, 3}}, {"dtype", "int16"}, {"values", {1, 2, 3, 4, 5, 6}}});
   ASSERT_TRUE(made.contains("facts")) << made.dump();
   const Json view = Ask({{"op", "t"}, {"t", made["ok"]}});

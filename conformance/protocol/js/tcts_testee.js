@@ -40,12 +40,12 @@
  *   - version 3 when the suite offers it: version 2's values, and each new tensor's answer
  *     carries its facts (what the testee's meta and storage answer for it, called right after
  *     the method that made it: PROTOCOL.md "Version 3");
- *   - exact values, protocol version 2 when the suite offers it: there every integer past
- *     +-(2^53 - 1) travels as a decimal string and every float as its shortest round-trip
- *     decimal text, so JSON.parse reads each request exactly and the kit uses it. Version 1
- *     (integers as JSON numbers, floats as C99 hex) stays for a suite that offers only it: the
- *     kit reads it with its own exact reader (readJson: an integer past 2^53 as a BigInt) and
- *     hex codec (hexToDouble / doubleToHex). Either way scalars reach a method as boolean,
+ *   - exact values (versions 2 and 3): every integer past +-(2^53 - 1) travels as a decimal
+ *     string and every float as its shortest round-trip decimal text, so JSON.parse reads each
+ *     request exactly and the kit uses it; the hello, read before a version is chosen, goes
+ *     through the kit's own exact reader (readJson: an integer past 2^53 as a BigInt), and a
+ *     C99 hex float text (version 1's form, retired, which readers still accept) is read by
+ *     hexToDouble. Scalars reach a method as boolean,
  *     BigInt (an integer), number (a float) or tcts.Complex, and a method's scalars are encoded
  *     the same way (an integer answer must be a BigInt); other integers (sizes, dims, indices)
  *     arrive as numbers, or as BigInt past 2^53, and may be answered as either;
@@ -65,7 +65,7 @@ const fs = require('fs');
 
 // The newest protocol version this kit speaks; it answers the newest version the suite offers.
 const PROTOCOL = 3;
-const SPOKEN = [1, 2, 3];
+const SPOKEN = [2, 3];  // version 1 (hex floats) was retired on 2026-12-05 (spec/interface.toml)
 const SAFE = 2n ** 53n - 1n;
 // The JavaScript binding: arguments whose names are keywords (as the Python kit's), renamed.
 const RENAMES = {self: 'target', from: 'from_', binary_op: 'op'};
@@ -248,23 +248,6 @@ function scale(x, e) {  // x * 2^e without an intermediate overflow or underflow
   return x * 2 ** e;
 }
 
-/** A double -> Python's float.hex() text ("0x1.8000000000000p+1"), "inf", "-inf" or "nan". */
-function doubleToHex(x) {
-  if (Number.isNaN(x)) return 'nan';
-  if (x === Infinity) return 'inf';
-  if (x === -Infinity) return '-inf';
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, x);
-  const hi = view.getUint32(0);
-  const sign = hi >>> 31 ? '-' : '';
-  const exp = (hi >>> 20) & 0x7ff;
-  const mant = (BigInt(hi & 0xfffff) << 32n) | BigInt(view.getUint32(4));
-  const digits = mant.toString(16).padStart(13, '0');
-  if (exp === 0) return mant === 0n ? `${sign}0x0.0p+0` : `${sign}0x0.${digits}p-1022`;
-  const e = exp - 1023;
-  return `${sign}0x1.${digits}p${e < 0 ? '-' : '+'}${Math.abs(e)}`;
-}
-
 // ---------------------------------------------------------------- values
 const INT_TEXT = /^-?(?:0|[1-9][0-9]*)$/;
 const DECIMAL = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
@@ -273,8 +256,8 @@ const NAMED = {'inf': Infinity, '+inf': Infinity, '-inf': -Infinity, 'infinity':
 const INT_TYPES = new Set(['int', 'int32', 'uint8', 'uint16', 'uint64', 'uintptr', 'address']);
 const TEXT_TYPES = new Set(['dtype', 'string', 'layout', 'memory_format', 'binary_op']);
 
-/** A float text of either version -> the double: C99 hex when it contains "0x", else decimal
- * ("1.5", "-0.0", "1e+16", "inf", "nan"); null when it is neither. */
+/** A float text -> the double: C99 hex when it contains "0x" (version 1's form, which readers
+ * still accept), else decimal ("1.5", "-0.0", "1e+16", "inf", "nan"); null when it is neither. */
 function parseFloatText(text) {
   if (typeof text !== 'string') return null;
   if (text.toLowerCase().includes('0x')) return hexToDouble(text);
@@ -283,10 +266,9 @@ function parseFloatText(text) {
   return DECIMAL.test(text) ? Number(text) : null;
 }
 
-/** A double's text: version 2 the shortest round-trip decimal (String(x): "1.5", "1e+21",
- * "5e-324"; "-0", "inf", "-inf"), version 1 C99 hex; NaN is "nan" in both. */
+/** A double's text (versions 2 and 3 alike): the shortest round-trip decimal (String(x):
+ * "1.5", "1e+21", "5e-324"; "-0", "inf", "-inf"); NaN is "nan". */
 function floatText(x, protocol = PROTOCOL) {
-  if (protocol < 2) return doubleToHex(x);
   if (Number.isNaN(x)) return 'nan';
   if (x === Infinity) return 'inf';
   if (x === -Infinity) return '-inf';
@@ -294,15 +276,13 @@ function floatText(x, protocol = PROTOCOL) {
   return String(x);
 }
 
-/** An integer (number or BigInt) as the protocol writes it: version 2 a JSON number within
- * +-(2^53 - 1), a decimal string past it; version 1 a JSON number (a BigInt writeJson writes
- * as its digits). */
+/** An integer (number or BigInt) as the protocol writes it (versions 2 and 3 alike): a JSON
+ * number within +-(2^53 - 1), a decimal string past it. */
 function encodeInt(v, protocol = PROTOCOL) {
   let n;
   if (typeof v === 'bigint') n = v;
   else if (typeof v === 'number' && Number.isInteger(v)) n = BigInt(v);
   else throw new AnswerError(`expected an integer, got ${safeText(v)} (${typeof v})`);
-  if (protocol < 2) return n;
   return n > SAFE || n < -SAFE ? n.toString() : Number(n);
 }
 
@@ -560,7 +540,7 @@ class Server {
   constructor(testee) {
     this.testee = testee;
     this.iface = null;
-    this.protocol = 1;
+    this.protocol = 0;  // none before hello: the hello is read with readJson
     this.handles = new Map();
     this.nextHandle = 1;
     this.regions = new Map();
@@ -606,8 +586,9 @@ class Server {
         "sends (a suite of protocol version 2's handshake)");
     }
     this.iface = new Interface(req.interface);
-    const offered = 'protocols' in req ? req.protocols : [req.protocol === undefined ? 1 : req.protocol];
+    const offered = req.protocols;
     if (!Array.isArray(offered) || !offered.length) throw new ProtocolError(`protocols: expected a list of versions, got ${safeText(offered)}`);
+    // None spoken here (a suite of version 1 alone): the kit's own is claimed, and the suite refuses it by name.
     const common = offered.map(Number).filter((v) => SPOKEN.includes(v) && v <= PROTOCOL);
     this.protocol = common.length ? Math.max(...common) : PROTOCOL;
     this.features = this.testee.features(this.iface);
@@ -656,7 +637,7 @@ class Server {
       const base = nullable ? a.type.slice(0, -1) : a.type;
       let v = req[a.name];
       if (v === undefined) {
-        if (base === 'dlpack_import') v = req;  // version 1 wrote the source's fields in the request itself
+        if (base === 'dlpack_import') v = req;  // an inline argument (spec/interface.toml): its fields are the request's own
         else if (nullable) v = null;
         else throw new ProtocolError(`${o.name}: missing argument "${a.name}"`);
       }
@@ -750,14 +731,13 @@ class Server {
     if (sync.length) answer.sync = sync;
   }
 
-  /** One request line -> its answer (a value for writeJson). Version 2 requests are read with
-   * JSON.parse (every value in them is exact as a double); version 1's, and the hello, with
-   * readJson. */
+  /** One request line -> its answer (a value for writeJson). Requests after the hello are read
+   * with JSON.parse (every value in them is exact as a double); the hello with readJson. */
   answerValue(line) {
     let id = null;
     let answer;
     try {
-      const req = this.protocol >= 2 ? JSON.parse(line) : readJson(line);
+      const req = this.protocol ? JSON.parse(line) : readJson(line);
       if (!isObject(req)) throw new ProtocolError('the request is not a JSON object');
       id = req.id === undefined ? null : req.id;
       this.facts = null;
@@ -841,6 +821,6 @@ function serve(testee, input = 0, output = 1) {
 
 module.exports = {
   PROTOCOL, RENAMES, Interface, Testee, NotSupported, TesteeError, ProtocolError, AnswerError, Complex, JsonFloat,
-  readJson, writeJson, hexToDouble, doubleToHex, parseFloatText, floatText, encodeInt, decodeInt, encodeScalar,
+  readJson, writeJson, hexToDouble, parseFloatText, floatText, encodeInt, decodeInt, encodeScalar,
   decodeScalar, encodePythonValue, decodePythonValue, Server, serve, protectStdout,
 };

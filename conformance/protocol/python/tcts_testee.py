@@ -86,8 +86,8 @@ import weakref
 # up to this one. (A test may set a version the kit does not speak: it is claimed as is, and
 # the suite refuses it.)
 PROTOCOL = 3
-_SPOKEN = (1, 2, 3)
-_SAFE = 2 ** 53 - 1  # integers beyond it travel as decimal strings in version 2
+_SPOKEN = (2, 3)  # version 1 (hex floats) was retired on 2026-12-05 (spec/interface.toml)
+_SAFE = 2 ** 53 - 1  # integers beyond it travel as decimal strings
 
 # The protocol's JSON, with no set-up per call (json.dumps with separators builds an encoder each time).
 # Where a lent region's bytes start: a multiple of this (see _Server.lend).
@@ -276,14 +276,14 @@ _TEXT_TYPES = ("dtype", "string", "layout", "memory_format", "binary_op")
 
 
 def encode_int(n, protocol=PROTOCOL):
-    """An integer as the protocol writes it: a JSON number, or (version 2) its decimal string
-    when its magnitude exceeds 2^53 - 1."""
+    """An integer as the protocol writes it (versions 2 and 3 alike): a JSON number, or its
+    decimal string when its magnitude exceeds 2^53 - 1."""
     n = operator.index(n)
-    return str(n) if protocol >= 2 and abs(n) > _SAFE else n
+    return str(n) if abs(n) > _SAFE else n
 
 
 def decode_int(v, field="int"):
-    """A JSON integer or a decimal string (either version) -> int."""
+    """A JSON integer or a decimal string (any size: readers accept both forms) -> int."""
     if isinstance(v, int) and not isinstance(v, bool):
         return v
     if isinstance(v, str) and _INT_TEXT.match(v):
@@ -292,17 +292,17 @@ def decode_int(v, field="int"):
 
 
 def float_text(f, protocol=PROTOCOL):
-    """A double's text: version 2 the shortest round-trip decimal ("1.5", "-0.0", "1e+16",
-    "5e-324", "inf"), version 1 C99 hex ("0x1.8000000000000p+0"); NaN is "nan" in both."""
+    """A double's text (versions 2 and 3 alike): the shortest round-trip decimal ("1.5", "-0.0",
+    "1e+16", "5e-324", "inf"); NaN is "nan"."""
     f = float(f)
     if f != f:
         return "nan"
-    return repr(f) if protocol >= 2 else f.hex()
+    return repr(f)
 
 
 def parse_float_text(text, field="float"):
-    """A float text of either version -> the double: hex when it contains "0x", decimal
-    otherwise (float.fromhex would read "1.5" as hex 1.3125)."""
+    """A float text -> the double: hex when it contains "0x" (version 1's form, which readers
+    still accept), decimal otherwise (float.fromhex would read "1.5" as hex 1.3125)."""
     if isinstance(text, str):
         try:
             if "0x" in text.lower():
@@ -656,7 +656,7 @@ class _Server:
         self.arg_specs: dict = {}  # op -> its arguments' (name, type, base type, optional)
         self.dispatch: dict = {}  # op -> (its interface entry, the testee's method or None), once per op
         self.iface: Interface | None = None
-        self.protocol = 1
+        self.protocol = PROTOCOL
         self.handles: dict[int, object] = {}
         self.next_handle = 1
         self.regions: dict[int, _Region] = {}
@@ -815,9 +815,11 @@ class _Server:
             raise ProtocolError("hello: no \"interface\": this kit dispatches from the interface description the "
                                 "suite sends (a suite of protocol version 2's handshake)")
         self.iface = Interface(req["interface"])
-        offered = req.get("protocols", [req.get("protocol", 1)])
+        offered = req.get("protocols")
         if not isinstance(offered, list) or not offered:
             raise ProtocolError(f"protocols: expected a list of versions, got {offered!r}")
+        # Where none of the offered versions is spoken here (a suite of version 1 alone), the
+        # kit's own is claimed, and the suite refuses it by name.
         if PROTOCOL in _SPOKEN:
             common = [v for v in offered if v in _SPOKEN and v <= PROTOCOL and not isinstance(v, bool)]
             self.protocol = max(common) if common else PROTOCOL
@@ -889,7 +891,7 @@ class _Server:
         for name, t, base, optional in specs:
             if name in req:
                 v = req[name]
-            elif t == "dlpack_import":  # version 1 wrote the source's fields in the request itself
+            elif t == "dlpack_import":  # an inline argument (spec/interface.toml): its fields are the request's own
                 v = req
             elif optional:
                 v = None
