@@ -92,10 +92,11 @@ def contiguity_answers(spec: Spec, by_format: dict) -> str:
 
 
 def default_matters(spec: Spec, a: Operand, b: Operand, op: str | None) -> bool:
-    """Whether the default dtype can change this row's answer (float/complex scalars, div)."""
+    """Whether the default dtype can change this row's answer (float/complex scalars, an op whose
+    integral result becomes the default dtype: the [[op]] row's integer_to_default_float, div's)."""
     if any(o.kind == "scalar" and o.what in ("float", "complex") for o in (a, b)):
         return True
-    if op == "div":
+    if op is not None and spec.ops[op]["integer_to_default_float"]:
         return spec.by_name[spec.result_type(a, b, spec.initial_default)].category in ("bool", "integral")
     return False
 
