@@ -35,6 +35,7 @@ from report_terminal import text_summary
 # machine without one is told which to install instead of losing the run to a traceback at the end.
 LIBRARIES = {"jsonschema": "python3-jsonschema", "jinja2": "python3-jinja2"}
 
+
 def missing_libraries() -> list[str]:
     """The packages of LIBRARIES whose module this interpreter cannot import."""
     import importlib
@@ -46,6 +47,7 @@ def missing_libraries() -> list[str]:
         except ImportError:
             missing.append(package)
     return missing
+
 
 def build(candidate: dict, run: dict, expectations: dict, features: list[dict], cases: list[dict],
           coverage: dict | None = None, dtypes: list[dict] | None = None, commit: str | None = "",
@@ -81,6 +83,7 @@ def build(candidate: dict, run: dict, expectations: dict, features: list[dict], 
         doc["dtypes"] = dtypes
     validate(doc)
     return doc
+
 
 def main(argv: list[str]) -> int:
     p = cli.parser("report.py", __doc__)
