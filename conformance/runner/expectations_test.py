@@ -918,14 +918,12 @@ class HostileTree(unittest.TestCase):
                 self.assertEqual(bool(ex._FORBIDDEN_RE.fullmatch(chr(cp))), bool(ex._forbidden(cp)), hex(cp))
 
     def test_every_reader_reads_through_the_bounded_reader(self):
-        import layer_expectations
         import write_expectations
         with tempfile.TemporaryDirectory() as d:
             big = os.path.join(d, "big.txt")
             with open(big, "wb") as f:
                 f.truncate(ex.MAX_FILE_BYTES + 1)
             for call in (lambda: write_expectations.update(big, [], write_expectations.Universe([]), ""),
-                         lambda: layer_expectations.Source(big, []),
                          lambda: write_expectations.share([big, big], os.path.join(d, "s.txt"), [])):
                 with self.assertRaises(ex.ExpectationsError) as cm:
                     call()

@@ -79,8 +79,7 @@ class Environment(unittest.TestCase):
                         isinstance(node.value, ast.Name) and node.value.id == "os":
                     readers.append(f"{name}:{node.lineno}")
         # The tools beside the runner that are programs of their own (not the runner's modules).
-        readers = [r for r in readers if not r.startswith(("repro.py", "lint_expectations.py", "layer_expectations.py",
-                                                           "write_expectations.py"))]
+        readers = [r for r in readers if not r.startswith(("repro.py", "lint_expectations.py", "write_expectations.py"))]
         self.assertEqual(readers, [])
 
 
