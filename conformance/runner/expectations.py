@@ -31,13 +31,12 @@ from typing import Callable, Iterable
 
 OUTCOMES = ("FAIL", "CRASH", "TIMEOUT")
 # "FAIL(dtype,strides)": a FAIL naming the checks (spec/interface.toml [[check]]) it expects to
-# fail; a failure of any other check of the case is unexpected.
-_CHECKED_FAIL = re.compile(r"FAIL\(([a-z_]+(?:,[a-z_]+)*)\)")
-# "VARIES(values)": a deviation in the named checks that the library shows on some machines and
-# not on others (a vendor math library's CPU-specific code path): a FAIL in those checks is
-# expected, and a PASS is a PASS, never an XPASS (FORMAT.md "Meaning"). It always names its checks.
+# fail; a failure of any other check of the case is unexpected. "VARIES(values)": a deviation in
+# the named checks that the library shows on some machines and not on others (a vendor math
+# library's CPU-specific code path): a FAIL in those checks is expected, and a PASS is a PASS,
+# never an XPASS (FORMAT.md "Meaning"). It always names its checks.
 VARIES = "VARIES"
-_VARIES = re.compile(r"VARIES\(([a-z_]+(?:,[a-z_]+)*)\)")
+_CHECKED = re.compile(r"(FAIL|VARIES)\(([a-z_]+(?:,[a-z_]+)*)\)")
 
 
 def split_outcome(token: str) -> tuple[str, tuple[str, ...]] | None:
@@ -46,11 +45,8 @@ def split_outcome(token: str) -> tuple[str, tuple[str, ...]] | None:
     is none."""
     if token in OUTCOMES:
         return token, ()
-    m = _CHECKED_FAIL.fullmatch(token)
-    if m:
-        return "FAIL", tuple(sorted(set(m.group(1).split(","))))
-    m = _VARIES.fullmatch(token)
-    return (VARIES, tuple(sorted(set(m.group(1).split(","))))) if m else None
+    m = _CHECKED.fullmatch(token)
+    return (m.group(1), tuple(sorted(set(m.group(2).split(","))))) if m else None
 
 
 def failing_checks(checks: dict | None) -> tuple[str, ...]:
@@ -249,6 +245,11 @@ class Entry:
     @property
     def outcome_text(self) -> str:
         return outcome_text(self.outcome, self.checks)
+
+    @property
+    def raw(self) -> str:
+        """The raw outcome the entry lists: its outcome, FAIL for a VARIES entry."""
+        return "FAIL" if self.outcome == VARIES else self.outcome
 
     def matches(self, case_id: str) -> bool:
         return case_id.startswith(self._prefix) and self._matcher(case_id)
@@ -618,7 +619,7 @@ def apply(entries: list[Entry] | Index, case_id: str, raw: str,
         return raw, None, ""
     if raw == "PASS":
         return ("PASS" if entry.outcome == VARIES else "XPASS"), entry, entry.reason
-    if raw == ("FAIL" if entry.outcome == VARIES else entry.outcome):
+    if raw == entry.raw:
         unlisted = sorted(failed - set(entry.checks)) if entry.checks else []
         if unlisted:
             return raw, entry, (f"listed as {entry.outcome_text} ({entry.reason}), but check "

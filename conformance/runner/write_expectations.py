@@ -371,7 +371,7 @@ def fits(case: dict, e, rule_decider: dict) -> bool:
     raw = raw_outcome(case)
     if raw == "NOT_SUPPORTED" or (raw == "PASS" and e.outcome == ex.VARIES):
         return True  # a VARIES entry's case that passes on this machine stays listed for those where it does not
-    if raw != ("FAIL" if e.outcome == ex.VARIES else e.outcome) or rule_alone(case, rule_decider):
+    if raw != e.raw or rule_alone(case, rule_decider):
         return False
     if e.checks and raw == "FAIL":
         failed = set(failed_checks(case))
