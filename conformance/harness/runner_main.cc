@@ -29,6 +29,9 @@
 // --tcts_shard (round-robin share I of K) chooses them; --tcts_announce_features adds every
 // feature and the candidate's declaration to the stream's begin event; --tcts_clean_process lets
 // a case that changed process-wide state end the process after it (exit status clean_process).
+// --tcts_mutant=N  the live mutant of a mutant-schema build (conformance/mutation/schemata.py:
+//                its switches read the flag from the command line themselves); accepted and
+//                checked here, and nothing in an unmutated build reads it
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -132,9 +135,16 @@ int main(int argc, char** argv) {
         TakeFlag(argv[i], "--tcts_weights", &selection.weights_file)) {
       continue;
     }
+    if (std::string mutant; TakeFlag(argv[i], "--tcts_mutant", &mutant)) {
+      if (mutant.empty() || mutant.find_first_not_of("0123456789") != std::string::npos) {
+        std::cerr << "tcts: --tcts_mutant=" << mutant << ": expected a mutant's number (0 for none)\n";
+        return tcts::kExitUsage;
+      }
+      continue;
+    }
     std::cerr << "tcts: unknown argument '" << argv[i]
               << "' (expected --candidate=, --candidate_option=KEY=VALUE, --target=, --rerun=, --seed=, --replay=, --device=, --tcts_list=, "
-                 "--tcts_stream=, --tcts_cases=, --tcts_shard=, --tcts_weights=, --tcts_suites=, --tcts_announce_features, --tcts_clean_process or gtest flags; expectations are applied by "
+                 "--tcts_stream=, --tcts_cases=, --tcts_shard=, --tcts_weights=, --tcts_suites=, --tcts_mutant=, --tcts_announce_features, --tcts_clean_process or gtest flags; expectations are applied by "
                  "conformance/runner/run.py)\n";
     return tcts::kExitUsage;
   }

@@ -16,6 +16,17 @@ stops at the first FAIL. Classification:
 The score is (KILLED + TIMEOUT) / (mutants run - DOES-NOT-BUILD), TIMEOUT being what the runner's
 case timeout turns into a failing case.
 
+Two ways to build (--mode):
+  schemata (default)  every mutant compiled into one build (schemata.py: each mutated spot a
+                      switch on --tcts_mutant=N), then the suite run once per mutant, --jobs at
+                      a time on the one binary; a mutant whose switch does not compile (the
+                      compile check's blame) is built separately, below, after a syntax-only
+                      compile of the mutated tree has said whether it builds at all
+  separate            each mutant restored, written and built incrementally on its own (above)
+Every build is `--repo_env=TCTS_NO_CUDA=1` (a reference header must not rebuild the cuda/
+kernels: the CPU suite never runs them) and `--copt=-Wno-error` (a mutant is judged by the
+suite, not by a warning).
+
 Results are JSON lines appended to --results (default out/mutation/results.jsonl), one per
 mutant; a run skips the ids already there (resumable: interrupt it and run it again). The
 report (report.md, report.json beside the results) is rewritten at the end, or alone with
@@ -51,13 +62,16 @@ import tomllib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mutate  # noqa: E402
+import schemata  # noqa: E402  (stdlib here; its libclang part runs under the venv's python)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SURVIVORS = os.path.join(HERE, "survivors.toml")
 VERDICTS = ("equivalent", "outside-spec", "unreached")
 FINAL = ("KILLED", "SURVIVED", "TIMEOUT", "DOES-NOT-BUILD", "EQUIVALENT")
 DEFAULT_BUILD = ("bazel build --jobs={cores} --disk_cache={disk_cache} --color=no --curses=no "
-                 "//conformance:reference_bin")
+                 "--repo_env=TCTS_NO_CUDA=1 --copt=-Wno-error //conformance:reference_bin")
+SYNTAX = ["g++", "-std=c++17", "-fsyntax-only", "-w", "-fmax-errors=1000", "-I.", "-Ibazel-bin"]
+DEFAULT_VENV_PYTHON = os.path.join(os.environ.get("TCTS_PYPI_VENV") or "/opt/tensor-cts/venv", "bin", "python")
 BINARY = "bazel-bin/conformance/reference_bin"
 
 # Which spec files' suites are written to exercise each reference file (by design; the
@@ -116,13 +130,15 @@ def stale_triage(triage, mutants_by_id, sources):
 
 
 # ---------------------------------------------------------------- the suite, through its stream
-def run_suite(binary, seed, timeout, log):
-    """Runs every case of the suite binary; stops at the first FAIL. Returns (status, detail)."""
+def run_suite(binary, seed, timeout, log, number=None):
+    """Runs every case of the suite binary (mutant `number` of a schema build when given); stops
+    at the first FAIL. Returns (status, detail)."""
     stream = log + ".stream.jsonl"
     if os.path.exists(stream):
         os.remove(stream)
     with open(log, "w") as out:
-        p = subprocess.Popen([binary, "--candidate=reference", f"--seed={seed}", f"--tcts_stream={stream}"],
+        extra = [] if number is None else [f"--tcts_mutant={number}"]
+        p = subprocess.Popen([binary, "--candidate=reference", f"--seed={seed}", f"--tcts_stream={stream}"] + extra,
                              stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + timeout
     pos, buf, started, cases, done, ended = 0, "", None, {}, False, 0
@@ -222,10 +238,10 @@ class Worker:
         self.a, self.scratch, self.sources = a, scratch, sources
         os.makedirs(os.path.join(scratch, ".mutants"), exist_ok=True)
 
-    def sh(self, cmd, log, timeout):
+    def sh(self, cmd, log, timeout, env=None):
         with open(log, "w") as out:
             p = subprocess.Popen(cmd, shell=True, cwd=self.scratch, stdout=out, stderr=subprocess.STDOUT,
-                                 start_new_session=True)
+                                 start_new_session=True, env=dict(os.environ, **(env or {})))
             try:
                 return p.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
@@ -238,22 +254,39 @@ class Worker:
         rc = self.sh(self.a.build_cmd, os.path.join(self.scratch, ".mutants", "build.log"), self.a.build_timeout)
         return rc, time.monotonic() - t
 
-    def run(self, timeout):
+    def run(self, timeout, number=None, log="run.log"):
         t = time.monotonic()
-        log = os.path.join(self.scratch, ".mutants", "run.log")
+        log = os.path.join(self.scratch, ".mutants", log)
         if self.a.run_cmd:
-            rc = self.sh(self.a.run_cmd, log, timeout)
+            env = {"TCTS_MUTANT": str(number or 0)}
+            rc = self.sh(self.a.run_cmd, log, timeout, env)
             status, detail = ("TIMEOUT", {}) if rc is None else ("SURVIVED", {}) if rc == 0 else (
                 "KILLED", {"how": f"exit {rc}"})
         else:
-            status, detail = run_suite(os.path.join(self.scratch, BINARY), self.a.suite_seed, timeout, log)
+            status, detail = run_suite(os.path.join(self.scratch, BINARY), self.a.suite_seed, timeout, log, number)
         return status, detail, time.monotonic() - t
 
-    def mutant(self, m, timeout):
+    def syntax(self, defines=()):
+        """(ok, compiler output) of a syntax-only compile of every reference source file."""
+        out, ok = [], True
+        for rel in sorted(self.sources):
+            if rel.endswith(".cc"):
+                r = subprocess.run(SYNTAX + list(defines) + [rel], cwd=self.scratch, capture_output=True, text=True)
+                ok = ok and r.returncode == 0
+                out.append(r.stderr)
+        return ok, "".join(out)
+
+    def mutant(self, m, timeout, syntax_first=False):
         restore(self.scratch, self.sources)
         with open(os.path.join(self.scratch, m.path), "w", encoding="utf-8") as f:
             f.write(m.apply(self.sources[m.path]))
         try:
+            if syntax_first:  # a mutant that does not compile alone needs no build to say so
+                t = time.monotonic()
+                ok, _ = self.syntax()
+                if not ok:
+                    return {"status": "DOES-NOT-BUILD", "build_s": round(time.monotonic() - t, 1), "run_s": 0,
+                            "detail": {"how": "a syntax-only compile of the mutated reference failed"}}
             rc, build_s = self.build()
             if rc != 0:
                 return {"status": "DOES-NOT-BUILD" if rc is not None else "TIMEOUT", "build_s": round(build_s, 1),
@@ -381,6 +414,61 @@ def render_md(rep):
     return "".join(out)
 
 
+# ---------------------------------------------------------------- the schema
+def build_schema(a, w):
+    """Writes the schema of every mutant into w's scratch copy (schemata.py, under the PyPI venv's
+    python for libclang) and builds it; a switch the compiler refuses sends its mutants to separate
+    builds. First a syntax-only compile of the reference's sources, strict (a switch the compiler
+    must evaluate is an error) then as built, and last the build itself, each error blamed on the
+    innermost switch around it. Returns (manifest, seconds)."""
+    t = time.monotonic()
+    excluded = set()
+    manifest_path = os.path.join(w.scratch, ".mutants", "schema.json")
+    excluded_path = os.path.join(w.scratch, ".mutants", "excluded.txt")
+
+    def write():
+        restore(w.scratch, w.sources)
+        with open(excluded_path, "w", encoding="utf-8") as f:
+            f.write("".join(i + "\n" for i in sorted(excluded)))
+        r = subprocess.run([a.schema_python, os.path.join(HERE, "schemata.py"), "write", f"--root={w.scratch}",
+                            f"--exclude={excluded_path}", f"--manifest={manifest_path}"], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"schemata.py under {a.schema_python} failed:\n{r.stderr[-3000:]}\n"
+                             "(--mode=separate builds each mutant alone and needs no libclang)")
+        with open(manifest_path, encoding="utf-8") as f:
+            return json.load(f)
+
+    def blamed(manifest, output, where):
+        ids, unplaced = schemata.blame(w.scratch, manifest, output)
+        print(f"[mutants] schema: {where}: {len(ids)} mutants to separate builds"
+              + (f"; errors no switch holds: {', '.join(sorted(set(unplaced))[:5])}" if unplaced else ""), flush=True)
+        return ids
+
+    manifest = write()
+    for strict in (True, False):
+        for _ in range(40):
+            ok, output = w.syntax(["-DTCTS_MUTANT_STRICT"] if strict else [])
+            ids = set() if ok else blamed(manifest, output, "strict syntax check" if strict else "syntax check")
+            if ok or (strict and not ids):
+                break  # the strict pass leaves what it cannot place to the constexpr side
+            if not ids:
+                raise SystemExit(f"the schema does not compile and no switch is to blame:\n{output[-3000:]}")
+            excluded |= ids
+            manifest = write()
+    log = os.path.join(w.scratch, ".mutants", "build.log")
+    for _ in range(10):
+        rc, _ = w.build()
+        if rc == 0:
+            return manifest, time.monotonic() - t
+        with open(log, encoding="utf-8", errors="replace") as f:
+            ids = blamed(manifest, f.read(), "build")
+        if not ids:
+            raise SystemExit(f"the schema build failed and no switch is to blame: {log}")
+        excluded |= ids
+        manifest = write()
+    raise SystemExit(f"the schema build still fails after 10 rounds: {log}")
+
+
 # ---------------------------------------------------------------- main
 def commit_of(checkout):
     try:
@@ -409,6 +497,10 @@ def parse_args(argv):
     p.add_argument("--suite-seed", default="1", help="RapidCheck seed of every suite run")
     p.add_argument("--timeout", type=float, help="seconds per suite run (default 3 x baseline + 60)")
     p.add_argument("--build-timeout", type=float, default=1200)
+    p.add_argument("--mode", choices=["schemata", "separate"], default="schemata",
+                   help="one build holding every mutant (default), or a build per mutant")
+    p.add_argument("--schema-python", default=DEFAULT_VENV_PYTHON,
+                   help="the python with libclang that writes the schema (default: the PyPI venv's)")
     p.add_argument("--build-cmd", help="shell command building the mutant in the scratch copy")
     p.add_argument("--run-cmd", help="shell command running the suite (exit 0: survived)")
     p.add_argument("--survivors", default=SURVIVORS)
@@ -474,8 +566,9 @@ def main(argv=None):
     results.flush()
     print(f"[mutants] {len(chosen)} chosen ({selection}), {len(chosen) - len(todo)} already done, {len(todo)} to run, "
           f"jobs={a.jobs}", flush=True)
+    schema = a.mode == "schemata"
     workers = []
-    for j in range(a.jobs):
+    for j in range(1 if schema else a.jobs):  # a schema needs one scratch copy: its runs share the binary
         scratch = os.path.join(a.scratch, "ws" if j == 0 else f"ws-{j}")
         os.makedirs(scratch, exist_ok=True)
         sync_scratch(a.checkout, scratch)
@@ -491,41 +584,71 @@ def main(argv=None):
         print(f"[mutants] baseline: build {build_s:.1f}s, suite {run_s:.1f}s: {status} {detail or ''}", flush=True)
         if status != "SURVIVED":
             raise SystemExit("the unmutated suite must pass (a FAIL, crash or timeout without a mutant)")
-        timeout = timeout or 3 * run_s + 60
+        timeout = timeout or 2 * run_s + 30
     timeout = timeout or 600
-    q = queue.Queue()
-    for m in todo:
-        q.put(m)
+    separate, switched, numbers = list(todo), [], {}
+    if schema and todo:
+        manifest, schema_s = build_schema(a, workers[0])
+        status, detail, run_s = workers[0].run(a.timeout or 3600, number=0)
+        n_switched = len(manifest["numbers"]) - len(manifest["fallback"])
+        print(f"[mutants] schema: {n_switched} mutants switched, {len(manifest['fallback'])} left to separate builds, "
+              f"built in {schema_s:.0f}s; its suite with no mutant live {run_s:.1f}s: {status} {detail or ''}",
+              flush=True)
+        if status != "SURVIVED":
+            raise SystemExit("the schema build with no mutant live must pass: a switch changed the reference")
+        timeout = a.timeout or max(timeout, 2 * run_s + 30)
+        meta["schema"] = {"build_s": round(schema_s, 1), "switched": n_switched,
+                          "separate": len(manifest["fallback"]), "suite_s": round(run_s, 1)}
+        switched = [m for m in todo if m.id not in manifest["fallback"]]
+        separate = [m for m in todo if m.id in manifest["fallback"]]
+        numbers = manifest["numbers"]
     stats = {k: 0 for k in FINAL}
     started = time.monotonic()
     n = [0]
 
-    def work(w):
+    def record(m, r):
+        rec = {"id": m.id, **r, "date": meta["date"], "commit": meta["commit"]}
+        with lock:
+            results.write(json.dumps(rec) + "\n")
+            results.flush()
+            done[m.id] = rec
+            stats[r["status"]] += 1
+            n[0] += 1
+            el = time.monotonic() - started
+            eta = el / n[0] * (len(todo) - n[0])
+            how = r["detail"].get("case", "") if r["detail"] else ""
+            print(f"[{n[0]}/{len(todo)}] {r['status']:<14} {m.id}  {r['build']} build {r['build_s']}s run {r['run_s']}s "
+                  f"{how}  | K{stats['KILLED']} S{stats['SURVIVED']} T{stats['TIMEOUT']} B{stats['DOES-NOT-BUILD']}"
+                  f"  elapsed {el / 60:.1f} min, eta {eta / 60:.1f} min", flush=True)
+
+    def drain(q, job):
         while True:
             try:
                 m = q.get_nowait()
             except queue.Empty:
                 return
-            r = w.mutant(m, timeout)
-            rec = {"id": m.id, **r, "date": meta["date"], "commit": meta["commit"]}
-            with lock:
-                results.write(json.dumps(rec) + "\n")
-                results.flush()
-                done[m.id] = rec
-                stats[r["status"]] += 1
-                n[0] += 1
-                el = time.monotonic() - started
-                eta = el / n[0] * (len(todo) - n[0])
-                how = r["detail"].get("case", "") if r["detail"] else ""
-                print(f"[{n[0]}/{len(todo)}] {r['status']:<14} {m.id}  build {r['build_s']}s run {r['run_s']}s {how}"
-                      f"  | K{stats['KILLED']} S{stats['SURVIVED']} T{stats['TIMEOUT']} B{stats['DOES-NOT-BUILD']}"
-                      f"  elapsed {el / 60:.1f} min, eta {eta / 60:.1f} min", flush=True)
+            record(m, job(m))
 
-    threads = [threading.Thread(target=work, args=(w,)) for w in workers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    def run_switched(slot):
+        def job(m):
+            status, detail, run_s = workers[0].run(timeout, number=numbers[m.id], log=f"run-{slot}.log")
+            return {"status": status, "build": "schema", "build_s": 0, "run_s": round(run_s, 1), "detail": detail}
+        return job
+
+    def run_separate(w):
+        return lambda m: dict(w.mutant(m, timeout, syntax_first=schema), build="separate")
+
+    # the schema's mutants first, --jobs at a time on its one binary; then the rest, built alone
+    for mutants, jobs in ((switched, [run_switched(j) for j in range(a.jobs)]),
+                          (separate, [run_separate(w) for w in workers])):
+        q = queue.Queue()
+        for m in mutants:
+            q.put(m)
+        threads = [threading.Thread(target=drain, args=(q, job)) for job in jobs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
     results.close()
     rep = write_report(done, by_id, sources, triage, out_dir, meta)
     print(render_md(rep).split("\n")[0], flush=True)

@@ -2,7 +2,11 @@
 fixture's own exit status), so that it needs no reference rebuild: a mutant that breaks Add is
 KILLED, one that changes an unused constant SURVIVED, one that does not compile DOES-NOT-BUILD,
 one that loops TIMEOUT; results are resumable, the checkout is never written, and a survivor
-triaged equivalent in a survivors file is not run again. Standard library only; needs g++ and git."""
+triaged equivalent in a survivors file is not run again. Then the same mutants through one
+mutant-schema build (schemata.py; needs the PyPI venv's libclang, $TCTS_SCHEMA_PYTHON): each
+classified as its separate build was, a switch that does not compile and does not build alone
+DOES-NOT-BUILD, and one that does not compile as a switch but builds alone (a `case` label) built
+separately and classified by its run. Standard library only; needs g++ and git."""
 
 import json
 import os
@@ -42,7 +46,7 @@ class RunnerTest(unittest.TestCase):
         self.tmp.cleanup()
 
     def run_ids(self, *ids):
-        args = ["--checkout", self.checkout, "--scratch", os.path.join(self.tmp.name, "scratch"),
+        args = ["--mode=separate", "--checkout", self.checkout, "--scratch", os.path.join(self.tmp.name, "scratch"),
                 "--results", "out/results.jsonl", "--survivors", self.survivors,
                 "--build-cmd", "! grep -q 'kUnused = 6' reference/fix.cc && g++ -O0 -o fix reference/fix.cc",
                 "--run-cmd", "./fix", "--timeout", "5", *ids]
@@ -86,6 +90,81 @@ class RunnerTest(unittest.TestCase):
     def test_refuses_checkout_as_scratch(self):
         with self.assertRaises(SystemExit):
             run_mutants.sync_scratch(self.checkout, self.checkout)
+
+
+SCHEMA_FIXTURE = """\
+#include <string>
+static int kUnused = 7;
+int Add(int a, int b) { return a + b; }
+long long Loop(long long n) { long long i = 0; while (i < n) i += 1; return i; }
+std::string Greet(const std::string& s) { return "hi " + s; }
+int Kind(int x) {
+  switch (x) {
+    case 1: return 10;
+    default: return 0;
+  }
+}
+int main() { return Add(2, 3) == 5 && Loop(3) == 3 && Greet("a") == "hi a" && Kind(1) == 10 ? 0 : 1; }
+"""
+S_KILLED = "reference/fix.cc:3:34:aor:+->-"
+S_NOOP = "reference/fix.cc:2:22:cst:7->8"
+S_LOOPS = "reference/fix.cc:4:64:aor:+=->-="
+S_NO_BUILD = "reference/fix.cc:5:56:aor:+->-"   # "hi " - s: no build, as a switch or alone
+S_CASE = "reference/fix.cc:8:10:cst:1->2"       # case 2: a switch cannot be a case label; alone it builds
+SCHEMA_PYTHON = os.environ.get("TCTS_SCHEMA_PYTHON", run_mutants.DEFAULT_VENV_PYTHON)
+
+
+def has_libclang():
+    try:
+        return subprocess.run([SCHEMA_PYTHON, "-c", "import clang.cindex"], capture_output=True).returncode == 0
+    except OSError:
+        return False
+
+
+@unittest.skipUnless(has_libclang(), f"no libclang for the schema writer under {SCHEMA_PYTHON} (the PyPI venv)")
+class SchemataTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.checkout = os.path.join(self.tmp.name, "checkout")
+        os.makedirs(os.path.join(self.checkout, "reference"))
+        with open(os.path.join(self.checkout, "reference", "fix.cc"), "w") as f:
+            f.write(SCHEMA_FIXTURE)
+        subprocess.run(["git", "init", "-q"], cwd=self.checkout, check=True)
+        self.survivors = os.path.join(self.tmp.name, "survivors.toml")
+        open(self.survivors, "w").close()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_mode(self, mode, ids):
+        results = f"out/{mode}.jsonl"
+        args = [f"--mode={mode}", f"--schema-python={SCHEMA_PYTHON}", "--checkout", self.checkout,
+                "--scratch", os.path.join(self.tmp.name, mode), "--results", results, "--survivors", self.survivors,
+                "--build-cmd", "g++ -O0 -o fix reference/fix.cc", "--run-cmd", "./fix --tcts_mutant=$TCTS_MUTANT",
+                "--timeout", "5", *ids]
+        self.assertEqual(run_mutants.main(args), 0)
+        with open(os.path.join(self.checkout, results)) as f:
+            return {r["id"]: r for r in map(json.loads, f)}
+
+    def test_schema_classifies_as_separate_builds(self):
+        ids = [S_KILLED, S_NOOP, S_LOOPS, S_NO_BUILD, S_CASE]
+        for mid in ids:
+            self.assertIn(mid, {m.id for m in run_mutants.mutate.enumerate_mutants(self.checkout)})
+        separate = self.run_mode("separate", ids)
+        schema = self.run_mode("schemata", ids)
+        want = {S_KILLED: "KILLED", S_NOOP: "SURVIVED", S_LOOPS: "TIMEOUT", S_NO_BUILD: "DOES-NOT-BUILD",
+                S_CASE: "KILLED"}
+        self.assertEqual({i: r["status"] for i, r in separate.items()}, want)
+        self.assertEqual({i: r["status"] for i, r in schema.items()}, want)
+        self.assertEqual({i: r["build"] for i, r in schema.items()},
+                         {S_KILLED: "schema", S_NOOP: "schema", S_LOOPS: "schema", S_NO_BUILD: "separate",
+                          S_CASE: "separate"})
+        self.assertIn("syntax-only", schema[S_NO_BUILD]["detail"]["how"])
+        with open(os.path.join(self.checkout, "reference", "fix.cc")) as f:
+            self.assertEqual(f.read(), SCHEMA_FIXTURE)  # the checkout untouched
+        rep = json.load(open(os.path.join(self.checkout, "out", "report.json")))
+        self.assertEqual(rep["meta"]["schema"]["switched"], len(run_mutants.mutate.enumerate_mutants(self.checkout))
+                         - rep["meta"]["schema"]["separate"])
 
 
 if __name__ == "__main__":
