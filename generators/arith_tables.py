@@ -395,7 +395,24 @@ def arithmetic_tables(spec: Spec, Table) -> list:
             bld.row(layouts, f"arith.layout.{e['id']}.{fa}.{fb}", lsrc, f"add({e['id']} {fa}, {fb})", "functional",
                     "add", st, Arg(0, ga), Arg(1, gb))
 
-    return [bld.pool, examples, values, alpha_table, mixed, scalars, broadcast, layouts, forms_table(spec, bld, Table)]
+    # A reduced-precision dtype computes in a wider type on the CPU (OpMath: float16 and bfloat16
+    # in float32), through buffers: an operand or an out= with a stride must be read and written
+    # element by element of its own size, not as the wider type.
+    strided = Table("StridedReduced", "ArithRow")
+    for d in documented:
+        if spec.compute.opmath.get(d, d) == d:
+            continue
+        st = [Storage(d, (12,), iota(12, 1, d)), Storage(d, (6,), iota(6, 100, d)), Storage(d, (12,), [0] * 12)]
+        every_other = lambda off: Arg(0, sm.Geometry((6,), (2,), off))  # noqa: E731
+        bld.row(strided, f"arith.strided_operand.{d}", vals, f"add({d} every other element, {d}): computed in "
+                f"{spec.compute.opmath[d]}, each element read at its own stride", "functional", "add", st,
+                every_other(1), bld.plain(st, 1))
+        bld.row(strided, f"arith.strided_out.{d}", spec.arith["out"]["source"], f"add({d}, {d}, out=every other "
+                f"element of a {d} tensor): each result written at its own stride", "out", "add", st,
+                bld.plain(st, 1), bld.plain(st, 1), Arg(2, sm.Geometry((6,), (2,), 1)))
+
+    return [bld.pool, examples, values, alpha_table, mixed, scalars, broadcast, layouts, strided,
+            forms_table(spec, bld, Table)]
 
 
 def forms_table(spec: Spec, bld: Builder, Table):
@@ -448,6 +465,14 @@ def forms_table(spec: Spec, bld: Builder, Table):
             Arg(0, view(0)), Arg(0, view(2)))
     bld.row(t, "arith.inplace.self", vsrc, "x += x (the same memory) is allowed", "inplace", "add", line,
             Arg(0, view(2)), Arg(0, view(2)))
+    # Touching is not overlapping: memory ranges that meet at one end do not intersect.
+    line12 = [Storage("float32", (12,), iota(12, 1, "float32")), Storage("float32", (6,), iota(6, 100, "float32"))]
+    bld.row(t, "arith.out.adjacent_after", vsrc, "out= the 6 elements right after input a's (touching, not "
+            "overlapping) is allowed", "out", "add", line12, Arg(0, view(0)), bld.plain(line12, 1), Arg(0, view(6)))
+    bld.row(t, "arith.out.adjacent_before", vsrc, "out= the 6 elements right before input a's (touching, not "
+            "overlapping) is allowed", "out", "add", line12, Arg(0, view(6)), bld.plain(line12, 1), Arg(0, view(0)))
+    bld.row(t, "arith.inplace.adjacent", vsrc, "x[0:6] += x[6:12] (touching, not overlapping) is allowed", "inplace",
+            "add", line12, Arg(0, view(0)), Arg(0, view(6)))
     # Which check comes first (sub_check, overlap, shapes, dtypes, alpha).
     st = [Storage("bool", (4, 5), [True] * 20), Storage("bool", (4, 5), [False] * 20), Storage("bool", (1, 5), [False] * 5)]
     bld.row(t, "arith.order.sub_before_overlap", vsrc, "sub of bools into an expanded out: the bool error first",
