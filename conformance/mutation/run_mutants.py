@@ -24,7 +24,7 @@ Two ways to build (--mode):
                       compile of the mutated tree has said whether it builds at all
   separate            each mutant restored, written and built incrementally on its own (above)
 Every build is `--repo_env=TCTS_NO_CUDA=1` (a reference header must not rebuild the cuda/
-kernels: the CPU suite never runs them) and `--copt=-Wno-error` (a mutant is judged by the
+kernels: the CPU suite never runs them) and `--copt=-w`, no warnings (a mutant is judged by the
 suite, not by a warning).
 
 Results are JSON lines appended to --results (default out/mutation/results.jsonl), one per
@@ -47,11 +47,13 @@ Standard library only (Python 3.11: tomllib).
 """
 
 import argparse
+import concurrent.futures
 import datetime
 import json
 import os
 import queue
 import random
+import shlex
 import shutil
 import signal
 import subprocess
@@ -68,8 +70,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SURVIVORS = os.path.join(HERE, "survivors.toml")
 VERDICTS = ("equivalent", "outside-spec", "unreached")
 FINAL = ("KILLED", "SURVIVED", "TIMEOUT", "DOES-NOT-BUILD", "EQUIVALENT")
-DEFAULT_BUILD = ("bazel build --jobs={cores} --disk_cache={disk_cache} --color=no --curses=no "
-                 "--repo_env=TCTS_NO_CUDA=1 --copt=-Wno-error //conformance:reference_bin")
+DEFAULT_BUILD = ("bazel {startup} build --jobs={cores} --disk_cache={disk_cache} --color=no --curses=no "
+                 "--repo_env=TCTS_NO_CUDA=1 --copt=-w //conformance:reference_bin")
 SYNTAX = ["g++", "-std=c++17", "-fsyntax-only", "-w", "-fmax-errors=1000", "-I.", "-Ibazel-bin"]
 DEFAULT_VENV_PYTHON = os.path.join(os.environ.get("TCTS_PYPI_VENV") or "/opt/tensor-cts/venv", "bin", "python")
 BINARY = "bazel-bin/conformance/reference_bin"
@@ -266,15 +268,15 @@ class Worker:
             status, detail = run_suite(os.path.join(self.scratch, BINARY), self.a.suite_seed, timeout, log, number)
         return status, detail, time.monotonic() - t
 
-    def syntax(self, defines=()):
-        """(ok, compiler output) of a syntax-only compile of every reference source file."""
-        out, ok = [], True
-        for rel in sorted(self.sources):
-            if rel.endswith(".cc"):
-                r = subprocess.run(SYNTAX + list(defines) + [rel], cwd=self.scratch, capture_output=True, text=True)
-                ok = ok and r.returncode == 0
-                out.append(r.stderr)
-        return ok, "".join(out)
+    def syntax(self, defines=(), files=None):
+        """(ok, compiler output) of a syntax-only compile of the reference's source files (`files`,
+        default every one)."""
+        def compile_one(rel):
+            return subprocess.run(SYNTAX + list(defines) + [rel], cwd=self.scratch, capture_output=True, text=True)
+
+        with concurrent.futures.ThreadPoolExecutor(max(1, self.a.cores)) as pool:
+            runs = list(pool.map(compile_one, files or [rel for rel in sorted(self.sources) if rel.endswith(".cc")]))
+        return all(r.returncode == 0 for r in runs), "".join(r.stderr for r in runs)
 
     def mutant(self, m, timeout, syntax_first=False):
         restore(self.scratch, self.sources)
@@ -283,7 +285,7 @@ class Worker:
         try:
             if syntax_first:  # a mutant that does not compile alone needs no build to say so
                 t = time.monotonic()
-                ok, _ = self.syntax()
+                ok, _ = self.syntax(files=[m.path] if m.path.endswith(".cc") else None)
                 if not ok:
                     return {"status": "DOES-NOT-BUILD", "build_s": round(time.monotonic() - t, 1), "run_s": 0,
                             "detail": {"how": "a syntax-only compile of the mutated reference failed"}}
@@ -415,7 +417,7 @@ def render_md(rep):
 
 
 # ---------------------------------------------------------------- the schema
-def build_schema(a, w):
+def build_schema(a, w, ids):
     """Writes the schema of every mutant into w's scratch copy (schemata.py, under the PyPI venv's
     python for libclang) and builds it; a switch the compiler refuses sends its mutants to separate
     builds. First a syntax-only compile of the reference's sources, strict (a switch the compiler
@@ -425,13 +427,17 @@ def build_schema(a, w):
     excluded = set()
     manifest_path = os.path.join(w.scratch, ".mutants", "schema.json")
     excluded_path = os.path.join(w.scratch, ".mutants", "excluded.txt")
+    only_path = os.path.join(w.scratch, ".mutants", "only.txt")
+    with open(only_path, "w", encoding="utf-8") as f:
+        f.write("".join(i + "\n" for i in sorted(ids)))
 
     def write():
         restore(w.scratch, w.sources)
         with open(excluded_path, "w", encoding="utf-8") as f:
             f.write("".join(i + "\n" for i in sorted(excluded)))
         r = subprocess.run([a.schema_python, os.path.join(HERE, "schemata.py"), "write", f"--root={w.scratch}",
-                            f"--exclude={excluded_path}", f"--manifest={manifest_path}"], capture_output=True, text=True)
+                            f"--exclude={excluded_path}", f"--only={only_path}", f"--manifest={manifest_path}"],
+                           capture_output=True, text=True)
         if r.returncode != 0:
             raise SystemExit(f"schemata.py under {a.schema_python} failed:\n{r.stderr[-3000:]}\n"
                              "(--mode=separate builds each mutant alone and needs no libclang)")
@@ -503,6 +509,9 @@ def parse_args(argv):
                    help="the python with libclang that writes the schema (default: the PyPI venv's)")
     p.add_argument("--build-cmd", help="shell command building the mutant in the scratch copy")
     p.add_argument("--run-cmd", help="shell command running the suite (exit 0: survived)")
+    p.add_argument("--bazelrc", help="a bazelrc for the scratch copies' builds (a shared cache's, in CI)")
+    p.add_argument("--check-against", metavar="RESULTS",
+                   help="recorded results (results.jsonl): fail when a mutant they say the suite kills survives")
     p.add_argument("--survivors", default=SURVIVORS)
     p.add_argument("--rerun-triaged", action="store_true", help="also run mutants triaged equivalent")
     p.add_argument("--no-baseline", action="store_true", help="skip the unmutated build and run (needs --timeout)")
@@ -511,7 +520,10 @@ def parse_args(argv):
     a.checkout = os.path.abspath(a.checkout)
     a.scratch = os.path.abspath(a.scratch)
     a.results = os.path.abspath(os.path.join(a.checkout, a.results))
-    a.build_cmd = a.build_cmd or DEFAULT_BUILD.format(cores=a.cores, disk_cache=os.path.join(a.scratch, "disk_cache"))
+    a.default_build = not a.build_cmd
+    a.build_cmd = a.build_cmd or DEFAULT_BUILD.format(
+        cores=a.cores, disk_cache=os.path.join(a.scratch, "disk_cache"),
+        startup=f"--bazelrc={shlex.quote(os.path.abspath(a.bazelrc))}" if a.bazelrc else "")
     return a
 
 
@@ -588,9 +600,9 @@ def main(argv=None):
     timeout = timeout or 600
     separate, switched, numbers = list(todo), [], {}
     if schema and todo:
-        manifest, schema_s = build_schema(a, workers[0])
+        manifest, schema_s = build_schema(a, workers[0], {m.id for m in todo})
         status, detail, run_s = workers[0].run(a.timeout or 3600, number=0)
-        n_switched = len(manifest["numbers"]) - len(manifest["fallback"])
+        n_switched = len(todo) - len(manifest["fallback"])
         print(f"[mutants] schema: {n_switched} mutants switched, {len(manifest['fallback'])} left to separate builds, "
               f"built in {schema_s:.0f}s; its suite with no mutant live {run_s:.1f}s: {status} {detail or ''}",
               flush=True)
@@ -650,10 +662,34 @@ def main(argv=None):
         for t in threads:
             t.join()
     results.close()
+    if a.default_build:  # stop the scratch copies' Bazel servers: nothing it started outlives it
+        for w in workers:
+            subprocess.run(["bazel", "shutdown"], cwd=w.scratch, capture_output=True)
     rep = write_report(done, by_id, sources, triage, out_dir, meta)
     print(render_md(rep).split("\n")[0], flush=True)
     print(f"[mutants] report: {os.path.join(out_dir, 'report.md')}", flush=True)
+    if a.check_against:
+        return check_against(a.check_against, {m.id: done[m.id] for m in chosen if m.id in done})
     return 0
+
+
+def check_against(path, now):
+    """0 when no mutant the recorded results (`path`) count as killed survives now; else 1. A
+    mutant killed now that survived then, or one they do not hold, is said and passes."""
+    then = read_results(path)
+    weaker = [i for i, r in now.items() if i in then and then[i]["status"] in ("KILLED", "TIMEOUT")
+              and r["status"] == "SURVIVED"]
+    stronger = [i for i, r in now.items() if i in then and then[i]["status"] == "SURVIVED"
+                and r["status"] in ("KILLED", "TIMEOUT")]
+    unknown = [i for i in now if i not in then]
+    for i in weaker:
+        print(f"mutation-sample: {i} was killed in {path}, survives now: the suite lost a case that caught it")
+    for i in stronger:
+        print(f"mutation-sample: {i} survived in {path}, is killed now: record the new results")
+    verdict = "FAIL" if weaker else "PASS"
+    print(f"mutation-sample: {verdict}: {len(now)} mutants, {len(weaker)} weaker, {len(stronger)} stronger, "
+          f"{len(unknown)} not in the recorded results", flush=True)
+    return 1 if weaker else 0
 
 
 if __name__ == "__main__":

@@ -255,12 +255,15 @@ def schema_of(src, roots):
     return "".join(pieces), regions
 
 
-def write(root, excluded=(), extra_args=()):
-    """Writes the schema of every reference file with mutants into `root` (a scratch copy holding
-    the unmutated sources) and returns the manifest: {"numbers": {id: n}, "fallback": {id: why},
-    "regions": {path: [[start, end, [ids]], ...]}}."""
+def write(root, excluded=(), extra_args=(), only=None):
+    """Writes the schema of every reference file with mutants (of the ids in `only`, when given)
+    into `root` (a scratch copy holding the unmutated sources) and returns the manifest:
+    {"numbers": {id: n}, "fallback": {id: why}, "regions": {path: [[start, end, [ids]], ...]}};
+    numbers are every mutant's, whatever `only` chose."""
     mutants = mutate.enumerate_mutants(root)
     num = numbers(mutants)
+    if only is not None:
+        mutants = [m for m in mutants if m.id in only]
     by_file = {}
     for m in mutants:
         by_file.setdefault(m.path, []).append(m)
@@ -318,6 +321,7 @@ def main(argv=None):
     p.add_argument("command", choices=["write"])
     p.add_argument("--root", required=True, help="a scratch copy of the tree (never a checkout)")
     p.add_argument("--exclude", help="a file of mutant ids (one a line) to leave to separate builds")
+    p.add_argument("--only", help="a file of mutant ids (one a line): switch those only (a sample)")
     p.add_argument("--manifest", help="where to write the manifest (JSON); default stdout")
     p.add_argument("clang_args", nargs="*")
     a = p.parse_args(argv)
@@ -327,7 +331,11 @@ def main(argv=None):
     if a.exclude:
         with open(a.exclude, encoding="utf-8") as f:
             excluded = {line.strip() for line in f if line.strip()}
-    manifest = write(a.root, excluded, a.clang_args)
+    only = None
+    if a.only:
+        with open(a.only, encoding="utf-8") as f:
+            only = {line.strip() for line in f if line.strip()}
+    manifest = write(a.root, excluded, a.clang_args, only)
     text = json.dumps(manifest)
     if a.manifest:
         with open(a.manifest, "w", encoding="utf-8") as f:
