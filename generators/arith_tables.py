@@ -395,6 +395,14 @@ def arithmetic_tables(spec: Spec, Table) -> list:
             bld.row(layouts, f"arith.layout.{e['id']}.{fa}.{fb}", lsrc, f"add({e['id']} {fa}, {fb})", "functional",
                     "add", st, Arg(0, ga), Arg(1, gb))
 
+    for e in spec.layout_pairs:
+        a, b = e["a"], e["b"]
+        st = [Storage(i64, a["base"], iota(math.prod(a["base"]), 1, i64)),
+              Storage(i64, b["base"], iota(math.prod(b["base"]), 1000, i64))]
+        bld.row(layouts, f"arith.layout.pair.{e['id']}", lsrc, f"add({list(a['geometry'].sizes)} strides "
+                f"{list(a['geometry'].strides)}, {list(b['geometry'].sizes)} strides {list(b['geometry'].strides)}): "
+                "the result's strides", "functional", "add", st, Arg(0, a["geometry"]), Arg(1, b["geometry"]))
+
     # A reduced-precision dtype computes in a wider type on the CPU (OpMath: float16 and bfloat16
     # in float32), through buffers: an operand or an out= with a stride must be read and written
     # element by element of its own size, not as the wider type.
@@ -411,7 +419,33 @@ def arithmetic_tables(spec: Spec, Table) -> list:
                 f"element of a {d} tensor): each result written at its own stride", "out", "add", st,
                 bld.plain(st, 1), bld.plain(st, 1), Arg(2, sm.Geometry((6,), (2,), 1)))
 
-    return [bld.pool, examples, values, alpha_table, mixed, scalars, broadcast, layouts, strided,
+    # Kernels may run in chunks and take fast paths by stride: runs longer than any small buffer
+    # (300 elements), and out= whose stride is not the element size.
+    runs = Table("RunsAndOutStrides", "ArithRow")
+    osrc, isrc, n = spec.arith["out"]["source"], spec.arith["inplace"]["source"], 300
+    for da, db in (("float16", "float16"), ("int64", "int32"), ("int32", "int64")):
+        st = [Storage(da, (n,), iota(n, 1, da)), Storage(db, (n,), iota(n, 100, db))]
+        bld.row(runs, f"arith.long_run.{da}" if da == db else f"arith.long_run.{da}.{db}", vals, f"add({da} [{n}], {db} [{n}]): a long run", "functional",
+                "add", st, bld.plain(st, 0), bld.plain(st, 1))
+    st = [Storage("float16", (2, n + 1), iota(2 * (n + 1), 1, "float16")), Storage("float16", (2, n), [1.0] * (2 * n))]
+    bld.row(runs, "arith.long_run.inplace_narrowed.float16", isrc, f"x[:, :{n}] += ones for a float16 x of shape "
+            f"[2, {n + 1}]", "inplace", "add", st, Arg(0, sm.Geometry((2, n), (n + 1, 1), 0)), bld.plain(st, 1))
+    st = [Storage("float32", (2, 3), iota(6, 1, "float32")), Storage("float32", (2, 3), iota(6, 100, "float32")),
+          Storage("float32", (2, 4), [0.0] * 8)]
+    bld.row(runs, "arith.out.padded.float32", osrc, "add(float32 [2, 3], float32 [2, 3], out=[2, 4][:, :3])", "out",
+            "add", st, bld.plain(st, 0), bld.plain(st, 1), Arg(2, sm.Geometry((2, 3), (4, 1), 0)))
+    st = [Storage("float32", (6,), iota(6, 1, "float32")), Storage("float32", (12,), [0.0] * 12)]
+    stepped = Arg(1, sm.Geometry((6,), (2,), 0))
+    bld.row(runs, "arith.out.stepped.tensor_scalar", osrc, "add(float32 [6], 2.0, out=[12][::2])", "out", "add", st,
+            bld.plain(st, 0), Arg(scalar=2.0), stepped)
+    bld.row(runs, "arith.out.stepped.scalar_tensor", osrc, "add(2.0, float32 [6], out=[12][::2])", "out", "add", st,
+            Arg(scalar=2.0), bld.plain(st, 0), stepped)
+    st = [Storage("int64", (6,), iota(6, 1, "int64")), Storage("int32", (6,), iota(6, 100, "int32")),
+          Storage("int64", (12,), [0] * 12)]
+    bld.row(runs, "arith.out.stepped.int64.int32", osrc, "add(int64 [6], int32 [6], out=int64 [12][::2])", "out",
+            "add", st, bld.plain(st, 0), bld.plain(st, 1), Arg(2, sm.Geometry((6,), (2,), 0)))
+
+    return [bld.pool, examples, values, alpha_table, mixed, scalars, broadcast, layouts, strided, runs,
             forms_table(spec, bld, Table)]
 
 
@@ -473,6 +507,19 @@ def forms_table(spec: Spec, bld: Builder, Table):
             "overlapping) is allowed", "out", "add", line12, Arg(0, view(6)), bld.plain(line12, 1), Arg(0, view(0)))
     bld.row(t, "arith.inplace.adjacent", vsrc, "x[0:6] += x[6:12] (touching, not overlapping) is allowed", "inplace",
             "add", line12, Arg(0, view(0)), Arg(0, view(6)))
+    # Overlap at the rule's edges: a zero-dim operand on self's one element; a strided self (not
+    # dense: the check cannot decide, so allows); an out= expanded along a dimension of size 2.
+    line10 = [Storage("float32", (10,), iota(10, 1, "float32"))]
+    bld.row(t, "arith.inplace.zerodim_same_element", vsrc, "x[2:3] += x[2] (a zero-dim view of self's one element, "
+            "other strides) is refused", "inplace", "add", line10, Arg(0, sm.Geometry((1,), (1,), 2)),
+            Arg(0, sm.Geometry((), (), 2)))
+    solo12 = [Storage("float32", (12,), iota(12, 1, "float32"))]
+    bld.row(t, "arith.inplace.strided_self", vsrc, "x[0:12:4] += x[1:4] (self not dense: the check cannot decide, "
+            "so allows)", "inplace", "add", solo12, Arg(0, sm.Geometry((3,), (4,), 0)), Arg(0, sm.Geometry((3,), (1,), 1)))
+    st = [Storage("float32", (2, 5), iota(10, 1, "float32")), Storage("float32", (2, 5), iota(10, 10, "float32")),
+          Storage("float32", (1, 5), [7.0] * 5)]
+    bld.row(t, "arith.out.internal_overlap_size2", vsrc, "out= a tensor expanded along a dimension of size 2 (stride "
+            "0) is refused", "out", "add", st, bld.plain(st, 0), bld.plain(st, 1), Arg(2, sm.Geometry((2, 5), (0, 1), 0)))
     # Which check comes first (sub_check, overlap, shapes, dtypes, alpha).
     st = [Storage("bool", (4, 5), [True] * 20), Storage("bool", (4, 5), [False] * 20), Storage("bool", (1, 5), [False] * 5)]
     bld.row(t, "arith.order.sub_before_overlap", vsrc, "sub of bools into an expanded out: the bool error first",

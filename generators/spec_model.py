@@ -708,6 +708,11 @@ class Spec:
                 raise SpecError(path, where, f"formats must be among {', '.join(self.allocating_formats)}")
             self.layout_extra.append({"id": e["id"], "base": self._ints(e, "base", path, where),
                                       "formats": fmts})
+        self.layout_pairs = []
+        for j, e in enumerate(ls.get("pairs", [])):
+            where = f"layout_sweep.pairs[{j}]"
+            self.layout_pairs.append({"id": e["id"], "a": recipe({"id": "a", **e["a"]}, where + ".a", None),
+                                      "b": recipe({"id": "b", **e["b"]}, where + ".b", None)})
 
     def tolerance_for(self, op: str, result: str, alpha) -> tuple[str, int] | None:
         """The [[tolerance]] row (id, eps multiple) that applies, or None: compare exactly."""

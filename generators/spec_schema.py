@@ -530,7 +530,9 @@ FILES: dict[str, dict[str, Field]] = {
             "layouts": f(List(Table({"id": f(NAME), "base": f(INTS), "chain": opt(CHAIN)}), unique_key="id")),
             "broadcast": f(List(Table({"id": f(NAME), "base": f(INTS), "chain": opt(CHAIN)}), unique_key="id")),
             "dtypes": f(List(List(DTYPE, length=2))),
-            "extra": f(List(Table({"id": f(NAME), "base": f(INTS), "formats": f(List(Str()))}), unique_key="id"))},
+            "extra": f(List(Table({"id": f(NAME), "base": f(INTS), "formats": f(List(Str()))}), unique_key="id")),
+            "pairs": opt(List(Table({"id": f(NAME), "a": f(Table({"base": f(INTS), "chain": opt(CHAIN)})),
+                                     "b": f(Table({"base": f(INTS), "chain": opt(CHAIN)}))}), unique_key="id"))},
             cites=NONE("sweep parameters: each generated case cites the rule it tests"))),
     },
     "devices.toml": {

@@ -68,7 +68,7 @@ import schemata  # noqa: E402  (stdlib here; its libclang part runs under the ve
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SURVIVORS = os.path.join(HERE, "survivors.toml")
-VERDICTS = ("equivalent", "outside-spec", "unreached")
+VERDICTS = ("equivalent", "outside-spec", "unreached", "row-wanted")
 FINAL = ("KILLED", "SURVIVED", "TIMEOUT", "DOES-NOT-BUILD", "EQUIVALENT")
 DEFAULT_BUILD = ("bazel {startup} build --jobs={cores} --disk_cache={disk_cache} --color=no --curses=no "
                  "--repo_env=TCTS_NO_CUDA=1 --copt=-w //conformance:reference_bin")
@@ -357,7 +357,8 @@ def write_report(results, mutants_by_id, sources, triage, out_dir, meta):
               "survivors": survivors, "stale_triage": [{"id": i, "why": w} for i, w in stale],
               "cost": _cost(rows),
               "untriaged_survivors": sum(1 for x in survivors if not x["triage"]),
-              "commits_run": sorted({r.get("commit", "?") for r in rows})}
+              "verdicts": {v: sum(1 for x in survivors if x["triage"] == v) for v in VERDICTS},
+              "commits_run": sorted({r["commit"] for r in rows if "commit" in r})}  # a triaged EQUIVALENT is not run
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "report.json"), "w", encoding="utf-8") as f:
         json.dump(report, f, indent=1)
@@ -392,7 +393,8 @@ def render_md(rep):
            f"({meta.get('selection', '')}) of {meta.get('enumerated', '?')} enumerated. Score = (KILLED + TIMEOUT) / "
            f"(mutants − DOES-NOT-BUILD − EQUIVALENT, equivalent = triaged so in survivors.toml). Run on the "
            f"reference of commit(s) {', '.join(rep['commits_run'])}; {rep['untriaged_survivors']} survivors not "
-           f"triaged yet.\n\nCost (seconds): " + ", ".join(f"{k} {v}" for k, v in rep["cost"].items()) + ".\n\n"]
+           f"triaged yet. Survivors' verdicts (survivors.toml): " + ", ".join(f"{k} {v}" for k, v in
+           rep.get("verdicts", {}).items()) + ".\n\nCost (seconds): " + ", ".join(f"{k} {v}" for k, v in rep["cost"].items()) + ".\n\n"]
     head = "| {} | score | killed | survived | timeout | does not build | equivalent | mutants |\n|---|---|---|---|---|---|---|---|\n"
     for title, key, col in (("Per reference file", "per_file", "file"), ("Per spec file (the suites written for "
                             "the file, run_mutants.SPEC_OF; a mutant counts under each)", "per_spec_file", "spec file"),

@@ -94,7 +94,7 @@ class RunnerTest(unittest.TestCase):
 
 SCHEMA_FIXTURE = """\
 #include <string>
-static int kUnused = 7;
+int Unused() { return 7; }
 int Add(int a, int b) { return a + b; }
 long long Loop(long long n) { long long i = 0; while (i < n) i += 1; return i; }
 std::string Greet(const std::string& s) { return "hi " + s; }
@@ -105,12 +105,14 @@ int Kind(int x) {
   }
 }
 int main() { return Add(2, 3) == 5 && Loop(3) == 3 && Greet("a") == "hi a" && Kind(1) == 10 ? 0 : 1; }
+static const int kTable[] = {4, 5};
 """
 S_KILLED = "reference/fix.cc:3:34:aor:+->-"
-S_NOOP = "reference/fix.cc:2:22:cst:7->8"
+S_NOOP = "reference/fix.cc:2:23:cst:7->8"
 S_LOOPS = "reference/fix.cc:4:64:aor:+=->-="
 S_NO_BUILD = "reference/fix.cc:5:56:aor:+->-"   # "hi " - s: no build, as a switch or alone
 S_CASE = "reference/fix.cc:8:10:cst:1->2"       # case 2: a switch cannot be a case label; alone it builds
+S_STATIC = "reference/fix.cc:13:30:cst:4->5"    # a static initializer: constant-initialized, so built alone
 SCHEMA_PYTHON = os.environ.get("TCTS_SCHEMA_PYTHON", run_mutants.DEFAULT_VENV_PYTHON)
 
 
@@ -147,23 +149,23 @@ class SchemataTest(unittest.TestCase):
             return {r["id"]: r for r in map(json.loads, f)}
 
     def test_schema_classifies_as_separate_builds(self):
-        ids = [S_KILLED, S_NOOP, S_LOOPS, S_NO_BUILD, S_CASE]
+        ids = [S_KILLED, S_NOOP, S_LOOPS, S_NO_BUILD, S_CASE, S_STATIC]
         for mid in ids:
             self.assertIn(mid, {m.id for m in run_mutants.mutate.enumerate_mutants(self.checkout)})
         separate = self.run_mode("separate", ids)
         schema = self.run_mode("schemata", ids)
         want = {S_KILLED: "KILLED", S_NOOP: "SURVIVED", S_LOOPS: "TIMEOUT", S_NO_BUILD: "DOES-NOT-BUILD",
-                S_CASE: "KILLED"}
+                S_CASE: "KILLED", S_STATIC: "SURVIVED"}
         self.assertEqual({i: r["status"] for i, r in separate.items()}, want)
         self.assertEqual({i: r["status"] for i, r in schema.items()}, want)
         self.assertEqual({i: r["build"] for i, r in schema.items()},
                          {S_KILLED: "schema", S_NOOP: "schema", S_LOOPS: "schema", S_NO_BUILD: "separate",
-                          S_CASE: "separate"})
+                          S_CASE: "separate", S_STATIC: "separate"})
         self.assertIn("syntax-only", schema[S_NO_BUILD]["detail"]["how"])
         with open(os.path.join(self.checkout, "reference", "fix.cc")) as f:
             self.assertEqual(f.read(), SCHEMA_FIXTURE)  # the checkout untouched
         rep = json.load(open(os.path.join(self.checkout, "out", "report.json")))
-        self.assertEqual((rep["meta"]["schema"]["switched"], rep["meta"]["schema"]["separate"]), (3, 2))
+        self.assertEqual((rep["meta"]["schema"]["switched"], rep["meta"]["schema"]["separate"]), (3, 3))
 
 
 if __name__ == "__main__":

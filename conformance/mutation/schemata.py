@@ -98,9 +98,12 @@ def clang_args(root, extra=()):
 
 
 def expressions(path, src, args):
-    """[(start, end, gaps)] of every expression of `src` with two or more children: its extent and
-    the character ranges between consecutive children (where a binary operator's token lies).
-    Offsets are characters of `src`. A file that does not parse gives what parsed."""
+    """(exprs, statics): exprs, [(start, end, gaps)] of every expression of `src` with two or more
+    children: its extent and the character ranges between consecutive children (where a binary
+    operator's token lies); statics, [(start, end)] of every variable of static storage duration
+    (namespace scope or `static`), whose initializer the compiler may evaluate as a constant, where
+    Active() reads as 0. Offsets are characters of `src`. A file that does not parse gives what
+    parsed."""
     import clang.cindex as ci  # the venv's libclang wheel; only this function needs it
 
     data = src.encode("utf-8")
@@ -110,8 +113,9 @@ def expressions(path, src, args):
     b2c.append(len(src))
     tu = ci.Index.create().parse(path, args=args, unsaved_files=[(path, data)],
                                  options=ci.TranslationUnit.PARSE_INCOMPLETE)
-    out = []
+    out, statics = [], []
     target = os.path.realpath(path)
+    scopes = (ci.CursorKind.NAMESPACE, ci.CursorKind.TRANSLATION_UNIT)
 
     def here(c):
         f = c.extent.start.file
@@ -122,16 +126,21 @@ def expressions(path, src, args):
         c = todo.pop()
         kids = [k for k in c.get_children() if k.extent.start.file is not None]
         todo.extend(k for k in kids if here(k))
-        if not c.kind.is_expression() or len(kids) < 2 or not here(c) or c.extent.end.offset > len(data):
-            continue
         ext = c.extent
+        if ext.end.offset > len(data):
+            continue
+        if c.kind == ci.CursorKind.VAR_DECL and (c.storage_class == ci.StorageClass.STATIC or
+                                                  c.semantic_parent.kind in scopes):
+            statics.append((b2c[ext.start.offset], b2c[ext.end.offset]))
+        if not c.kind.is_expression() or len(kids) < 2 or not here(c):
+            continue
         spans = sorted((k.extent.start.offset, k.extent.end.offset) for k in kids)
         # between consecutive children, or a middle child that is the operator itself (an
         # overloaded operator's call: lhs, the operator's name, rhs)
         gaps = [(b2c[a[1]], b2c[b[0]]) for a, b in zip(spans, spans[1:]) if a[1] <= b[0] <= len(data)]
         gaps += [(b2c[k[0]], b2c[k[0]] + 1) for k in spans[1:-1] if k[1] <= len(data)]
         out.append((b2c[ext.start.offset], b2c[ext.end.offset], gaps))
-    return out
+    return out, statics
 
 
 def operator_spot(exprs, pos):
@@ -157,7 +166,7 @@ class Node:
 DECLARATION = re.compile(r";|(?<![=!<>+\-*/%&|^])=(?!=)")
 
 
-def plan(src, mutants, num, exprs, excluded=()):
+def plan(src, mutants, num, exprs, excluded=(), statics=()):
     """(spots, fallback): the switched spots of one file's mutants, nested as the text nests, and
     {id: why} of the mutants left to a separate build."""
     fallback = {m.id: "left out by the compile check (this switch does not build)" for m in mutants
@@ -165,6 +174,9 @@ def plan(src, mutants, num, exprs, excluded=()):
     spots = {}
     for m in mutants:
         if m.id in fallback:
+            continue
+        if any(a <= m.edits[0][0] < b for a, b in statics):
+            fallback[m.id] = "in a static variable's initializer (constant-initialized, it would read Active() as 0)"
             continue
         if m.op == "cond" and DECLARATION.search(src[m.edits[0][0]:m.edits[0][1]]):
             fallback[m.id] = "the condition declares a variable (or has an init-statement)"
@@ -273,8 +285,8 @@ def write(root, excluded=(), extra_args=(), only=None):
         full = os.path.join(root, path)
         with open(full, encoding="utf-8") as f:
             src = f.read()
-        exprs = expressions(full, src, args) if any(m.op in OPERATORS for m in ms) else []
-        roots, fallback = plan(src, ms, num, exprs, set(excluded))
+        exprs, statics = expressions(full, src, args)
+        roots, fallback = plan(src, ms, num, exprs, set(excluded), statics)
         manifest["fallback"].update(fallback)
         text, regions = schema_of(src, roots)
         manifest["regions"][path] = [[a, b, list(ids)] for a, b, ids in regions]
