@@ -87,6 +87,17 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(rep["total"]["score"], 1.0)
         self.assertEqual(rep["stale_triage"], [])
 
+    def test_check_against_fails_when_a_recorded_kill_survives(self):
+        recorded = os.path.join(self.tmp.name, "recorded.jsonl")
+        with open(recorded, "w") as f:
+            for mid, status in ((KILLED, "KILLED"), (NOOP, "SURVIVED"), (LOOPS, "TIMEOUT")):
+                f.write(json.dumps({"id": mid, "status": status}) + "\n")
+        same = {KILLED: {"status": "KILLED"}, NOOP: {"status": "SURVIVED"}, LOOPS: {"status": "TIMEOUT"}}
+        self.assertEqual(run_mutants.check_against(recorded, same), 0)
+        self.assertEqual(run_mutants.check_against(recorded, dict(same, **{NOOP: {"status": "KILLED"}})), 0)
+        self.assertEqual(run_mutants.check_against(recorded, dict(same, **{KILLED: {"status": "SURVIVED"}})), 1)
+        self.assertEqual(run_mutants.check_against(recorded, dict(same, **{LOOPS: {"status": "SURVIVED"}})), 1)
+
     def test_refuses_checkout_as_scratch(self):
         with self.assertRaises(SystemExit):
             run_mutants.sync_scratch(self.checkout, self.checkout)
