@@ -24,7 +24,8 @@ Two ways to build (--mode):
                       compile of the mutated tree has said whether it builds at all
   separate            each mutant restored, written and built incrementally on its own (above)
 Every build is `--repo_env=TCTS_NO_CUDA=1` (a reference header must not rebuild the cuda/
-kernels: the CPU suite never runs them) and `--copt=-w`, no warnings (a mutant is judged by the
+kernels: the CPU suite never runs them; and `TCTS_REQUIRE_CUDA=0`, which CI exports for its own
+build, so that no toolkit is not an error here) and `--copt=-w`, no warnings (a mutant is judged by the
 suite, not by a warning).
 
 Results are JSON lines appended to --results (default out/mutation/results.jsonl), one per
@@ -71,7 +72,7 @@ SURVIVORS = os.path.join(HERE, "survivors.toml")
 VERDICTS = ("equivalent", "outside-spec", "unreached", "row-wanted")
 FINAL = ("KILLED", "SURVIVED", "TIMEOUT", "DOES-NOT-BUILD", "EQUIVALENT")
 DEFAULT_BUILD = ("bazel {startup} build --jobs={cores} --disk_cache={disk_cache} --color=no --curses=no "
-                 "--repo_env=TCTS_NO_CUDA=1 --copt=-w //conformance:reference_bin")
+                 "--repo_env=TCTS_NO_CUDA=1 --repo_env=TCTS_REQUIRE_CUDA=0 --copt=-w //conformance:reference_bin")
 SYNTAX = ["g++", "-std=c++17", "-fsyntax-only", "-w", "-fmax-errors=1000", "-I.", "-Ibazel-bin"]
 DEFAULT_VENV_PYTHON = os.path.join(os.environ.get("TCTS_PYPI_VENV") or "/opt/tensor-cts/venv", "bin", "python")
 BINARY = "bazel-bin/conformance/reference_bin"
