@@ -407,26 +407,28 @@ def arithmetic_tables(spec: Spec, Table) -> list:
     # in float32), through buffers: an operand or an out= with a stride must be read and written
     # element by element of its own size, not as the wider type.
     strided = Table("StridedReduced", "ArithRow")
+    osrc, isrc = spec.arith["out"]["source"], spec.arith["inplace"]["source"]
+    every_other = sm.Geometry((6,), (2,), 1)  # of a 12-element storage
     for d in documented:
         if spec.compute.opmath.get(d, d) == d:
             continue
         st = [Storage(d, (12,), iota(12, 1, d)), Storage(d, (6,), iota(6, 100, d)), Storage(d, (12,), [0] * 12)]
-        every_other = lambda off: Arg(0, sm.Geometry((6,), (2,), off))  # noqa: E731
         bld.row(strided, f"arith.strided_operand.{d}", vals, f"add({d} every other element, {d}): computed in "
                 f"{spec.compute.opmath[d]}, each element read at its own stride", "functional", "add", st,
-                every_other(1), bld.plain(st, 1))
-        bld.row(strided, f"arith.strided_out.{d}", spec.arith["out"]["source"], f"add({d}, {d}, out=every other "
-                f"element of a {d} tensor): each result written at its own stride", "out", "add", st,
-                bld.plain(st, 1), bld.plain(st, 1), Arg(2, sm.Geometry((6,), (2,), 1)))
+                Arg(0, every_other), bld.plain(st, 1))
+        bld.row(strided, f"arith.strided_out.{d}", osrc, f"add({d}, {d}, out=every other element of a {d} tensor): "
+                "each result written at its own stride", "out", "add", st, bld.plain(st, 1), bld.plain(st, 1),
+                Arg(2, every_other))
 
     # Kernels may run in chunks and take fast paths by stride: runs longer than any small buffer
     # (300 elements), and out= whose stride is not the element size.
     runs = Table("RunsAndOutStrides", "ArithRow")
-    osrc, isrc, n = spec.arith["out"]["source"], spec.arith["inplace"]["source"], 300
+    n = 300
     for da, db in (("float16", "float16"), ("int64", "int32"), ("int32", "int64")):
         st = [Storage(da, (n,), iota(n, 1, da)), Storage(db, (n,), iota(n, 100, db))]
-        bld.row(runs, f"arith.long_run.{da}" if da == db else f"arith.long_run.{da}.{db}", vals, f"add({da} [{n}], {db} [{n}]): a long run", "functional",
-                "add", st, bld.plain(st, 0), bld.plain(st, 1))
+        rid = f"arith.long_run.{da}" if da == db else f"arith.long_run.{da}.{db}"
+        bld.row(runs, rid, vals, f"add({da} [{n}], {db} [{n}]): a long run", "functional", "add", st,
+                bld.plain(st, 0), bld.plain(st, 1))
     st = [Storage("float16", (2, n + 1), iota(2 * (n + 1), 1, "float16")), Storage("float16", (2, n), [1.0] * (2 * n))]
     bld.row(runs, "arith.long_run.inplace_narrowed.float16", isrc, f"x[:, :{n}] += ones for a float16 x of shape "
             f"[2, {n + 1}]", "inplace", "add", st, Arg(0, sm.Geometry((2, n), (n + 1, 1), 0)), bld.plain(st, 1))

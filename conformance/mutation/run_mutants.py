@@ -24,8 +24,8 @@ Two ways to build (--mode):
                       compile of the mutated tree has said whether it builds at all
   separate            each mutant restored, written and built incrementally on its own (above)
 Every build is `--repo_env=TCTS_NO_CUDA=1` (a reference header must not rebuild the cuda/
-kernels: the CPU suite never runs them; and `TCTS_REQUIRE_CUDA=0`, which CI exports for its own
-build, so that no toolkit is not an error here) and `--copt=-w`, no warnings (a mutant is judged by the
+kernels: the CPU suite never runs them; with `TCTS_REQUIRE_CUDA=0`, since CI exports
+TCTS_REQUIRE_CUDA=1 for its own build and the missing toolkit would be an error) and `--copt=-w`, no warnings (a mutant is judged by the
 suite, not by a warning).
 
 Results are JSON lines appended to --results (default out/mutation/results.jsonl), one per
@@ -431,13 +431,11 @@ def build_schema(a, w, ids):
     manifest_path = os.path.join(w.scratch, ".mutants", "schema.json")
     excluded_path = os.path.join(w.scratch, ".mutants", "excluded.txt")
     only_path = os.path.join(w.scratch, ".mutants", "only.txt")
-    with open(only_path, "w", encoding="utf-8") as f:
-        f.write("".join(i + "\n" for i in sorted(ids)))
+    schemata.write_ids(only_path, ids)
 
     def write():
         restore(w.scratch, w.sources)
-        with open(excluded_path, "w", encoding="utf-8") as f:
-            f.write("".join(i + "\n" for i in sorted(excluded)))
+        schemata.write_ids(excluded_path, excluded)
         r = subprocess.run([a.schema_python, os.path.join(HERE, "schemata.py"), "write", f"--root={w.scratch}",
                             f"--exclude={excluded_path}", f"--only={only_path}", f"--manifest={manifest_path}"],
                            capture_output=True, text=True)
@@ -594,7 +592,10 @@ def main(argv=None):
         for w in workers:  # every scratch copy built unmutated; the first one's run is the baseline
             rc, build_s = w.build()
             if rc != 0:
-                raise SystemExit(f"the unmutated tree does not build in {w.scratch} (.mutants/build.log)")
+                log = os.path.join(w.scratch, ".mutants", "build.log")
+                with open(log, encoding="utf-8", errors="replace") as f:
+                    tail = "".join(f.readlines()[-30:])
+                raise SystemExit(f"the unmutated tree does not build in {w.scratch} ({log}, its end:)\n{tail}")
         status, detail, run_s = workers[0].run(a.timeout or 3600)
         print(f"[mutants] baseline: build {build_s:.1f}s, suite {run_s:.1f}s: {status} {detail or ''}", flush=True)
         if status != "SURVIVED":

@@ -328,6 +328,17 @@ def blame(root, manifest, compiler_output):
     return ids, unplaced
 
 
+def write_ids(path, ids):
+    """A file of mutant ids, one a line (run_mutants.py writes --exclude and --only with it)."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(i + "\n" for i in sorted(ids)))
+
+
+def read_ids(path):
+    with open(path, encoding="utf-8") as f:
+        return {line.strip() for line in f if line.strip()}
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("command", choices=["write"])
@@ -339,15 +350,8 @@ def main(argv=None):
     a = p.parse_args(argv)
     if os.path.exists(os.path.join(a.root, ".git")):
         p.error(f"{a.root} is a git checkout: write schemata into a scratch copy only")
-    excluded = set()
-    if a.exclude:
-        with open(a.exclude, encoding="utf-8") as f:
-            excluded = {line.strip() for line in f if line.strip()}
-    only = None
-    if a.only:
-        with open(a.only, encoding="utf-8") as f:
-            only = {line.strip() for line in f if line.strip()}
-    manifest = write(a.root, excluded, a.clang_args, only)
+    excluded = read_ids(a.exclude) if a.exclude else set()
+    manifest = write(a.root, excluded, a.clang_args, read_ids(a.only) if a.only else None)
     text = json.dumps(manifest)
     if a.manifest:
         with open(a.manifest, "w", encoding="utf-8") as f:
