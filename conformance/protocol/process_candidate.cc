@@ -45,8 +45,8 @@ class ProcessBox : public TensorBox {
 // its answer decoded, through the session.
 class ProcessCandidate : public Candidate {
  public:
-  ProcessCandidate(std::string command, std::string trace_dir, std::uint64_t seed)
-      : session_(std::move(command), std::move(trace_dir)), seed_(seed) {}
+  ProcessCandidate(std::vector<std::string> argv, std::string trace_dir, std::uint64_t seed)
+      : session_(std::move(argv), std::move(trace_dir)), seed_(seed) {}
 
   bool Start(const std::string& cwd, const std::string& device, std::string* error) {
     return session_.Start(cwd, device, error);
@@ -298,20 +298,43 @@ class ProcessCandidate : public Candidate {
   FactCounts facts_;
 };
 
-// The candidate options the runner passes (--candidate_option=KEY=VALUE): testee (the command),
-// testee_cwd (where it runs) and trace_dir (--trace: where the session writes its raw trace).
+// testee_argv's value: a JSON array of strings, the first not empty; false with *error.
+bool ParseArgv(const std::string& value, std::vector<std::string>* argv, std::string* error) {
+  const Json j = Json::parse(value, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_array() || j.empty() || !j[0].is_string() || j[0].get<std::string>().empty()) {
+    *error = "is not a JSON array of strings starting with the program";
+    return false;
+  }
+  for (const Json& word : j) {
+    if (!word.is_string()) {
+      *error = "holds " + wire::Shown(word) + ", not a string";
+      return false;
+    }
+    argv->push_back(word.get<std::string>());
+  }
+  return true;
+}
+
+// The candidate options the runner passes (--candidate_option=KEY=VALUE): testee_argv (the
+// program and its arguments), testee_cwd (where it runs) and trace_dir (--trace: where the
+// session writes its raw trace).
 std::unique_ptr<Candidate> MakeTestee(const CandidateConfig& config) {
-  const std::string command = config.Take("testee");
-  if (command.empty()) {
-    std::cerr << "tcts: the candidate 'testee' runs the command given by --candidate_option=testee=CMD, which is "
-                 "not given (bazel run //conformance:run -- --testee='CMD ARGS' passes it)\n";
+  const std::string value = config.Take("testee_argv");
+  std::vector<std::string> argv;
+  std::string error;
+  if (value.empty()) {
+    std::cerr << "tcts: the candidate 'testee' runs the program given by --candidate_option=testee_argv='[\"PROGRAM\", "
+                 "\"ARG\", ...]', which is not given (bazel run //conformance:run -- --testee='CMD ARGS' passes it)\n";
     std::exit(kExitUsage);
   }
-  std::string error;
+  if (!ParseArgv(value, &argv, &error)) {
+    std::cerr << "tcts: --candidate_option=testee_argv=" << value << " " << error << "\n";
+    std::exit(kExitUsage);
+  }
   std::unique_ptr<Candidate> c =
-      StartTestee(command, config.Take("testee_cwd"), &error, config.Take("trace_dir"), config.device(), config.seed());
+      StartTestee(argv, config.Take("testee_cwd"), &error, config.Take("trace_dir"), config.device(), config.seed());
   if (!c) {
-    std::cerr << "tcts: the testee '" << command << "' did not start: " << error << "\n";
+    std::cerr << "tcts: the testee '" << TesteePipe::Shown(argv) << "' did not start: " << error << "\n";
     std::exit(kExitUsage);
   }
   return c;
@@ -321,12 +344,12 @@ TCTS_REGISTER_CANDIDATE("testee", MakeTestee);
 
 }  // namespace
 
-std::unique_ptr<Candidate> StartTestee(const std::string& command, const std::string& cwd, std::string* error,
+std::unique_ptr<Candidate> StartTestee(const std::vector<std::string>& argv, const std::string& cwd, std::string* error,
                                        const std::string& trace_dir, const std::string& device, std::uint64_t seed) {
   // A testee that dies in its handshake is tried once more in a fresh process (a flaky one
   // costs no case for it); a second death, or an answer it refused, ends the run (exit 2).
   for (int attempt = 1;; ++attempt) {
-    auto c = std::make_unique<ProcessCandidate>(command, trace_dir, seed);
+    auto c = std::make_unique<ProcessCandidate>(argv, trace_dir, seed);
     if (c->Start(cwd, device, error)) return c;
     if (!c->died_in_handshake() || attempt == 2) {
       if (attempt == 2 && c->died_in_handshake()) *error += " (a second process died there too)";

@@ -4,7 +4,8 @@
 //
 // The command comes from the candidate options the runner passes to the suite binary
 // (conformance/runner/run.py --testee; --candidate_option=KEY=VALUE, candidate.h CandidateConfig):
-//   testee       the command line, run by /bin/sh -c (required)
+//   testee_argv  the program and its arguments, a JSON array of strings (required): run as that
+//                argv, no shell between (the runner splits the command a person typed, once)
 //   testee_cwd   the directory it runs in (default: the current one)
 //   trace_dir    --trace: where the session writes every line both ways
 // The testee starts when the candidate is made and stays for the whole process; a testee
@@ -22,17 +23,19 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "conformance/candidate/candidate.h"
 
 namespace tcts {
 
-// Starts `command` (run by /bin/sh -c in `cwd`, "" for the current directory) and shakes hands,
+// Starts argv (its program found on PATH as execvp does, no shell; in `cwd`, "" for the current
+// directory) and shakes hands,
 // asking for its tensors on `device` ("" for its default); with a `trace_dir`, the session
 // writes its raw trace there (runner --trace); `seed` draws the facts it checks. A testee that
 // dies in the handshake is tried once more in a fresh process. On failure returns nullptr with
-// `error` saying why (the command, its exit, the bad field).
-std::unique_ptr<Candidate> StartTestee(const std::string& command, const std::string& cwd, std::string* error,
+// `error` saying why (the program that could not run, its exit, the bad field).
+std::unique_ptr<Candidate> StartTestee(const std::vector<std::string>& argv, const std::string& cwd, std::string* error,
                                        const std::string& trace_dir = "", const std::string& device = "",
                                        std::uint64_t seed = 0);
 

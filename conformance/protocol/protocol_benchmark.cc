@@ -20,10 +20,13 @@
 namespace tcts {
 namespace {
 
+// The torch testee, by its program and arguments.
+const std::vector<std::string> kTorchTestee = {"/usr/bin/python3", "conformance/testees/torch/torch_testee.py"};
+
 std::unique_ptr<Candidate> Make(const std::string& which) {
-  if (which.rfind("testee:", 0) == 0) {
+  if (which == "testee:torch_python") {
     std::string error;
-    auto c = StartTestee(which.substr(7), "", &error);
+    auto c = StartTestee(kTorchTestee, "", &error);
     if (!c) std::fprintf(stderr, "protocol_benchmark: %s\n", error.c_str());
     return c;
   }
@@ -55,15 +58,13 @@ void MakeTensorValues(benchmark::State& state, const std::string& which) {
   state.SetItemsProcessed(state.iterations());
 }
 
-const char* const kTorchTestee = "testee:/usr/bin/python3 conformance/testees/torch/torch_testee.py";
-
 // Wall-clock time: a testee's work happens in another process.
 BENCHMARK_CAPTURE(PromoteTypes, in_process/reference, std::string("reference"))->UseRealTime();
 BENCHMARK_CAPTURE(PromoteTypes, in_process/libtorch, std::string("libtorch"))->UseRealTime();
-BENCHMARK_CAPTURE(PromoteTypes, testee/torch_python, std::string(kTorchTestee))->UseRealTime();
+BENCHMARK_CAPTURE(PromoteTypes, testee/torch_python, std::string("testee:torch_python"))->UseRealTime();
 BENCHMARK_CAPTURE(MakeTensorValues, in_process/reference, std::string("reference"))->UseRealTime();
 BENCHMARK_CAPTURE(MakeTensorValues, in_process/libtorch, std::string("libtorch"))->UseRealTime();
-BENCHMARK_CAPTURE(MakeTensorValues, testee/torch_python, std::string(kTorchTestee))->UseRealTime();
+BENCHMARK_CAPTURE(MakeTensorValues, testee/torch_python, std::string("testee:torch_python"))->UseRealTime();
 
 }  // namespace
 }  // namespace tcts

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -19,73 +18,30 @@
 
 namespace tcts {
 
-namespace {
-bool IsName(const std::string& w, std::size_t end) {
-  if (end == 0 || !(std::isalpha(static_cast<unsigned char>(w[0])) || w[0] == '_')) return false;
-  for (std::size_t i = 1; i < end; ++i) {
-    if (!(std::isalnum(static_cast<unsigned char>(w[i])) || w[i] == '_')) return false;
-  }
-  return true;
-}
-}  // namespace
-
-// A simple command (words, quotes, redirections; no operator, list, pipeline, subshell or
-// substitution) gets `exec` before its first word that is not an assignment, so that the testee
-// replaces the shell: the shell then holds no copy of its stdout, and a testee that closes its
-// stdout while it lives is an end of file at once (a CRASH, not a TIMEOUT). Anything else runs
-// as written, under the shell.
-std::string TesteePipe::ShellForm(const std::string& command) {
-  std::vector<std::pair<std::size_t, std::string>> words;  // (start, the word as written)
-  char quote = 0;
-  bool in_word = false;
-  for (std::size_t i = 0; i < command.size(); ++i) {
-    const char c = command[i];
-    if (quote == '\'' ) {
-      if (c == '\'') quote = 0;
-    } else if (c == '\\') {
-      if (i + 1 >= command.size() || command[i + 1] == '\n') return command;
-      if (!in_word) words.emplace_back(i, "");
-      in_word = true;
-      words.back().second += command.substr(i, 2);
-      ++i;
-      continue;
-    } else if (quote == '"') {
-      if (c == '`' || (c == '$' && i + 1 < command.size() && command[i + 1] == '(')) return command;
-      if (c == '"') quote = 0;
-    } else if (c == ' ' || c == '\t') {
-      in_word = false;
-      continue;
-    } else if (std::strchr(";&|()`\n{}!#", c) != nullptr || (c == '$' && i + 1 < command.size() && command[i + 1] == '(')) {
-      return command;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    }
-    if (!in_word) words.emplace_back(i, "");
-    in_word = true;
-    words.back().second += c;
-  }
-  if (quote != 0) return command;
-  static const char* const kReserved[] = {"if", "then", "else", "elif", "fi", "do", "done", "case", "esac",
-                                          "while", "until", "for", "in", "[[", "function", "select", "time", "exec"};
-  for (const auto& [start, word] : words) {
-    const std::size_t eq = word.find('=');
-    if (eq != std::string::npos && IsName(word, eq)) continue;  // NAME=value: an assignment
-    if (word.find_first_of("<>") != std::string::npos) return command;  // a redirection first: as written
-    for (const char* r : kReserved) {
-      if (word == r) return command;
-    }
-    return command.substr(0, start) + "exec " + command.substr(start);
-  }
-  return command;  // assignments only
+std::string TesteePipe::Shown(const std::vector<std::string>& argv) {
+  std::string shown;
+  for (const std::string& word : argv) shown += (shown.empty() ? "" : " ") + word;
+  return shown;
 }
 
-bool TesteePipe::Start(const std::string& command, const std::string& cwd, std::string* error) {
-  int to_child[2], from_child[2], err_child[2];
-  if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0 || pipe2(err_child, O_CLOEXEC) != 0) {
+bool TesteePipe::Start(const std::vector<std::string>& argv, const std::string& cwd, std::string* error) {
+  if (argv.empty() || argv[0].empty()) {
+    *error = "no program to run (the testee's argv is empty)";
+    return false;
+  }
+  std::vector<char*> args;
+  for (const std::string& word : argv) args.push_back(const_cast<char*>(word.c_str()));
+  args.push_back(nullptr);
+  // The child reports a failed chdir or exec on exec_error (closed by a successful exec).
+  int to_child[2], from_child[2], err_child[2], exec_error[2];
+  if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0 || pipe2(err_child, O_CLOEXEC) != 0 ||
+      pipe2(exec_error, O_CLOEXEC) != 0) {
     *error = std::string("pipe: ") + std::strerror(errno);
     return false;
   }
-  const std::string shell_form = ShellForm(command);
+  // Made before the fork: the child only writes them (another thread may hold the allocator).
+  const std::string cannot_enter = "cannot enter the testee's directory '" + cwd + "': ";
+  const std::string cannot_run = "cannot run the testee's program '" + argv[0] + "': ";
   pid_ = fork();
   if (pid_ < 0) {
     *error = std::string("fork: ") + std::strerror(errno);
@@ -95,12 +51,39 @@ bool TesteePipe::Start(const std::string& command, const std::string& cwd, std::
     dup2(to_child[0], 0);
     dup2(from_child[1], 1);
     dup2(err_child[1], 2);
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
-      std::fprintf(stderr, "tcts: cannot enter the testee's directory '%s': %s\n", cwd.c_str(), std::strerror(errno));
-      _exit(127);
-    }
-    execl("/bin/sh", "sh", "-c", shell_form.c_str(), static_cast<char*>(nullptr));
+    const bool entered = cwd.empty() || chdir(cwd.c_str()) == 0;
+    if (entered) execvp(args[0], args.data());
+    const char* reason = std::strerror(errno);
+    auto say = [&](const char* p, std::size_t n) {
+      for (ssize_t k; n > 0 && (k = write(exec_error[1], p, n)) > 0; p += k, n -= static_cast<std::size_t>(k)) {
+      }
+    };
+    const std::string& what = entered ? cannot_run : cannot_enter;
+    say(what.data(), what.size());
+    say(reason, std::strlen(reason));
     _exit(127);
+  }
+  close(exec_error[1]);
+  std::string failed;
+  char chunk[512];
+  for (ssize_t n; (n = read(exec_error[0], chunk, sizeof chunk)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    failed.append(chunk, static_cast<std::size_t>(n));
+  }
+  close(exec_error[0]);
+  if (!failed.empty()) {
+    close(to_child[0]);
+    close(to_child[1]);
+    close(from_child[0]);
+    close(from_child[1]);
+    close(err_child[0]);
+    close(err_child[1]);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    *error = failed;
+    return false;
   }
   close(to_child[0]);
   close(from_child[1]);

@@ -1,4 +1,5 @@
-// The testee's process and its pipes: a command started under /bin/sh in a directory,
+// The testee's process and its pipes: a program started with its arguments (an argv, no shell
+// between) in a directory,
 // request lines written to its stdin, answer lines read from its stdout (each bounded), its
 // stderr passed on up to a cap (then only its tail is kept), and how the process ended. Used
 // by the process candidate (process_candidate.cc).
@@ -12,6 +13,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "conformance/protocol/wire.h"
 
@@ -24,10 +26,12 @@ class TesteePipe {
   TesteePipe& operator=(const TesteePipe&) = delete;
   ~TesteePipe() { Close(); }
 
-  // The script given to /bin/sh -c for `command` (see testee_pipe.cc): a simple command is exec'd.
-  static std::string ShellForm(const std::string& command);
-  // Runs `command` with /bin/sh -c in `cwd` ("" for the current directory); false with *error.
-  bool Start(const std::string& command, const std::string& cwd, std::string* error);
+  // argv as messages show it: its words joined by spaces.
+  static std::string Shown(const std::vector<std::string>& argv);
+  // Runs argv[0] (found on PATH when it has no '/', as execvp does) with argv in `cwd` ("" for
+  // the current directory); false with *error when it could not be started (the directory or
+  // the program named, with the system's reason).
+  bool Start(const std::vector<std::string>& argv, const std::string& cwd, std::string* error);
   bool WriteLine(const std::string& line);
   // One line without its newline; false at end of file, when the testee exited (even if a
   // child of it still holds its stdout), or when no newline came within `max` bytes kept

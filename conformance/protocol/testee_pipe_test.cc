@@ -1,4 +1,4 @@
-// TesteePipe: the shell form of a testee's command, the end of a testee's stdout seen while
+// TesteePipe: a testee started as its argv (no shell) and what cannot start named, the end of a testee's stdout seen while
 // the testee lives, and the memory one huge error answer costs while it is read.
 #include "conformance/protocol/testee_pipe.h"
 
@@ -41,20 +41,30 @@ void operator delete[](void* p, std::size_t) noexcept { Uncounted(p); }
 namespace tcts {
 namespace {
 
-TEST(ShellForm, ASimpleCommandReplacesTheShell) {
-  EXPECT_EQ(TesteePipe::ShellForm("/usr/bin/python3 t.py --x=1"), "exec /usr/bin/python3 t.py --x=1");
-  EXPECT_EQ(TesteePipe::ShellForm("  node t.js"), "  exec node t.js");
-  EXPECT_EQ(TesteePipe::ShellForm("A=1 B='x y' node t.js"), "A=1 B='x y' exec node t.js");
-  EXPECT_EQ(TesteePipe::ShellForm("python3 -c 'a; b | c' 2>/dev/null"), "exec python3 -c 'a; b | c' 2>/dev/null");
-  EXPECT_EQ(TesteePipe::ShellForm("t \"$HOME/x\" a\\;b"), "exec t \"$HOME/x\" a\\;b");
+// The testee is its argv, run with no shell between: shell syntax reaches it as written.
+TEST(TesteePipe, TheArgvReachesTheProgramAsWritten) {
+  TesteePipe pipe;
+  std::string error;
+  ASSERT_TRUE(pipe.Start({"printf", "%s|%s|%s\\n", "a; b && c", "$HOME ~ *", "'quoted'"}, "", &error)) << error;
+  std::string line;
+  bool too_long = false;
+  ASSERT_TRUE(pipe.ReadLine(&line, &too_long));
+  EXPECT_EQ(line, "a; b && c|$HOME ~ *|'quoted'");
+  EXPECT_EQ(pipe.Reap(2.0), "exit status 0");
 }
 
-TEST(ShellForm, AnythingElseRunsAsWritten) {
-  for (const char* c : {"a; b", "a && b", "a | b", "a &", "(a)", "{ a; }", "cd x && exec t", "t $(pwd)",
-                        "t `pwd`", "t \"$(pwd)\"", "if a; then b; fi", "while a", "exec t", "! t", "t # c",
-                        "<in t", "A=1", "", "t 'open", "t \\", "a\nb"}) {
-    EXPECT_EQ(TesteePipe::ShellForm(c), c) << c;
-  }
+TEST(TesteePipe, WhatCannotStartIsNamed) {
+  std::string error;
+  EXPECT_FALSE(TesteePipe().Start({"tcts-no-such-program", "x"}, "", &error));
+  EXPECT_EQ(error, "cannot run the testee's program 'tcts-no-such-program': No such file or directory");
+  EXPECT_FALSE(TesteePipe().Start({"/bin/true"}, "/tcts-no-such-dir", &error));
+  EXPECT_EQ(error, "cannot enter the testee's directory '/tcts-no-such-dir': No such file or directory");
+  EXPECT_FALSE(TesteePipe().Start({}, "", &error));
+  EXPECT_EQ(error, "no program to run (the testee's argv is empty)");
+}
+
+TEST(TesteePipe, ShownJoinsTheWords) {
+  EXPECT_EQ(TesteePipe::Shown({"python3", "t.py", "--x=1 2"}), "python3 t.py --x=1 2");
 }
 
 // A testee that closes its stdout and stays alive: ReadLine ends (end of file) while it still
@@ -63,7 +73,7 @@ TEST(ShellForm, AnythingElseRunsAsWritten) {
 TEST(TesteePipe, AClosedStdoutIsAnEndOfFileWhileTheTesteeLives) {
   TesteePipe pipe;
   std::string error;
-  ASSERT_TRUE(pipe.Start("/bin/sh -c 'exec >&-; sleep 30'", "", &error)) << error;
+  ASSERT_TRUE(pipe.Start({"/bin/sh", "-c", "exec >&-; sleep 30"}, "", &error)) << error;
   std::string line;
   bool too_long = false;
   EXPECT_FALSE(pipe.ReadLine(&line, &too_long));
@@ -78,9 +88,11 @@ TEST(TesteePipe, AHugeErrorMessageIsNeverHeldWhole) {
   constexpr std::size_t kSize = std::size_t{200} << 20;
   TesteePipe pipe;
   std::string error;
-  ASSERT_TRUE(pipe.Start("printf '{\"id\":1,\"error\":{\"kind\":\"ValueError\",\"message\":\"'; "
-                         "head -c " + std::to_string(kSize) + " /dev/zero | tr '\\0' m; "
-                         "printf '\"}}\\n{\"id\":2,\"ok\":1}\\n'", "", &error)) << error;
+  ASSERT_TRUE(pipe.Start({"/bin/sh", "-c",
+                          "printf '{\"id\":1,\"error\":{\"kind\":\"ValueError\",\"message\":\"'; "
+                          "head -c " + std::to_string(kSize) + " /dev/zero | tr '\\0' m; "
+                          "printf '\"}}\\n{\"id\":2,\"ok\":1}\\n'"},
+                         "", &error)) << error;
   std::string line;
   bool too_long = false;
   const std::size_t before = live;

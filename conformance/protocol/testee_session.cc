@@ -66,7 +66,7 @@ bool TesteeSession::Start(const std::string& cwd, const std::string& device, std
       return false;
     }
   }
-  if (!pipe_.Start(command_, cwd, error)) return false;
+  if (!pipe_.Start(argv_, cwd, error)) return false;
   handshake_ = true;
   // The versions this suite speaks (the testee picks one), and the interface's description as
   // data: the Python and Node.js kits dispatch, decode and encode from it.

@@ -54,13 +54,14 @@ class TesteeSession {
   using Pin = std::shared_ptr<void>;
 
   // With a `trace_dir`, every line both ways is written to a file of this session there (--trace).
-  TesteeSession(std::string command, std::string trace_dir = "")
-      : command_(std::move(command)), trace_dir_(std::move(trace_dir)) {}
+  // The testee is argv (its program and arguments, no shell between).
+  TesteeSession(std::vector<std::string> argv, std::string trace_dir = "")
+      : argv_(std::move(argv)), command_(TesteePipe::Shown(argv_)), trace_dir_(std::move(trace_dir)) {}
   TesteeSession(const TesteeSession&) = delete;
   TesteeSession& operator=(const TesteeSession&) = delete;
   ~TesteeSession();  // ends the testee; logs the requests made and the time spent waiting
 
-  // Starts the command in `cwd` and shakes hands, asking for its tensors on `device` ("" for
+  // Starts the testee in `cwd` and shakes hands, asking for its tensors on `device` ("" for
   // its default); false with *error saying why (died_in_handshake() says whether it died).
   bool Start(const std::string& cwd, const std::string& device, std::string* error);
   bool died_in_handshake() const { return died_in_handshake_; }
@@ -139,7 +140,8 @@ class TesteeSession {
   [[noreturn]] void Died(const char* op, std::int64_t id, const std::string& why = "");
   void Trace(const char* direction, const std::string& line, bool served = false);
 
-  std::string command_;
+  std::vector<std::string> argv_;
+  std::string command_;  // argv_ as messages show it
   std::string trace_dir_;        // --trace: the runner's folder of raw traces
   std::FILE* trace_ = nullptr;  // this session's file there
   TesteePipe pipe_;

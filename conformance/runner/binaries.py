@@ -3,6 +3,7 @@ in-tree candidate whose binary this run's data does not hold."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,9 +14,9 @@ from options import RUNNER_CANDIDATE_OPTIONS as KEYS, Options, UsageError
 
 def candidate_options(o: Options) -> list[str]:
     """What the suite binary tells its candidate's factory (--candidate_option=KEY=VALUE): a
-    testee's command and the directory it runs in (where the user started bazel run), then the
+    testee's program and arguments (a JSON array) and the directory it runs in (where the user started bazel run), then the
     run's --candidate-option flags."""
-    options = [f"{KEYS.testee}={o.testee}", f"{KEYS.testee_cwd}={o.cwd}"] if o.testee else []
+    options = [f"{KEYS.testee_argv}={json.dumps(o.testee_argv)}", f"{KEYS.testee_cwd}={o.cwd}"] if o.testee else []
     return [f"--candidate_option={kv}" for kv in options + o.candidate_options]
 
 

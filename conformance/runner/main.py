@@ -14,8 +14,9 @@ as CRASH or TIMEOUT an XFAIL. Nothing else is expected.
 
 A testee (--testee) is any program that speaks conformance/protocol/PROTOCOL.md on its stdin
 and stdout, in any language, kept in the library's own repository with its expectations
-file: the suites run in the binary of the candidate "testee", which starts CMD (through
-/bin/sh, in the directory `bazel run` was started from) once per process. The Python kit
+file: the suites run in the binary of the candidate "testee", which starts CMD (its words split
+once, as a POSIX shell splits them, then run as that program and arguments with no shell
+between: testee_command.py; in the directory `bazel run` was started from) once per process. The Python kit
 (conformance/protocol/python/tcts_testee.py) is on the testee's PYTHONPATH. The report's
 candidate name and version are the testee's own (its handshake); --candidate only labels the
 output folder (default: testee).

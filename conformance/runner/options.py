@@ -22,6 +22,8 @@ import dataclasses
 import os
 from typing import NamedTuple
 
+import testee_command
+
 DEFAULT_CASE_TIMEOUT = 120.0
 DEFAULT_SPEC = "spec/spec.json"  # //spec:spec.json: the generated, validated spec
 
@@ -44,7 +46,7 @@ class RunnerCandidateOptions(NamedTuple):
     """The candidate options (--candidate_option=KEY=VALUE of the suite binary) the runner writes
     itself, from its own flags (binaries.py): --candidate-option may not set them."""
 
-    testee: str = "testee"          # --testee: the testee's command
+    testee_argv: str = "testee_argv"  # --testee: the testee's program and arguments (a JSON array)
     testee_cwd: str = "testee_cwd"  # --cwd: the directory the testee runs in
     trace_dir: str = "trace_dir"    # --trace: where the testee's session writes its raw trace
 
@@ -56,6 +58,7 @@ RUNNER_CANDIDATE_OPTIONS = RunnerCandidateOptions()
 class Options:
     candidate: str = "reference"
     testee: str = ""  # a testee command line: the suites run against it (PROTOCOL.md)
+    testee_argv: list = dataclasses.field(default_factory=list)  # testee, split once (testee_command.py)
     expectations_shown: str = ""
     suites: list = dataclasses.field(default_factory=list)
     out: str = ""
@@ -146,7 +149,8 @@ def make_parser(description: str = "") -> argparse.ArgumentParser:
                         "conformance/expectations/NAME.txt unless --expectations says otherwise")
     p.add_argument("--testee", default="", metavar="'CMD ARGS'",
                    help="run the suites against a testee program speaking conformance/protocol/PROTOCOL.md "
-                        "(run by /bin/sh in the directory bazel run was started from); needs --expectations "
+                        "(its words split as a POSIX shell would, then run as that program and arguments, no "
+                        "shell between, in the directory bazel run was started from); needs --expectations "
                         "unless conformance/expectations/<--candidate>.txt exists")
     p.add_argument("--candidate-option", action="append", default=[], metavar="KEY=VALUE",
                    help="an option for the candidate's factory, passed to the suite binary as "
@@ -256,6 +260,11 @@ def parse_args(argv: list[str], environ=None, argv0: str = "", description: str 
         o.testee = o.known_testees[o.candidate]
     if o.candidate is None:
         o.candidate = "testee" if o.testee else "reference"
+    if o.testee:
+        try:
+            o.testee_argv = testee_command.argv(o.testee, "--testee" if a.testee else f"--known-testee={o.candidate}")
+        except testee_command.CommandError as e:
+            raise UsageError(str(e)) from None
     known_versions = {}
     for spec in a.known_library_version:
         name, sep, path = spec.partition("=")

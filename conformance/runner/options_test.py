@@ -90,7 +90,7 @@ class CandidateOptions(unittest.TestCase):
         o = parse(["--testee=python3 t.py", "--cwd=/w", "--candidate-option=faults=x"])
         written = [a.removeprefix("--candidate_option=").partition("=")[0]
                    for a in binaries.candidate_options(o) + binaries.trace_option("/t")]
-        self.assertEqual(written, ["testee", "testee_cwd", "faults", "trace_dir"])
+        self.assertEqual(written, ["testee_argv", "testee_cwd", "faults", "trace_dir"])
         self.assertEqual(set(written) - {"faults"}, set(options.RUNNER_CANDIDATE_OPTIONS))
         for key in written:
             with self.subTest(key=key):
@@ -99,6 +99,40 @@ class CandidateOptions(unittest.TestCase):
                 with self.assertRaisesRegex(options.UsageError, f"--candidate-option='{key}=v': {key} is the runner's"):
                     parse([f"--candidate-option={key}=v"])
         parse(["--candidate-option=testees=v"])  # a key that only begins like one is the candidate's
+
+
+class TesteeCommand(unittest.TestCase):
+    """Issue 51 item 5: the testee's command line is split once (shlex) and reaches the suite
+    binary as an argv; what only a shell would do is refused, naming the word."""
+
+    def test_the_words_reach_the_binary_as_a_json_array(self):
+        import binaries
+        import json
+        o = parse(["--testee=python3 'my dir/t.py' --x=\"1 2\" a\\;b", "--cwd=/w"])
+        self.assertEqual(o.testee_argv, ["python3", "my dir/t.py", "--x=1 2", "a;b"])
+        first = binaries.candidate_options(o)[0]
+        self.assertEqual(json.loads(first.removeprefix("--candidate_option=testee_argv=")), o.testee_argv)
+
+    def test_a_known_testee_is_split_too(self):
+        o = parse(["--candidate=np", "--known-testee=np=/usr/bin/python3 numpy_testee.py --promotion=weak"])
+        self.assertEqual(o.testee_argv, ["/usr/bin/python3", "numpy_testee.py", "--promotion=weak"])
+
+    def test_what_only_a_shell_does_is_refused_by_name(self):
+        for command, named in [("a && b", "'&&' is shell syntax"), ("t.py; rm x", "';' is shell syntax"),
+                               ("t 2>/dev/null", "'>' is shell syntax"), ("t | tee x", "'|' is shell"),
+                               ("A=1 node t.js", "'A=1' sets a variable, which only a shell does; write env A=1 "
+                                                 "node t.js"),
+                               ("python3 ~/t.py", "'~/t.py': only a shell expands '~'"),
+                               ("python3 'open", "No closing quotation"), ("   ", "no program to run")]:
+            with self.subTest(command=command):
+                with self.assertRaises(options.UsageError) as e:
+                    parse([f"--testee={command}"])
+                self.assertIn(f"--testee={command!r}: ", str(e.exception))
+                self.assertIn(named, str(e.exception))
+
+    def test_shell_syntax_quoted_or_escaped_is_an_argument(self):
+        o = parse(["--testee=sh -c 'cd lib && exec python3 t.py 2>/dev/null' x\\>y --f='a;b'"])
+        self.assertEqual(o.testee_argv, ["sh", "-c", "cd lib && exec python3 t.py 2>/dev/null", "x>y", "--f=a;b"])
 
 
 class LibraryVersions(unittest.TestCase):

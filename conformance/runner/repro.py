@@ -6,7 +6,8 @@
 A trace (written by `bazel run //conformance:run -- --testee=... --trace`, one file per case
 that did not pass) holds the testee command, its directory and environment, then the lines
 the suite sent and the testee's answers (conformance/protocol/PROTOCOL.md): the handshake and
-the case's requests. This starts a testee through /bin/sh, sends each recorded request and
+the case's requests. This starts a testee (the command's words split once, as the runner splits
+--testee: conformance/runner/testee_command.py; no shell between), sends each recorded request and
 prints the recorded answer beside the one given now, and the first difference. What the testee
 chooses (tensor handles, storage ids, data_ptr addresses, its export regions' ids: typed by the
 interface the recorded hello carries) is mapped one to one, not compared as numbers: the case
@@ -51,6 +52,8 @@ import signal
 import subprocess
 import sys
 import threading
+
+import testee_command
 
 HANDLE_ARGS = ("t", "self", "out")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -310,19 +313,14 @@ def exit_text(code: int | None) -> str:
             return f"killed by {signal.Signals(-code).name} (exit status {128 - code} in a shell)"
         except ValueError:
             return f"killed by signal {-code}"
-    if code > 128:  # /bin/sh's report of its command killed by a signal
-        try:
-            return f"exit status {code} (killed by {signal.Signals(code - 128).name}, as /bin/sh reports it)"
-        except ValueError:
-            pass
     return f"exit status {code}"
 
 
 class Testee:
     """The testee process: one line at a time, each read with a time limit."""
 
-    def __init__(self, command: str, cwd: str | None, env: dict):
-        self.proc = subprocess.Popen(["/bin/sh", "-c", command], cwd=cwd, env=env, stdin=subprocess.PIPE,
+    def __init__(self, argv: list[str], cwd: str | None, env: dict):
+        self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, start_new_session=True)
         self.lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
@@ -360,10 +358,10 @@ class Testee:
             return None
 
 
-def replay(header: dict, records: list[dict], command: str, cwd: str | None, env: dict, out=sys.stdout,
+def replay(header: dict, records: list[dict], argv: list[str], cwd: str | None, env: dict, out=sys.stdout,
            answer_timeout: float = 60) -> int:
     exchange = steps(records)
-    testee = Testee(command, cwd, env)
+    testee = Testee(argv, cwd, env)
     chosen = Chosen()
     iface = Interface(None)
     lent: set = set()
@@ -448,7 +446,8 @@ def main(argv: list[str]) -> int:
                                        f"process loads or runs): {listed}.")
     p.add_argument("trace", metavar="TRACE.jsonl")
     p.add_argument("--testee", default="", metavar="'CMD'",
-                   help="run this command (through /bin/sh, in --cwd or the current directory, with your own "
+                   help="run this command (its words split as the runner splits --testee, no shell between; in "
+                        "--cwd or the current directory, with your own "
                         "environment) instead of the recorded one: nothing of the trace's header is applied")
     p.add_argument("--run-recorded", action="store_true",
                    help="run the command the trace recorded, in its recorded directory, with its recorded "
@@ -486,11 +485,12 @@ def main(argv: list[str]) -> int:
         cwd = a.cwd or (header.get("cwd") if a.run_recorded else "") or None
         print(f"running:            {shown(command)}" + (" (--testee)" if a.testee else " (the recorded command)") +
               f" in {shown(cwd or os.getcwd())}")
-        return replay(header, records, command, cwd, env, answer_timeout=a.answer_timeout)
-    except (TraceError, ValueError) as e:
+        argv = testee_command.argv(command, "--testee" if a.testee else "the recorded command")
+        return replay(header, records, argv, cwd, env, answer_timeout=a.answer_timeout)
+    except (TraceError, ValueError) as e:  # testee_command.CommandError is a ValueError
         print(f"repro: {e}", file=sys.stderr)
         return 2
-    except OSError as e:  # the directory or /bin/sh
+    except OSError as e:  # the directory or the program
         print(f"repro: cannot start the testee: {e}", file=sys.stderr)
         return 2
 

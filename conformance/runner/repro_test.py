@@ -76,8 +76,8 @@ class NothingUnasked(unittest.TestCase):
         with open(evil, "w", encoding="utf-8") as f:
             f.write(f"touch {shlex.quote(self.by_env)}\n")
         # bash reads BASH_ENV before running a non-interactive command.
-        command = (f"touch {shlex.quote(self.by_command)} && "
-                   f"bash -c {shlex.quote(f'exec {shlex.quote(PYTHON)} {shlex.quote(ECHO)}')}")
+        command = "bash -c " + shlex.quote(f"touch {shlex.quote(self.by_command)} && "
+                                           f"exec {shlex.quote(PYTHON)} {shlex.quote(ECHO)}")
         self.trace = write_trace(self.tmp, command, env={"BASH_ENV": evil, "LD_PRELOAD": "/nonexistent/preload.so",
                                                          "ECHO_HARMLESS": "1"},
                                  exchange=[(request(2, "getenv", "ECHO_HARMLESS"), answer(2, "1")),
@@ -90,7 +90,7 @@ class NothingUnasked(unittest.TestCase):
         p = repro(self.trace)
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
         self.assertEqual(self.ran(), (False, False))
-        self.assertIn(f"recorded testee:    touch {shlex.quote(self.by_command)}", p.stdout)  # shown, to read
+        self.assertIn(f"recorded testee:    bash -c 'touch {self.by_command} && exec", p.stdout)  # shown, to read
         self.assertIn("BASH_ENV=", p.stdout)
         self.assertIn("a trace runs nothing unasked", p.stderr)
         self.assertIn("--run-recorded", p.stderr)

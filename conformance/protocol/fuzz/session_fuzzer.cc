@@ -128,7 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   setenv("TCTS_FAKE_TESTEE", answers.c_str(), 1);
   std::string error;
-  std::unique_ptr<tcts::Candidate> c = tcts::StartTestee("'" + self + "'", "", &error);
+  std::unique_ptr<tcts::Candidate> c = tcts::StartTestee({self}, "", &error);
   unsetenv("TCTS_FAKE_TESTEE");
   TCTS_FUZZ_CHECK(c != nullptr, "the fake testee's handshake: " + error);
   tcts::Candidate& cand = *c;
