@@ -70,7 +70,7 @@ class Table:
             "};",
             f"class {self.name} : public ::testing::TestWithParam<{self.row_type}> {{}};",
             f"TEST_P({self.name}, Case) {{",
-            f"  if (DTypesDeclared(GetParam().meta)) Check{self.row_type.removesuffix('Row')}(GetParam());",
+            f"  RunTableCase(GetParam(), Check{self.row_type.removesuffix('Row')});",
             "}",
             f"INSTANTIATE_TEST_SUITE_P(Spec, {self.name}, ::testing::ValuesIn({arr}), RowName<{self.row_type}>);",
             "",

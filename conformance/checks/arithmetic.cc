@@ -27,7 +27,7 @@ std::vector<Scalar> ToScalars(int n, const Value* values) {
   return out;
 }
 
-// Builds the row's storages and operands on the current candidate.
+// Builds the row's storages and operands on the case's candidate.
 class Operands {
  public:
   Operands(Case& c, const ArithRow& row) : c_(c), row_(row) {}
@@ -35,7 +35,7 @@ class Operands {
   std::optional<TensorHandle> Storage(int k) {
     if (storages_[k]) return storages_[k];
     const StorageDef& s = row_.storages[k];
-    auto t = Get(c_, calls::make_tensor(CurrentCandidate(), s.base.vec(), s.dtype, ToScalars(s.n, s.values)),
+    auto t = Get(c_, calls::make_tensor(c_.candidate(), s.base.vec(), s.dtype, ToScalars(s.n, s.values)),
                  "make_tensor(" + Str(s.base.vec()) + ", " + DTypeName(s.dtype) + ")", Check::kSetup);
     if (t) storages_[k] = *t;
     return t;
@@ -46,7 +46,7 @@ class Operands {
     auto base = Storage(o.storage);
     if (!base) return std::nullopt;
     if (!o.view) return Operand(*base);
-    auto t = Get(c_, calls::as_strided(CurrentCandidate(), *base, o.sizes.vec(), o.strides.vec(), o.offset),
+    auto t = Get(c_, calls::as_strided(c_.candidate(), *base, o.sizes.vec(), o.strides.vec(), o.offset),
                  GeometryText(o), Check::kSetup);
     if (!t) return std::nullopt;
     return Operand(*t);
@@ -103,13 +103,12 @@ bool WithinTolerance(const Scalar& expected, const Scalar& observed, double atol
   return false;
 }
 
-void CheckArith(const ArithRow& row) {
-  Case c(row.meta);
-  Candidate& cand = CurrentCandidate();
+void CheckArith(Case& c, const ArithRow& row) {
+  Candidate& cand = c.candidate();
   Operands build(c, row);
   const auto a = build.Make(row.a);
   const auto b = a ? build.Make(row.b) : std::nullopt;
-  if (!a || !b) return c.Finish();
+  if (!a || !b) return;
   const Scalar alpha = row.has_alpha ? ToScalar(row.alpha) : Scalar::Int(1);
   std::string call = std::string(BinaryOpName(row.op)) + FormSuffix(row.form) + "(" + ToString(row.a, row.storages) +
                      ", " + ToString(row.b, row.storages) + (row.has_alpha ? ", alpha=" + alpha.ToString() : "");
@@ -129,10 +128,10 @@ void CheckArith(const ArithRow& row) {
     case BinaryForm::kOut: {
       call += ", out=" + ToString(row.out, row.storages) + ")";
       const auto out = build.Make(row.out);
-      if (!out) return c.Finish();
+      if (!out) return;
       dest = std::get<TensorHandle>(*out);
       before = Take(c, dest, "out before the call");
-      if (!before) return c.Finish();
+      if (!before) return;
       if (row.keeps_storage && c.SupportsOp("storage", Check::kAliasing, "out= keeps its storage")) dest_storage = Storage(c, dest, "out before the call");
       outcome = calls::binary_out(cand, row.op, *a, *b, alpha, dest);
       break;
@@ -141,14 +140,14 @@ void CheckArith(const ArithRow& row) {
       call += ")";
       dest = std::get<TensorHandle>(*a);
       before = Take(c, dest, "self before the call");
-      if (!before) return c.Finish();
+      if (!before) return;
       if (row.keeps_storage && c.SupportsOp("storage", Check::kAliasing, "in-place keeps its storage")) dest_storage = Storage(c, dest, "self before the call");
       outcome = calls::binary_inplace(cand, row.op, dest, *b, alpha);
       break;
     }
   }
   const Called<void> status = std::move(*outcome);
-  if (!c.Usable(status, call)) return c.Finish();
+  if (!c.Usable(status, call)) return;
   if (row.error.expected || !status.ok()) {
     const bool went_on = CheckOutcome(c, row.error, status.ok() ? Result<bool>(true) : Result<bool>(status.error()), call,
                                       std::string("a result of dtype ") + DTypeName(row.dtype));
@@ -160,11 +159,11 @@ void CheckArith(const ArithRow& row) {
           MismatchValues(c, Check::kValues, call + ": destination values after the error", *before->values, *after->values);
       }
     }
-    return c.Finish();
+    return;
   }
 
   auto m = Meta(c, dest, "result");
-  if (!m) return c.Finish();
+  if (!m) return;
   ExpectEq(c, Check::kDType, call + " dtype", row.dtype, m->dtype);
   ExpectEq(c, Check::kSizes, call + " sizes", row.sizes.vec(), m->sizes);
   if (TensorsOnCpu()) {
@@ -192,7 +191,6 @@ void CheckArith(const ArithRow& row) {
       MismatchValues(c, Check::kValues, call + " values" + how, want, *got);
     }
   }
-  c.Finish();
 }
 
 }  // namespace tcts

@@ -59,7 +59,7 @@ struct ArithRow {
 };
 inline void PrintTo(const ArithRow& r, std::ostream* os) { *os << r.meta.id; }
 
-void CheckArith(const ArithRow& row);
+void CheckArith(Case& c, const ArithRow& row);
 
 // |observed - expected| <= atol + rtol * |expected| (per component, |.| the modulus), or
 // exactly equal. Shared with the properties.

@@ -36,7 +36,7 @@ const char* GradFnText(const std::optional<std::string>& fn) { return fn ? fn->c
 // The autograd state of `t` against what the row wants; false when the candidate could not say.
 bool ExpectAutograd(Case& c, const TensorHandle& t, const std::string& what, bool requires_grad, bool is_leaf,
                     const char* grad_fn) {
-  const auto info = Get(c, calls::autograd(CurrentCandidate(), t), "autograd(" + what + ")");
+  const auto info = Get(c, calls::autograd(c.candidate(), t), "autograd(" + what + ")");
   if (!info) return false;
   ExpectEq(c, Check::kAutograd, what + ".requires_grad", requires_grad, info->requires_grad);
   ExpectEq(c, Check::kAutograd, what + ".is_leaf", is_leaf, info->is_leaf);
@@ -47,14 +47,13 @@ bool ExpectAutograd(Case& c, const TensorHandle& t, const std::string& what, boo
 
 }  // namespace
 
-void CheckAsarray(const AsarrayRow& row) {
-  Case c(row.meta);
+void CheckAsarray(Case& c, const AsarrayRow& row) {
   // Sharing is observed through data_ptr and writes (storage access); the rest of the row
   // (dtype, sizes, device, values) needs none.
   const bool storage = c.SupportsOp("data_ptr", Check::kAliasing, "memory sharing (data_ptr, write-through)");
-  Candidate& cand = CurrentCandidate();
+  Candidate& cand = c.candidate();
   DefaultDTypeScope default_dtype(c, row.default_dtype);
-  if (!default_dtype.ok()) return c.Finish();
+  if (!default_dtype.ok()) return;
 
   AsarrayOptions options;
   if (row.has_dtype) options.dtype = row.dtype;
@@ -83,7 +82,7 @@ void CheckAsarray(const AsarrayRow& row) {
     value = ToPyValue(row.values, row.n_values);
     if (!value) {
       c.Mismatch(Check::kSetup, "the row's values " + std::string(row.values_text), "a Python value", "a malformed node table");
-      return c.Finish();
+      return;
     }
     source_values = value->Leaves();
   }
@@ -91,34 +90,34 @@ void CheckAsarray(const AsarrayRow& row) {
     case SourceKind::kTensor: {
       const auto t = Get(c, calls::make_tensor(cand, sizes, row.source_dtype, source_values),
                          "make_tensor(" + Str(sizes) + ", " + DTypeName(row.source_dtype) + ")", Check::kSetup);
-      if (!t) return c.Finish();
+      if (!t) return;
       src.kind = AsarraySource::Kind::kTensor;
       src.tensor = *t;
       if (row.history > 0) {  // a = torch.tensor(..., requires_grad=True)
         auto st = calls::requires_grad_(cand, *t, true);
-        if (!c.Usable(st, "a.requires_grad_(True)", /*setup=*/true)) return c.Finish();
+        if (!c.Usable(st, "a.requires_grad_(True)", /*setup=*/true)) return;
         if (!st.ok()) {
           c.Mismatch(Check::kSetup, "a.requires_grad_(True)", "done", Describe(st.error()));
-          return c.Finish();
+          return;
         }
-        if (!ExpectAutograd(c, *t, "a", true, true, "")) return c.Finish();
+        if (!ExpectAutograd(c, *t, "a", true, true, "")) return;
       }
       if (row.history == 2) {  // b = a + 2: a tensor with autograd history (the doc's example)
         const auto b = Get(c, calls::binary(cand, BinaryOp::kAdd, *t, Scalar::Int(2), Scalar::Int(1)),
                            "b = a + 2", Check::kSetup);
-        if (!b) return c.Finish();
+        if (!b) return;
         src.tensor = *b;
         // b's values are what the result must hold: read only where values can be.
         const bool readable = c.Can(Check::kValues, "values of b");
         const auto held = readable ? ReadValues(c, *b, "b") : std::nullopt;
-        if ((readable && !held) || !ExpectAutograd(c, *b, "b", true, false, row.source_grad_fn)) return c.Finish();
+        if ((readable && !held) || !ExpectAutograd(c, *b, "b", true, false, row.source_grad_fn)) return;
         if (held) source_values = *held;
       }
-      if (row.source_only) return c.Finish();
+      if (row.source_only) return;
       const auto p = storage ? Get(c, calls::data_ptr(cand, src.tensor), "data_ptr(source)", Check::kSetup)
                              : std::nullopt;
       const auto m = Meta(c, src.tensor, "source");
-      if ((storage && !p) || !m) return c.Finish();
+      if ((storage && !p) || !m) return;
       if (p) source_address = *p;
       source_strides = m->strides;
       source_device = m->device;
@@ -267,7 +266,6 @@ void CheckAsarray(const AsarrayRow& row) {
     c.Expect(Check::kOwnership, produced->deleted == 1, "the DLPack deleter after every tensor using it is gone",
              "called once", "called " + std::to_string(produced->deleted) + " times");
   }
-  c.Finish();
 }
 
 }  // namespace tcts

@@ -58,7 +58,7 @@ struct AsarrayRow {
 
 inline void PrintTo(const AsarrayRow& r, std::ostream* os) { *os << r.meta.id; }
 
-void CheckAsarray(const AsarrayRow& row);
+void CheckAsarray(Case& c, const AsarrayRow& row);
 
 }  // namespace tcts
 

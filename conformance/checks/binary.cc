@@ -56,7 +56,7 @@ std::optional<Operand> MakeOperand(Case& c, const OperandSpec& o, const Scalar& 
   if (o.kind == OperandKind::kScalar) return Operand(value);
   const std::vector<std::int64_t> sizes = ShapeOf(o);
   const std::vector<Scalar> values(sizes.empty() ? 1 : static_cast<std::size_t>(sizes[0]), value);
-  auto t = calls::make_tensor(CurrentCandidate(), sizes, o.dtype, values);
+  auto t = calls::make_tensor(c.candidate(), sizes, o.dtype, values);
   const std::string call = "make_tensor(" + Str(sizes) + ", " + DTypeName(o.dtype) + ")";
   if (!c.Usable(t, call, /*setup=*/true)) return std::nullopt;
   if (!t.ok()) {
@@ -86,14 +86,13 @@ Scalar CastTo(DType dtype, std::complex<double> v) {
   return Scalar{};
 }
 
-void CheckBinary(const BinaryRow& row) {
-  Case c(row.meta);
-  Candidate& cand = CurrentCandidate();
+void CheckBinary(Case& c, const BinaryRow& row) {
+  Candidate& cand = c.candidate();
   DefaultDTypeScope scope(c, row.default_dtype);
   const Scalar va = OperandValue(row.a, true), vb = OperandValue(row.b, false);
   const auto a = scope.ok() ? MakeOperand(c, row.a, va) : std::nullopt;
   const auto b = a ? MakeOperand(c, row.b, vb) : std::nullopt;
-  if (!a || !b) return c.Finish();
+  if (!a || !b) return;
 
   const std::vector<std::int64_t> shape = ResultShape(row.a, row.b);
   const std::string op = BinaryOpName(row.op);
@@ -119,11 +118,11 @@ void CheckBinary(const BinaryRow& row) {
           MakeOperand(c, OperandSpec{shape.empty() ? OperandKind::kZeroDim : OperandKind::kTensor, row.out_dtype,
                                      Scalar::Kind::kInt},
                       seven);
-      if (!out) return c.Finish();
+      if (!out) return;
       dest = std::get<TensorHandle>(*out);
       if (c.Can(Check::kValues, "values of out before the call")) {
         dest_before = ReadValues(c, dest, "out before the call");
-        if (!dest_before) return c.Finish();
+        if (!dest_before) return;
       }
       outcome = calls::binary_out(cand, row.op, *a, *b, Scalar::Int(1), dest);
       break;
@@ -133,14 +132,14 @@ void CheckBinary(const BinaryRow& row) {
       dest = std::get<TensorHandle>(*a);
       if (c.Can(Check::kValues, "values of self before the call")) {
         dest_before = ReadValues(c, dest, "self before the call");
-        if (!dest_before) return c.Finish();
+        if (!dest_before) return;
       }
       outcome = calls::binary_inplace(cand, row.op, dest, *b, Scalar::Int(1));
       break;
     }
   }
   const Called<void> status = std::move(*outcome);
-  if (!c.Usable(status, call)) return c.Finish();
+  if (!c.Usable(status, call)) return;
 
   c.Checked(Check::kError);
   if (row.expect_error) {
@@ -156,11 +155,11 @@ void CheckBinary(const BinaryRow& row) {
       if (after && *after != *dest_before)
         MismatchValues(c, Check::kValues, call + ": destination after the error", *dest_before, *after);
     }
-    return c.Finish();
+    return;
   }
   if (!status.ok()) {
     c.Mismatch(Check::kError, call, std::string("a result of dtype ") + DTypeName(row.out_dtype), Describe(status.error()));
-    return c.Finish();
+    return;
   }
   auto m = calls::meta(cand, dest);
   if (c.Usable(m, "meta(result)")) {
@@ -176,7 +175,6 @@ void CheckBinary(const BinaryRow& row) {
   if (auto got = ReadValues(c, dest, "result")) {
     if (*got != want) MismatchValues(c, Check::kValues, call + " values", want, *got);
   }
-  c.Finish();
 }
 
 }  // namespace tcts

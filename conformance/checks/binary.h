@@ -40,7 +40,7 @@ struct BinaryRow {
 };
 
 TCTS_ROW_PRINTER(BinaryRow)
-void CheckBinary(const BinaryRow& row);
+void CheckBinary(Case& c, const BinaryRow& row);
 
 // ---------------------------------------------------------------- shared with properties and the result_type check
 // The value a row's operand holds: 3 for the first operand, 2 for the second (so every

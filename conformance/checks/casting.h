@@ -16,7 +16,7 @@ struct CanCastRow {
 
 TCTS_ROW_PRINTER(CanCastRow)
 
-void CheckCanCast(const CanCastRow& row);
+void CheckCanCast(Case& c, const CanCastRow& row);
 
 }  // namespace tcts
 

@@ -130,7 +130,7 @@ std::int64_t Numel(const std::vector<std::int64_t>& sizes) {
 
 std::optional<std::vector<Scalar>> ReadValues(Case& c, const TensorHandle& t, const std::string& what) {
   if (!c.Can(Check::kValues, "values of " + what)) return std::nullopt;
-  auto v = calls::values(CurrentCandidate(), t);
+  auto v = calls::values(c.candidate(), t);
   if (!c.Usable(v, "values(" + what + ")")) return std::nullopt;
   if (!v.ok()) {
     c.Mismatch(Check::kValues, "values(" + what + ")", "the tensor's values", Describe(v.error()));
@@ -157,7 +157,7 @@ void ExpectMessage(Case& c, const std::string& call, bool matches, const std::st
 }
 
 std::optional<TensorMeta> Meta(Case& c, const TensorHandle& t, const std::string& what) {
-  std::optional<TensorMeta> m = Get(c, calls::meta(CurrentCandidate(), t), "meta(" + what + ")");
+  std::optional<TensorMeta> m = Get(c, calls::meta(c.candidate(), t), "meta(" + what + ")");
   // A candidate with strides answers one per dimension of a strided tensor (PROTOCOL.md
   // "Strides"); one without them answers [], read by no check; a sparse tensor has none.
   if (m && m->layout == Layout::kStrided && m->strides.size() != m->sizes.size() &&
@@ -168,7 +168,7 @@ std::optional<TensorMeta> Meta(Case& c, const TensorHandle& t, const std::string
   return m;
 }
 std::optional<StorageInfo> Storage(Case& c, const TensorHandle& t, const std::string& what) {
-  return Get(c, calls::storage(CurrentCandidate(), t), "storage(" + what + ")");
+  return Get(c, calls::storage(c.candidate(), t), "storage(" + what + ")");
 }
 
 void ExpectGeometry(Case& c, const std::string& call, const TensorMeta& m, const std::vector<std::int64_t>& sizes,

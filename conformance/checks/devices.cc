@@ -19,11 +19,10 @@ Called<T> ByForm(Called<T> r, bool other_form) {
 }
 }  // namespace
 
-void CheckDevice(const DeviceRow& row) {
-  Case c(row.meta);
+void CheckDevice(Case& c, const DeviceRow& row) {
   const DeviceArg arg = row.arg.arg();
   const std::string call = arg.ToString();
-  const auto r = ByForm(calls::device(CurrentCandidate(), arg), OtherForm(arg));
+  const auto r = ByForm(calls::device(c.candidate(), arg), OtherForm(arg));
   if (c.Usable(r, call)) {
     if (CheckOutcome(c, row.error, r, call, row.repr)) {
       const DeviceInfo& d = r.value();
@@ -48,19 +47,16 @@ void CheckDevice(const DeviceRow& row) {
       }
     }
   }
-  c.Finish();
 }
 
-void CheckDeviceEquality(const DeviceEqualityRow& row) {
-  Case c(row.meta);
+void CheckDeviceEquality(Case& c, const DeviceEqualityRow& row) {
   const DeviceArg a = row.a.arg(), b = row.b.arg();
   const std::string call = a.ToString() + " == " + b.ToString();
-  const auto r = Get(c, ByForm(calls::compare_devices(CurrentCandidate(), a, b), OtherForm(a) || OtherForm(b)), call);
+  const auto r = Get(c, ByForm(calls::compare_devices(c.candidate(), a, b), OtherForm(a) || OtherForm(b)), call);
   if (r) {
     ExpectEq(c, Check::kAnswer, call, row.equal, r->equal);
     if (row.equal) ExpectEq(c, Check::kAnswer, "hash(" + a.ToString() + ") == hash(" + b.ToString() + ")", true, r->same_hash);
   }
-  c.Finish();
 }
 
 namespace {
@@ -88,9 +84,8 @@ class DefaultDeviceRestorer {
 };
 }  // namespace
 
-void CheckDefaultDevice(const DefaultDeviceRow& row) {
-  Case c(row.meta);
-  Candidate& cand = CurrentCandidate();
+void CheckDefaultDevice(Case& c, const DefaultDeviceRow& row) {
+  Candidate& cand = c.candidate();
   DefaultDeviceRestorer restore(cand);
   for (int k = 0; k < row.nsteps && !c.failed() && !c.not_supported(); ++k) {
     const DeviceStep& s = row.steps[k];
@@ -163,7 +158,6 @@ void CheckDefaultDevice(const DefaultDeviceRow& row) {
       }
     }
   }
-  c.Finish();
 }
 
 }  // namespace tcts

@@ -59,9 +59,9 @@ inline void PrintTo(const DeviceRow& r, std::ostream* os) { *os << r.meta.id; }
 inline void PrintTo(const DeviceEqualityRow& r, std::ostream* os) { *os << r.meta.id; }
 inline void PrintTo(const DefaultDeviceRow& r, std::ostream* os) { *os << r.meta.id; }
 
-void CheckDevice(const DeviceRow& row);
-void CheckDeviceEquality(const DeviceEqualityRow& row);
-void CheckDefaultDevice(const DefaultDeviceRow& row);
+void CheckDevice(Case& c, const DeviceRow& row);
+void CheckDeviceEquality(Case& c, const DeviceEqualityRow& row);
+void CheckDefaultDevice(Case& c, const DefaultDeviceRow& row);
 
 }  // namespace tcts
 

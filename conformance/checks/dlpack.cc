@@ -8,9 +8,8 @@
 
 namespace tcts {
 
-void CheckDLPackExport(const DLPackExportRow& row) {
-  Case c(row.meta);
-  Candidate& cand = CurrentCandidate();
+void CheckDLPackExport(Case& c, const DLPackExportRow& row) {
+  Candidate& cand = c.candidate();
   const std::string dev = row.device;
   std::optional<TensorHandle> t;
   if (dev == "cpu") {
@@ -20,7 +19,7 @@ void CheckDLPackExport(const DLPackExportRow& row) {
     if (dev.rfind("cuda", 0) == 0) made = std::move(made).As(Feature::kCudaTensors);  // an answer feature
     t = Get(c, std::move(made), "empty(" + Str(row.base.vec()) + ", device='" + dev + "')");
   }
-  if (!t) return c.Finish();
+  if (!t) return;
   const std::string call = "to_dlpack(t)";
   auto r = calls::to_dlpack(cand, *t);
   if (c.Usable(r, call) && CheckOutcome(c, row.error, r, call, "a DLManagedTensor")) {
@@ -68,12 +67,10 @@ void CheckDLPackExport(const DLPackExportRow& row) {
       }
     }
   }
-  c.Finish();
 }
 
-void CheckDLPackImport(const DLPackImportRow& row) {
-  Case c(row.meta);
-  Candidate& cand = CurrentCandidate();
+void CheckDLPackImport(Case& c, const DLPackImportRow& row) {
+  Candidate& cand = c.candidate();
   const std::vector<std::int64_t> sizes = row.sizes.vec();
   const std::vector<Scalar> values = Alternating(Numel(sizes));
   std::unique_ptr<Produced> p = Produce(row.dtype, row.code, row.bits, row.lanes, row.device_type, sizes,
@@ -136,16 +133,14 @@ void CheckDLPackImport(const DLPackImportRow& row) {
                "not called (the caller still owns the tensor)", "called " + std::to_string(p->deleted) + " times");
     }
   }
-  c.Finish();
 }
 
-void CheckDLPackRoundTrip(const DLPackRoundTripRow& row) {
-  Case c(row.meta);
-  Candidate& cand = CurrentCandidate();
+void CheckDLPackRoundTrip(Case& c, const DLPackRoundTripRow& row) {
+  Candidate& cand = c.candidate();
   std::unique_ptr<Candidate> peer = MakeCandidate(row.peer);
   if (!peer) {
     c.Mismatch(Check::kSetup, "the peer candidate", std::string("'") + row.peer + "' linked into this binary", "not registered");
-    return c.Finish();
+    return;
   }
   Candidate& from = row.from_peer ? *peer : cand;
   Candidate& to = row.from_peer ? cand : *peer;
@@ -157,14 +152,14 @@ void CheckDLPackRoundTrip(const DLPackRoundTripRow& row) {
     return r.ok() ? std::optional(std::move(r.value())) : std::nullopt;
   };
   const auto src = MakeView(c, from, row.dtype, row.base, row.nsteps, row.steps, a);
-  if (!src) return c.Finish();
+  if (!src) return;
   const auto m = get(from, calls::to_dlpack(from, *src), a + ".to_dlpack(t)");
-  if (!m) return c.Finish();
+  if (!m) return;
   const std::string call = b + ".from_dlpack(" + a + ".to_dlpack(t))";
   const auto imported = get(to, calls::from_dlpack(to, *m), call);
   if (!imported) {
     (*m)->deleter(*m);  // not consumed: still ours to release
-    return c.Finish();
+    return;
   }
   const TensorHandle u = *imported;
   const auto mu = get(to, calls::meta(to, u), b + ".meta(u)");
@@ -201,7 +196,6 @@ void CheckDLPackRoundTrip(const DLPackRoundTripRow& row) {
       }
     }
   }
-  c.Finish();
 }
 
 }  // namespace tcts

@@ -59,9 +59,9 @@ inline void PrintTo(const DLPackExportRow& r, std::ostream* os) { *os << r.meta.
 inline void PrintTo(const DLPackImportRow& r, std::ostream* os) { *os << r.meta.id; }
 inline void PrintTo(const DLPackRoundTripRow& r, std::ostream* os) { *os << r.meta.id; }
 
-void CheckDLPackExport(const DLPackExportRow& row);
-void CheckDLPackImport(const DLPackImportRow& row);
-void CheckDLPackRoundTrip(const DLPackRoundTripRow& row);
+void CheckDLPackExport(Case& c, const DLPackExportRow& row);
+void CheckDLPackImport(Case& c, const DLPackImportRow& row);
+void CheckDLPackRoundTrip(Case& c, const DLPackRoundTripRow& row);
 
 }  // namespace tcts
 

@@ -5,20 +5,17 @@
 
 namespace tcts {
 
-void CheckDTypeName(const DTypeNameRow& row) {
-  Case c(row.meta);
-  auto r = calls::dtype_from_name(CurrentCandidate(), row.name);
+void CheckDTypeName(Case& c, const DTypeNameRow& row) {
+  auto r = calls::dtype_from_name(c.candidate(), row.name);
   const std::string call = std::string("dtype_from_name(\"") + row.name + "\")";
   if (c.Usable(r, call)) {
     if (!r.ok()) c.Mismatch(Check::kError, call, Str(row.dtype), Describe(r.error()));
     else ExpectEq(c, Check::kAnswer, call, row.dtype, r.value());
   }
-  c.Finish();
 }
 
-void CheckDTypeInfo(const DTypeInfoRow& row) {
-  Case c(row.meta);
-  auto r = calls::dtype_info(CurrentCandidate(), row.dtype);
+void CheckDTypeInfo(Case& c, const DTypeInfoRow& row) {
+  auto r = calls::dtype_info(c.candidate(), row.dtype);
   const std::string call = std::string("dtype_info(") + DTypeName(row.dtype) + ")";
   if (c.Usable(r, call)) {
     if (!r.ok()) {
@@ -30,12 +27,10 @@ void CheckDTypeInfo(const DTypeInfoRow& row) {
       ExpectEq(c, Check::kAnswer, call + ".is_signed", row.is_signed, r.value().is_signed);
     }
   }
-  c.Finish();
 }
 
-void CheckFloatInfo(const FloatInfoRow& row) {
-  Case c(row.meta);
-  auto r = calls::finfo(CurrentCandidate(), row.dtype);
+void CheckFloatInfo(Case& c, const FloatInfoRow& row) {
+  auto r = calls::finfo(c.candidate(), row.dtype);
   const std::string call = std::string("finfo(") + DTypeName(row.dtype) + ")";
   if (c.Usable(r, call)) {
     if (!r.ok()) {
@@ -48,34 +43,29 @@ void CheckFloatInfo(const FloatInfoRow& row) {
       ExpectEq(c, Check::kAnswer, call + ".tiny", row.tiny, r.value().tiny);
     }
   }
-  c.Finish();
 }
 
-void CheckLegacyConstructor(const LegacyConstructorRow& row) {
-  Case c(row.meta);
-  auto r = calls::legacy_constructor(CurrentCandidate(), row.dtype);
+void CheckLegacyConstructor(Case& c, const LegacyConstructorRow& row) {
+  auto r = calls::legacy_constructor(c.candidate(), row.dtype);
   const std::string call = std::string("legacy_constructor(") + DTypeName(row.dtype) + ")";
   if (c.Usable(r, call)) {
     if (!r.ok()) c.Mismatch(Check::kError, call, row.name, Describe(r.error()));
     else ExpectEq(c, Check::kAnswer, call, std::string(row.name), r.value());
   }
-  c.Finish();
 }
 
-void CheckBarebonesTensor(const BarebonesTensorRow& row) {
-  Case c(row.meta);
+void CheckBarebonesTensor(Case& c, const BarebonesTensorRow& row) {
   std::vector<Scalar> values;
   for (const std::int64_t v : row.values.vec()) values.push_back(Scalar::Int(v));
   const std::vector<std::int64_t> sizes = {row.values.n};
   const std::string call = "make_tensor(" + Str(sizes) + ", " + DTypeName(row.dtype) + ", " + Str(values) + ")";
   // The operation under test is the tensor's making: an error from it fails the error check.
-  if (const auto t = Get(c, calls::make_tensor(CurrentCandidate(), sizes, row.dtype, values), call)) {
+  if (const auto t = Get(c, calls::make_tensor(c.candidate(), sizes, row.dtype, values), call)) {
     if (const auto m = Meta(c, *t, call)) {
       ExpectEq(c, Check::kDType, call + ".dtype", row.dtype, m->dtype);
       ExpectEq(c, Check::kSizes, call + ".sizes", sizes, m->sizes);
     }
   }
-  c.Finish();
 }
 
 }  // namespace tcts

@@ -44,11 +44,11 @@ TCTS_ROW_PRINTER(FloatInfoRow)
 TCTS_ROW_PRINTER(LegacyConstructorRow)
 TCTS_ROW_PRINTER(BarebonesTensorRow)
 
-void CheckDTypeName(const DTypeNameRow& row);
-void CheckDTypeInfo(const DTypeInfoRow& row);
-void CheckFloatInfo(const FloatInfoRow& row);
-void CheckLegacyConstructor(const LegacyConstructorRow& row);
-void CheckBarebonesTensor(const BarebonesTensorRow& row);
+void CheckDTypeName(Case& c, const DTypeNameRow& row);
+void CheckDTypeInfo(Case& c, const DTypeInfoRow& row);
+void CheckFloatInfo(Case& c, const FloatInfoRow& row);
+void CheckLegacyConstructor(Case& c, const LegacyConstructorRow& row);
+void CheckBarebonesTensor(Case& c, const BarebonesTensorRow& row);
 
 }  // namespace tcts
 

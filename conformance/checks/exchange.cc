@@ -192,7 +192,7 @@ std::optional<TensorHandle> MakeView(Case& c, Candidate& cand, DType dtype, cons
                                      const ViewStep* steps, const std::string& who) {
   const std::vector<std::int64_t> sizes = base.vec();
   const auto get = [&](Called<TensorHandle> r, const std::string& what) -> std::optional<TensorHandle> {
-    if (&cand == &CurrentCandidate()) return Get(c, std::move(r), what, Check::kSetup);
+    if (&cand == &c.candidate()) return Get(c, std::move(r), what, Check::kSetup);
     if (!r.ok()) c.Mismatch(Check::kSetup, what + " (on the peer)", "a tensor", Describe(r.error()));
     return r.ok() ? std::optional<TensorHandle>(r.value()) : std::nullopt;
   };

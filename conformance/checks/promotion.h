@@ -31,9 +31,9 @@ TCTS_ROW_PRINTER(PromoteRow)
 TCTS_ROW_PRINTER(PromoteRefusedRow)
 TCTS_ROW_PRINTER(ResultTypeRow)
 
-void CheckPromote(const PromoteRow& row);
-void CheckPromoteRefused(const PromoteRefusedRow& row);
-void CheckResultType(const ResultTypeRow& row);
+void CheckPromote(Case& c, const PromoteRow& row);
+void CheckPromoteRefused(Case& c, const PromoteRefusedRow& row);
+void CheckResultType(Case& c, const ResultTypeRow& row);
 
 }  // namespace tcts
 

@@ -99,8 +99,7 @@ const std::vector<DType>& FixtureDTypes() {
   return order;
 }
 
-DType FixtureDType() {
-  const Candidate& cand = CurrentCandidate();
+DType FixtureDType(const Candidate& cand) {
   for (DType d : FixtureDTypes()) {
     if (cand.supports_dtype(d)) return d;
   }
@@ -123,8 +122,8 @@ std::vector<Scalar> IotaValues(std::int64_t n) {
 }
 
 std::optional<TensorHandle> MakeIota(Case& c, const std::vector<std::int64_t>& sizes) {
-  const DType d = FixtureDType();
-  return Get(c, calls::make_tensor(CurrentCandidate(), sizes, d, IotaValues(Numel(sizes))),
+  const DType d = FixtureDType(c.candidate());
+  return Get(c, calls::make_tensor(c.candidate(), sizes, d, IotaValues(Numel(sizes))),
              "make_tensor(" + Str(sizes) + ", " + DTypeName(d) + ", 0..n-1)", Check::kSetup);
 }
 
@@ -137,7 +136,7 @@ void CheckAddressFormula(Case& c, const TensorHandle& t, const std::string& what
   }
   const auto m = Meta(c, t, what);
   const auto values = ReadValues(c, t, what);
-  const auto storage = Get(c, calls::storage_values(CurrentCandidate(), t), "storage_values(" + what + ")",
+  const auto storage = Get(c, calls::storage_values(c.candidate(), t), "storage_values(" + what + ")",
                            Check::kValues);
   if (!m || !values || !storage) return;
   const auto indices = Indices(m->sizes);
@@ -162,9 +161,8 @@ void CheckAddressFormula(Case& c, const TensorHandle& t, const std::string& what
 }
 
 // ---------------------------------------------------------------- rows
-void CheckLayout(const LayoutRow& row) {
-  Case c(row.meta);
-  Candidate& cand = CurrentCandidate();
+void CheckLayout(Case& c, const LayoutRow& row) {
+  Candidate& cand = c.candidate();
   const std::vector<std::int64_t> sizes = {2, 3};
   const std::string call = std::string("empty([2, 3], layout=") + LayoutName(row.layout) + ")";
   auto t = calls::empty(cand, sizes, DType::kFloat32, row.layout, MemoryFormat::kContiguous);
@@ -187,19 +185,17 @@ void CheckLayout(const LayoutRow& row) {
       }
     }
   }
-  c.Finish();
 }
 
-void CheckAddress(const AddressRow& row) {
-  Case c(row.meta);
-  Candidate& cand = CurrentCandidate();
+void CheckAddress(Case& c, const AddressRow& row) {
+  Candidate& cand = c.candidate();
   std::vector<Scalar> values;
   for (std::int64_t v : row.values.vec()) values.push_back(Scalar::Int(v));
   const std::string call = "tensor(" + Str(row.values.vec()) + ").view(" + Str(row.sizes.vec()) + ")";
-  const DType fixture = FixtureDType();
+  const DType fixture = FixtureDType(c.candidate());
   const auto t = Get(c, calls::make_tensor(cand, row.sizes.vec(), fixture, values),
                      call + (fixture == DType::kInt64 ? "" : std::string(" as ") + DTypeName(fixture)), Check::kSetup);
-  if (!t) return c.Finish();
+  if (!t) return;
   if (auto m = Meta(c, *t, "t")) ExpectGeometry(c, call, *m, row.sizes.vec(), row.strides.vec(), row.offset);
   CheckAddressFormula(c, *t, "t");
   if (row.write && c.Can(Check::kValues, "values of t after a write to its storage")) {
@@ -215,24 +211,20 @@ void CheckAddress(const AddressRow& row) {
       }
     }
   }
-  c.Finish();
 }
 
-void CheckEmpty(const EmptyRow& row) {
-  Case c(row.meta);
+void CheckEmpty(Case& c, const EmptyRow& row) {
   const std::string call =
       "empty(" + Str(row.sizes.vec()) + ", memory_format=" + MemoryFormatName(row.format) + ")";
-  auto t = calls::empty(CurrentCandidate(), row.sizes.vec(), DType::kFloat32, Layout::kStrided, row.format);
+  auto t = calls::empty(c.candidate(), row.sizes.vec(), DType::kFloat32, Layout::kStrided, row.format);
   if (c.Usable(t, call) &&
       CheckOutcome(c, row.error, t, call, "strides " + Str(row.strides.vec()))) {
     if (auto m = Meta(c, t.value(), "empty")) ExpectGeometry(c, call, *m, row.sizes.vec(), row.strides.vec(), 0);
   }
-  c.Finish();
 }
 
-void CheckContiguity(const ContiguityRow& row) {
-  Case c(row.meta);
-  Candidate& cand = CurrentCandidate();
+void CheckContiguity(Case& c, const ContiguityRow& row) {
+  Candidate& cand = c.candidate();
   const std::string made = "empty_strided(" + Str(row.sizes.vec()) + ", " + Str(row.strides.vec()) + ")";
   const auto t = Get(c, calls::empty_strided(cand, row.sizes.vec(), row.strides.vec(), DType::kFloat32), made,
                      Check::kSetup);
@@ -244,18 +236,16 @@ void CheckContiguity(const ContiguityRow& row) {
         ExpectEq(c, Check::kAnswer, call, expected, *got);
     }
   }
-  c.Finish();
 }
 
-void CheckView(const ViewRow& row) {
-  Case c(row.meta);
+void CheckView(Case& c, const ViewRow& row) {
   std::optional<TensorHandle> t = MakeIota(c, row.base.vec());
-  if (!t) return c.Finish();
+  if (!t) return;
   std::string chain = "make_tensor(" + Str(row.base.vec()) + ")";
   for (int k = 0; k + 1 < row.nsteps; ++k) {  // the setup steps must work
     chain += "." + ToString(row.steps[k]);
-    const auto next = Get(c, Apply(row.steps[k], *t), chain, Check::kSetup);
-    if (!next) return c.Finish();
+    const auto next = Get(c, Apply(c.candidate(), row.steps[k], *t), chain, Check::kSetup);
+    if (!next) return;
     t = next;
   }
   const ViewStep& step = row.steps[row.nsteps - 1];
@@ -264,11 +254,11 @@ void CheckView(const ViewRow& row) {
   // geometry does not, so a candidate without storage still has it checked.
   const bool storage = c.SupportsOp("storage", Check::kAliasing, "view-or-copy storage identity and the address formula");
   const auto input_storage = storage ? Storage(c, *t, "input") : std::nullopt;
-  auto r = Apply(step, *t);
-  if ((storage && !input_storage) || !c.Usable(r, call)) return c.Finish();
+  auto r = Apply(c.candidate(), step, *t);
+  if ((storage && !input_storage) || !c.Usable(r, call)) return;
   const std::string want = "sizes " + Str(row.sizes.vec()) + " strides " + Str(row.strides.vec()) + " offset " +
                            std::to_string(row.offset);
-  if (!CheckOutcome(c, row.error, r, call, want)) return c.Finish();
+  if (!CheckOutcome(c, row.error, r, call, want)) return;
   const TensorHandle& out = r.value();
   if (auto m = Meta(c, out, "result")) ExpectGeometry(c, call, *m, row.sizes.vec(), row.strides.vec(), row.offset);
   if (auto s = storage ? Storage(c, out, "result") : std::nullopt) {
@@ -280,7 +270,6 @@ void CheckView(const ViewRow& row) {
     if (before && after) ExpectEq(c, Check::kValues, call + " values", *before, *after);
   }
   if (storage && step.kind != ViewKind::kEmptyLike) CheckAddressFormula(c, out, "result");
-  c.Finish();
 }
 
 }  // namespace tcts

@@ -40,11 +40,8 @@ struct ViewStep {
   MemoryFormat format;
 };
 std::string ToString(const ViewStep& step);
-// Runs one step on `cand` (by default the current candidate), through its op's call helper.
+// Runs one step on `cand`, through its op's call helper.
 Called<TensorHandle> Apply(Candidate& cand, const ViewStep& step, const TensorHandle& t);
-inline Called<TensorHandle> Apply(const ViewStep& step, const TensorHandle& t) {
-  return Apply(CurrentCandidate(), step, t);
-}
 
 struct LayoutRow {
   RowMeta meta;
@@ -106,11 +103,11 @@ inline void PrintTo(const EmptyRow& r, std::ostream* os) { *os << r.meta.id; }
 inline void PrintTo(const ContiguityRow& r, std::ostream* os) { *os << r.meta.id; }
 inline void PrintTo(const ViewRow& r, std::ostream* os) { *os << r.meta.id; }
 
-void CheckLayout(const LayoutRow& row);
-void CheckAddress(const AddressRow& row);
-void CheckEmpty(const EmptyRow& row);
-void CheckContiguity(const ContiguityRow& row);
-void CheckView(const ViewRow& row);
+void CheckLayout(Case& c, const LayoutRow& row);
+void CheckAddress(Case& c, const AddressRow& row);
+void CheckEmpty(Case& c, const EmptyRow& row);
+void CheckContiguity(Case& c, const ContiguityRow& row);
+void CheckView(Case& c, const ViewRow& row);
 
 // ---------------------------------------------------------------- shared with properties
 // The storage index of element `index` (row-major position) of a geometry: seed 004's formula.
@@ -122,7 +119,7 @@ std::vector<std::vector<std::int64_t>> Indices(const std::vector<std::int64_t>& 
 // used), float32 (a dtype every tensor library has), int32, float64, int16.
 const std::vector<DType>& FixtureDTypes();
 // The first of FixtureDTypes the candidate declares (int64 when it declares none).
-DType FixtureDType();
+DType FixtureDType(const Candidate& cand);
 // The small integer v as a fixture of `dtype` holds it and values() reads it back (an int for
 // integral dtypes, a float for floating, a complex for complex ones).
 Scalar FixtureValue(DType dtype, std::int64_t v);

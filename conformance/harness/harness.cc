@@ -258,7 +258,7 @@ std::optional<Feature> CheckNeeds(Check check) {
   return std::nullopt;
 }
 
-Case::Case(const RowMeta& row) : row_(row) {}
+Case::Case(const RowMeta& row, Candidate& candidate) : row_(row), candidate_(candidate) {}
 
 void Case::Verdict(Check kind, int verdict) {
   for (auto& [k, v] : verdicts_) {
@@ -312,7 +312,7 @@ static void Use(std::vector<Feature>* used, Feature feature) {
 }
 
 bool Case::Supports(Feature feature, Check kind, const std::string& check) {
-  if (CurrentCandidate().supports(feature)) {
+  if (candidate_.supports(feature)) {
     Use(&used_, feature);  // the sub-check runs: the case uses the feature (feature table, score)
     return true;
   }
@@ -322,7 +322,7 @@ bool Case::Supports(Feature feature, Check kind, const std::string& check) {
 
 bool Case::SupportsOp(const char* op, Check kind, const std::string& check) {
   const Feature feature = FeatureOfOp(op).value_or(Feature::kTensors);
-  if (CurrentCandidate().supports_op(op)) {
+  if (candidate_.supports_op(op)) {
     Use(&used_, feature);
     return true;
   }
@@ -346,8 +346,7 @@ void Case::NotSupported(Feature feature, const std::string& call) {
 }
 
 bool Case::Usable(Feature feature, const char* op, const Error* error, const std::string& call, bool setup) {
-  const Candidate& cand = CurrentCandidate();
-  const bool declared = op ? cand.supports_op(op) : cand.supports(feature);
+  const bool declared = op ? candidate_.supports_op(op) : candidate_.supports(feature);
   const bool answered_unsupported = error && error->kind == ErrorKind::kNotSupported;
   if (setup && (!declared || answered_unsupported)) {
     NotSupported(feature, call);
@@ -372,7 +371,7 @@ bool Case::Usable(Feature feature, const char* op, const Error* error, const std
 
 void Case::UndeclaredDType(DType dtype) { undeclared_dtype_ = DTypeName(dtype); }
 
-bool DTypesDeclared(const RowMeta& row) {
+bool DTypesDeclared(const RowMeta& row, Candidate& candidate) {
   std::istringstream names(row.dtypes ? row.dtypes : "");
   std::string name;
   while (names >> name) {
@@ -381,8 +380,8 @@ bool DTypesDeclared(const RowMeta& row) {
       ADD_FAILURE() << "[tcts] row " << row.id << " names an unknown dtype '" << name << "' (RowMeta::dtypes)";
       return false;
     }
-    if (!CurrentCandidate().supports_dtype(*d)) {
-      Case c(row);
+    if (!candidate.supports_dtype(*d)) {
+      Case c(row, candidate);
       c.UndeclaredDType(*d);
       c.Finish();
       return false;
@@ -538,8 +537,8 @@ void FinishProperty() {
   }
 }
 
-DefaultDTypeScope::DefaultDTypeScope(Case& c, DType dtype) {
-  Candidate& cand = CurrentCandidate();
+DefaultDTypeScope::DefaultDTypeScope(Case& c, DType dtype) : candidate_(c.candidate()) {
+  Candidate& cand = candidate_;
   // Every scope restores what it changed, so a row under the initial default finds it in place.
   if (dtype == kInitialDefaultDType && !cand.supports(Feature::kDefaultDType)) return;
   const auto prev = calls::default_dtype(cand);
@@ -567,7 +566,7 @@ DefaultDTypeScope::DefaultDTypeScope(Case& c, DType dtype) {
 }
 
 DefaultDTypeScope::~DefaultDTypeScope() {
-  if (previous_) CurrentCandidate().set_default_dtype(*previous_);
+  if (previous_) candidate_.set_default_dtype(*previous_);
 }
 
 }  // namespace tcts

@@ -246,7 +246,8 @@ void FinishProperty();
 // ---------------------------------------------------------------- a case
 class Case {
  public:
-  explicit Case(const RowMeta& row);
+  // A case of `row` judging `candidate` (the run's: RunTableCase binds a table case to it).
+  Case(const RowMeta& row, Candidate& candidate);
   Case(const Case&) = delete;
   Case& operator=(const Case&) = delete;
 
@@ -297,6 +298,8 @@ class Case {
   // The features the case's checks were allowed to go on with (Usable() returned true).
   const std::vector<Feature>& used_features() const { return used_; }
   const RowMeta& row() const { return row_; }
+  // The candidate the case judges: a check makes every call through it.
+  Candidate& candidate() const { return candidate_; }
   // The checks' verdicts and skipped sub-checks so far, as Finish records them (for a property's
   // draw, which is no case of its own: PropertyChecks).
   CaseRecord Verdicts() const;
@@ -311,6 +314,7 @@ class Case {
  private:
   using Diff = CaseRecord::Diff;
   RowMeta row_;
+  Candidate& candidate_;
   std::vector<Diff> mismatches_;
   bool not_supported_ = false;
   Feature not_supported_feature_ = Feature::kTensors;
@@ -329,10 +333,22 @@ class Case {
   bool finished_ = false;
 };
 
-// Whether the candidate declares every dtype `row` needs (RowMeta::dtypes). When it does not,
-// reports the case NOT_SUPPORTED, naming the first dtype missing, and returns false: the
-// generated test body runs the check only when this returns true.
-bool DTypesDeclared(const RowMeta& row);
+// Whether `candidate` declares every dtype `row` needs (RowMeta::dtypes). When it does not,
+// reports the case NOT_SUPPORTED, naming the first dtype missing, and returns false.
+bool DTypesDeclared(const RowMeta& row, Candidate& candidate);
+
+// Runs a table case (what a generated test body does): when the run's candidate declares the
+// row's dtypes (DTypesDeclared), `check` judges it through a Case bound to that candidate, then
+// the case decides its outcome (Case::Finish). The one place a table case meets the candidate:
+// a check receives it with its case (Case::candidate).
+template <class Row>
+void RunTableCase(const Row& row, void (*check)(Case& c, const Row& row)) {
+  Candidate& candidate = CurrentCandidate();
+  if (!DTypesDeclared(row.meta, candidate)) return;
+  Case c(row.meta, candidate);
+  check(c, row);
+  c.Finish();
+}
 
 // "RuntimeError: message" / "ok".
 std::string Describe(const Error& e);
@@ -351,6 +367,7 @@ class DefaultDTypeScope {
   bool ok() const { return ok_; }
 
  private:
+  Candidate& candidate_;
   std::optional<DType> previous_;
   bool ok_ = true;
 };

@@ -51,21 +51,21 @@ const RowMeta kRowB{"promote_types.int8.bool", "002#type-promotion", "doc", "pro
 TEST_F(HarnessTest, UnlistedMismatchFailsWithRowClauseExpectedObservedAndRerun) {
   EXPECT_NONFATAL_FAILURE(
       {
-        Case c(kRowA);
+        Case c(kRowA, CurrentCandidate());
         c.Mismatch(Check::kAnswer, "promote_types(uint8, bool)", "uint8", "int16");
         c.Finish();
       },
       "[tcts] FAIL case promote_types.uint8.bool");
   EXPECT_NONFATAL_FAILURE(
       {
-        Case c(kRowA);
+        Case c(kRowA, CurrentCandidate());
         c.Mismatch(Check::kAnswer, "promote_types(uint8, bool)", "uint8", "int16");
         c.Finish();
       },
       "rerun:    bazel test //conformance:x_fake --test_filter=");
   EXPECT_NONFATAL_FAILURE(
       {
-        Case c(kRowA);
+        Case c(kRowA, CurrentCandidate());
         c.Mismatch(Check::kAnswer, "promote_types(uint8, bool)", "uint8", "int16");
         c.Finish();
       },
@@ -75,7 +75,7 @@ TEST_F(HarnessTest, UnlistedMismatchFailsWithRowClauseExpectedObservedAndRerun) 
 TEST_F(HarnessTest, AMismatchIsARawFailWhateverTheExpectationsSay) {
   EXPECT_NONFATAL_FAILURE(
       {
-        Case c(kRowB);
+        Case c(kRowB, CurrentCandidate());
         c.Mismatch(Check::kAnswer, "promote_types(int8, bool)", "int8", "int16");
         c.Finish();
       },
@@ -92,7 +92,7 @@ TEST_F(HarnessTest, AMismatchIsARawFailWhateverTheExpectationsSay) {
 // NOT_SUPPORTED by itself, and the case is judged on the checks that ran.
 TEST_F(HarnessTest, EachCheckHasItsOwnVerdict) {
   {
-    Case c(kRowB);
+    Case c(kRowB, CurrentCandidate());
     c.Checked(Check::kDType);
     EXPECT_FALSE(c.Can(Check::kValues, "values of the result"));
     c.Mismatch(Check::kStrides, "add(a, b) strides", "[1]", "[2]");
@@ -114,7 +114,7 @@ TEST_F(HarnessTest, EachCheckHasItsOwnVerdict) {
 
 TEST_F(HarnessTest, ACaseWhoseOnlyChecksNeedValuesIsNotSupported) {
   {
-    Case c(kRowB);
+    Case c(kRowB, CurrentCandidate());
     EXPECT_FALSE(c.Can(Check::kValues, "values of the result"));
     c.Finish();
   }
@@ -123,7 +123,7 @@ TEST_F(HarnessTest, ACaseWhoseOnlyChecksNeedValuesIsNotSupported) {
   EXPECT_EQ(r->outcome, "NOT_SUPPORTED");
   EXPECT_EQ(r->feature, "values");
   {
-    Case c(kRowB);
+    Case c(kRowB, CurrentCandidate());
     c.Checked(Check::kError);
     EXPECT_FALSE(c.Can(Check::kValues, "values of the result"));
     c.Finish();
@@ -135,7 +135,7 @@ TEST_F(HarnessTest, ACaseWhoseOnlyChecksNeedValuesIsNotSupported) {
 }
 
 TEST_F(HarnessTest, NoMismatchIsARawPassAndNamesTheFeaturesUsed) {
-  Case c(kRowB);
+  Case c(kRowB, CurrentCandidate());
   EXPECT_TRUE(c.Usable(Feature::kPromoteTypes, nullptr, "promote_types(int8, bool)"));
   EXPECT_TRUE(c.Usable(Feature::kPromoteTypes, nullptr, "promote_types(bool, int8)"));
   c.Finish();
@@ -160,7 +160,7 @@ TEST(AllFeatures, ListsEveryFeatureInOrder) {
 }
 
 TEST_F(HarnessTest, DeclaredUnsupportedAndAnsweredSoIsNotSupported) {
-  Case c(kRowA);
+  Case c(kRowA, CurrentCandidate());
   const Error e = NotSupported("can_cast");
   EXPECT_FALSE(c.Usable(Feature::kCanCast, &e, "can_cast(uint8, bool)"));
   EXPECT_TRUE(c.not_supported());
@@ -190,7 +190,7 @@ TEST_F(HarnessTest, CallHelpersCarryTheirOpsFeature) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().kind, ErrorKind::kNotSupported);
 
-  Case c(kRowA);
+  Case c(kRowA, CurrentCandidate());
   EXPECT_FALSE(c.Usable(calls::can_cast(cand, DType::kUint8, DType::kBool), "can_cast(uint8, bool)"));
   EXPECT_TRUE(c.not_supported());
   EXPECT_EQ(c.not_supported_feature(), Feature::kCanCast);
@@ -224,13 +224,13 @@ TEST(CandidateOf, DeclaresTheFeaturesOfTheOpsItOverridesAndTheAnswersItHas) {
 }
 
 TEST_F(HarnessTest, DeclaredUnsupportedButWorkingIsFlagged) {
-  Case c(kRowA);
+  Case c(kRowA, CurrentCandidate());
   EXPECT_FALSE(c.Usable(Feature::kCanCast, nullptr, "can_cast(uint8, bool)"));
   EXPECT_TRUE(c.failed());
 }
 
 TEST_F(HarnessTest, DeclaredSupportedButAnsweringNotSupportedIsAMismatch) {
-  Case c(kRowA);
+  Case c(kRowA, CurrentCandidate());
   const Error e = NotSupported("promote_types");
   EXPECT_FALSE(c.Usable(Feature::kPromoteTypes, &e, "promote_types(uint8, bool)"));
   EXPECT_TRUE(c.failed());
@@ -284,7 +284,7 @@ TEST_F(HarnessTest, APropertyWithNoDeclaredDTypeIsNotSupportedNamingThem) {
 }
 
 TEST_F(HarnessTest, OtherErrorsOfASupportedFeatureGoOnToTheCheck) {
-  Case c(kRowA);
+  Case c(kRowA, CurrentCandidate());
   const Error e{ErrorKind::kRuntimeError, "boom"};
   EXPECT_TRUE(c.Usable(Feature::kPromoteTypes, &e, "promote_types(uint8, bool)"));
   EXPECT_FALSE(c.failed());
@@ -296,7 +296,7 @@ TEST_F(HarnessTest, OtherErrorsOfASupportedFeatureGoOnToTheCheck) {
 TEST_F(HarnessTest, ARowNeedingAnUndeclaredDTypeIsNotSupportedNamingIt) {
   RowMeta needs = kRowA;
   needs.dtypes = "bfloat16 uint8";
-  EXPECT_FALSE(DTypesDeclared(needs));
+  EXPECT_FALSE(DTypesDeclared(needs, CurrentCandidate()));
   std::optional<CaseRecord> r = TakeCaseRecord();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->outcome, "NOT_SUPPORTED");
@@ -304,7 +304,7 @@ TEST_F(HarnessTest, ARowNeedingAnUndeclaredDTypeIsNotSupportedNamingIt) {
   EXPECT_EQ(r->feature, "");
   EXPECT_EQ(r->not_supported, "dtype bfloat16 (not declared)");
   needs.dtypes = "bool uint8";
-  EXPECT_TRUE(DTypesDeclared(needs));
+  EXPECT_TRUE(DTypesDeclared(needs, CurrentCandidate()));
   EXPECT_FALSE(TakeCaseRecord());  // nothing decided: the check runs
 }
 
@@ -315,7 +315,7 @@ TEST_F(HarnessTest, RerunWithTheRunnersCommandNamesTheCaseId) {
   SetConfig(config);
   EXPECT_NONFATAL_FAILURE(
       {
-        Case c(kRowA);
+        Case c(kRowA, CurrentCandidate());
         c.Mismatch(Check::kAnswer, "promote_types(uint8, bool)", "uint8", "int16");
         c.Finish();
       },

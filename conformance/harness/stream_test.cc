@@ -37,7 +37,7 @@ const RowMeta kRow{"sample.row", "002#type-promotion", "doc", "a sample row", ""
 
 // ---------------------------------------------------------------- the samples (child only)
 TEST(Sample, Passes) {
-  Case c(kRow);
+  Case c(kRow, CurrentCandidate());
   EXPECT_TRUE(c.Usable(Feature::kPromoteTypes, nullptr, "promote_types(int8, bool)"));
   // SelectCases' filter (every chosen test by name) is put back once GoogleTest has chosen the
   // tests: each test object copies every flag twice, which made a long filter quadratic.
@@ -46,25 +46,25 @@ TEST(Sample, Passes) {
 }
 
 TEST(Sample, Fails) {
-  Case c(kRow);
+  Case c(kRow, CurrentCandidate());
   c.Mismatch(Check::kAnswer, "promote_types(int8, bool)", "int8", "int16");
   c.Finish();
 }
 
 TEST(Sample, NotSupported) {
-  Case c(kRow);
+  Case c(kRow, CurrentCandidate());
   const Error e = NotSupported("can_cast");
   c.Usable(Feature::kCanCast, &e, "can_cast(int8, bool)");
   c.Finish();
 }
 
 TEST(Sample, NoVerdict) {  // returns without Case::Finish: decided nothing
-  Case c(kRow);
+  Case c(kRow, CurrentCandidate());
   c.Usable(Feature::kPromoteTypes, nullptr, "promote_types(int8, bool)");
 }
 
 TEST(Sample, Throws) {
-  Case c(kRow);
+  Case c(kRow, CurrentCandidate());
   throw std::runtime_error("boom");
 }
 

@@ -98,7 +98,7 @@ inline void RunDraw(void (*body)()) {
 // the draw; NotSupported from a feature declared supported, or any other answer from one
 // declared unsupported, fails the draw.
 inline void Usable(Feature feature, const char* op, const Error* error, const std::string& call) {
-  Case c(RowMeta{"", "", "property", "", "", ""});
+  Case c(RowMeta{"", "", "property", "", "", ""}, CurrentCandidate());
   if (c.Usable(feature, op, error, call)) return;
   if (c.not_supported()) {
     PropertyNotSupported(call, feature);
@@ -220,7 +220,7 @@ inline std::vector<Scalar> ValuesOf(const TensorHandle& t) { return Get(calls::v
 // and the draw goes on to judge the rest (dtype, sizes, strides, storage): call it before each
 // comparison of values.
 inline bool Checkable(Check kind, const std::string& what) {
-  Case c(RowMeta{"", "", "property", "", "", ""});
+  Case c(RowMeta{"", "", "property", "", "", ""}, CurrentCandidate());
   const bool can = c.Can(kind, what);
   PropertyChecks(c.Verdicts());
   return can;

@@ -76,7 +76,7 @@ RowMeta Drawn(const RowMeta& row, const char* text) {
 // Every view shows the elements the model says, at storage[offset + sum(stride * index)].
 TCTS_PROPERTY(StridedProperties, ViewChainsMatchTheLogicalModelAndTheAddressFormula) {
   const prop::Chain chain = prop::RandomChain(5, true);
-  Case c(Drawn(kPropertyRow_ViewChainsMatchTheLogicalModelAndTheAddressFormula, "random view chain"));
+  Case c(Drawn(kPropertyRow_ViewChainsMatchTheLogicalModelAndTheAddressFormula, "random view chain"), CurrentCandidate());
   const auto got = ReadValues(c, chain.tensor, prop::Describe(chain));
   if (got) ExpectEq(c, Check::kValues, prop::Describe(chain) + " values", prop::ModelValues(chain.model, chain.dtype), *got);
   CheckAddressFormula(c, chain.tensor, prop::Describe(chain));
@@ -122,7 +122,7 @@ TCTS_PROPERTY(StridedProperties, WritesThroughAViewAreVisibleEverywhere) {
   Candidate& cand = CurrentCandidate();
   prop::Get(calls::write_element(cand, chain.tensor, index, FixtureValue(chain.dtype, -1)),
             prop::Describe(chain) + Str(index) + " = -1");
-  Case c(Drawn(kPropertyRow_WritesThroughAViewAreVisibleEverywhere, "write through a view"));
+  Case c(Drawn(kPropertyRow_WritesThroughAViewAreVisibleEverywhere, "write through a view"), CurrentCandidate());
   prop::Logical base_model = prop::Iota(prop::MetaOf(chain.base).sizes);
   for (std::int64_t& v : base_model.ids) v = v == id ? -1 : v;
   prop::Logical view_model = chain.model;

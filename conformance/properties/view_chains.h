@@ -279,7 +279,7 @@ inline Chain RandomChain(int max_steps, bool allow_reshape) {
     if (!drawn) break;  // no declared op applies to this shape: the chain ends here
     ModelStep& m = *drawn;
     if (Numel(m.result.sizes) > 4096) break;  // expand chains can grow; keep cases small
-    auto next = Apply(m.step, c.tensor);
+    auto next = Apply(CurrentCandidate(), m.step, c.tensor);
     c.steps.push_back(m.step);
     Usable(next, Describe(c));
     if (!next.ok()) RC_FAIL(Describe(c) + " was rejected: " + tcts::Describe(next.error()));

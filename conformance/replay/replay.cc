@@ -29,19 +29,19 @@ std::optional<Operand> Build(Case& k, const ReplayCase& rc, const std::string& n
   if (in.scalar) return Operand(in.value);
   std::string call = "make_tensor(" + Str(in.sizes) + ", " + DTypeName(in.dtype) + ")";
   std::optional<TensorHandle> t =
-      Get(k, calls::make_tensor(CurrentCandidate(), in.sizes, in.dtype, in.values), "input " + name + ": " + call);
+      Get(k, calls::make_tensor(k.candidate(), in.sizes, in.dtype, in.values), "input " + name + ": " + call);
   for (const ViewStep& step : in.views) {
     if (!t) return std::nullopt;
     call += "." + ToString(step);
-    t = Get(k, Apply(step, *t), "input " + name + ": " + call);
+    t = Get(k, Apply(k.candidate(), step, *t), "input " + name + ": " + call);
   }
   if (!t) return std::nullopt;
   return Operand(*t);
 }
 
 void RunCase(const ReplayCase& rc) {
-  Case k(RowMeta{rc.id.c_str(), rc.clause.c_str(), rc.basis.c_str(), rc.statement.c_str(), "", ""});
-  Candidate& cand = CurrentCandidate();
+  Case k(RowMeta{rc.id.c_str(), rc.clause.c_str(), rc.basis.c_str(), rc.statement.c_str(), "", ""}, CurrentCandidate());
+  Candidate& cand = k.candidate();
   std::map<std::string, Operand> ops;
   for (const auto& [name, input] : rc.inputs) {
     std::optional<Operand> o = Build(k, rc, name);
@@ -55,7 +55,7 @@ void RunCase(const ReplayCase& rc) {
     return Called<TensorHandle>(s.feature(), s.ok() ? Result<TensorHandle>(dest) : Result<TensorHandle>(s.error()));
   };
   const Called<TensorHandle> result =
-      !rc.binary ? Apply(rc.view, tensor(rc.a))
+      !rc.binary ? Apply(cand, rc.view, tensor(rc.a))
       : rc.form == BinaryForm::kFunctional ? calls::binary(cand, rc.op, ops.at(rc.a), ops.at(rc.b), rc.alpha)
       : rc.form == BinaryForm::kOut
           ? answering(calls::binary_out(cand, rc.op, ops.at(rc.a), ops.at(rc.b), rc.alpha, tensor(rc.out)), tensor(rc.out))

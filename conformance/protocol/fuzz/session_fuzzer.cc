@@ -96,8 +96,8 @@ const tcts::DLPackImportRow kImport = {
     tcts::DType::kFloat32, 2, 32, 1, 1, {2, {2, 3}}, {2, {3, 1}}, false, 8, {false, tcts::ErrorKind::kRuntimeError, ""}};
 
 void Drive(tcts::Candidate& c) {
-  tcts::CheckDLPackExport(kExport);
-  tcts::CheckDLPackImport(kImport);
+  tcts::RunTableCase(kExport, tcts::CheckDLPackExport);
+  tcts::RunTableCase(kImport, tcts::CheckDLPackImport);
   // An asarray of a host array: a region lent, synced both ways while the tensor lives.
   std::vector<float> host = {1, 2, 3, 4, 5, 6};
   tcts::AsarraySource src;
