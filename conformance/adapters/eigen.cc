@@ -58,6 +58,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -68,20 +69,8 @@ namespace eigen_adapter {
 namespace {
 
 // ---------------------------------------------------------------- values in and out
-// The exact widening the interface reads values in: bool, int64, double, complex<double>.
-template <class T>
-using Wide = std::conditional_t<
-    std::is_same_v<T, bool>, bool,
-    std::conditional_t<Eigen::NumTraits<T>::IsComplex, std::complex<double>,
-                       std::conditional_t<Eigen::NumTraits<T>::IsInteger, std::int64_t, double>>>;
-
-template <class W>
-Scalar ToScalar(const W& w) {
-  if constexpr (std::is_same_v<W, bool>) return Scalar::Bool(w);
-  else if constexpr (std::is_same_v<W, std::int64_t>) return Scalar::Int(w);
-  else if constexpr (std::is_same_v<W, double>) return Scalar::Float(w);
-  else return Scalar::Complex(w);
-}
+using typed::ToScalar;
+using typed::Wide;
 
 // n elements of T at p, widened with Eigen's cast<W>().
 template <class T>
@@ -216,12 +205,7 @@ class EigenCandidate final : public CandidateOf<EigenCandidate> {
   Result<TensorHandle> make_tensor(const std::vector<std::int64_t>& sizes, DType dtype,
                                    const std::vector<Scalar>& values) override {
     return Guard([&]() -> Result<TensorHandle> {
-      std::int64_t n = 1;
-      for (std::int64_t s : sizes) n *= s;
-      if (static_cast<std::int64_t>(values.size()) != n) {
-        return Error{ErrorKind::kValueError, "tensor of " + std::to_string(n) + " elements given " +
-                                                 std::to_string(values.size()) + " values"};
-      }
+      if (std::optional<Error> e = typed::ValueCountError(sizes, values)) return *e;
       return WithDType<Result<TensorHandle>>(dtype, [&](auto tag) -> Result<TensorHandle> {
         using T = typename decltype(tag)::type;
         return WithRank<Result<TensorHandle>>(sizes.size(), [&](auto rank) -> Result<TensorHandle> {

@@ -33,6 +33,7 @@ struct AssertionFailed : std::logic_error {
 #define eigen_assert(x) ((x) ? static_cast<void>(0) : ::tcts_eigen::Fail(#x, __FILE__, __LINE__))
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include "conformance/adapters/typed.h"
 #include "conformance/candidate/candidate.h"
 
 namespace tcts {
@@ -46,12 +47,18 @@ using Index = Eigen::Index;
 template <class T, int N>
 using ETensor = Eigen::Tensor<T, N, Eigen::RowMajor>;
 
-template <class T>
-struct Tag {
-  using type = T;
-};
+using typed::Tag;
 
 // ---------------------------------------------------------------- dtypes <-> Eigen scalar types
+// The Eigen scalar type of each dtype (no std::complex<Eigen::half>: no complex32).
+using Types = typed::TypeMap<
+    typed::Entry<DType::kFloat32, float>, typed::Entry<DType::kFloat64, double>,
+    typed::Entry<DType::kComplex64, std::complex<float>>, typed::Entry<DType::kComplex128, std::complex<double>>,
+    typed::Entry<DType::kFloat16, Eigen::half>, typed::Entry<DType::kBfloat16, Eigen::bfloat16>,
+    typed::Entry<DType::kUint8, std::uint8_t>, typed::Entry<DType::kInt8, std::int8_t>,
+    typed::Entry<DType::kInt16, std::int16_t>, typed::Entry<DType::kInt32, std::int32_t>,
+    typed::Entry<DType::kInt64, std::int64_t>, typed::Entry<DType::kBool, bool>>;
+
 inline Error NoSuchType(DType d) {
   return Error{ErrorKind::kNotImplementedError,
                std::string("Eigen has no scalar type for ") + DTypeName(d) + " (no std::complex<Eigen::half>)"};
@@ -60,48 +67,14 @@ inline Error NoSuchType(DType d) {
 // Calls f(Tag<T>{}) with the Eigen scalar type of d.
 template <class R, class F>
 R WithDType(DType d, F&& f) {
-  switch (d) {
-    case DType::kFloat32: return f(Tag<float>{});
-    case DType::kFloat64: return f(Tag<double>{});
-    case DType::kComplex64: return f(Tag<std::complex<float>>{});
-    case DType::kComplex128: return f(Tag<std::complex<double>>{});
-    case DType::kFloat16: return f(Tag<Eigen::half>{});
-    case DType::kBfloat16: return f(Tag<Eigen::bfloat16>{});
-    case DType::kUint8: return f(Tag<std::uint8_t>{});
-    case DType::kInt8: return f(Tag<std::int8_t>{});
-    case DType::kInt16: return f(Tag<std::int16_t>{});
-    case DType::kInt32: return f(Tag<std::int32_t>{});
-    case DType::kInt64: return f(Tag<std::int64_t>{});
-    case DType::kBool: return f(Tag<bool>{});
-    default: return NoSuchType(d);
-  }
+  return Types::With<R>(d, std::forward<F>(f), NoSuchType);
 }
-
 template <class T>
 constexpr DType DTypeOf() {
-  if constexpr (std::is_same_v<T, float>) return DType::kFloat32;
-  else if constexpr (std::is_same_v<T, double>) return DType::kFloat64;
-  else if constexpr (std::is_same_v<T, std::complex<float>>) return DType::kComplex64;
-  else if constexpr (std::is_same_v<T, std::complex<double>>) return DType::kComplex128;
-  else if constexpr (std::is_same_v<T, Eigen::half>) return DType::kFloat16;
-  else if constexpr (std::is_same_v<T, Eigen::bfloat16>) return DType::kBfloat16;
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return DType::kUint8;
-  else if constexpr (std::is_same_v<T, std::int8_t>) return DType::kInt8;
-  else if constexpr (std::is_same_v<T, std::int16_t>) return DType::kInt16;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return DType::kInt32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return DType::kInt64;
-  else {
-    static_assert(std::is_same_v<T, bool>, "a scalar type outside the suite's dtypes");
-    return DType::kBool;
-  }
+  return Types::DTypeOf<T>();
 }
 template <class T>
-constexpr bool kIsDType = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                          std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>> ||
-                          std::is_same_v<T, Eigen::half> || std::is_same_v<T, Eigen::bfloat16> ||
-                          std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::int8_t> ||
-                          std::is_same_v<T, std::int16_t> || std::is_same_v<T, std::int32_t> ||
-                          std::is_same_v<T, std::int64_t> || std::is_same_v<T, bool>;
+constexpr bool kIsDType = Types::kHas<T>;
 
 template <class T>
 std::string TypeName() {

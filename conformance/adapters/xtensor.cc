@@ -247,12 +247,7 @@ class XtensorCandidate final : public CandidateOf<XtensorCandidate> {
   Result<TensorHandle> make_tensor(const std::vector<std::int64_t>& sizes, DType dtype,
                                    const std::vector<Scalar>& values) override {
     return Guard([&]() -> Result<TensorHandle> {
-      std::int64_t n = 1;
-      for (std::int64_t s : sizes) n *= s;
-      if (static_cast<std::int64_t>(values.size()) != n) {
-        return Error{ErrorKind::kValueError, "tensor of " + std::to_string(n) + " elements given " +
-                                                 std::to_string(values.size()) + " values"};
-      }
+      if (std::optional<Error> e = typed::ValueCountError(sizes, values)) return *e;
       return WithDType<Result<TensorHandle>>(dtype, [&](auto tag) -> Result<TensorHandle> {
         using T = typename decltype(tag)::type;
         Result<Array<T>> flat = Cast<T>(values);

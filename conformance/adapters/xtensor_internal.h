@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "conformance/adapters/literal.h"
+#include "conformance/adapters/typed.h"
 #include "conformance/candidate/candidate.h"
 
 namespace tcts {
@@ -48,12 +49,18 @@ using Array = xt::xarray<T>;
 using Shape = xt::dynamic_shape<std::size_t>;
 using Strides = xt::dynamic_shape<std::ptrdiff_t>;
 
-template <class T>
-struct Tag {
-  using type = T;
-};
+using typed::Tag;
 
 // ---------------------------------------------------------------- dtypes <-> C++ types
+// The value type of each dtype (xtl has half_float, no bfloat16 and no complex half).
+using Types = typed::TypeMap<
+    typed::Entry<DType::kFloat32, float>, typed::Entry<DType::kFloat64, double>,
+    typed::Entry<DType::kComplex64, std::complex<float>>, typed::Entry<DType::kComplex128, std::complex<double>>,
+    typed::Entry<DType::kFloat16, Half>, typed::Entry<DType::kUint8, std::uint8_t>,
+    typed::Entry<DType::kInt8, std::int8_t>, typed::Entry<DType::kInt16, std::int16_t>,
+    typed::Entry<DType::kInt32, std::int32_t>, typed::Entry<DType::kInt64, std::int64_t>,
+    typed::Entry<DType::kBool, bool>>;
+
 inline Error NoSuchType(DType d) {
   return Error{ErrorKind::kNotImplementedError,
                std::string("xtensor has no value type for ") + DTypeName(d) + " (neither xtensor nor xtl defines one)"};
@@ -61,44 +68,13 @@ inline Error NoSuchType(DType d) {
 
 template <class R, class F>
 R WithDType(DType d, F&& f) {
-  switch (d) {
-    case DType::kFloat32: return f(Tag<float>{});
-    case DType::kFloat64: return f(Tag<double>{});
-    case DType::kComplex64: return f(Tag<std::complex<float>>{});
-    case DType::kComplex128: return f(Tag<std::complex<double>>{});
-    case DType::kFloat16: return f(Tag<Half>{});
-    case DType::kUint8: return f(Tag<std::uint8_t>{});
-    case DType::kInt8: return f(Tag<std::int8_t>{});
-    case DType::kInt16: return f(Tag<std::int16_t>{});
-    case DType::kInt32: return f(Tag<std::int32_t>{});
-    case DType::kInt64: return f(Tag<std::int64_t>{});
-    case DType::kBool: return f(Tag<bool>{});
-    default: return NoSuchType(d);
-  }
+  return Types::With<R>(d, std::forward<F>(f), NoSuchType);
 }
-
 template <class T>
-constexpr bool kIsDType = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                          std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>> ||
-                          std::is_same_v<T, Half> || std::is_same_v<T, std::uint8_t> ||
-                          std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::int16_t> ||
-                          std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
-                          std::is_same_v<T, bool>;
-
+constexpr bool kIsDType = Types::kHas<T>;
 template <class T>
 constexpr DType DTypeOf() {
-  static_assert(kIsDType<T>, "a value type outside the suite's dtypes");
-  if constexpr (std::is_same_v<T, float>) return DType::kFloat32;
-  else if constexpr (std::is_same_v<T, double>) return DType::kFloat64;
-  else if constexpr (std::is_same_v<T, std::complex<float>>) return DType::kComplex64;
-  else if constexpr (std::is_same_v<T, std::complex<double>>) return DType::kComplex128;
-  else if constexpr (std::is_same_v<T, Half>) return DType::kFloat16;
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return DType::kUint8;
-  else if constexpr (std::is_same_v<T, std::int8_t>) return DType::kInt8;
-  else if constexpr (std::is_same_v<T, std::int16_t>) return DType::kInt16;
-  else if constexpr (std::is_same_v<T, std::int32_t>) return DType::kInt32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return DType::kInt64;
-  else return DType::kBool;
+  return Types::DTypeOf<T>();
 }
 
 template <class T>
@@ -187,18 +163,8 @@ inline Error IllFormed(const std::string& expression, const std::string& rule) {
 }
 
 // ---------------------------------------------------------------- values in and out
-template <class T>
-using Wide = std::conditional_t<std::is_same_v<T, bool>, bool,
-                                std::conditional_t<xtl::is_complex<T>::value, std::complex<double>,
-                                                   std::conditional_t<xtl::is_integral<T>::value, std::int64_t, double>>>;
-
-template <class W>
-Scalar ToScalar(const W& w) {
-  if constexpr (std::is_same_v<W, bool>) return Scalar::Bool(w);
-  else if constexpr (std::is_same_v<W, std::int64_t>) return Scalar::Int(w);
-  else if constexpr (std::is_same_v<W, double>) return Scalar::Float(w);
-  else return Scalar::Complex(w);
-}
+using typed::ToScalar;
+using typed::Wide;
 
 // The elements of e in row-major order, widened exactly with xt::cast (a static_cast).
 template <class T, class E>
