@@ -15,3 +15,9 @@ def system_python_test(name, script, args = [], missing = "", **kwargs):
         native.sh_test(name = name, srcs = [_SKIPPED], args = [name, "'%s'" % missing.replace("'", "'\\''")], **kwargs)
     else:
         native.sh_test(name = name, srcs = [_SYSTEM_PYTHON], args = [script] + args, **kwargs)
+
+def system_python_binary(name, program, data = [], **kwargs):
+    """`bazel run` runs `program` (its path from the repository root; the file must be in `data`)
+    under Debian's python3: as its module (`python3 -m reports.diff`) when it is in one of the
+    project's Python packages (system_python.sh). Every other attribute is sh_binary's."""
+    native.sh_binary(name = name, srcs = [_SYSTEM_PYTHON], args = [program], data = data, **kwargs)

@@ -44,7 +44,6 @@ import unittest
 import xml.sax.saxutils as sx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
 
 import spec_schema  # noqa: E402
 from spec_model import SPEC_FILES, SPEC_INPUTS, Spec, SpecError  # noqa: E402

@@ -1,7 +1,8 @@
 """The report tools' command lines (render.py, compare.py, diff.py, report.py, ...): argparse with
 the tools' convention that bad usage is exit status 2 with a message naming the tool, and
 --help prints the tool's docstring; and where a path given by the user points (the one reader of
-Bazel's `bazel run` variables among the report tools). Standard library only."""
+Bazel's `bazel run` variables in the project: the report tools, the runner's options, the
+tools). Standard library only."""
 
 from __future__ import annotations
 
@@ -42,15 +43,18 @@ def os_error(e: OSError) -> str:
 
 
 # ---------------------------------------------------------------- where a path points
-def working_directory() -> str:
+def working_directory(environ=None, default: str = "") -> str:
     """Where the user started the tool: `bazel run` sets BUILD_WORKING_DIRECTORY (the tool itself
-    runs in its runfiles); else the current directory. A relative path the user gives starts here."""
-    return os.environ.get("BUILD_WORKING_DIRECTORY") or os.getcwd()
+    runs in its runfiles); else `default`, else the current directory. A relative path the user
+    gives starts here. `environ`: the environment to read (default: this process's)."""
+    environ = os.environ if environ is None else environ
+    return environ.get("BUILD_WORKING_DIRECTORY") or default or os.getcwd()
 
 
-def workspace() -> str | None:
+def workspace(environ=None) -> str | None:
     """The Bazel workspace `bazel run` was started in (BUILD_WORKSPACE_DIRECTORY), None outside one."""
-    return os.environ.get("BUILD_WORKSPACE_DIRECTORY") or None
+    environ = os.environ if environ is None else environ
+    return environ.get("BUILD_WORKSPACE_DIRECTORY") or None
 
 
 def user_path(path: str) -> str:

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Compares candidates side by side: one HTML page and one Markdown file from any number of reports.
 
     bazel run //reports:compare -- out/*/report.json [--out DIR]
@@ -46,13 +45,12 @@ import re
 import sys
 import urllib.parse
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import families  # noqa: E402
-import pages  # noqa: E402
-import render  # noqa: E402
-import report_causes  # noqa: E402
-import report_schema  # noqa: E402
-import report_score  # noqa: E402
+from . import families
+from . import pages
+from . import render
+from . import report_causes
+from . import report_schema
+from . import report_score
 
 OUTCOMES = report_schema.OUTCOMES
 UNEXPECTED = report_schema.UNEXPECTED
@@ -169,7 +167,7 @@ def link(columns: list[Column], out_dir: str, where: str) -> list[str]:
         c.href = urllib.parse.quote(os.path.relpath(page, os.path.abspath(out_dir)).replace(os.sep, "/"))
         if not os.path.isfile(page):
             notes.append(f"no report.html beside '{c.path}': its links lead nowhere "
-                         f"(render it: /usr/bin/python3 reports/render.py {c.path})")
+                         f"(render it: /usr/bin/python3 -m reports.render {c.path})")
     return notes
 
 
@@ -738,7 +736,7 @@ def score_markdown(columns: list[Column]) -> list[str]:
 
 # ---------------------------------------------------------------- main
 def main(argv: list[str]) -> int:
-    import cli  # reports/cli.py, beside this file
+    from . import cli
     p = cli.parser("compare.py", __doc__)
     p.add_argument("reports", nargs="*", metavar="report.json")
     p.add_argument("--out", default=None, metavar="DIR", help="where compare.html and compare.md go (default: out/)")

@@ -12,18 +12,16 @@ import io
 import json
 import os
 import re
-import sys
 import tempfile
 import unittest
 import urllib.parse
 from contextlib import redirect_stderr, redirect_stdout
 
-sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
-import compare  # noqa: E402
-import render  # noqa: E402
-import report_schema  # noqa: E402
-import report_spec  # noqa: E402
-from reports_test import STATEMENTS, case, feature, make  # noqa: E402
+from . import compare
+from . import render
+from . import report_schema
+from . import report_spec
+from .reports_test import STATEMENTS, case, feature, make
 
 
 def named(doc, name, version="1", build="g++ -O2"):

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Lists the cases whose outcome changed between two reports (two runs, or two candidates).
 
     bazel run //reports:diff -- A.json B.json [--all]
@@ -19,11 +18,10 @@ import collections
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cli  # noqa: E402
-import report_schema  # noqa: E402
-import report_score  # noqa: E402
-import report_terminal  # noqa: E402
+from . import cli
+from . import report_schema
+from . import report_score
+from . import report_terminal
 
 
 def outcomes(doc: dict) -> dict[str, dict]:

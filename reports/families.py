@@ -46,7 +46,7 @@ refused the pair), held against the family's result_type. So a library with no r
 its own still has a family (ONNX Runtime: every mixed pair refused, "one type per operation"),
 and one whose operations give another dtype than its own result_type says so (`disagreements`).
 
-    /usr/bin/python3 reports/families.py report.json     prints the closest family and the counts
+    /usr/bin/python3 -m reports.families report.json     prints the closest family and the counts
 """
 
 from __future__ import annotations

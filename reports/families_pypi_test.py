@@ -10,19 +10,17 @@ under the interpreter that has them (the PyPI venv's):
     reports/families/weak.toml       NumPy 2, whose only promotion is NEP 50 (can_cast:
                                      casting='same_kind'; no bfloat16: not compared)
 
-    /usr/bin/python3 reports/families_pypi_test.py --python=/opt/tensor-cts/venv/bin/python
+    /usr/bin/python3 -m reports.families_pypi_test --python=/opt/tensor-cts/venv/bin/python
 
 It fails on any cell where a family file and its library differ, naming each.
 """
 
 import json
-import os
 import subprocess
 import sys
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import families  # noqa: E402
+from . import families
 
 PYTHON = ""
 DTYPES = [d for d in families.CATEGORY if d != "complex32"]

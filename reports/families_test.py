@@ -10,17 +10,15 @@ residual cells) and its place in report.json, report.md, report.html and the com
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import tomllib
 import unittest
 
-sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
-import compare  # noqa: E402
-import families  # noqa: E402
-import render  # noqa: E402
+from . import compare
+from . import families
+from . import render
 
-from reports_test import case, make  # noqa: E402
+from .reports_test import case, make
 
 try:
     import numpy as np

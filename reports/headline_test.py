@@ -15,17 +15,15 @@ report.md's first line, which was the title.)
 
 import os
 import re
-import sys
 import unittest
 from html.parser import HTMLParser
 
-sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
-import compare  # noqa: E402
-import junit  # noqa: E402
-import render  # noqa: E402
-import report_score  # noqa: E402
-import report_terminal  # noqa: E402
-from reports_test import case, feature, make  # noqa: E402
+from . import compare
+from . import junit
+from . import render
+from . import report_score
+from . import report_terminal
+from .reports_test import case, feature, make
 
 BARE_CONFORMS = re.compile(r"\bCONFORMS\b(?! PARTIALLY)")
 

@@ -1,8 +1,7 @@
-#!/usr/bin/python3
 """A candidate's run history: one JSON line per run, and a static page of it.
 
-    /usr/bin/python3 reports/history.py append report.json HISTORY.jsonl
-    /usr/bin/python3 reports/history.py render HISTORY.jsonl OUT.html
+    /usr/bin/python3 -m reports.history append report.json HISTORY.jsonl
+    /usr/bin/python3 -m reports.history render HISTORY.jsonl OUT.html
     bazel run //reports:history -- append|render ...          tcts history append|render ...
 
 append adds the run's line (line(): the candidate's name, version and build, the device, the
@@ -33,11 +32,10 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import cli  # noqa: E402
-import report_schema  # noqa: E402
-import report_score  # noqa: E402
-import report_terminal  # noqa: E402
+from . import cli
+from . import report_schema
+from . import report_score
+from . import report_terminal
 
 FORMAT = "tensor-cts/history 1"
 SCHEMA = os.path.join(HERE, "history.schema.json")  # every line read is checked against it
@@ -203,7 +201,7 @@ CHANGES_SHOWN = 500  # per candidate; the rest are counted
 
 
 def page(entries: list[dict], source: str) -> str:
-    import pages  # reports/pages.py: the style, colours and the templates
+    from . import pages
 
     candidates = []
     for (name, device), runs in series(entries).items():

@@ -7,17 +7,15 @@ that changed outcome, with when each last changed. Runs under /usr/bin/python3
 import io
 import json
 import os
-import sys
 import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 from html.parser import HTMLParser
 
-sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
-import history  # noqa: E402
-import render  # noqa: E402
+from . import history
+from . import render
 
-from reports_test import case, make  # noqa: E402
+from .reports_test import case, make
 
 
 def run(date, version, outcomes, name="cand", device="cpu"):

@@ -44,7 +44,7 @@ def testsuite(doc: dict, name: str) -> ET.Element:
     verdict = doc["summary"].get("verdict") or ("CONFORMS" if doc["summary"]["conforms"] else "DOES NOT CONFORM")
     # The headline first (summary.headline): a candidate that passes only by its own list of
     # deviations does not read like one without any; the gate's verdict follows it.
-    import report_score
+    from . import report_score
 
     for key, value in (("candidate", f"{cand['name']} {cand['version']}".strip()),
                        ("headline", report_score.headline_of(doc)), ("verdict", verdict),

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """Joins the reports of one candidate's sharded or matrix jobs into one report.
 
     bazel run //reports:merge -- A.json B.json ... --out=DIR [--expectations=FILE]
@@ -44,13 +43,12 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import cli  # noqa: E402
-import render  # noqa: E402
-import report as report_lib  # noqa: E402
-import report_schema  # noqa: E402
-import report_spec  # noqa: E402
-import report_terminal  # noqa: E402
+from . import cli
+from . import render
+from . import report as report_lib
+from . import report_schema
+from . import report_spec
+from . import report_terminal
 
 EXIT_CONFORMS, EXIT_DOES_NOT_CONFORM, EXIT_USAGE, EXIT_PARTIAL, EXIT_OUTPUT = 0, 1, 2, 3, 4
 # The fields that make reports one candidate's run of one suite: each must be equal in all.
@@ -232,9 +230,8 @@ def stale_over_union(paths: list[str], docs: list[dict], cases: list[dict], give
     if mode is False:
         return None, "--no-stale-check"
     obstacles = stale_obstacles(paths, docs, forced=mode is True)
-    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "conformance", "runner"))
-    import expectations as expectations_file  # conformance/runner: the one parser
-    import expected as runner_expected  # conformance/runner/expected.py: the runner's own stale check
+    from conformance.runner import expectations as expectations_file
+    from conformance.runner import expected as runner_expected
 
     path = given or docs[0]["expectations"]["file"]
     if not obstacles:
@@ -342,7 +339,7 @@ def main(argv: list[str]) -> int:
         os.makedirs(out, exist_ok=True)
         paths = render.write_all(doc, out)
         if args.history:
-            import history  # reports/history.py, beside this file
+            from . import history
             history.append(doc, os.path.join(where, args.history))
     except OSError as e:
         print(f"merge: cannot write into {out}: {cli.os_error(e)}", file=sys.stderr)

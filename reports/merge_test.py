@@ -22,9 +22,8 @@ from contextlib import redirect_stderr, redirect_stdout
 
 ROOT = os.getcwd()
 FAKE = os.path.join(ROOT, "conformance", "runner", "testdata", "fake_suite.py")
-sys.path.insert(0, os.path.join(ROOT, "reports"))
-import merge  # noqa: E402
-import report_schema  # noqa: E402
+from . import merge
+from . import report_schema
 
 CASES = 9
 # fake.case2 and fake.case4 FAIL; the file lists case2 (XFAIL), and one entry that matches no case
@@ -38,7 +37,7 @@ def run_fake(tmp: str, out: str, shard=None) -> dict:
     if shard is not None:  # as `bazel test` runs a shard of a target
         env.update(TEST_TARGET="//conformance:fake_fake", TEST_TOTAL_SHARDS="2", TEST_SHARD_INDEX=str(shard),
                    TEST_TMPDIR=tmp)
-    p = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=fake", f"--binary={FAKE}",
+    p = subprocess.run([sys.executable, "-m", "conformance.runner.run", "--suites=fake", f"--binary={FAKE}",
                         f"--expectations={os.path.join(tmp, 'expectations.txt')}", f"--out={out}", "--jobs=1",
                         "--seed=1", "--case-timeout=60"], capture_output=True, text=True, env=env, cwd=ROOT,
                        timeout=300)

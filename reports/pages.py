@@ -10,7 +10,7 @@ import os
 import re
 import sys
 
-import cli  # reports/cli.py, beside this file
+from . import cli
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

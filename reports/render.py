@@ -1,6 +1,6 @@
 """Renders report.json as Markdown and as a self-contained HTML page.
 
-    python3 reports/render.py report.json [--out=DIR]    writes report.md, report.html and badge.json
+    python3 -m reports.render report.json [--out=DIR]    writes report.md, report.html and badge.json
 
 Both show the same things: the verdict with its reasons; the candidate, machine and run; the
 features of the candidate interface with their conformance level, the candidate's
@@ -23,15 +23,14 @@ import sys
 import tempfile
 import urllib.parse
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cli  # noqa: E402
-import families as families_lib  # noqa: E402
-import pages  # noqa: E402
-import report_causes  # noqa: E402
-import report_schema  # noqa: E402
-import report_score  # noqa: E402
-import report_terminal  # noqa: E402
-from pages import COLORS, MARKS, MdRaw  # noqa: E402
+from . import cli
+from . import families as families_lib
+from . import pages
+from . import report_causes
+from . import report_schema
+from . import report_score
+from . import report_terminal
+from .pages import COLORS, MARKS, MdRaw
 
 _e, _md, _md_code, _md_table = pages.e, pages.md, pages.md_code, pages.md_table
 

@@ -14,8 +14,8 @@ report.md and report.html are rendered from it by reports/render.py; badge.json 
 as a shields.io endpoint badge, report_score.badge) is written beside them by render.write_all,
 the one writer of them all.
 
-    /usr/bin/python3 reports/report.py validate report.json   checks a report against its schema
-    /usr/bin/python3 reports/report.py summary report.json    prints the text summary
+    /usr/bin/python3 -m reports.report validate report.json   checks a report against its schema
+    /usr/bin/python3 -m reports.report summary report.json    prints the text summary
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from __future__ import annotations
 import datetime
 import sys
 
-import cli  # reports/cli.py, beside this file
-from report_causes import promotion_family, root_causes
-from report_machine import machine, tool_commit
-from report_schema import SCHEMA_VERSION, ReportError, load, validate
-from report_score import conformance, headline, summary
-from report_terminal import text_summary
+from . import cli
+from .report_causes import promotion_family, root_causes
+from .report_machine import machine, tool_commit
+from .report_schema import SCHEMA_VERSION, ReportError, load, validate
+from .report_score import conformance, headline, summary
+from .report_terminal import text_summary
 
 # The Debian packages the report tools import beyond Python's standard library, by module: the
 # schema check and the HTML pages' templates. A run checks them before it starts (run.py), so a

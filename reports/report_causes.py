@@ -7,8 +7,8 @@ from __future__ import annotations
 import collections
 import re
 
-import families  # reports/families.py, beside this file
-from report_spec import failing_checks
+from . import families
+from .report_spec import failing_checks
 
 
 DEVIATING = ("FAIL", "XFAIL", "CRASH", "TIMEOUT")

@@ -8,7 +8,7 @@ import platform
 import socket
 import subprocess
 
-import cli  # reports/cli.py, beside this file
+from . import cli
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import collections
 import re
 
-from report_schema import OUTCOMES, UNEXPECTED
+from .report_schema import OUTCOMES, UNEXPECTED
 
 
 def verdict(doc: dict) -> str:

@@ -7,7 +7,7 @@ import collections
 import json
 import os
 
-from report_schema import OUTCOMES, ReportError
+from .report_schema import OUTCOMES, ReportError
 
 
 # The spec as the runner reads it: spec.json (//spec:spec.json, generators/emit_json.py), which the

@@ -6,9 +6,9 @@ from __future__ import annotations
 import collections
 import unicodedata
 
-from report_causes import documented_messages, wording_text
-from report_schema import OUTCOMES, UNEXPECTED
-from report_score import denominator_text, headline_of, verdict
+from .report_causes import documented_messages, wording_text
+from .report_schema import OUTCOMES, UNEXPECTED
+from .report_score import denominator_text, headline_of, verdict
 
 
 TERMINAL_TEXT_CHARS = 300  # a field of the text summary, at most

@@ -10,22 +10,20 @@ import io
 import json
 import os
 import re
-import sys
 import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 from contextlib import redirect_stderr, redirect_stdout
 
-sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
-import diff  # noqa: E402
-import junit  # noqa: E402
-import compare  # noqa: E402
-import render  # noqa: E402
-import report  # noqa: E402
-import report_causes  # noqa: E402
-import report_schema  # noqa: E402
-import report_spec  # noqa: E402
-import report_terminal  # noqa: E402
+from . import diff
+from . import junit
+from . import compare
+from . import render
+from . import report
+from . import report_causes
+from . import report_schema
+from . import report_spec
+from . import report_terminal
 
 
 def case(case_id, outcome, clause="002#type-promotion", statement="", **extra):
@@ -242,19 +240,26 @@ class Reports(unittest.TestCase):
 
     def test_only_cli_reads_where_bazel_run_was_started(self):
         """Issue 51 item 2: one module answers where a path given by the user points (cli.py's
-        working_directory, workspace, user_path); no other report tool reads `bazel run`'s
-        variables its own way."""
+        working_directory, workspace, user_path); no other module of the project's Python — the
+        report tools, the runner, the tools — names `bazel run`'s variables to read them its own way."""
+        import ast
         here = os.path.dirname(os.path.abspath(__file__))
-        tools = sorted(f for f in os.listdir(here) if f.endswith(".py") and not f.endswith("_test.py"))
-        for name in ("compare.py", "diff.py", "history.py", "merge.py", "pages.py", "render.py", "versions.py"):
-            self.assertIn(name, tools)  # each tool is read here (not left out of the test's data)
+        rooms = [here, os.path.join(os.getcwd(), "conformance", "runner"), os.path.join(os.getcwd(), "conformance", "tools")]
+        modules = sorted(os.path.join(d, f) for d in rooms for f in os.listdir(d)
+                         if f.endswith(".py") and not f.endswith("_test.py"))
+        names = {os.path.basename(m) for m in modules}
+        for name in ("compare.py", "diff.py", "history.py", "merge.py", "pages.py", "render.py", "versions.py",
+                     "options.py", "main.py", "repro.py", "write_expectations.py", "lint_expectations.py"):
+            self.assertIn(name, names)  # each is read here (not left out of the test's data)
         readers = []
-        for name in tools:
-            with open(os.path.join(here, name), encoding="utf-8") as f:
-                text = f.read()
-            if name != "cli.py" and re.search(r"BUILD_WORK(ING|SPACE)_DIRECTORY", text):
-                readers.append(name)
-        self.assertEqual(readers, [], "read BUILD_WORKING_DIRECTORY or BUILD_WORKSPACE_DIRECTORY: use cli.py's")
+        for path in modules:
+            with open(path, encoding="utf-8") as f:
+                tree = ast.parse(f.read())
+            if os.path.basename(path) != "cli.py" and any(
+                    isinstance(n, ast.Constant) and n.value in ("BUILD_WORKING_DIRECTORY", "BUILD_WORKSPACE_DIRECTORY")
+                    for n in ast.walk(tree)):
+                readers.append(os.path.relpath(path, os.getcwd()))
+        self.assertEqual(readers, [], "read BUILD_WORKING_DIRECTORY or BUILD_WORKSPACE_DIRECTORY: use reports/cli.py's")
 
     def test_render_makes_its_out_folder_and_names_one_it_cannot_write(self):
         """render.py --out=DIR into a folder that does not exist yet makes it; into a path under a

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """What changed between two versions of a library: one page from pairs of reports, each pair the
 same kind of candidate in an older and a newer version (torch 1.13's torch_meta and torch 2.15's
 torch2_meta, say) — what a backend author reads before upgrading.
@@ -49,23 +48,17 @@ import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import cli  # noqa: E402
-import compare  # noqa: E402
-import diff  # noqa: E402
-import merge  # noqa: E402
-import pages  # noqa: E402
-import report_causes  # noqa: E402
-import report_schema  # noqa: E402
-import report_score  # noqa: E402
-import report_terminal  # noqa: E402
+from . import cli
+from . import compare
+from . import diff
+from . import merge
+from . import pages
+from . import report_causes
+from . import report_schema
+from . import report_score
+from . import report_terminal
 
-# conformance/runner, the one parser of the expectations format: beside reports/ in a checkout and
-# in a test's runfiles; `bazel run` starts this file through a link in bazel-bin, whose target is
-# in the checkout.
-for _top in (os.path.dirname(os.path.dirname(os.path.realpath(__file__))), os.path.dirname(HERE)):
-    sys.path.insert(0, os.path.join(_top, "conformance", "runner"))
-import expectations as expectations_lib  # noqa: E402
+from conformance.runner import expectations as expectations_lib  # the one parser of the format
 
 COLORS = pages.COLORS
 clip = compare.clip

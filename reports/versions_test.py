@@ -10,17 +10,15 @@ naming the file.
 import copy
 import json
 import os
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
-import report_causes  # noqa: E402
-import report_schema  # noqa: E402
-import versions  # noqa: E402
-import compare_test  # noqa: E402
-from compare_test import Tables, named  # noqa: E402
-from reports_test import case, make  # noqa: E402
+from . import report_causes
+from . import report_schema
+from . import versions
+from . import compare_test
+from .compare_test import Tables, named
+from .reports_test import case, make
 
 SUB = "2.x refuses bool subtraction with NotImplementedError (BinaryOps.h sub_check)"
 NARROW = "1.13 narrow checks dim/start before length: IndexError"

@@ -20,8 +20,7 @@ import sys
 import tarfile
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import stranger_env  # noqa: E402
+import stranger_env
 
 SEEDS = ("1", "2", "3", "4", "5")
 UNEXPECTED = ("FAIL", "XPASS", "CRASH", "TIMEOUT")

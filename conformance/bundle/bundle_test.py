@@ -43,7 +43,6 @@ def main() -> None:
     root = os.path.join(tmp, "tensor-cts-suite")
     # The bundle is its own world: every path its documents name is in it (or said to be in the
     # tensor-cts repository).
-    sys.path.insert(0, os.path.join(repo, "conformance", "bundle"))
     import doc_paths
     import stranger_env
 
@@ -146,13 +145,13 @@ def main() -> None:
 
     # The same run in the repository, through the suite binary of this build.
     ref_out = os.path.join(tmp, "in-repo")
-    run(["/usr/bin/python3", "conformance/runner/run.py", f"--testee={testee}",
+    run(["/usr/bin/python3", "-m", "conformance.runner.run", f"--testee={testee}",
          "--expectations=" + os.path.join(repo, "conformance/expectations/numpy.txt"), "--candidate=numpy", f"--suites={SUITES}",
          "--binary=conformance/testee_bin", "--jobs=1", "--no-stale-check", f"--seed={SEED}", f"--out={ref_out}"],
         repo, dict(clean_env, PATH=os.environ["PATH"],
                    BUILD_WORKING_DIRECTORY=os.path.join(repo, "conformance/testees/numpy")),
         "the in-repository run")
-    d = subprocess.run(["/usr/bin/python3", "reports/diff.py", os.path.join(ref_out, "report.json"), bundled],
+    d = subprocess.run(["/usr/bin/python3", "-m", "reports.diff", os.path.join(ref_out, "report.json"), bundled],
                        capture_output=True, text=True)
     print(d.stdout.strip())
     if d.returncode != 0:

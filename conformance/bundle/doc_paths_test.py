@@ -2,12 +2,10 @@
 tensor-cts repository (pure Python, over a tree laid out as make_bundle.sh lays the bundle)."""
 
 import os
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import doc_paths  # noqa: E402
+import doc_paths
 
 
 def tree(root: str, files: dict) -> None:

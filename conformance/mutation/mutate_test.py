@@ -3,12 +3,10 @@ operands and static_assert never mutated; template brackets, pointers and unary 
 binary operators; tables swapped cell by cell. Standard library only."""
 
 import os
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mutate  # noqa: E402
+import mutate
 
 SRC = r'''#include <vector>
 #define LIMIT(a, b) ((a) < (b) ? 1 : 2)

@@ -63,9 +63,8 @@ import threading
 import time
 import tomllib
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mutate  # noqa: E402
-import schemata  # noqa: E402  (stdlib here; its libclang part runs under the venv's python)
+import mutate
+import schemata  # stdlib here; its libclang part runs under the venv's python
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SURVIVORS = os.path.join(HERE, "survivors.toml")

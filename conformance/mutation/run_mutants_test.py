@@ -11,12 +11,10 @@ separately and classified by its run. Standard library only; needs g++ and git."
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import run_mutants  # noqa: E402
+import run_mutants
 
 FIXTURE = """\
 static int kUnused = 7;

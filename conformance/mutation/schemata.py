@@ -34,8 +34,7 @@ import re
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import mutate  # noqa: E402
+import mutate
 
 SWITCH = "::tcts_mutant::Active()"
 FLAG = "--tcts_mutant="

@@ -174,7 +174,7 @@ class DrawsOnlyDeclaredDTypes(unittest.TestCase):
             env.update(BUILD_WORKING_DIRECTORY=tmp, RC_PARAMS=f"max_success={DRAWS}",
                        TCTS_NUMPY_TESTEE_DIR=os.path.join(root, "conformance", "testees", "numpy"))
             out = os.path.join(tmp, "out")
-            p = subprocess.run(["/usr/bin/python3", "conformance/runner/run.py", "--suites=" + ",".join(PROPERTIES),
+            p = subprocess.run(["/usr/bin/python3", "-m", "conformance.runner.run", "--suites=" + ",".join(PROPERTIES),
                                 "--testee=/usr/bin/python3 restricted_testee.py", "--candidate=restricted",
                                 "--expectations=none.txt", f"--out={out}", "--jobs=1", "--seed=7",
                                 "--filter=property.*"], capture_output=True, text=True, env=env, timeout=900)

@@ -40,7 +40,7 @@ def run(tmp, mode, suite, *args, env_extra=None):
                TCTS_HOSTILE_ONCE=os.path.join(out, "fired"), TCTS_HOSTILE_PIDFILE=os.path.join(out, "child.pid"),
                **(env_extra or {}))
     start = time.monotonic()
-    p = subprocess.run([sys.executable, "conformance/runner/run.py", f"--suites={suite}",
+    p = subprocess.run([sys.executable, "-m", "conformance.runner.run", f"--suites={suite}",
                         "--testee=/usr/bin/python3 hostile_testee.py", "--candidate=numpy",
                         "--expectations=expectations.txt", f"--out={out}", "--jobs=1", "--no-stale-check",
                         "--case-timeout=60", *args],

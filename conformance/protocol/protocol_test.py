@@ -42,7 +42,7 @@ def run(tmp, fault="", extra_env=None, *args):
                **(extra_env or {}))
     out = tempfile.mkdtemp(dir=tmp, prefix="out-" + (fault.replace(":", "_") or "clean"))
     env["TCTS_TESTEE_FAULT_ONCE"] = os.path.join(out, "fault-fired")  # the restarted testee behaves
-    p = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=dtypes",
+    p = subprocess.run([sys.executable, "-m", "conformance.runner.run", "--suites=dtypes",
                         "--testee=/usr/bin/python3 faulty_testee.py", "--candidate=mylib",
                         "--expectations=expectations.txt", f"--out={out}", "--jobs=1", "--no-stale-check",
                         "--partial-ok", *args],
@@ -130,7 +130,7 @@ class Protocol(unittest.TestCase):
         self.assertEqual(json.loads(last["send"])["op"], "dtype_info", last)  # sent, never answered
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
         env.update(TCTS_TESTEE_FAULT="segv:dtype_info:1", TCTS_TORCH_TESTEE_DIR=TORCH_TESTEE_DIR)
-        r = subprocess.run([sys.executable, "conformance/runner/repro.py", trace, "--run-recorded"],
+        r = subprocess.run([sys.executable, "-m", "conformance.tools.repro", trace, "--run-recorded"],
                            capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
         self.assertEqual(r.returncode, 3, r.stdout[-3000:] + r.stderr[-3000:])
         self.assertNotIn("every answer as recorded", r.stdout)
@@ -183,7 +183,7 @@ class Protocol(unittest.TestCase):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
         env.update(BUILD_WORKING_DIRECTORY=self.tmp, TCTS_TESTEE_FAULT="garbage:finfo:1",
                    TCTS_TORCH_TESTEE_DIR=TORCH_TESTEE_DIR)
-        again = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=dtypes", *args],
+        again = subprocess.run([sys.executable, "-m", "conformance.runner.run", "--suites=dtypes", *args],
                                capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
         self.assertEqual(again.returncode, 1, again.stdout + again.stderr)
         with open(os.path.join(p.out, "report.json"), encoding="utf-8") as f:
@@ -202,7 +202,7 @@ class Protocol(unittest.TestCase):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
         env.update(BUILD_WORKING_DIRECTORY=self.tmp, TCTS_NUMPY_TESTEE_DIR=NUMPY_TESTEE_DIR)
         out = tempfile.mkdtemp(dir=self.tmp, prefix="out-restricted")
-        p = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=strided",
+        p = subprocess.run([sys.executable, "-m", "conformance.runner.run", "--suites=strided",
                             "--testee=/usr/bin/python3 restricted_testee.py", "--candidate=restricted",
                             "--expectations=none.txt", f"--out={out}", "--jobs=2", "--no-stale-check"],
                            capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
@@ -228,7 +228,7 @@ class Protocol(unittest.TestCase):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
         env.update(BUILD_WORKING_DIRECTORY=self.tmp, TCTS_NUMPY_TESTEE_DIR=NUMPY_TESTEE_DIR)
         out = tempfile.mkdtemp(dir=self.tmp, prefix="out-nostrides")
-        p = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=strided,arithmetic,asarray,dlpack",
+        p = subprocess.run([sys.executable, "-m", "conformance.runner.run", "--suites=strided,arithmetic,asarray,dlpack",
                             "--testee=/usr/bin/python3 nostrides_testee.py", "--candidate=nostrides",
                             "--expectations=numpy.txt", f"--out={out}", "--jobs=2", "--no-stale-check",
                             "--partial-ok"],
@@ -260,7 +260,7 @@ class Protocol(unittest.TestCase):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
         env.update(BUILD_WORKING_DIRECTORY=self.tmp, TCTS_NUMPY_TESTEE_DIR=NUMPY_TESTEE_DIR)
         out = tempfile.mkdtemp(dir=self.tmp, prefix="out-partial")
-        p = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=strided,dlpack",
+        p = subprocess.run([sys.executable, "-m", "conformance.runner.run", "--suites=strided,dlpack",
                             "--testee=/usr/bin/python3 partial_testee.py", "--candidate=partial",
                             "--expectations=numpy.txt", f"--out={out}", "--jobs=2", "--no-stale-check",
                             "--partial-ok"],
@@ -338,7 +338,7 @@ class Protocol(unittest.TestCase):
     def test_a_missing_expectations_file_is_a_usage_error(self):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT"))}
         env["BUILD_WORKING_DIRECTORY"] = self.tmp
-        p = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=dtypes", "--testee=true",
+        p = subprocess.run([sys.executable, "-m", "conformance.runner.run", "--suites=dtypes", "--testee=true",
                             "--expectations=nowhere.txt"], capture_output=True, text=True, env=env, cwd=ROOT)
         self.assertEqual(p.returncode, 2)
         self.assertIn("nowhere.txt", p.stderr)

@@ -34,7 +34,7 @@ def run(tmp: str, fixture: str, seed: int, only: str = ""):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
     env.update(BUILD_WORKING_DIRECTORY=tmp, TCTS_NUMPY_TESTEE_DIR=NUMPY_TESTEE_DIR)
     out = os.path.join(tmp, f"out-{fixture}-{seed}-{bool(only)}")
-    p = subprocess.run([sys.executable, "conformance/runner/run.py", "--suites=" + SUITES,
+    p = subprocess.run([sys.executable, "-m", "conformance.runner.run", "--suites=" + SUITES,
                         f"--testee=/usr/bin/python3 {fixture}.py",
                         f"--candidate={fixture}", "--expectations=" + NUMPY_EXPECTATIONS, f"--out={out}", f"--seed={seed}",
                         "--jobs=2", "--no-stale-check", "--partial-ok", *([f"--filter={only}"] if only else [])],

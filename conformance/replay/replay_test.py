@@ -9,13 +9,11 @@ import copy
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import tomllib
 import unittest
 
-sys.path.insert(0, os.path.join(os.getcwd(), "conformance", "runner"))
-from options import test_free  # noqa: E402
+from conformance.runner.options import test_free
 
 
 def child_env() -> dict:
@@ -33,7 +31,7 @@ PYTHON = os.environ.get("TCTS_PYTHON", "/usr/bin/python3")
 
 def replay(path, out):
     # child_env: the runner must not take this test's XML, shards or filter for its own.
-    p = subprocess.run([PYTHON, "conformance/runner/run.py", path, "--candidate=reference", f"--out={out}", "--jobs=2"],
+    p = subprocess.run([PYTHON, "-m", "conformance.runner.run", path, "--candidate=reference", f"--out={out}", "--jobs=2"],
                        capture_output=True, text=True, timeout=300, env=child_env())
     return p
 

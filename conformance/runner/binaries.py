@@ -8,8 +8,8 @@ import os
 import subprocess
 import sys
 
-from contract import Suite
-from options import RUNNER_CANDIDATE_OPTIONS as KEYS, Options, UsageError
+from .contract import Suite
+from .options import RUNNER_CANDIDATE_OPTIONS as KEYS, Options, UsageError
 
 
 def candidate_options(o: Options) -> list[str]:

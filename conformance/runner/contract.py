@@ -15,7 +15,7 @@ import json
 import os
 import subprocess
 
-from options import UsageError
+from .options import UsageError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # In a checkout, the runfiles tree and the suite bundle alike: <root>/conformance/harness/.
@@ -127,7 +127,7 @@ LOG_LINE_CHARS = 500  # each line of a binary's output shown on the terminal, at
 def terminal_lines(text: str) -> str:
     """A suite binary's output for the terminal: each line's control characters (ESC, CR, BEL,
     NUL...) shown as escapes (reports/report_terminal.py inert), the line breaks kept."""
-    import report_terminal
+    from reports import report_terminal
     return "\n".join(report_terminal.inert(line, LOG_LINE_CHARS + 60) for line in text.split("\n"))
 
 

@@ -12,15 +12,13 @@ Runs under /usr/bin/python3 from the runfiles tree (conformance/faulty_bin besid
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
 import jsonschema
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import contract  # noqa: E402
+from . import contract
 
 RECORDED = os.path.join(HERE, "testdata", "recorded_stream.jsonl")
 FAULTY = "conformance/faulty_bin"

@@ -16,9 +16,9 @@ import tempfile
 import time
 import unittest
 
-sys.path.insert(0, os.path.join(os.getcwd(), "conformance", "runner"))
-import expectations as ex  # noqa: E402
-import lint_expectations  # noqa: E402
+from . import expectations as ex
+from . import expectations_writer
+from conformance.tools import lint_expectations
 
 
 def entries(text, path="x.txt"):
@@ -205,7 +205,7 @@ class Lint2(unittest.TestCase):
 
 class Writer(unittest.TestCase):
     def test_cover_matches_exactly_the_targets(self):
-        import write_expectations as wx
+        from . import expectations_writer as wx
         ids = [f"binary.{op}.t_{a}.t_{b}" for op in ("add", "sub", "mul", "div") for a in ("int8", "int16", "float32")
                for b in ("int8", "int16", "float32")] + ["binary.addcmul.x", "other.add.t_int8.t_int8"]
         u = wx.Universe(ids)
@@ -221,7 +221,7 @@ class Writer(unittest.TestCase):
         self.assertEqual(len(wx.cover(int8_left, u)), 1, wx.cover(int8_left, u))
 
     def test_update_keeps_narrows_drops_and_adds(self):
-        import write_expectations as wx
+        from . import expectations_writer as wx
         def c(i, outcome, **kw):
             return {"id": i, "outcome": outcome, "spec_file": "spec/x.toml", "clause": "001#x", "spec_row": "x",
                     "observed": "o", "expected": "e", "statement": "s", **kw}
@@ -251,7 +251,7 @@ class Writer(unittest.TestCase):
     def test_update_never_drops_a_case_that_was_not_supported(self):
         # Issue 48: a property NOT_SUPPORTED under one seed (its draws reached an undeclared op
         # first) FAILed under the next; the updater dropped its entry in between.
-        import write_expectations as wx
+        from . import expectations_writer as wx
         def c(i, outcome):
             return {"id": i, "outcome": outcome, "spec_file": "spec/x.toml", "clause": "001#x", "spec_row": "x",
                     "observed": "o", "expected": "e", "statement": "s"}
@@ -290,8 +290,8 @@ class Writer(unittest.TestCase):
         self.assertEqual(ex.apply([kind], "a.b", "FAIL", ("dtype", "message"))[0], "FAIL")  # no rule: as before
 
     def test_entries_a_wording_rule_makes_unnecessary_are_stale_and_dropped(self):
-        import expected
-        import write_expectations as wx
+        from . import expected
+        from . import expectations_writer as wx
 
         def c(i, outcome, checks):
             return {"id": i, "outcome": outcome, "kind": "case", "spec_file": "spec/x.toml", "clause": "001#x",
@@ -324,7 +324,7 @@ class Writer(unittest.TestCase):
         """A one-line FAIL(error) entry (written before the message check) whose case now fails in
         its wording: the updater drops it and lists the case anew as FAIL(message), and the file
         still parses (a one-line FAIL(check) entry was taken for a block's pattern line)."""
-        import write_expectations as wx
+        from . import expectations_writer as wx
         case = {"id": "a.b", "outcome": "FAIL", "kind": "case", "spec_file": "spec/x.toml", "clause": "001#x",
                 "spec_row": "a", "observed": "IndexError: its words", "expected": "e", "statement": "s",
                 "checks": {"error": "PASS", "message": "FAIL"}, "reason": "",
@@ -342,7 +342,7 @@ class Writer(unittest.TestCase):
         self.assertEqual(len(got), 2)
 
     def test_entries_name_their_checks_and_never_fold_two_observations(self):
-        import write_expectations as wx
+        from . import expectations_writer as wx
         def c(i, checks, observed="o"):
             kinds = [k for k, v in checks.items() if v == "FAIL"]
             return {"id": i, "outcome": "FAIL", "spec_file": "spec/x.toml", "clause": "001#x", "spec_row": "x",
@@ -367,7 +367,7 @@ class Writer(unittest.TestCase):
         self.assertEqual({p for p in patterns if p.startswith("e.")}, {"e.1", "e.2"})  # two error kinds, two entries
 
     def test_reasons_are_one_clean_line(self):
-        import write_expectations as wx
+        from . import expectations_writer as wx
         r = wx.reason_for([{"id": "a.b", "outcome": "FAIL", "observed": "x\n# y\u2028z", "expected": "int #8"}])
         self.assertTrue(r.startswith("UNREVIEWED: a.b: observed x no. y z; spec: int no.8"), r)
         self.assertEqual(entries(f"a.b FAIL {r}\n")[0][2], r)
@@ -381,8 +381,7 @@ def reference_glob(pattern, text):
 
 def valid_report(cases: list[dict], name: str = "cand") -> dict:
     """A report.json document report.py accepts, of `cases` (each an id and an outcome at least)."""
-    sys.path.insert(1, os.path.join(os.getcwd(), "reports"))
-    import report as report_lib
+    from reports import report as report_lib
 
     full = [{"test": "T." + c["id"], "suite": "x", "spec_file": "spec/x.toml", "kind": "case", "clause": "x",
              "basis": "doc", "statement": "s", "expected": "e", "observed": "o", "mismatches": [], "reason": "",
@@ -402,7 +401,7 @@ class HostileReports(unittest.TestCase):
 
     def test_hostile_reports_are_refused_naming_the_field(self):
         import copy
-        import write_expectations
+        from conformance.tools import write_expectations
         good = valid_report([{"id": "a.b", "outcome": "FAIL"}, {"id": "c", "outcome": "PASS"}])
 
         def broken(path, value):
@@ -479,7 +478,7 @@ class SharedBaselines(unittest.TestCase):
             "d.x  FAIL(values)  both, values only\n")
 
     def setUp(self):
-        import write_expectations as wx
+        from conformance.tools import write_expectations as wx
         self.wx = wx
         self.d = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
         self.cpu, self.wasm = os.path.join(self.d, "cpu.txt"), os.path.join(self.d, "wasm.txt")
@@ -578,7 +577,7 @@ class SharedBaselines(unittest.TestCase):
         paths = [os.path.join(root, n) for n in ("tfjs_cpu.txt", "tfjs_wasm.txt")]
         shared = os.path.join(root, "shared", "tfjs.txt")
         ids = sorted({i for p in paths for e in ex.load(p) for i in [e.pattern.replace("*", "x").replace("?", "x")]})
-        new = self.wx.share(paths, shared, ids)
+        new = expectations_writer.share(paths, shared, ids)
         for path, text in new.items():
             with open(path, encoding="utf-8") as f:
                 self.assertEqual(text, f.read(), path)
@@ -693,7 +692,7 @@ class Varies(unittest.TestCase):
                 ex.parse("x.txt", bad)
 
     def test_a_pass_is_a_pass_naming_the_entry(self):
-        import expected
+        from . import expected
         es = ex.parse("x.txt", "d.* VARIES(values) MKL's division, CPU-dependent\n")
         got = expected.decide(es, "d.1", "PASS")
         self.assertEqual((got.outcome, got.reason), ("PASS", ""))
@@ -702,7 +701,7 @@ class Varies(unittest.TestCase):
         self.assertEqual(expected.decide(es, "d.1", "FAIL", failed_checks=("values",)).outcome, "XFAIL")
 
     def test_the_updater_keeps_the_entry_on_a_machine_where_its_cases_pass(self):
-        import write_expectations as wx
+        from . import expectations_writer as wx
         case = {"id": "d.1", "outcome": "PASS", "kind": "case", "spec_file": "spec/x.toml", "clause": "001#x",
                 "spec_row": "d", "observed": "", "expected": "e", "statement": "s", "checks": {"values": "PASS"},
                 "reason": "", "mismatches": []}
@@ -736,7 +735,7 @@ class Decide(unittest.TestCase):
     """expected.decide: the runner's verdict of one case."""
 
     def test_a_listed_property_whose_draws_miss_the_deviation_passes_naming_its_entry(self):
-        import expected
+        from . import expected
         entries = ex.parse("x.txt", "property.views.* FAIL views refused as ValueError\nview.t3x4.* FAIL same\n")
         outcome, reason, note, _ = expected.decide(entries, "property.views.share_storage", "PASS", property_case=True)
         self.assertEqual((outcome, reason), ("PASS", ""))
@@ -792,7 +791,7 @@ class IndexTest(unittest.TestCase):
         self.assertEqual([entries[k] for k in index.matching("b.t_7.s")], [e for e in entries if e.matches("b.t_7.s")])
 
     def test_stale_entries_through_the_index(self):
-        import expected
+        from . import expected
         entries = ex.parse("x.txt", "a.* FAIL a\nb.* FAIL only unsupported\nc.* FAIL nothing\n")
         cases = [{"id": "a.1", "outcome": "FAIL", "kind": "table"},
                  {"id": "b.1", "outcome": "NOT_SUPPORTED", "kind": "table"},
@@ -812,8 +811,7 @@ class HostileTree(unittest.TestCase):
     def child(self, path, budget_s=2.0, budget_mb=200):
         code = ("import resource, sys, time\n"
                 "resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))\n"
-                f"sys.path.insert(0, {os.path.join(os.getcwd(), 'conformance', 'runner')!r})\n"
-                "import expectations as ex\n"
+                "from conformance.runner import expectations as ex\n"
                 "t = time.process_time()\n"
                 "try:\n"
                 f"    print('entries', len(ex.load({path!r})))\n"
@@ -918,7 +916,7 @@ class HostileTree(unittest.TestCase):
                 self.assertEqual(bool(ex._FORBIDDEN_RE.fullmatch(chr(cp))), bool(ex._forbidden(cp)), hex(cp))
 
     def test_every_reader_reads_through_the_bounded_reader(self):
-        import write_expectations
+        from . import expectations_writer as write_expectations
         with tempfile.TemporaryDirectory() as d:
             big = os.path.join(d, "big.txt")
             with open(big, "wb") as f:

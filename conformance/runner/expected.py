@@ -17,10 +17,10 @@ import sys
 import tempfile
 from typing import NamedTuple
 
-import contract
-import expectations as expectations_file
-import write_expectations
-from options import Options
+from . import contract
+from . import expectations as expectations_file
+from . import expectations_writer
+from .options import Options
 
 
 # A reason longer than this is stored once in the report (expectations.reasons) and each case
@@ -115,7 +115,7 @@ def stale_entries(entries: list, cases: list[dict]) -> list[dict]:
     ran: set[int] = set()  # the entries that list a case that ran: not stale
     not_supported: collections.Counter = collections.Counter()
     for c in cases:
-        raw, failed = write_expectations.raw_outcome(c), write_expectations.failed_checks(c)
+        raw, failed = expectations_writer.raw_outcome(c), expectations_writer.failed_checks(c)
         matching = index.matching(c["id"])
         rules = [k for k in matching if expectations_file.is_wording_rule(index.entries[k])]
         # A wording rule lists a case whose wording failed; a case that failed in its wording alone
@@ -139,7 +139,7 @@ def stale_entries(entries: list, cases: list[dict]) -> list[dict]:
     return stale
 
 
-def after_run(o: Options, doc: dict, suites: list, env: dict, runner_script) -> bool:
+def after_run(o: Options, doc: dict, suites: list, env: dict, tool_command) -> bool:
     """--write-expectations / --update-expectations: the file from this run's outcomes (without
     either: when anything was unexpected, the command that would list it is printed). False when
     the file could not be written."""
@@ -152,7 +152,7 @@ def after_run(o: Options, doc: dict, suites: list, env: dict, runner_script) -> 
             report = os.path.join(o.out, "report.json")
             if o.stale_check:
                 print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED):\n"
-                      f"  cd {shlex.quote(workspace)} && /usr/bin/python3 {shlex.quote(runner_script('write_expectations.py'))} "
+                      f"  cd {shlex.quote(workspace)} && {tool_command('write_expectations')} "
                       f"--from-report={shlex.quote(report)} --update={shlex.quote(exp)}")
             else:
                 print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED): rerun with "
@@ -164,12 +164,12 @@ def after_run(o: Options, doc: dict, suites: list, env: dict, runner_script) -> 
             for s in suites:
                 ids += [c.id for c in contract.list_cases(s, [], tmp, env)]
     try:
-        for line in write_expectations.run(doc["cases"], doc["candidate"], ids,
+        for line in expectations_writer.run(doc["cases"], doc["candidate"], ids,
                                            o.user_path(o.write_expectations) if o.write_expectations else "",
                                            o.user_path(o.update_expectations) if o.update_expectations else "",
                                            source=o.command):
             print(f"expectations: {line}")
-    except (write_expectations.WriteError, expectations_file.ExpectationsError) as e:
+    except (expectations_writer.WriteError, expectations_file.ExpectationsError) as e:
         print(f"run: {e}", file=sys.stderr)
         return False
     return True

@@ -19,10 +19,10 @@ import signal
 import subprocess
 import time
 
-import contract
-import expectations as expectations_file
-from contract import LOG_LINE_CHARS, Suite
-from options import Options
+from . import contract
+from . import expectations as expectations_file
+from .contract import LOG_LINE_CHARS, Suite
+from .options import Options
 
 LOG_TAIL_BYTES = 64 * 1024  # of a crashed process's log, read for its case's message
 

@@ -76,38 +76,42 @@ from __future__ import annotations
 
 import datetime
 import os
+import shlex
 import shutil
 import signal
 import sys
 import tempfile
 import time
 
-import binaries
-import cli  # reports/cli.py
-import expectations as expectations_file
-import expected
-import features as features_file
-import isolation
-import report as report_lib  # reports/report.py (run.py puts reports/ on the path)
-import report_schema
-import report_spec
-import report_score
-import report_terminal
-import records
-import reporting
-import schedule
-import traces
-from options import BUILD_ARGS, Options, UsageError, bazel_command, parse_args, rerun_base, run_command
+from . import binaries
+from reports import cli
+from . import expectations as expectations_file
+from . import expected
+from . import features as features_file
+from . import isolation
+from reports import report as report_lib
+from reports import report_schema
+from reports import report_spec
+from reports import report_score
+from reports import report_terminal
+from . import records
+from . import reporting
+from . import schedule
+from . import traces
+from .options import BUILD_ARGS, Options, UsageError, bazel_command, parse_args, rerun_base, run_command
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXIT_CONFORMS, EXIT_DOES_NOT_CONFORM, EXIT_USAGE, EXIT_PARTIAL, EXIT_OUTPUT = 0, 1, 2, 3, 4
 
 
-def runner_script(o: Options):
-    """How the user names one of the runner's scripts in a command they are told to run: from
-    the suite bundle (its launcher passes --run-command), its absolute path in the bundle; in a
-    checkout, its path in the repository (the command runs in the workspace)."""
-    return lambda name: os.path.join(HERE, name) if o.run_command else f"conformance/runner/{name}"
+def tool_command(o: Options):
+    """How the user starts one of the tools (conformance/tools: NAME is its module) in a command
+    they are told to run: from the suite bundle (its launcher passes --run-command), the
+    launcher's subcommand (`tcts repro`, `tcts write-expectations`); in a checkout, the module
+    from the workspace (`/usr/bin/python3 -m conformance.tools.NAME`)."""
+    if o.run_command:
+        return lambda name: f"{shlex.quote(o.run_command)} {name.replace('_', '-')}"
+    return lambda name: f"/usr/bin/python3 -m conformance.tools.{name}"
 
 
 def main(argv: list[str], environ=None, argv0: str = "") -> int:
@@ -248,7 +252,7 @@ def run_into(o: Options, argv: list[str]) -> int:
 
     cases = results.cases()
     if raw_traces:
-        traces.attach(o, results.listed, cases, raw_traces, env, runner_script(o))
+        traces.attach(o, results.listed, cases, raw_traces, env, tool_command(o))
     doc = reporting.build(o, results, cases, seed=seed, processes=scheduler.processes,
                           started=started_at.isoformat(timespec="seconds"), wall=wall, entries=entries,
                           feature_rows=feature_rows, spec=spec,
@@ -267,7 +271,7 @@ def run_into(o: Options, argv: list[str]) -> int:
     print(f"wall time: {wall:.3f} s for {len(names)} suite(s), {scheduler.processes} process(es), "
           f"{results.isolated} isolated after a crash or hang")
     print("report: " + ", ".join(paths))
-    if not expected.after_run(o, doc, suites, env, runner_script(o)):
+    if not expected.after_run(o, doc, suites, env, tool_command(o)):
         return EXIT_USAGE
     # The terminal's last line leads with the headline, as every other output does.
     print(f"result: {report_terminal.inert(doc['candidate']['name'])} {report_score.headline_of(doc)}")

@@ -22,7 +22,9 @@ import dataclasses
 import os
 from typing import NamedTuple
 
-import testee_command
+from reports import cli
+
+from . import testee_command
 
 DEFAULT_CASE_TIMEOUT = 120.0
 DEFAULT_SPEC = "spec/spec.json"  # //spec:spec.json: the generated, validated spec
@@ -185,11 +187,11 @@ def make_parser(description: str = "") -> argparse.ArgumentParser:
     p.add_argument("--trace", action="store_true",
                    help="with --testee: record the lines sent to the testee and its answers, per case; each case that "
                         "does not pass gets OUT/trace/<case id>.jsonl (its handshake and its requests), linked from the "
-                        "report with a repro command that needs no Bazel (conformance/runner/repro.py)")
+                        "report with a repro command that needs no Bazel (conformance/tools/repro.py)")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--write-expectations", default="", metavar="FILE",
                        help="after the run, write FILE listing every deviation of the run (UNREVIEWED reasons to "
-                            "replace; conformance/runner/write_expectations.py)")
+                            "replace; conformance/tools/write_expectations.py)")
     which.add_argument("--update-expectations", default="", metavar="FILE",
                        help="after the run, update FILE: keep the entries whose cases still deviate, narrow or drop "
                             "the others (XPASS, stale), add the new deviations")
@@ -307,11 +309,11 @@ def read_environment(o: Options, environ, argv0: str) -> None:
     """The fields of `o` that `bazel run`, `bazel test` or the caller's environment decide."""
     root = os.path.join(environ.get("RUNFILES_DIR", (argv0 or "run.py") + ".runfiles"), "tensor_cts")
     o.runfiles = os.path.abspath(root) if os.path.isdir(root) else ""
-    o.workspace = environ.get("BUILD_WORKSPACE_DIRECTORY", "")
+    o.workspace = cli.workspace(environ) or ""
     # The runner works in the runfiles tree (main changes into it): without bazel run's
     # BUILD_WORKING_DIRECTORY or --cwd, that is where relative paths start.
     o.cwd = (os.path.abspath(os.path.expanduser(o.cwd)) if o.cwd
-             else environ.get("BUILD_WORKING_DIRECTORY", o.runfiles or os.getcwd()))
+             else cli.working_directory(environ, o.runfiles))
     # bazel test's protocol (the test encyclopedia): filter, shards, outputs.
     o.test_target = environ.get("TEST_TARGET", "")
     o.test_filter = environ.get("TESTBRIDGE_TEST_ONLY", "")

@@ -7,13 +7,11 @@ Runs under /usr/bin/python3 from the repository root (or the runfiles tree).
 
 import ast
 import os
-import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import options  # noqa: E402
+from . import options
 
 SUITES = ["--suites=dtypes"]
 
@@ -78,14 +76,14 @@ class Environment(unittest.TestCase):
                 if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv", "putenv") and \
                         isinstance(node.value, ast.Name) and node.value.id == "os":
                     readers.append(f"{name}:{node.lineno}")
-        # The tools beside the runner that are programs of their own (not the runner's modules).
-        readers = [r for r in readers if not r.startswith(("repro.py", "lint_expectations.py", "write_expectations.py"))]
+        # (The programs of their own, repro and the expectations writer's and lint's, are in
+        # conformance/tools: no exemption here.)
         self.assertEqual(readers, [])
 
 
 class CandidateOptions(unittest.TestCase):
     def test_the_runners_own_candidate_options_are_refused_and_written_by_it(self):
-        import binaries
+        from . import binaries
         # What the runner writes for a testee with a trace: the keys --candidate-option refuses.
         o = parse(["--testee=python3 t.py", "--cwd=/w", "--candidate-option=faults=x"])
         written = [a.removeprefix("--candidate_option=").partition("=")[0]
@@ -106,7 +104,7 @@ class TesteeCommand(unittest.TestCase):
     binary as an argv; what only a shell would do is refused, naming the word."""
 
     def test_the_words_reach_the_binary_as_a_json_array(self):
-        import binaries
+        from . import binaries
         import json
         o = parse(["--testee=python3 'my dir/t.py' --x=\"1 2\" a\\;b", "--cwd=/w"])
         self.assertEqual(o.testee_argv, ["python3", "my dir/t.py", "--x=1 2", "a;b"])
@@ -159,8 +157,7 @@ class LibraryVersions(unittest.TestCase):
             parse(["--known-library-version=numpy"])
 
     def test_the_file_read_into_the_report(self):
-        sys.path.insert(0, os.path.join(HERE, "..", "..", "reports"))  # as run.py puts it
-        import reporting
+        from . import reporting
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "tcts_versions", "numpy.txt")
             os.makedirs(os.path.dirname(path))

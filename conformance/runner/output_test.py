@@ -21,12 +21,11 @@ import unittest
 
 ROOT = os.getcwd()
 FAKE = os.path.join(ROOT, "conformance", "runner", "testdata", "fake_suite.py")
-sys.path.insert(0, os.path.join(ROOT, "reports"))
-import cli  # noqa: E402
-import render  # noqa: E402
-import report_schema  # noqa: E402
-import report_score  # noqa: E402
-import report_terminal  # noqa: E402
+from reports import cli
+from reports import render
+from reports import report_schema
+from reports import report_score
+from reports import report_terminal
 
 
 class Output(unittest.TestCase):
@@ -40,7 +39,7 @@ class Output(unittest.TestCase):
         env = {k: v for k, v in os.environ.items() if not k.startswith(("TEST_", "XML_OUTPUT", "TESTBRIDGE"))}
         env.update(FAKE_MODE=mode, FAKE_CASES=str(cases), FAKE_PIDFILE=os.path.join(self.tmp, "fake.pid"),
                    **(env_extra or {}))
-        return subprocess.Popen([sys.executable, "conformance/runner/run.py", "--suites=fake", f"--binary={FAKE}",
+        return subprocess.Popen([sys.executable, "-m", "conformance.runner.run", "--suites=fake", f"--binary={FAKE}",
                                  f"--expectations={expectations or self.expectations}", f"--out={out or self.out}",
                                  "--jobs=1", "--no-stale-check", "--case-timeout=60"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
@@ -136,7 +135,7 @@ class Output(unittest.TestCase):
         before = self.read("report.json")
         # A report of 100,000 cases takes seconds to write; the writer is killed the moment
         # report.json changes on disk (in place: half-written; by rename: whole).
-        code = ("import json, sys; sys.path.insert(0, 'reports'); import render; "
+        code = ("import json; from reports import render; "
                 f"doc = json.loads(open({os.path.join(self.out, 'report.json')!r}).read()); "
                 "doc['cases'] = [dict(c, id=c['id'] + str(k)) for k in range(2000) for c in doc['cases']]; "
                 f"render.write_all(doc, {self.out!r})")
@@ -195,8 +194,7 @@ class Output(unittest.TestCase):
 
     # ---------------------------------------------------------------- issue 42
     def test_testee_text_is_bounded_and_inert_in_every_output(self):
-        sys.path.insert(0, os.path.join(ROOT, "conformance", "runner"))
-        import records
+        from . import records
         with open(self.expectations, "w") as f:
             f.write("fake.case0 FAIL listed\nfake.case2 FAIL listed too\n")
         xml = os.path.join(self.tmp, "junit.xml")
@@ -279,8 +277,7 @@ class Output(unittest.TestCase):
             held.close()
 
     def test_a_second_interrupt_does_not_cut_cleanup_short(self):
-        sys.path.insert(0, os.path.join(ROOT, "conformance", "runner"))
-        import isolation
+        from . import isolation
         cleaned = []
         with self.assertRaises(isolation.Interrupted):
             with isolation.interruptible():
@@ -343,8 +340,7 @@ class PropertyCause(unittest.TestCase):
     """A falsified property's `observed` is its cause (issue 48 item 6), not RapidCheck's "Failed"."""
 
     def setUp(self):
-        sys.path.insert(0, os.path.join(ROOT, "conformance", "runner"))
-        import records
+        from . import records
         self.cause = records.property_cause
 
     def test_rc_fail_gives_its_message_and_rc_assert_its_expansion(self):

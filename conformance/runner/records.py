@@ -8,12 +8,12 @@ import hashlib
 import re
 import sys
 
-import contract
-import expectations as expectations_file
-import expected
-from contract import ListedCase, Suite
-from isolation import Process, Unit, exit_description
-from options import Options, UsageError
+from . import contract
+from . import expectations as expectations_file
+from . import expected
+from .contract import ListedCase, Suite
+from .isolation import Process, Unit, exit_description
+from .options import Options, UsageError
 
 
 # ---------------------------------------------------------------- one bound for testee text

@@ -6,15 +6,15 @@ from __future__ import annotations
 import hashlib
 import os
 
-import history
-import junit
-import render
-import report as report_lib
-import report_causes
-import report_machine
-import report_spec
-from options import Options
-from records import Results
+from reports import history
+from reports import junit
+from reports import render
+from reports import report as report_lib
+from reports import report_causes
+from reports import report_machine
+from reports import report_spec
+from .options import Options
+from .records import Results
 
 LOGS_MANIFEST = ".tcts-logs"  # in <out>/logs: the files the last run wrote there
 

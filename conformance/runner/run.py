@@ -1,20 +1,13 @@
 """The main job's entry point: `bazel run //conformance:run`, each suite's `bazel test`, the
-suite bundle's tcts. The runner is the package beside this file (main.py says it all;
-run.py --help prints it).
-
-The one place the import path is set: the runner's modules (this directory, which Python puts
-first as the script's own) and the report tools (reports/, two levels up: the same layout in a
-checkout, in the runfiles tree and in the suite bundle).
+suite bundle's tcts, each running `python3 -m conformance.runner.run` from the package root (a
+checkout's root, the runfiles tree's, the bundle's: the same layout). The runner is the package
+beside this file (main.py says it all; --help prints it).
 """
 
 import gc
-import os
 import sys
 
-sys.path.insert(1, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                                "reports"))
-
-from main import main  # noqa: E402
+from .main import main
 
 if __name__ == "__main__":
     # A run keeps what it allocates (the stream's events, the records, the report) and makes no

@@ -24,10 +24,8 @@ import tempfile
 import unittest
 import xml.etree.ElementTree as ET
 
-sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
-sys.path.insert(0, os.path.join(os.getcwd(), "conformance", "runner"))
-import report_schema  # noqa: E402
-from options import test_free  # noqa: E402
+from reports import report_schema
+from .options import test_free
 
 
 def child_env(extra: dict | None = None) -> dict:
@@ -66,7 +64,7 @@ class RunnerIsolation(unittest.TestCase):
         cls.out = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
         env = child_env()
         cls.proc = subprocess.run(
-            [sys.executable, "conformance/runner/run.py", "--suites=" + ",".join(SUITES), "--candidate=faulty",
+            [sys.executable, "-m", "conformance.runner.run", "--suites=" + ",".join(SUITES), "--candidate=faulty",
              "--candidate-option=faults=" + ";".join(f"{mode}={case}" for case, mode in FAULTS.items()),
              "--expectations=conformance/runner/testdata/faulty_expectations.txt", f"--out={cls.out}",
              "--case-timeout=3", "--jobs=2", f"--seed={SEED}"],
@@ -181,7 +179,7 @@ class RunnerIsolation(unittest.TestCase):
 
 
 def run(args, env=None, timeout=300):
-    return subprocess.run([sys.executable, "conformance/runner/run.py", *args], env=env or child_env(),
+    return subprocess.run([sys.executable, "-m", "conformance.runner.run", *args], env=env or child_env(),
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -350,7 +348,7 @@ class WritesExpectations(unittest.TestCase):
                     *extra])
 
     def entries(self, path):
-        import expectations
+        from . import expectations
         return expectations.load(path)
 
     def test_write_rerun_xpass_update(self):
@@ -387,7 +385,7 @@ class WritesExpectations(unittest.TestCase):
             self.assertEqual(xpass.returncode, 1)
             doc = report_schema.load(os.path.join(d, "out", "report.json"))
             self.assertEqual([c["id"] for c in doc["cases"] if c["outcome"] == "XPASS"], ["promote_types.int8.int16"])
-            self.assertIn("write_expectations.py --from-report=", xpass.stdout)  # the command that lists it
+            self.assertIn("-m conformance.tools.write_expectations --from-report=", xpass.stdout)  # the command that lists it
 
             update = self.faulty(d, fewer, f"--expectations={path}", f"--update-expectations={path}")
             self.assertIn("expectations:", update.stdout, update.stdout[-3000:] + update.stderr)
@@ -444,19 +442,19 @@ class TraceAndRepro(unittest.TestCase):
             [case] = doc["cases"]
             self.assertEqual((case["outcome"], case["observed"]), ("FAIL", "float64"))
             trace = os.path.join(out, case["trace"])
-            self.assertIn("repro.py", case["repro"])
+            self.assertIn("-m conformance.tools.repro", case["repro"])
             self.assertIn("repro:", p.stdout)
             with open(os.path.join(out, "report.md"), encoding="utf-8") as f:
                 self.assertIn(case["trace"], f.read())
             # The trace alone runs nothing: it shows the recorded command and how to accept it.
-            refused = subprocess.run([sys.executable, "conformance/runner/repro.py", trace], capture_output=True,
+            refused = subprocess.run([sys.executable, "-m", "conformance.tools.repro", trace], capture_output=True,
                                      text=True, timeout=120, env=child_env())
             self.assertEqual(refused.returncode, 2, refused.stdout + refused.stderr)
             self.assertIn("recorded testee:    /usr/bin/python3 conformance/testees/numpy/numpy_testee.py",
                           refused.stdout)
             self.assertIn("--run-recorded", refused.stderr)
             self.assertNotIn("> ", refused.stdout)
-            repro = [sys.executable, "conformance/runner/repro.py", trace, "--run-recorded"]
+            repro = [sys.executable, "-m", "conformance.tools.repro", trace, "--run-recorded"]
             again = subprocess.run(repro, capture_output=True, text=True, timeout=120, env=child_env())
             self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
             self.assertIn('"name": "float", "op": "dtype_from_name"', again.stdout)
@@ -492,7 +490,7 @@ class TraceAndRepro(unittest.TestCase):
                 records = [json.loads(line) for line in f]
             served = [r for r in records if r.get("served") == "fact"]
             self.assertEqual({json.loads(r["send"])["op"] for r in served if "send" in r}, {"meta"}, records)
-            repro = [sys.executable, "conformance/runner/repro.py", trace, "--run-recorded"]
+            repro = [sys.executable, "-m", "conformance.tools.repro", trace, "--run-recorded"]
             again = subprocess.run(repro, capture_output=True, text=True, timeout=120, env=child_env())
             self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
             self.assertIn('"op": "meta"', again.stdout)

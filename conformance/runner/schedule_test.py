@@ -2,12 +2,10 @@
 suite binaries (--tcts_weights; the binaries' dealing is contract_test's)."""
 
 import os
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import schedule  # noqa: E402
+from . import schedule
 
 
 class CaseTimes(unittest.TestCase):

@@ -19,11 +19,10 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.getcwd(), "reports"))
-import report_schema  # noqa: E402
+from reports import report_schema
 
 SUITES = "dtypes,promotion,casting,strided,arithmetic,devices,asarray,dlpack"
-RUNNER = [sys.executable, "conformance/runner/run.py", "--candidate=faulty", "--seed=3", "--jobs=2", "--partial-ok",
+RUNNER = [sys.executable, "-m", "conformance.runner.run", "--candidate=faulty", "--seed=3", "--jobs=2", "--partial-ok",
           "--expectations=conformance/expectations/reference.txt", "--no-stale-check"]
 LAYOUT_CHECKS = ("strides", "offset")
 

@@ -1,5 +1,5 @@
 """--trace: a testee's exchange recorded per case (OUT/trace/<case id>.jsonl), with a repro
-command that needs no Bazel (conformance/runner/repro.py)."""
+command that needs no Bazel (conformance/tools/repro.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import shlex
 import shutil
 import urllib.parse
 
-from options import Options
+from .options import Options
 
 TRACED = ("FAIL", "XFAIL", "XPASS", "CRASH", "TIMEOUT")
 
@@ -31,7 +31,7 @@ def start(o: Options) -> str:
     return raw
 
 
-def attach(o: Options, listed: dict, cases: list[dict], raw: str, env: dict, runner_script) -> None:
+def attach(o: Options, listed: dict, cases: list[dict], raw: str, env: dict, tool_command) -> None:
     """Cuts the sessions' raw traces into OUT/trace/<case id>.jsonl for each case that did not
     pass: a header (the case, the testee command, its directory and environment), the session's
     handshake, then the case's requests and answers. The case record gets `trace` (relative to
@@ -67,6 +67,6 @@ def attach(o: Options, listed: dict, cases: list[dict], raw: str, env: dict, run
             c["trace"] = rel
             # The safe form: the testee command and its directory in plain sight, no recorded
             # environment applied (repro.py runs nothing a trace records unless told to).
-            c["repro"] = (f"/usr/bin/python3 {shlex.quote(runner_script('repro.py'))} {shlex.quote(os.path.join(o.out, rel))} "
+            c["repro"] = (f"{tool_command('repro')} {shlex.quote(os.path.join(o.out, rel))} "
                           f"--testee={shlex.quote(o.testee)} --cwd={shlex.quote(o.cwd or '.')}")
     shutil.rmtree(raw, ignore_errors=True)

@@ -7,9 +7,10 @@
 #     testdata/ieee_testee.js answers finfo exactly (4 PASS, nothing FAILs), and its faulty mode
 #     (eps one ulp off) makes those 4 cases FAIL: the comparison can fail.
 # Without node on PATH it passes, saying SKIPPED and why (skipped_candidate.sh).
-# Usage: js_kit_test.sh KIT_TEST TESTEE_BIN RUN_PY FIXTURE SKIPPED_SH VECTORS
+# Usage: js_kit_test.sh KIT_TEST TESTEE_BIN FIXTURE SKIPPED_SH VECTORS (from the runfiles root,
+# where the runner runs as its module)
 set -euo pipefail
-kit_test="$1" testee_bin="$2" run_py="$3" fixture="$4" skipped="$5" vectors="$6"
+kit_test="$1" testee_bin="$2" fixture="$3" skipped="$4" vectors="$5"
 if ! command -v node >/dev/null 2>&1; then
   exec bash "$skipped" js_kit_test "node (Node.js 20) is not on PATH: install it (e.g. apt-get install nodejs) to test the Node.js kit"
 fi
@@ -23,7 +24,7 @@ run() {  # run NAME TESTEE_ARGS...: the dtypes suite against the fixture; prints
   set +e
   # The inner runs are not this test: Bazel's test variables (the JUnit file above all) stay out.
   env -u XML_OUTPUT_FILE -u TEST_TARGET -u TESTBRIDGE_TEST_ONLY -u TEST_TOTAL_SHARDS -u TEST_SHARD_INDEX \
-    -u TEST_SHARD_STATUS_FILE -u TEST_UNDECLARED_OUTPUTS_DIR /usr/bin/python3 "$run_py" --binary="$testee_bin" --suites=dtypes --testee="node $fixture $*" \
+    -u TEST_SHARD_STATUS_FILE -u TEST_UNDECLARED_OUTPUTS_DIR /usr/bin/python3 -m conformance.runner.run --binary="$testee_bin" --suites=dtypes --testee="node $fixture $*" \
     --expectations="$out/empty.txt" --jobs=1 --out="$out/$name" --partial-ok --no-stale-check > "$out/$name.log" 2>&1
   local rc=$?
   set -e
@@ -31,7 +32,7 @@ run() {  # run NAME TESTEE_ARGS...: the dtypes suite against the fixture; prints
   echo "rc=$rc"
 }
 got=$(run exact)
-[[ "$got" == "4 0 0 rc=0" ]] || { echo "FAIL: the fixture through the kit: PASS FAIL CRASH+TIMEOUT exit = $got, want 4 0 0 rc=0 (run.py --partial-ok)" >&2; cat "$out/exact.log" >&2; exit 1; }
+[[ "$got" == "4 0 0 rc=0" ]] || { echo "FAIL: the fixture through the kit: PASS FAIL CRASH+TIMEOUT exit = $got, want 4 0 0 rc=0 (the runner with --partial-ok)" >&2; cat "$out/exact.log" >&2; exit 1; }
 got=$(run faulty --faulty=eps)
 [[ "$got" == "0 4 0 rc=1" ]] || { echo "FAIL: the faulty fixture: PASS FAIL CRASH+TIMEOUT exit = $got, want 0 4 0 rc=1 (does not conform)" >&2; cat "$out/faulty.log" >&2; exit 1; }
 echo "js_kit_test: kit checks pass; dtypes through testee_bin: 4 finfo cases PASS exactly, and FAIL with eps one ulp off"

@@ -1,4 +1,4 @@
-"""repro.py (conformance/runner/repro.py) on hand-written traces, against a stand-in testee
+"""repro.py (conformance/tools/repro.py) on hand-written traces, against a stand-in testee
 (testdata/echo_testee.py): stdlib only, no suite binary.
 
   * a trace runs nothing unasked (issue 42): its recorded command and environment are shown,
@@ -19,7 +19,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPRO = os.path.join(HERE, "repro.py")
+ROOT = os.getcwd()  # the package root (the runfiles tree's): the test starts there
 ECHO = os.path.join(HERE, "testdata", "echo_testee.py")
 PYTHON = sys.executable
 
@@ -61,7 +61,9 @@ INTERFACE = {"ops": [{"name": "make", "result": "tensor"}, {"name": "storage", "
 
 
 def repro(*args, cwd=None):
-    return subprocess.run([PYTHON, REPRO, *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+    # The program as a user starts it from anywhere: its package root on the path, not the directory it runs in.
+    return subprocess.run([PYTHON, "-P", "-m", "conformance.tools.repro", *args], capture_output=True, text=True,
+                          timeout=120, cwd=cwd, env=dict(os.environ, PYTHONPATH=ROOT))
 
 
 class NothingUnasked(unittest.TestCase):

@@ -15,11 +15,9 @@ the runner rejects fails here too. Standard library only.
 """
 
 import collections
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import expectations  # noqa: E402
+from conformance.runner import expectations
 
 
 def case_ids(manifest: str) -> list[str]:

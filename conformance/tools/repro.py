@@ -1,7 +1,7 @@
 """Replays a case's recorded exchange with a testee, without Bazel or any suite binary.
 
-    /usr/bin/python3 conformance/runner/repro.py TRACE.jsonl --testee='CMD' [--cwd=DIR]
-    /usr/bin/python3 conformance/runner/repro.py TRACE.jsonl --run-recorded [--allow-env=NAME ...]
+    /usr/bin/python3 -m conformance.tools.repro TRACE.jsonl --testee='CMD' [--cwd=DIR]
+    /usr/bin/python3 -m conformance.tools.repro TRACE.jsonl --run-recorded [--allow-env=NAME ...]
 
 A trace (written by `bazel run //conformance:run -- --testee=... --trace`, one file per case
 that did not pass) holds the testee command, its directory and environment, then the lines
@@ -53,7 +53,7 @@ import subprocess
 import sys
 import threading
 
-import testee_command
+from conformance.runner import testee_command
 
 HANDLE_ARGS = ("t", "self", "out")
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -1,4 +1,4 @@
-"""A stand-in testee for conformance/runner/repro_test.py (stdlib only): answers each request
+"""A stand-in testee for conformance/tools/repro_test.py (stdlib only): answers each request
 {"id": N, "op": OP, "value": V} with {"id": N, "ok": V} (hello: {"name": "echo"}); op "die" is
 killed by SIGSEGV before answering, op "hang" never answers, op "getenv" answers the
 environment variable V (null when unset). ECHO_TESTEE_MARK=PATH: creates
