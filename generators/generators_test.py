@@ -365,10 +365,10 @@ INTERFACE_MALFORMED = [
     ("interface.toml", "[[record]]", '[[check]]\nname = "dtype"\nenumerator = "kDType"\ndoc = "x"\nneeds = "viewz"\n\n[[record]]',
      ["interface.toml", "check[0] (dtype)", "needs feature 'viewz', which has no row in"]),
     # The binary ops (promotion.toml [[op]], binary_ops.py): the binary_op type's values, in hello.
-    ("promotion.toml", 'symbol = "-"', 'symbol = "+"', ["promotion.toml", "op.sub", "symbol '+' is 'add''s too"]),
-    ("promotion.toml", 'name = "mul"', 'name = "Mul"', ["promotion.toml", "op.mul", "name 'Mul' must be lower-case"]),
-    ("promotion.toml", 'symbol = "*"', 'symbol = "* "', ["promotion.toml", "op.mul", "symbol '* '"]),
-    ("promotion.toml", 'name = "div"', 'name = "add"', ["promotion.toml", "op.div", "op 'add' is listed twice"]),
+    ("promotion.toml", 'symbol = "-"', 'symbol = "+"', ["promotion.toml", "op[1]", "field 'symbol' '+' is used twice (also op[0])"]),
+    ("promotion.toml", 'name = "mul"', 'name = "Mul"', ["promotion.toml", "op.mul", "field 'name' 'Mul' does not match [a-z][a-z0-9_]*"]),
+    ("promotion.toml", 'symbol = "*"', 'symbol = "* "', ["promotion.toml", "op.mul", "field 'symbol' '* ' does not match"]),
+    ("promotion.toml", 'name = "div"', 'name = "add"', ["promotion.toml", "op[3]", "field 'name' 'add' is used twice (also op[0])"]),
 ]
 
 # What emit_interface.py reads.

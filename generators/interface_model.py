@@ -170,7 +170,7 @@ def load(interface_path: str, features_path: str, promotion_path: str | None = N
     if promotion_path is not None:
         try:
             iface.binary_ops = binary_ops_model.load(promotion_path)
-        except (toml_file.TomlFileError, binary_ops_model.SpecError) as e:
+        except (toml_file.TomlFileError, SpecError) as e:
             raise InterfaceError(str(e)) from None
     return iface
 

@@ -25,6 +25,7 @@ import sys
 
 import binary_ops
 import toml_file
+from spec_rows import SpecError
 
 try:
     import torch
@@ -138,7 +139,7 @@ def spec_ops() -> dict:
     """op name -> its symbol, from spec/promotion.toml."""
     try:
         return {o.name: o.symbol for o in binary_ops.load(SPEC_PROMOTION)}
-    except (toml_file.TomlFileError, binary_ops.SpecError) as e:  # the spec beside this script is malformed
+    except (toml_file.TomlFileError, SpecError) as e:  # the spec beside this script is malformed
         raise PlanError(f"cannot read the binary ops: {e}") from None
 
 

@@ -339,7 +339,7 @@ class Spec:
 
         # -- the ops
         # The binary ops, in spec order (binary_ops.py reads their names and symbols, for every end).
-        listed = binary_ops.parse(doc, path)
+        listed = binary_ops.parse(doc)
         self.ops: dict[str, dict] = {}
         for i, (op, bop) in enumerate(zip(doc["op"], listed)):
             row = op.get("id", f"op[{i}]")

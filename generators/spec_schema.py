@@ -84,7 +84,7 @@ class ErrorKind(Type):
     def check(self, c, value, row, field):
         if not isinstance(value, str):
             c.wrong_type(self, value, row, field)
-        if value not in c.error_kinds:
+        if c.error_kinds and value not in c.error_kinds:  # () for a reader of one row kind alone (check_rows)
             c.fail(row, f"field '{field}' must be an error kind PyTorch raises (spec/interface.toml, "
                         f"raised_by = \"pytorch\": {', '.join(c.error_kinds)}), got {value!r}")
 
@@ -121,7 +121,7 @@ class Num(Type):
 class List(Type):
     item: Type
     length: int | None = None
-    unique_key: str = ""  # the items are tables whose `unique_key` field must differ
+    unique_key: str | tuple = ""  # the items are tables whose `unique_key` field (each of a tuple's) must differ
 
     @property
     def what(self) -> str:
@@ -134,15 +134,15 @@ class List(Type):
             c.fail(row, f"field '{field}' must have {self.length} entries, got {len(value)}")
         for i, item in enumerate(value):
             self.item.check(c, item, row, f"{field}[{i}]")
-        if self.unique_key:
+        for key in (self.unique_key,) if isinstance(self.unique_key, str) and self.unique_key else self.unique_key:
             seen: dict = {}
             for i, item in enumerate(value):
-                k = item.get(self.unique_key)
+                k = item.get(key)
                 if k in seen:
                     if field:  # a list inside a row: the row, and the field inside it
-                        c.fail(row, f"field '{field}[{i}].{self.unique_key}' {k!r} is used twice "
+                        c.fail(row, f"field '{field}[{i}].{key}' {k!r} is used twice "
                                     f"(also {field}[{seen[k]}])")
-                    c.fail(f"{row}[{i}]", f"field '{self.unique_key}' {k!r} is used twice (also {row}[{seen[k]}])")
+                    c.fail(f"{row}[{i}]", f"field '{key}' {k!r} is used twice (also {row}[{seen[k]}])")
                 seen[k] = i
 
 
@@ -317,6 +317,19 @@ def _label(key: str, value) -> str:
     return f"[{key}]" if isinstance(value, (dict, Table, MapOf)) else key
 
 
+def check_rows(name: str, key: str, path: str, doc: dict) -> None:
+    """Checks one row kind of a parsed file (`key`, e.g. "op") against FILES[name][key], for a
+    reader that needs only those rows (binary_ops.load); raises SpecError as check_file does. What
+    needs the other files (an error kind's row in interface.toml) is check_file's."""
+    fld = FILES[name][key]
+    if key not in doc:
+        raise SpecError(path, _label(key, fld.type), "missing")
+    try:
+        fld.type.check(_Checker(path, None), doc[key], key, "")
+    except _Invalid as e:
+        raise SpecError(path, e.row, e.reason) from None
+
+
 def check_file(name: str, path: str, doc: dict, documents: dict | None, implementation: str = "",
                error_kinds: tuple = (), check_kinds: tuple = ()) -> None:
     """Checks one parsed file against FILES[name]; raises SpecError naming file, row and reason.
@@ -463,9 +476,13 @@ FILES: dict[str, dict[str, Field]] = {
             to_complex_source=opt(TEXT), default_complex=f(MapOf(DTYPE)), default_complex_source=opt(TEXT),
             example=opt(List(rule("result_type", expr=f(TEXT), a=f(Str()), b=f(Str()), result=f(DTYPE)))),
             pytorch=opt(List(rule("result_type", why=f(TEXT), a=f(Str()), b=f(Str()), result=f(DTYPE)))))),
+        # The binary ops: name, the C++ enumerator's stem and the protocol's binary_op value; symbol,
+        # the Python operator's text (binary_ops.py reads them for every end).
         "op": f(List(rule(
-            name=f(Str()), symbol=f(Str()), symbol_source=f(TEXT), integer_to_default_float=opt(Bool()),
-            bool_error=opt(Table({"kind": f(ErrorKind()), "both": f(TEXT), "one": f(TEXT)}))))),
+            name=f(Str(pattern=r"[a-z][a-z0-9_]*")), symbol=f(Str(pattern=r'[^\s"\\]+')), symbol_source=f(TEXT),
+            integer_to_default_float=opt(Bool()),
+            bool_error=opt(Table({"kind": f(ErrorKind()), "both": f(TEXT), "one": f(TEXT)}))),
+            unique_key=("name", "symbol"))),
     },
     "casting.toml": {
         "can_cast": f(text_rule(disallow=f(List(text_rule(**{"from": f(List(Str())), "to": f(List(Str()))}))))),

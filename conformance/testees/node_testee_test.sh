@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Launcher of the Node.js testees' suite tests (conformance/testees.bzl NODE_TESTEES): runs the
-# runner (the rest of the arguments, under Debian's /usr/bin/python3 as system_python.sh does)
+# runner (the rest of the arguments, through system_python.sh: under Debian's /usr/bin/python3, as
+# its module)
 # when node is on PATH and the testee's pinned packages are installed next to it (its directory's
 # node_modules: sudo bash .ci/setup runs npm ci there); otherwise the test passes, saying
 # SKIPPED and why (skipped_candidate.sh). With --node, it runs a Node.js test script of the
@@ -24,4 +25,4 @@ if [[ "${1:-}" == "--node" ]]; then
   shift
   exec node "$@"
 fi
-exec "${TCTS_PYTHON:-/usr/bin/python3}" "$@"
+exec conformance/runner/system_python.sh "$@"

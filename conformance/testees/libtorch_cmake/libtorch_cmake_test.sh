@@ -3,7 +3,7 @@
 # without Bazel:
 #   1. configures and builds conformance/testees/libtorch_cmake with CMake and Ninja (one job)
 #      into TEST_TMPDIR, from the sources in this test's runfiles;
-#   2. runs SUITES against the built program through the runner (run.py --testee), started as
+#   2. runs SUITES against the built program through the runner (--testee), started as
 #      `bazel run //conformance:run` would be from a directory outside the repository (the
 #      testee runs there);
 #   3. runs the same suites on the in-process libtorch candidate (//conformance:libtorch_bin);
@@ -36,19 +36,19 @@ fi
 testee="$build/tcts_libtorch_testee"
 echo "built $testee with CMake in $(( $(date +%s) - start )) s"
 
-# The runner as `bazel run //conformance:run` starts it from $elsewhere: it works in its runfiles
-# (RUNFILES_DIR) and starts the testee in the directory the user ran it from
-# (BUILD_WORKING_DIRECTORY). The enclosing test's own XML, filter and shards are not theirs.
+# The runner as `bazel run //conformance:run` started from $elsewhere runs it: as its module, in its
+# runfiles (RUNFILES_DIR, the package root), starting the testee in the directory the user ran it
+# from (BUILD_WORKING_DIRECTORY). The enclosing test's own XML, filter and shards are not theirs.
 run() {
   local name="$1"
   shift
   local status=0
   local start
   start=$(date +%s)
-  (cd "$elsewhere" &&
+  (cd "$root" &&
    env -u XML_OUTPUT_FILE -u TESTBRIDGE_TEST_ONLY -u TEST_TOTAL_SHARDS -u TEST_SHARD_INDEX -u TEST_SHARD_STATUS_FILE \
      RUNFILES_DIR="$TEST_SRCDIR" BUILD_WORKING_DIRECTORY="$elsewhere" \
-     "$python" "$root/conformance/runner/run.py" --suites="$suites" \
+     "$python" -m conformance.runner.run --suites="$suites" \
        --expectations="$root/conformance/expectations/libtorch.txt" --no-stale-check --out="$out/$name" "$@") \
     > "$out/$name.log" 2>&1 || status=$?
   tail -n 3 "$out/$name.log"
@@ -65,7 +65,7 @@ run cmake_testee --testee="$testee" --candidate=libtorch_cmake
 run in_process --candidate=libtorch
 
 # 4. The same outcome for every case.
-if ! "$python" "$root/reports/diff.py" "$out/in_process/report.json" "$out/cmake_testee/report.json" > "$out/diff.txt" 2>&1; then
+if ! (cd "$root" && "$python" -m reports.diff "$out/in_process/report.json" "$out/cmake_testee/report.json") > "$out/diff.txt" 2>&1; then
   cat "$out/diff.txt"
   echo "FAIL: the CMake-built testee and the in-process libtorch candidate differ (diff.txt)"
   exit 1
