@@ -638,7 +638,7 @@ def report_json(doc: dict) -> str:
 def write_all(doc: dict, out_dir: str, names: tuple = REPORT_FILES) -> list[str]:
     """Writes the report files `names` (default: all of REPORT_FILES: report.json, report.md,
     report.html and badge.json) into out_dir; returns their paths, in that order. The one
-    writer of report files: the runner, this file's command line and reports/merge.py all
+    writer of report files: the runner, this file's command line and conformance/tools/merge.py all
     write through it."""
     makers = {"report.json": lambda: report_json(doc),
               "report.md": lambda: markdown(doc), "report.html": lambda: html(doc),

@@ -1,6 +1,6 @@
 """Joins the reports of one candidate's sharded or matrix jobs into one report.
 
-    bazel run //reports:merge -- A.json B.json ... --out=DIR [--expectations=FILE]
+    bazel run //conformance/tools:merge -- A.json B.json ... --out=DIR [--expectations=FILE]
                                  [--[no-]stale-check] [--history=FILE]
     tcts merge A.json B.json ... --out=DIR                      (the suite bundle)
 
@@ -42,13 +42,15 @@ import os
 import re
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-from . import cli
-from . import render
-from . import report as report_lib
-from . import report_schema
-from . import report_spec
-from . import report_terminal
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the package root: a checkout's
+from conformance.runner import expectations as expectations_file
+from conformance.runner import expected as runner_expected
+from reports import cli
+from reports import render
+from reports import report as report_lib
+from reports import report_schema
+from reports import report_spec
+from reports import report_terminal
 
 EXIT_CONFORMS, EXIT_DOES_NOT_CONFORM, EXIT_USAGE, EXIT_PARTIAL, EXIT_OUTPUT = 0, 1, 2, 3, 4
 # The fields that make reports one candidate's run of one suite: each must be equal in all.
@@ -219,7 +221,7 @@ def resolve(path: str) -> str:
     if os.path.isabs(path):
         return path
     for base in (cli.working_directory(), cli.workspace(),
-                 os.path.dirname(HERE)):
+                 ROOT):
         if base and os.path.exists(os.path.join(base, path)):
             return os.path.join(base, path)
     return path
@@ -230,8 +232,6 @@ def stale_over_union(paths: list[str], docs: list[dict], cases: list[dict], give
     if mode is False:
         return None, "--no-stale-check"
     obstacles = stale_obstacles(paths, docs, forced=mode is True)
-    from conformance.runner import expectations as expectations_file
-    from conformance.runner import expected as runner_expected
 
     path = given or docs[0]["expectations"]["file"]
     if not obstacles:
@@ -302,7 +302,7 @@ def merge(paths: list[str], docs: list[dict], command: str, expectations: str = 
 def merge_command(argv: list[str]) -> str:
     import shlex
 
-    return (os.environ.get("TCTS_MERGE_COMMAND") or "bazel run //reports:merge --") + " " + " ".join(
+    return (os.environ.get("TCTS_MERGE_COMMAND") or "bazel run //conformance/tools:merge --") + " " + " ".join(
         shlex.quote(a) for a in argv)
 
 

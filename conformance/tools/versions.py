@@ -2,7 +2,7 @@
 same kind of candidate in an older and a newer version (torch 1.13's torch_meta and torch 2.15's
 torch2_meta, say) — what a backend author reads before upgrading.
 
-    bazel run //reports:versions -- OLD.json NEW.json [OLD.json NEW.json ...] [--out DIR]
+    bazel run //conformance/tools:versions -- OLD.json NEW.json [OLD.json NEW.json ...] [--out DIR]
 
 Writes DIR/versions.html and DIR/versions.md (default DIR: out/ in the workspace; paths are
 relative to where `bazel run` was started) and prints the table of the pairs as Markdown, for the
@@ -47,18 +47,17 @@ import os
 import re
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-from . import cli
-from . import compare
-from . import diff
-from . import merge
-from . import pages
-from . import report_causes
-from . import report_schema
-from . import report_score
-from . import report_terminal
-
 from conformance.runner import expectations as expectations_lib  # the one parser of the format
+from reports import cli
+from reports import compare
+from reports import diff
+from reports import pages
+from reports import report_causes
+from reports import report_schema
+from reports import report_score
+from reports import report_terminal
+
+from . import merge
 
 COLORS = pages.COLORS
 clip = compare.clip

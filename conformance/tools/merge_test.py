@@ -1,4 +1,4 @@
-"""reports/merge.py joins the reports of one candidate's jobs (issue 38 item 3).
+"""conformance/tools/merge.py joins the reports of one candidate's jobs (issue 38 item 3).
 
 Real reports: the runner (conformance/runner/run.py) runs a stand-in suite binary
 (conformance/runner/testdata/fake_suite.py: passing cases, and FAIL ones on demand) once whole
@@ -22,8 +22,9 @@ from contextlib import redirect_stderr, redirect_stdout
 
 ROOT = os.getcwd()
 FAKE = os.path.join(ROOT, "conformance", "runner", "testdata", "fake_suite.py")
+from reports import report_schema
+
 from . import merge
-from . import report_schema
 
 CASES = 9
 # fake.case2 and fake.case4 FAIL; the file lists case2 (XFAIL), and one entry that matches no case

@@ -1,4 +1,4 @@
-"""Tests of reports/versions.py on small reports and expectations files built in the test (never
+"""Tests of conformance/tools/versions.py on small reports and expectations files built in the test (never
 out/): a changed spec row is listed with what each version does and the reason on each side,
 traced to its expectations entry (file:line); an unchanged row is not; rows XFAIL in both for
 another reason, cases in one version only and a deviation derived from another row are shown
@@ -13,12 +13,11 @@ import os
 import tempfile
 import unittest
 
-from . import report_causes
-from . import report_schema
+from reports import compare_test, report_causes, report_schema
+from reports.compare_test import Tables, named
+from reports.reports_test import case, make
+
 from . import versions
-from . import compare_test
-from .compare_test import Tables, named
-from .reports_test import case, make
 
 SUB = "2.x refuses bool subtraction with NotImplementedError (BinaryOps.h sub_check)"
 NARROW = "1.13 narrow checks dim/start before length: IndexError"
