@@ -33,7 +33,7 @@ struct Layout {
 // Sizes that broadcast to `shape`: some dimensions 1, maybe fewer leading dimensions;
 // strides dense in a random order, or 0 on a random dimension (an expanded layout); a
 // random storage offset. The storage is of `dtype` (a fixture dtype: DeclaredFixtureDType).
-inline Layout RandomBroadcastLayout(const std::vector<std::int64_t>& shape, DType dtype) {
+inline Layout RandomBroadcastLayout(Candidate& cand, const std::vector<std::int64_t>& shape, DType dtype) {
   const std::size_t drop = *rc::gen::inRange<std::size_t>(0, shape.size() + 1);
   std::vector<std::int64_t> sizes(shape.begin() + static_cast<std::ptrdiff_t>(drop), shape.end());
   for (std::int64_t& s : sizes)
@@ -51,9 +51,9 @@ inline Layout RandomBroadcastLayout(const std::vector<std::int64_t>& shape, DTyp
   if (!sizes.empty() && *rc::gen::inRange(0, 3) == 0) strides[*rc::gen::inRange<std::size_t>(0, sizes.size())] = 0;
   Layout l{nullptr, sizes, strides, *rc::gen::inRange<std::int64_t>(0, 4), ""};
   const std::int64_t storage = l.offset + running + 1;
-  const TensorHandle base = MakeTensor({storage}, dtype, IotaValues(storage));
+  const TensorHandle base = MakeTensor(cand, {storage}, dtype, IotaValues(storage));
   l.text = "as_strided(" + Str(sizes) + ", " + Str(strides) + ", " + std::to_string(l.offset) + ")";
-  l.tensor = Get(calls::as_strided(CurrentCandidate(), base, sizes, strides, l.offset), l.text);
+  l.tensor = Get(cand, calls::as_strided(cand, base, sizes, strides, l.offset), l.text);
   return l;
 }
 
@@ -67,13 +67,13 @@ struct RandomAdd {
   TensorHandle result;
   TensorMeta result_meta;
 };
-inline RandomAdd AddRandomLayouts(int max_steps) {
-  Chain a = RandomChain(max_steps, false);
-  const TensorMeta ma = MetaOf(a.tensor);
-  Layout b = RandomBroadcastLayout(ma.sizes, a.dtype);
+inline RandomAdd AddRandomLayouts(Candidate& cand, int max_steps) {
+  Chain a = RandomChain(cand, max_steps, false);
+  const TensorMeta ma = MetaOf(cand, a.tensor);
+  Layout b = RandomBroadcastLayout(cand, ma.sizes, a.dtype);
   std::string call = "add(" + Describe(a) + ", " + b.text + ")";
-  const TensorHandle r = Get(calls::binary(CurrentCandidate(), BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)), call);
-  return RandomAdd{std::move(call), std::move(a), ma, std::move(b), r, MetaOf(r)};
+  const TensorHandle r = Get(cand, calls::binary(cand, BinaryOp::kAdd, a.tensor, b.tensor, Scalar::Int(1)), call);
+  return RandomAdd{std::move(call), std::move(a), ma, std::move(b), r, MetaOf(cand, r)};
 }
 
 // Strides that are a dense layout of `sizes` under some order of the dimensions.

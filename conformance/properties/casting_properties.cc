@@ -38,34 +38,33 @@ const std::vector<Rejected> kRejected = {TCTS_CASTING_REJECTED_INPLACE(TCTS_REJE
 
 // The rejected operations whose two dtypes the candidate declares: what the property draws
 // from (NOT_SUPPORTED, naming the undeclared dtypes, when there is none).
-std::vector<Rejected> DeclaredRejected() {
+std::vector<Rejected> DeclaredRejected(Candidate& cand) {
   std::vector<Rejected> declared;
   std::vector<DType> named;
   for (const Rejected& r : kRejected) {
-    if (CurrentCandidate().supports_dtype(r.self) && CurrentCandidate().supports_dtype(r.other)) declared.push_back(r);
+    if (cand.supports_dtype(r.self) && cand.supports_dtype(r.other)) declared.push_back(r);
     named.insert(named.end(), {r.self, r.other});
   }
-  if (declared.empty()) prop::NoDeclaredDType(prop::UndeclaredOf(named));
+  if (declared.empty()) prop::NoDeclaredDType(prop::UndeclaredOf(cand, named));
   return declared;
 }
 
 TCTS_PROPERTY(CastingProperties, RejectedInplaceLeavesDestinationUnchanged) {
-  const Rejected r = *rc::gen::elementOf(DeclaredRejected());
+  const Rejected r = *rc::gen::elementOf(DeclaredRejected(cand));
   const std::vector<std::int64_t> shape = *prop::Shape();
-  const Operand self = prop::RandomOperand({OperandKind::kTensor, r.self, Scalar::Kind::kInt}, shape);
-  const Operand other = prop::RandomOperand({OperandKind::kTensor, r.other, Scalar::Kind::kInt}, shape);
-  Candidate& cand = CurrentCandidate();
+  const Operand self = prop::RandomOperand(cand, {OperandKind::kTensor, r.self, Scalar::Kind::kInt}, shape);
+  const Operand other = prop::RandomOperand(cand, {OperandKind::kTensor, r.other, Scalar::Kind::kInt}, shape);
   const TensorHandle dest = std::get<TensorHandle>(self);
   // The destination's values are read before the call only where they can be: the rejection
   // itself (the casting rule) is judged without them.
-  const bool readable = prop::ValuesReadable("the destination's values after the rejection");
-  const std::vector<Scalar> before = readable ? prop::ValuesOf(dest) : std::vector<Scalar>{};
+  const bool readable = prop::ValuesReadable(cand, "the destination's values after the rejection");
+  const std::vector<Scalar> before = readable ? prop::ValuesOf(cand, dest) : std::vector<Scalar>{};
   auto s = calls::binary_inplace(cand, r.op, dest, other, Scalar::Int(1));
   const std::string call =
       std::string("tensor:") + DTypeName(r.self) + "." + BinaryOpName(r.op) + "_(tensor:" + DTypeName(r.other) + ")";
-  prop::Usable(s, call);
+  prop::Usable(cand, s, call);
   prop::Expect(!s.ok(), call, "an error (the result's dtype cannot be cast to the destination's)", "success");
-  if (readable) prop::ExpectEqual(call + " after its error", "the destination's values unchanged", before, prop::ValuesOf(dest));
+  if (readable) prop::ExpectEqual(call + " after its error", "the destination's values unchanged", before, prop::ValuesOf(cand, dest));
 }
 
 // Every row of the table has its property above.

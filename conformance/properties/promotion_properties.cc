@@ -38,11 +38,11 @@ const std::vector<BinaryOp> kOps = {
 
 // The documented dtypes the candidate declares: what every dtype of these properties is drawn
 // from (NOT_SUPPORTED, naming the twelve, when it declares none).
-std::vector<DType> DTypes() { return prop::Drawable(DocumentedDTypes()); }
+std::vector<DType> DTypes(Candidate& cand) { return prop::Drawable(cand, DocumentedDTypes()); }
 
-rc::Gen<OperandSpec> AnyOperand() {
+rc::Gen<OperandSpec> AnyOperand(Candidate& cand) {
   return rc::gen::apply([](OperandKind k, DType d, Scalar::Kind s) { return OperandSpec{k, d, s}; },
-                        rc::gen::elementOf(kKinds), rc::gen::elementOf(DTypes()), rc::gen::elementOf(kScalarKinds));
+                        rc::gen::elementOf(kKinds), rc::gen::elementOf(DTypes(cand)), rc::gen::elementOf(kScalarKinds));
 }
 
 std::string Call(const char* f, const OperandSpec& a, const OperandSpec& b) {
@@ -50,28 +50,28 @@ std::string Call(const char* f, const OperandSpec& a, const OperandSpec& b) {
 }
 
 TCTS_PROPERTY(PromotionProperties, PromoteTypesIsCommutative) {
-  const DType a = *rc::gen::elementOf(DTypes());
-  const DType b = *rc::gen::elementOf(DTypes());
+  const DType a = *rc::gen::elementOf(DTypes(cand));
+  const DType b = *rc::gen::elementOf(DTypes(cand));
   // Every two documented dtypes promote (spec/promotion.toml's matrix has no empty cell).
-  const DType ab = prop::Get(calls::promote_types(CurrentCandidate(), a, b),
+  const DType ab = prop::Get(cand, calls::promote_types(cand, a, b),
                              std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(b) + ")");
-  const DType ba = prop::Get(calls::promote_types(CurrentCandidate(), b, a),
+  const DType ba = prop::Get(cand, calls::promote_types(cand, b, a),
                              std::string("promote_types(") + DTypeName(b) + ", " + DTypeName(a) + ")");
   prop::ExpectEqual(std::string("promote_types(") + DTypeName(b) + ", " + DTypeName(a) + ")",
                     "promote_types(" + std::string(DTypeName(a)) + ", " + DTypeName(b) + ")'s answer", ab, ba);
 }
 
 TCTS_PROPERTY(PromotionProperties, PromoteTypesIsIdempotent) {
-  const DType a = *rc::gen::elementOf(DTypes());
-  const DType aa = prop::Get(calls::promote_types(CurrentCandidate(), a, a),
+  const DType a = *rc::gen::elementOf(DTypes(cand));
+  const DType aa = prop::Get(cand, calls::promote_types(cand, a, a),
                              std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(a) + ")");
   prop::ExpectEqual(std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(a) + ")", "the dtype itself", a, aa);
 }
 
 TCTS_PROPERTY(PromotionProperties, PromoteTypesCategoryIsTheHigher) {
-  const DType a = *rc::gen::elementOf(DTypes());
-  const DType b = *rc::gen::elementOf(DTypes());
-  const DType r = prop::Get(calls::promote_types(CurrentCandidate(), a, b),
+  const DType a = *rc::gen::elementOf(DTypes(cand));
+  const DType b = *rc::gen::elementOf(DTypes(cand));
+  const DType r = prop::Get(cand, calls::promote_types(cand, a, b),
                             std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(b) + ")");
   const Category want = std::max(DTypeCategory(a), DTypeCategory(b));
   prop::Expect(DTypeCategory(r) == want, std::string("promote_types(") + DTypeName(a) + ", " + DTypeName(b) + ")",
@@ -81,11 +81,11 @@ TCTS_PROPERTY(PromotionProperties, PromoteTypesCategoryIsTheHigher) {
 
 // The operand `o` holding the row value (OperandValue: 3 or 2, true for bool) in every
 // element; dimensioned tensors take `shape`.
-Operand FixedOperand(const OperandSpec& o, bool first, const std::vector<std::int64_t>& shape) {
+Operand FixedOperand(Candidate& cand, const OperandSpec& o, bool first, const std::vector<std::int64_t>& shape) {
   const Scalar value = OperandValue(o, first);
   if (o.kind == OperandKind::kScalar) return value;
   const std::vector<std::int64_t> sizes = o.kind == OperandKind::kTensor ? shape : std::vector<std::int64_t>{};
-  return prop::MakeTensor(sizes, o.dtype, std::vector<Scalar>(static_cast<std::size_t>(Numel(sizes)), value));
+  return prop::MakeTensor(cand, sizes, o.dtype, std::vector<Scalar>(static_cast<std::size_t>(Numel(sizes)), value));
 }
 
 // result_type, and the result dtype of add/sub/mul/div (or the kind of its error), are the
@@ -93,22 +93,21 @@ Operand FixedOperand(const OperandSpec& o, bool first, const std::vector<std::in
 // the range of the other operand's dtype (prop::ValueFor: uint8 tensor + 300, float16 tensor +
 // 1e5, int8 tensor + zero-dim int64 2^40, ...), where a value-based promotion would widen.
 TCTS_PROPERTY(PromotionProperties, ResultTypeIgnoresValues) {
-  const OperandSpec a = *AnyOperand(), b = *AnyOperand();
+  const OperandSpec a = *AnyOperand(cand), b = *AnyOperand(cand);
   const BinaryOp op = *rc::gen::elementOf(kOps);
   const std::vector<std::int64_t> shape = *prop::Shape();
-  const Operand fa = FixedOperand(a, true, shape), fb = FixedOperand(b, false, shape);
-  const Operand ra = prop::RandomOperand(a, shape), rb = prop::RandomOperand(b, shape);
-  Candidate& cand = CurrentCandidate();
+  const Operand fa = FixedOperand(cand, a, true, shape), fb = FixedOperand(cand, b, false, shape);
+  const Operand ra = prop::RandomOperand(cand, a, shape), rb = prop::RandomOperand(cand, b, shape);
   // result_type answers for any two operands (it is the op that may reject them).
-  const DType want = prop::Get(calls::result_type(cand, fa, fb), Call("result_type", a, b) + " of the row values");
-  const DType got = prop::Get(calls::result_type(cand, ra, rb), Call("result_type", a, b) + " of random values");
+  const DType want = prop::Get(cand, calls::result_type(cand, fa, fb), Call("result_type", a, b) + " of the row values");
+  const DType got = prop::Get(cand, calls::result_type(cand, ra, rb), Call("result_type", a, b) + " of random values");
   prop::ExpectEqual(Call("result_type", a, b) + " of random values", "the answer for the row values", want, got);
   // The op's result dtype ignores values too (its error, if any, is the same kind).
   const auto dtype_of = [&](const Operand& x, const Operand& y, const char* values) -> Result<DType> {
     const auto r = calls::binary(cand, op, x, y, Scalar::Int(1));
-    prop::Usable(r, Call(BinaryOpName(op), a, b) + values);
+    prop::Usable(cand, r, Call(BinaryOpName(op), a, b) + values);
     if (!r.ok()) return r.error();
-    return prop::MetaOf(r.value()).dtype;
+    return prop::MetaOf(cand, r.value()).dtype;
   };
   const Result<DType> op_want = dtype_of(fa, fb, " of the row values"), op_got = dtype_of(ra, rb, " of random values");
   const auto outcome = [](const Result<DType>& r) {

@@ -36,15 +36,20 @@
 // RapidCheck's verdict (harness.h, FinishProperty): a body that returns has checked its draw;
 // one that ends early — a precondition (RC_PRE, RC_DISCARD), or a feature the candidate
 // declares unsupported (prop::Usable) — has not; a failed draw fails the property.
+// The body is a draw: `cand`, the candidate it judges, is its parameter (bound to the run's
+// candidate here, the one place a property meets it), and every helper below that calls the
+// candidate takes it first.
 #define TCTS_PROP(Suite, Name, row)                                                                    \
   static const bool tcts_property_##Suite##_##Name = ::tcts::RegisterProperty(#Suite "." #Name, row);  \
-  void tcts_property_draw_##Suite##_##Name();                                                          \
+  void tcts_property_draw_##Suite##_##Name(::tcts::Candidate& cand);                                   \
   TEST(Suite, Name) {                                                                                  \
     ::tcts::StartProperty();                                                                           \
-    ::rc::detail::checkGTest([] { ::tcts::prop::RunDraw(&tcts_property_draw_##Suite##_##Name); });    \
+    ::tcts::Candidate& candidate = ::tcts::CurrentCandidate();                                         \
+    ::rc::detail::checkGTest(                                                                          \
+        [&candidate] { ::tcts::prop::RunDraw(&tcts_property_draw_##Suite##_##Name, candidate); });     \
     ::tcts::FinishProperty();                                                                          \
   }                                                                                                    \
-  void tcts_property_draw_##Suite##_##Name()
+  void tcts_property_draw_##Suite##_##Name(::tcts::Candidate& cand)
 
 // ---------------------------------------------------------------- property rows
 // A suite's generated table lists its properties as _(Name, "case id", "clause", "statement",
@@ -76,10 +81,10 @@ namespace tcts::prop {
 struct EndDraw {};
 
 // Runs one draw of a property body and reports how it ended (harness.h).
-inline void RunDraw(void (*body)()) {
+inline void RunDraw(void (*body)(Candidate&), Candidate& cand) {
   if (!PropertyNotSupportedCall().empty()) return;  // decided: NOT_SUPPORTED; no draw can check more
   try {
-    body();
+    body(cand);
   } catch (const EndDraw&) {
     return;
   } catch (const rc::detail::CaseResult& r) {
@@ -97,8 +102,8 @@ inline void RunDraw(void (*body)()) {
 // declared unsupported that answered NotSupported makes the property NOT_SUPPORTED and ends
 // the draw; NotSupported from a feature declared supported, or any other answer from one
 // declared unsupported, fails the draw.
-inline void Usable(Feature feature, const char* op, const Error* error, const std::string& call) {
-  Case c(RowMeta{"", "", "property", "", "", ""}, CurrentCandidate());
+inline void Usable(Candidate& cand, Feature feature, const char* op, const Error* error, const std::string& call) {
+  Case c(RowMeta{"", "", "property", "", "", ""}, cand);
   if (c.Usable(feature, op, error, call)) return;
   if (c.not_supported()) {
     PropertyNotSupported(call, feature);
@@ -107,38 +112,38 @@ inline void Usable(Feature feature, const char* op, const Error* error, const st
   RC_FAIL(c.MismatchText());
 }
 template <class T>
-void Usable(const Called<T>& r, const std::string& call) {
-  Usable(r.feature(), r.op(), r.ok() ? nullptr : &r.error(), call);
+void Usable(Candidate& cand, const Called<T>& r, const std::string& call) {
+  Usable(cand, r.feature(), r.op(), r.ok() ? nullptr : &r.error(), call);
 }
 
 // What a property is about, said at the top of its body before anything is drawn: when the
 // candidate does not declare one of `ops` (Candidate::supports_op), the property is
 // NOT_SUPPORTED naming it, whatever the seed, and the draw ends. A call the property makes
 // only sometimes (a sub-check) asks OpDeclared instead and skips it.
-inline bool OpDeclared(const char* op) { return CurrentCandidate().supports_op(op); }
-inline void Needs(std::initializer_list<const char*> ops) {
+inline bool OpDeclared(Candidate& cand, const char* op) { return cand.supports_op(op); }
+inline void Needs(Candidate& cand, std::initializer_list<const char*> ops) {
   for (const char* op : ops) {
-    if (OpDeclared(op)) continue;
+    if (OpDeclared(cand, op)) continue;
     PropertyNotSupported(std::string(op) + " (not declared)", FeatureOfOp(op).value_or(Feature::kTensors));
     throw EndDraw{};
   }
 }
 // The same for an answer feature the property is about (strides: the layouts an op gives).
-inline void Needs(Feature feature) {
-  if (CurrentCandidate().supports(feature)) return;
+inline void Needs(Candidate& cand, Feature feature) {
+  if (cand.supports(feature)) return;
   PropertyNotSupported(std::string(FeatureName(feature)) + " (declared unsupported)", feature);
   throw EndDraw{};
 }
 
 // The value of a call that must succeed: Usable, then any error fails the draw.
 template <class T>
-T Get(Called<T> r, const std::string& call) {
-  Usable(r, call);
+T Get(Candidate& cand, Called<T> r, const std::string& call) {
+  Usable(cand, r, call);
   if (!r.ok()) RC_FAIL(call + ": expected an answer, observed " + Describe(r.error()));
   return std::move(r.value());
 }
-inline void Get(const Called<void>& s, const std::string& call) {
-  Usable(s, call);
+inline void Get(Candidate& cand, const Called<void>& s, const std::string& call) {
+  Usable(cand, s, call);
   if (!s.ok()) RC_FAIL(call + ": expected success, observed " + Describe(s.error()));
 }
 
@@ -173,18 +178,18 @@ inline void Settle(const Case& c) {
 // from the whole list, so its draws for a seed are exactly what they were without the filter.
 
 // The dtypes of `from` the candidate declares, in their order.
-inline std::vector<DType> DeclaredOf(const std::vector<DType>& from) {
+inline std::vector<DType> DeclaredOf(Candidate& cand, const std::vector<DType>& from) {
   std::vector<DType> declared;
   for (DType d : from)
-    if (CurrentCandidate().supports_dtype(d)) declared.push_back(d);
+    if (cand.supports_dtype(d)) declared.push_back(d);
   return declared;
 }
 
 // The dtypes of `from` the candidate does not declare, once each, in their order.
-inline std::vector<DType> UndeclaredOf(const std::vector<DType>& from) {
+inline std::vector<DType> UndeclaredOf(Candidate& cand, const std::vector<DType>& from) {
   std::vector<DType> missing;
   for (DType d : from)
-    if (!CurrentCandidate().supports_dtype(d) && std::find(missing.begin(), missing.end(), d) == missing.end())
+    if (!cand.supports_dtype(d) && std::find(missing.begin(), missing.end(), d) == missing.end())
       missing.push_back(d);
   return missing;
 }
@@ -198,42 +203,42 @@ inline std::vector<DType> UndeclaredOf(const std::vector<DType>& from) {
 
 // The declared dtypes of `from`, to draw from (never empty: when none is declared, the property
 // is NOT_SUPPORTED naming them all and the draw ends).
-inline std::vector<DType> Drawable(const std::vector<DType>& from) {
-  std::vector<DType> declared = DeclaredOf(from);
-  if (declared.empty()) NoDeclaredDType(UndeclaredOf(from));
+inline std::vector<DType> Drawable(Candidate& cand, const std::vector<DType>& from) {
+  std::vector<DType> declared = DeclaredOf(cand, from);
+  if (declared.empty()) NoDeclaredDType(UndeclaredOf(cand, from));
   return declared;
 }
 
 // The calls nearly every property makes, each as Get.
 // A candidate with strides answers one per dimension (PROTOCOL.md "Strides"); one without them
 // answers [], which only a property that declares it needs no strides reads past (Needs).
-inline TensorMeta MetaOf(const TensorHandle& t) {
-  TensorMeta m = Get(calls::meta(CurrentCandidate(), t), "meta()");
-  if (m.layout == Layout::kStrided && m.strides.size() != m.sizes.size() && CurrentCandidate().supports(Feature::kStrides)) {
+inline TensorMeta MetaOf(Candidate& cand, const TensorHandle& t) {
+  TensorMeta m = Get(cand, calls::meta(cand, t), "meta()");
+  if (m.layout == Layout::kStrided && m.strides.size() != m.sizes.size() && cand.supports(Feature::kStrides)) {
     RC_FAIL("meta(): expected one stride per dimension (" + std::to_string(m.sizes.size()) + "), observed " + Str(m.strides));
   }
   return m;
 }
-inline std::vector<Scalar> ValuesOf(const TensorHandle& t) { return Get(calls::values(CurrentCandidate(), t), "values()"); }
+inline std::vector<Scalar> ValuesOf(Candidate& cand, const TensorHandle& t) { return Get(cand, calls::values(cand, t), "values()"); }
 // Whether the candidate's values can be read (Feature::kValues). When they cannot, the
 // property's values check is NOT_SUPPORTED by itself, `what` named among its skipped checks,
 // and the draw goes on to judge the rest (dtype, sizes, strides, storage): call it before each
 // comparison of values.
-inline bool Checkable(Check kind, const std::string& what) {
-  Case c(RowMeta{"", "", "property", "", "", ""}, CurrentCandidate());
+inline bool Checkable(Candidate& cand, Check kind, const std::string& what) {
+  Case c(RowMeta{"", "", "property", "", "", ""}, cand);
   const bool can = c.Can(kind, what);
   PropertyChecks(c.Verdicts());
   return can;
 }
-inline bool ValuesReadable(const std::string& what) { return Checkable(Check::kValues, what); }
+inline bool ValuesReadable(Candidate& cand, const std::string& what) { return Checkable(cand, Check::kValues, what); }
 // Whether the candidate's strides and storage offsets mean something (Feature::kStrides): the
 // same, for a comparison of strides or offsets in a property that judges more than them.
-inline bool StridesReadable(const std::string& what) { return Checkable(Check::kStrides, what); }
-inline StorageInfo StorageOf(const TensorHandle& t) {
-  return Get(calls::storage(CurrentCandidate(), t), "storage()");
+inline bool StridesReadable(Candidate& cand, const std::string& what) { return Checkable(cand, Check::kStrides, what); }
+inline StorageInfo StorageOf(Candidate& cand, const TensorHandle& t) {
+  return Get(cand, calls::storage(cand, t), "storage()");
 }
-inline TensorHandle MakeTensor(const std::vector<std::int64_t>& sizes, DType dtype, const std::vector<Scalar>& values) {
-  return Get(calls::make_tensor(CurrentCandidate(), sizes, dtype, values),
+inline TensorHandle MakeTensor(Candidate& cand, const std::vector<std::int64_t>& sizes, DType dtype, const std::vector<Scalar>& values) {
+  return Get(cand, calls::make_tensor(cand, sizes, dtype, values),
              "make_tensor(" + Str(sizes) + ", " + DTypeName(dtype) + ")");
 }
 
@@ -366,12 +371,12 @@ inline rc::Gen<std::vector<std::int64_t>> Shape() {
 // Builds the operand on the current candidate with random values. Dimensioned tensors
 // take `shape`; zero-dim tensors and scalars have none. A tensor that cannot be made fails
 // the draw (MakeTensor), unless the candidate declares no tensors.
-inline Operand RandomOperand(const OperandSpec& o, const std::vector<std::int64_t>& shape) {
+inline Operand RandomOperand(Candidate& cand, const OperandSpec& o, const std::vector<std::int64_t>& shape) {
   if (o.kind == OperandKind::kScalar) return Operand(*ScalarOf(o.scalar_kind));
   const std::vector<std::int64_t> sizes = o.kind == OperandKind::kTensor ? shape : std::vector<std::int64_t>{};
   const auto values =
       *rc::gen::container<std::vector<Scalar>>(static_cast<std::size_t>(Numel(sizes)), ValueFor(o.dtype));
-  return Operand(MakeTensor(sizes, o.dtype, values));
+  return Operand(MakeTensor(cand, sizes, o.dtype, values));
 }
 
 // "ok dtype" or "ErrorKind": what an answer says about dtypes, values aside.

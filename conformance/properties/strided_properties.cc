@@ -75,8 +75,8 @@ RowMeta Drawn(const RowMeta& row, const char* text) {
 
 // Every view shows the elements the model says, at storage[offset + sum(stride * index)].
 TCTS_PROPERTY(StridedProperties, ViewChainsMatchTheLogicalModelAndTheAddressFormula) {
-  const prop::Chain chain = prop::RandomChain(5, true);
-  Case c(Drawn(kPropertyRow_ViewChainsMatchTheLogicalModelAndTheAddressFormula, "random view chain"), CurrentCandidate());
+  const prop::Chain chain = prop::RandomChain(cand, 5, true);
+  Case c(Drawn(kPropertyRow_ViewChainsMatchTheLogicalModelAndTheAddressFormula, "random view chain"), cand);
   const auto got = ReadValues(c, chain.tensor, prop::Describe(chain));
   if (got) ExpectEq(c, Check::kValues, prop::Describe(chain) + " values", prop::ModelValues(chain.model, chain.dtype), *got);
   CheckAddressFormula(c, chain.tensor, prop::Describe(chain));
@@ -86,22 +86,21 @@ TCTS_PROPERTY(StridedProperties, ViewChainsMatchTheLogicalModelAndTheAddressForm
 // Views never copy: the chain's result shares the base's storage, and reshape copies exactly
 // when view() of the same shape fails.
 TCTS_PROPERTY(StridedProperties, ViewsShareStorageAndReshapeCopiesOnlyWhenViewFails) {
-  prop::Needs({"storage"});
-  const prop::Chain chain = prop::RandomChain(5, false);
-  Candidate& cand = CurrentCandidate();
-  const StorageInfo a = prop::StorageOf(chain.base);
-  prop::Expect(prop::StorageOf(chain.tensor).id == a.id, prop::Describe(chain), "the base's storage (a view)",
+  prop::Needs(cand, {"storage"});
+  const prop::Chain chain = prop::RandomChain(cand, 5, false);
+  const StorageInfo a = prop::StorageOf(cand, chain.base);
+  prop::Expect(prop::StorageOf(cand, chain.tensor).id == a.id, prop::Describe(chain), "the base's storage (a view)",
                "another storage");
   // reshape to a random factorisation: a view exactly when view() works (where both are declared).
-  if (!prop::OpDeclared("view") || !prop::OpDeclared("reshape")) return;
-  const std::optional<prop::ModelStep> drawn = prop::RandomStep(chain.model, true);
+  if (!prop::OpDeclared(cand, "view") || !prop::OpDeclared(cand, "reshape")) return;
+  const std::optional<prop::ModelStep> drawn = prop::RandomStep(cand, chain.model, true);
   if (!drawn || drawn->step.kind != ViewKind::kReshape) return;
   const prop::ModelStep& m = *drawn;
   const std::string call = prop::Describe(chain) + "." + ToString(m.step);
   auto viewed = calls::view(cand, chain.tensor, m.step.args.vec());
-  prop::Usable(viewed, call + " as view()");
-  const TensorHandle reshaped = prop::Get(calls::reshape(cand, chain.tensor, m.step.args.vec()), call);
-  const bool shares = prop::StorageOf(reshaped).id == a.id;
+  prop::Usable(cand, viewed, call + " as view()");
+  const TensorHandle reshaped = prop::Get(cand, calls::reshape(cand, chain.tensor, m.step.args.vec()), call);
+  const bool shares = prop::StorageOf(cand, reshaped).id == a.id;
   prop::Expect(viewed.ok() == shares, call,
                viewed.ok() ? "a view (view() of the shape worked)" : "a copy (view() of the shape was refused)",
                shares ? "a view of the base's storage" : "a copy");
@@ -113,17 +112,16 @@ TCTS_PROPERTY(StridedProperties, ViewsShareStorageAndReshapeCopiesOnlyWhenViewFa
 
 // Writing one element through a view is visible through the base and every other view of it.
 TCTS_PROPERTY(StridedProperties, WritesThroughAViewAreVisibleEverywhere) {
-  prop::Needs({"write_element"});
-  const prop::Chain chain = prop::RandomChain(4, false);
+  prop::Needs(cand, {"write_element"});
+  const prop::Chain chain = prop::RandomChain(cand, 4, false);
   RC_PRE(!chain.model.ids.empty());
   const std::size_t k = *rc::gen::inRange<std::size_t>(0, chain.model.ids.size());
   const std::int64_t id = chain.model.ids[k];
   const auto index = Indices(chain.model.sizes)[k];
-  Candidate& cand = CurrentCandidate();
-  prop::Get(calls::write_element(cand, chain.tensor, index, FixtureValue(chain.dtype, -1)),
+  prop::Get(cand, calls::write_element(cand, chain.tensor, index, FixtureValue(chain.dtype, -1)),
             prop::Describe(chain) + Str(index) + " = -1");
-  Case c(Drawn(kPropertyRow_WritesThroughAViewAreVisibleEverywhere, "write through a view"), CurrentCandidate());
-  prop::Logical base_model = prop::Iota(prop::MetaOf(chain.base).sizes);
+  Case c(Drawn(kPropertyRow_WritesThroughAViewAreVisibleEverywhere, "write through a view"), cand);
+  prop::Logical base_model = prop::Iota(prop::MetaOf(cand, chain.base).sizes);
   for (std::int64_t& v : base_model.ids) v = v == id ? -1 : v;
   prop::Logical view_model = chain.model;
   for (std::int64_t& v : view_model.ids) v = v == id ? -1 : v;
@@ -136,14 +134,13 @@ TCTS_PROPERTY(StridedProperties, WritesThroughAViewAreVisibleEverywhere) {
 // by the spec's formula, size-1 dimensions aside (and, for contiguous_format, whenever the
 // tensor is empty).
 TCTS_PROPERTY(StridedProperties, IsContiguousAgreesWithItsDefinition) {
-  prop::Needs({"is_contiguous"});
-  prop::Needs(Feature::kStrides);  // it is about the strides an op gives
-  const prop::Chain chain = prop::RandomChain(4, false);
-  Candidate& cand = CurrentCandidate();
-  const TensorMeta meta = prop::MetaOf(chain.tensor);
+  prop::Needs(cand, {"is_contiguous"});
+  prop::Needs(cand, Feature::kStrides);  // it is about the strides an op gives
+  const prop::Chain chain = prop::RandomChain(cand, 4, false);
+  const TensorMeta meta = prop::MetaOf(cand, chain.tensor);
   for (const FormatRule& f : kFormats) {
     const std::string call = prop::Describe(chain) + ".is_contiguous(" + MemoryFormatName(f.format) + ")";
-    const bool got = prop::Get(calls::is_contiguous(cand, chain.tensor, f.format), call);
+    const bool got = prop::Get(cand, calls::is_contiguous(cand, chain.tensor, f.format), call);
     if (got != f.Contiguous(meta)) {
       RC_FAIL(call + " is " + Str(got) + " for sizes " + Str(meta.sizes) + ", strides " + Str(meta.strides) + " (" +
               f.id + (f.Fits(meta.sizes.size()) ? ": strides " + Str(f.Strides(meta.sizes)) : ": another rank") + ")");
@@ -153,49 +150,47 @@ TCTS_PROPERTY(StridedProperties, IsContiguousAgreesWithItsDefinition) {
 
 // clone(preserve_format) of a dense, non-overlapping tensor keeps its exact strides.
 TCTS_PROPERTY(StridedProperties, ClonePreservesTheStridesOfADenseTensor) {
-  prop::Needs({"permute", "clone", "storage"});
-  prop::Needs(Feature::kStrides);  // it is about the strides an op gives
-  Candidate& cand = CurrentCandidate();
+  prop::Needs(cand, {"permute", "clone", "storage"});
+  prop::Needs(cand, Feature::kStrides);  // it is about the strides an op gives
   std::vector<std::int64_t> sizes = *prop::StridedShape();
   std::vector<std::int64_t> dims(sizes.size());
   std::iota(dims.begin(), dims.end(), 0);
   for (std::size_t k = dims.size(); k > 1; --k) std::swap(dims[k - 1], dims[*rc::gen::inRange<std::size_t>(0, k)]);
-  const TensorHandle base = prop::MakeTensor(sizes, prop::DeclaredFixtureDType(), IotaValues(Numel(sizes)));
+  const TensorHandle base = prop::MakeTensor(cand, sizes, prop::DeclaredFixtureDType(cand), IotaValues(Numel(sizes)));
   // dense, in a random dimension order
-  const TensorHandle dense = prop::Get(calls::permute(cand, base, dims), "base.permute(" + Str(dims) + ")");
-  const TensorHandle copy = prop::Get(calls::clone(cand, dense, MemoryFormat::kPreserve),
+  const TensorHandle dense = prop::Get(cand, calls::permute(cand, base, dims), "base.permute(" + Str(dims) + ")");
+  const TensorHandle copy = prop::Get(cand, calls::clone(cand, dense, MemoryFormat::kPreserve),
                                       "base.permute(" + Str(dims) + ").clone(preserve_format)");
   const std::string call = "base.permute(" + Str(dims) + ").clone(preserve_format)";
-  prop::ExpectEqual(call, "the input's strides", prop::MetaOf(dense).strides, prop::MetaOf(copy).strides);
-  if (prop::ValuesReadable("the copy's values")) {
-    prop::ExpectEqual(call, "the input's values", prop::ValuesOf(dense), prop::ValuesOf(copy));
+  prop::ExpectEqual(call, "the input's strides", prop::MetaOf(cand, dense).strides, prop::MetaOf(cand, copy).strides);
+  if (prop::ValuesReadable(cand, "the copy's values")) {
+    prop::ExpectEqual(call, "the input's values", prop::ValuesOf(cand, dense), prop::ValuesOf(cand, copy));
   }
-  prop::Expect(prop::StorageOf(copy).id != prop::StorageOf(base).id, call, "a new storage", "the input's storage");
+  prop::Expect(prop::StorageOf(cand, copy).id != prop::StorageOf(cand, base).id, call, "a new storage", "the input's storage");
 }
 
 // contiguous(fmt) is fmt-contiguous (by the spec's formula) and equal in value; an
 // fmt-contiguous input comes back as itself.
 TCTS_PROPERTY(StridedProperties, ContiguousIsFormatContiguousAndValueEqual) {
-  prop::Needs({"contiguous", "storage"});
-  prop::Needs(Feature::kStrides);  // it is about the strides an op gives
-  const prop::Chain chain = prop::RandomChain(4, false);
-  Candidate& cand = CurrentCandidate();
-  const TensorMeta meta = prop::MetaOf(chain.tensor);
+  prop::Needs(cand, {"contiguous", "storage"});
+  prop::Needs(cand, Feature::kStrides);  // it is about the strides an op gives
+  const prop::Chain chain = prop::RandomChain(cand, 4, false);
+  const TensorMeta meta = prop::MetaOf(cand, chain.tensor);
   std::vector<FormatRule> fits;
   for (const FormatRule& f : kFormats)
     if (f.Fits(meta.sizes.size())) fits.push_back(f);
   const FormatRule format = *rc::gen::elementOf(fits);
   const bool was = format.Contiguous(meta);
   const std::string call = prop::Describe(chain) + ".contiguous(" + MemoryFormatName(format.format) + ")";
-  const TensorHandle out = prop::Get(calls::contiguous(cand, chain.tensor, format.format), call);
-  const TensorMeta out_meta = prop::MetaOf(out);
+  const TensorHandle out = prop::Get(cand, calls::contiguous(cand, chain.tensor, format.format), call);
+  const TensorMeta out_meta = prop::MetaOf(cand, out);
   prop::Expect(format.Contiguous(out_meta), call,
                std::string(format.id) + "-contiguous strides " + Str(format.Strides(out_meta.sizes)),
                "strides " + Str(out_meta.strides) + " for sizes " + Str(out_meta.sizes));
-  if (prop::ValuesReadable("the copy's values")) {
-    prop::ExpectEqual(call, "the input's values", prop::ValuesOf(chain.tensor), prop::ValuesOf(out));
+  if (prop::ValuesReadable(cand, "the copy's values")) {
+    prop::ExpectEqual(call, "the input's values", prop::ValuesOf(cand, chain.tensor), prop::ValuesOf(cand, out));
   }
-  const bool same = prop::StorageOf(out).id == prop::StorageOf(chain.tensor).id;
+  const bool same = prop::StorageOf(cand, out).id == prop::StorageOf(cand, chain.tensor).id;
   prop::Expect(same == was, call,
                was ? "the input itself (it is already contiguous in that format)" : "a copy (the input is not contiguous in that format)",
                same ? "the input's storage" : "a copy");
@@ -204,19 +199,18 @@ TCTS_PROPERTY(StridedProperties, ContiguousIsFormatContiguousAndValueEqual) {
 
 // transpose(d0, d1) twice gives back the sizes, strides and offset.
 TCTS_PROPERTY(StridedProperties, TransposingTwiceRestoresTheGeometry) {
-  prop::Needs({"transpose"});
-  const prop::Chain chain = prop::RandomChain(4, false);
-  Candidate& cand = CurrentCandidate();
-  const TensorMeta before = prop::MetaOf(chain.tensor);
+  prop::Needs(cand, {"transpose"});
+  const prop::Chain chain = prop::RandomChain(cand, 4, false);
+  const TensorMeta before = prop::MetaOf(cand, chain.tensor);
   const std::int64_t n = std::max<std::int64_t>(static_cast<std::int64_t>(before.sizes.size()), 1);
   const std::int64_t d0 = *rc::gen::inRange<std::int64_t>(-n, n), d1 = *rc::gen::inRange<std::int64_t>(-n, n);
   const std::string call = ".transpose(" + Str(d0) + ", " + Str(d1) + ")";
-  const TensorHandle once = prop::Get(calls::transpose(cand, chain.tensor, d0, d1), prop::Describe(chain) + call);
-  const TensorHandle twice = prop::Get(calls::transpose(cand, once, d0, d1), prop::Describe(chain) + call + call);
-  const TensorMeta after = prop::MetaOf(twice);
+  const TensorHandle once = prop::Get(cand, calls::transpose(cand, chain.tensor, d0, d1), prop::Describe(chain) + call);
+  const TensorHandle twice = prop::Get(cand, calls::transpose(cand, once, d0, d1), prop::Describe(chain) + call + call);
+  const TensorMeta after = prop::MetaOf(cand, twice);
   const std::string twice_call = prop::Describe(chain) + call + call;
   prop::ExpectEqual(twice_call, "the sizes before", before.sizes, after.sizes);
-  if (prop::StridesReadable("the strides and offset after transposing twice")) {
+  if (prop::StridesReadable(cand, "the strides and offset after transposing twice")) {
     prop::ExpectEqual(twice_call, "the strides before", before.strides, after.strides);
     prop::ExpectEqual(twice_call, "the storage offset before", before.storage_offset, after.storage_offset);
   }
@@ -226,11 +220,10 @@ TCTS_PROPERTY(StridedProperties, TransposingTwiceRestoresTheGeometry) {
 // storage, view() of another numel, select() past the end.
 TCTS_PROPERTY(StridedProperties, InvalidViewRequestsAreErrors) {
   // Each request is checked where its op is declared; the property is about all three.
-  const bool strided = prop::OpDeclared("as_strided"), viewing = prop::OpDeclared("view"), selecting = prop::OpDeclared("select");
-  if (!strided && !viewing && !selecting) prop::Needs({"as_strided"});
-  Candidate& cand = CurrentCandidate();
+  const bool strided = prop::OpDeclared(cand, "as_strided"), viewing = prop::OpDeclared(cand, "view"), selecting = prop::OpDeclared(cand, "select");
+  if (!strided && !viewing && !selecting) prop::Needs(cand, {"as_strided"});
   const std::int64_t numel = *rc::gen::inRange<std::int64_t>(1, 30);
-  const TensorHandle base = prop::MakeTensor({numel}, prop::DeclaredFixtureDType(), IotaValues(numel));
+  const TensorHandle base = prop::MakeTensor(cand, {numel}, prop::DeclaredFixtureDType(cand), IotaValues(numel));
   const std::size_t rank = *rc::gen::inRange<std::size_t>(0, 4);
   const auto sizes = *rc::gen::container<std::vector<std::int64_t>>(rank, rc::gen::inRange<std::int64_t>(0, 5));
   const auto strides = *rc::gen::container<std::vector<std::int64_t>>(rank, rc::gen::inRange<std::int64_t>(0, 8));
@@ -244,7 +237,7 @@ TCTS_PROPERTY(StridedProperties, InvalidViewRequestsAreErrors) {
     auto v = calls::as_strided(cand, base, sizes, strides, offset);
     const std::string call = "base.as_strided(" + Str(sizes) + ", " + Str(strides) + ", " + Str(offset) + ") of " +
                              Str(numel) + " elements";
-    prop::Usable(v, call);
+    prop::Usable(cand, v, call);
     const std::string reach = "its last element at " + Str(extent - 1);
     if (fits) prop::Expect(v.ok(), call, "a view (" + reach + " fits)", v.ok() ? "a view" : Describe(v.error()));
     else prop::Expect(!v.ok() && v.error().kind == ErrorKind::kRuntimeError, call,
@@ -252,7 +245,7 @@ TCTS_PROPERTY(StridedProperties, InvalidViewRequestsAreErrors) {
   }
   if (viewing) {
     auto wrong = calls::view(cand, base, {wrong_numel});
-    prop::Usable(wrong, "base.view(" + Str(wrong_numel) + ")");
+    prop::Usable(cand, wrong, "base.view(" + Str(wrong_numel) + ")");
     // Answered first: error() of an ok answer would throw std::bad_variant_access instead of
     // saying what was answered.
     if (wrong.ok()) RC_FAIL("base.view(" + Str(wrong_numel) + ") of " + Str(numel) + " elements was answered, not refused");
@@ -261,7 +254,7 @@ TCTS_PROPERTY(StridedProperties, InvalidViewRequestsAreErrors) {
   }
   if (selecting) {
     auto sel = calls::select(cand, base, 0, past);
-    prop::Usable(sel, "base.select(0, " + Str(past) + ")");
+    prop::Usable(cand, sel, "base.select(0, " + Str(past) + ")");
     if (sel.ok()) RC_FAIL("base.select(0, " + Str(past) + ") of " + Str(numel) + " elements was answered, not refused");
     prop::Expect(sel.error().kind == ErrorKind::kIndexError, "base.select(0, " + Str(past) + ")", "IndexError",
                  Describe(sel.error()));

@@ -212,15 +212,15 @@ inline ModelStep DrawStep(const Logical& in, const std::vector<int>& kinds) {
 // has its transposes checked).
 inline const char* const kChainOps[] = {"t", "transpose", "permute", "narrow", "slice", "select",
                                         "expand", "unsqueeze", "squeeze", "reshape"};
-inline bool AnyChainOpDeclared(bool allow_reshape) {
+inline bool AnyChainOpDeclared(Candidate& cand, bool allow_reshape) {
   for (int k = 0; k < (allow_reshape ? 10 : 9); ++k)
-    if (OpDeclared(kChainOps[k])) return true;
+    if (OpDeclared(cand, kChainOps[k])) return true;
   return false;
 }
 
 // A random valid step on `in`, of an op the candidate declares, and the model's result;
 // nullopt when no declared op applies to `in`. `allow_reshape`: reshape may copy.
-inline std::optional<ModelStep> RandomStep(const Logical& in, bool allow_reshape) {
+inline std::optional<ModelStep> RandomStep(Candidate& cand, const Logical& in, bool allow_reshape) {
   const std::size_t n = in.sizes.size();
   std::vector<int> candidates = {1, 2, 6, 7};  // transpose, permute, expand, unsqueeze
   if (n <= 2) candidates.push_back(0);         // t
@@ -230,7 +230,7 @@ inline std::optional<ModelStep> RandomStep(const Logical& in, bool allow_reshape
   std::vector<int> kinds;
   for (int k : candidates) {
     // select on an empty dimension narrows it to nothing instead (below): it needs narrow too.
-    if (OpDeclared(kChainOps[k]) && (k != 5 || !empty_dim || OpDeclared("narrow"))) kinds.push_back(k);
+    if (OpDeclared(cand, kChainOps[k]) && (k != 5 || !empty_dim || OpDeclared(cand, "narrow"))) kinds.push_back(k);
   }
   if (kinds.empty()) return std::nullopt;
   return DrawStep(in, kinds);
@@ -247,7 +247,7 @@ inline rc::Gen<std::vector<std::int64_t>> StridedShape() {
 // of FixtureDTypes the candidate declares (int64 where it does), as for the strided suite's
 // cases (checks/strided.h). When it declares none of them, the property is NOT_SUPPORTED
 // naming them and the draw ends.
-inline DType DeclaredFixtureDType() { return Drawable(FixtureDTypes()).front(); }
+inline DType DeclaredFixtureDType(Candidate& cand) { return Drawable(cand, FixtureDTypes()).front(); }
 
 // Candidate and model side by side after a random chain of views from an iota base.
 struct Chain {
@@ -267,21 +267,21 @@ inline std::string Describe(const Chain& c) {
 // Builds a random chain of up to `max_steps` from a base in the fixture dtype, over the view ops
 // the candidate declares (none: the property is NOT_SUPPORTED, before anything is drawn). Fails
 // the draw if the candidate cannot make the base or rejects a step the rules allow.
-inline Chain RandomChain(int max_steps, bool allow_reshape) {
-  if (!AnyChainOpDeclared(allow_reshape)) Needs({"transpose"});
-  const DType dtype = DeclaredFixtureDType();
+inline Chain RandomChain(Candidate& cand, int max_steps, bool allow_reshape) {
+  if (!AnyChainOpDeclared(cand, allow_reshape)) Needs(cand, {"transpose"});
+  const DType dtype = DeclaredFixtureDType(cand);
   const std::vector<std::int64_t> sizes = *StridedShape();
-  const TensorHandle base = MakeTensor(sizes, dtype, IotaValues(Numel(sizes)));
+  const TensorHandle base = MakeTensor(cand, sizes, dtype, IotaValues(Numel(sizes)));
   Chain c{base, base, Iota(sizes), {}, dtype};
   const int steps = *rc::gen::inRange(1, max_steps + 1);
   for (int k = 0; k < steps; ++k) {
-    std::optional<ModelStep> drawn = RandomStep(c.model, allow_reshape);
+    std::optional<ModelStep> drawn = RandomStep(cand, c.model, allow_reshape);
     if (!drawn) break;  // no declared op applies to this shape: the chain ends here
     ModelStep& m = *drawn;
     if (Numel(m.result.sizes) > 4096) break;  // expand chains can grow; keep cases small
-    auto next = Apply(CurrentCandidate(), m.step, c.tensor);
+    auto next = Apply(cand, m.step, c.tensor);
     c.steps.push_back(m.step);
-    Usable(next, Describe(c));
+    Usable(cand, next, Describe(c));
     if (!next.ok()) RC_FAIL(Describe(c) + " was rejected: " + tcts::Describe(next.error()));
     c.tensor = next.value();
     c.model = std::move(m.result);
