@@ -22,8 +22,7 @@ import tempfile
 import time
 import unittest
 
-sys.path.insert(0, os.path.join(os.getcwd(), "bazel"))  # the runfiles root
-import unittest_shards  # noqa: E402
+import unittest_shards  # beside this file
 
 ROOT = os.getcwd()  # the runfiles root
 FIXTURE = os.path.join(ROOT, "conformance", "protocol", "testdata", "hostile_testee.py")

@@ -35,8 +35,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import tcts_testee  # noqa: E402
+import tcts_testee  # beside this file
 
 VECTORS = None
 

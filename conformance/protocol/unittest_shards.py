@@ -2,8 +2,7 @@
 runs a round-robin share of the module's test methods (in unittest's order), so a long Python
 test runs on N cores instead of one. Without sharding it runs them all, as unittest.main does.
 
-    sys.path.insert(0, os.path.join(os.getcwd(), "bazel"))  # the runfiles root
-    import unittest_shards
+    import unittest_shards  # beside the test (its folder is the script's: first on the path)
     ...
     if __name__ == "__main__":
         unittest_shards.main()
