@@ -134,7 +134,8 @@ class List(Type):
             c.fail(row, f"field '{field}' must have {self.length} entries, got {len(value)}")
         for i, item in enumerate(value):
             self.item.check(c, item, row, f"{field}[{i}]")
-        for key in (self.unique_key,) if isinstance(self.unique_key, str) and self.unique_key else self.unique_key:
+        keys = (self.unique_key,) if isinstance(self.unique_key, str) else self.unique_key
+        for key in filter(None, keys):
             seen: dict = {}
             for i, item in enumerate(value):
                 k = item.get(key)

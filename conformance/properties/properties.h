@@ -368,7 +368,7 @@ inline rc::Gen<std::vector<std::int64_t>> Shape() {
   return rc::gen::container<std::vector<std::int64_t>>(*rc::gen::inRange(1, 4), rc::gen::inRange<std::int64_t>(1, 4));
 }
 
-// Builds the operand on the current candidate with random values. Dimensioned tensors
+// Builds the operand on `cand` with random values. Dimensioned tensors
 // take `shape`; zero-dim tensors and scalars have none. A tensor that cannot be made fails
 // the draw (MakeTensor), unless the candidate declares no tensors.
 inline Operand RandomOperand(Candidate& cand, const OperandSpec& o, const std::vector<std::int64_t>& shape) {

@@ -298,11 +298,12 @@ class ProcessCandidate : public Candidate {
   FactCounts facts_;
 };
 
-// testee_argv's value: a JSON array of strings, the first not empty; false with *error.
+// testee_argv's value: a JSON array of strings; false with *error. (An empty program is
+// TesteePipe::Start's to refuse.)
 bool ParseArgv(const std::string& value, std::vector<std::string>* argv, std::string* error) {
   const Json j = Json::parse(value, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_array() || j.empty() || !j[0].is_string() || j[0].get<std::string>().empty()) {
-    *error = "is not a JSON array of strings starting with the program";
+  if (!j.is_array()) {
+    *error = "is not a JSON array of strings (the program, then its arguments)";
     return false;
   }
   for (const Json& word : j) {

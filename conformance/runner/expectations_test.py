@@ -16,9 +16,10 @@ import tempfile
 import time
 import unittest
 
+from conformance.tools import lint_expectations
+
 from . import expectations as ex
 from . import expectations_writer
-from conformance.tools import lint_expectations
 
 
 def entries(text, path="x.txt"):

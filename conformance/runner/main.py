@@ -83,24 +83,24 @@ import sys
 import tempfile
 import time
 
-from . import binaries
 from reports import cli
-from . import expectations as expectations_file
-from . import expected
-from . import features as features_file
-from . import isolation
 from reports import report as report_lib
 from reports import report_schema
 from reports import report_spec
 from reports import report_score
 from reports import report_terminal
+
+from . import binaries
+from . import expectations as expectations_file
+from . import expected
+from . import features as features_file
+from . import isolation
 from . import records
 from . import reporting
 from . import schedule
 from . import traces
 from .options import BUILD_ARGS, Options, UsageError, bazel_command, parse_args, rerun_base, run_command
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 EXIT_CONFORMS, EXIT_DOES_NOT_CONFORM, EXIT_USAGE, EXIT_PARTIAL, EXIT_OUTPUT = 0, 1, 2, 3, 4
 
 
