@@ -44,11 +44,12 @@ DOUBLE = Format(sys.float_info.mant_dig, sys.float_info.min_exp - 1, sys.float_i
 
 
 class ArithError(Exception):
-    """An operation the rules refuse: `cause` names the spec field holding the error."""
+    """An operation the rules refuse: `cause` names the spec field holding the error, `kind` the
+    error's kind as the spec names it."""
 
-    def __init__(self, cause: str, message: str):
+    def __init__(self, cause: str, message: str, kind: str = "RuntimeError"):
         super().__init__(message)
-        self.cause, self.message = cause, message
+        self.cause, self.message, self.kind = cause, message, kind
 
 
 # ------------------------------------------------------------------ formats
@@ -159,75 +160,219 @@ def _to_real(v, fmt: Format, via: Format | None) -> float:
     return round_to(v, fmt)
 
 
-# ------------------------------------------------------------------ IEEE arithmetic
-def _special(op: str, a: float, b: float) -> float | None:
-    """IEEE 754 results when an operand is inf or NaN, or a division by zero."""
-    if a != a or b != b:
-        return math.nan
-    if op == "div" and b == 0:
-        if a == 0:
-            return math.nan
-        return math.copysign(math.inf, math.copysign(1, a) * math.copysign(1, b))
-    if not (math.isinf(a) or math.isinf(b)):
-        return None
-    if op == "add":
-        return math.nan if math.isinf(a) and math.isinf(b) and a != b else (a if math.isinf(a) else b)
-    if op == "sub":
-        return _special("add", a, -b)
-    if op == "mul":
-        if a == 0 or b == 0:
-            return math.nan
-        return math.copysign(math.inf, math.copysign(1, a) * math.copysign(1, b))
-    # div
-    if math.isinf(a) and math.isinf(b):
-        return math.nan
-    if math.isinf(b):
-        return math.copysign(0.0, math.copysign(1, a) * math.copysign(1, b))
+# ------------------------------------------------------------------ the binary ops' arithmetic
+def _signed_inf(a: float, b: float) -> float:
+    """Infinity with the sign of a's sign times b's."""
     return math.copysign(math.inf, math.copysign(1, a) * math.copysign(1, b))
 
 
-# The binary ops whose element values this model computes (real_op, _special, complex_op,
-# Compute._op): an [[op]] row of spec/promotion.toml outside them is refused where the spec is
-# read (spec_model.py), naming the row, since its expected values would have no oracle.
-VALUE_OPS = ("add", "sub", "mul", "div")
+def _signed_zero(a: float, b: float) -> float:
+    return math.copysign(0.0, math.copysign(1, a) * math.copysign(1, b))
 
 
-def real_op(op: str, a: float, b: float, fmt: Format) -> float:
-    """a op b for doubles holding values of format fmt, rounded once to fmt."""
-    s = _special(op, a, b)
-    if s is not None:
-        return s
-    fa, fb = Fraction(a), Fraction(b)
-    exact = {"add": fa + fb, "sub": fa - fb, "mul": fa * fb, "div": fa / fb if fb else None}[op]
-    if exact == 0:
-        sa, sb = math.copysign(1, a), math.copysign(1, b)
-        if op in ("mul", "div"):
-            return math.copysign(0.0, sa * sb)
-        if op == "sub":
-            sb = -sb
-        return -0.0 if sa < 0 and sb < 0 else 0.0
-    return round_to(exact, fmt)
+class OpArith:
+    """One binary op's element arithmetic: everything the oracle knows of an [[op]] row of
+    spec/promotion.toml besides what the row says (its promotion, its refusals). A new op is one
+    subclass here, registered in OPS; an [[op]] row whose name OPS lacks is refused where the spec
+    is read (spec_model.py), naming the row, since its expected values would have no oracle.
+
+    Real values are doubles holding values of the computation's format; `exact` is the real
+    result as a rational, rounded once to the format by real_op; complex values and integers are
+    computed here too. Where a method says "not specified", the model raises and the case is not
+    generated with a value."""
+
+    def special(self, a: float, b: float) -> float | None:
+        """IEEE 754's result when an operand is infinite (or, for division, b is zero); None when
+        the exact rule applies. NaN operands are handled before (the result is NaN)."""
+        raise NotImplementedError
+
+    def exact(self, a: Fraction, b: Fraction) -> Fraction:
+        """The exact real result of finite a and b (special() returned None)."""
+        raise NotImplementedError
+
+    def zero(self, a: float, b: float) -> float:
+        """The signed zero an exact zero result has (IEEE 754 6.3)."""
+        raise NotImplementedError
+
+    def complex(self, a: complex, b: complex, fmt: Format) -> complex:
+        """a op b of complex values, each component rounded once to fmt."""
+        raise NotImplementedError
+
+    def integer(self, a: int, b: int) -> int:
+        """a op b of integers, before the dtype wraps it."""
+        raise ArithError("internal", f"integer {self.name} is not computed in an integral dtype")
+
+    def boolean(self, a: bool, b: bool) -> bool:
+        raise ArithError("internal", f"bool {self.name} is rejected before computing")
+
+    def rounding_terms(self, ar: Fraction, ai: Fraction, br: Fraction, bi: Fraction):
+        """(every intermediate value of the textbook, fused and scaled evaluations of complex
+        a op b, the result's components whose sign of zero depends on the evaluation), or None when
+        an evaluation divides by zero (rounding_free)."""
+        raise NotImplementedError
 
 
-def complex_op(op: str, a: complex, b: complex, fmt: Format) -> complex:
-    """Complex a op b rounded once per component to fmt (mul/div: from the exact value)."""
-    if op in ("add", "sub"):
-        return complex(real_op(op, a.real, b.real, fmt), real_op(op, a.imag, b.imag, fmt))
-    for x in (a.real, a.imag, b.real, b.imag):
+class Add(OpArith):
+    name = "add"
+
+    def special(self, a, b):
+        if not (math.isinf(a) or math.isinf(b)):
+            return None
+        return math.nan if math.isinf(a) and math.isinf(b) and a != b else (a if math.isinf(a) else b)
+
+    def exact(self, a, b):
+        return a + b
+
+    def zero(self, a, b):
+        return -0.0 if math.copysign(1, a) < 0 and math.copysign(1, b) < 0 else 0.0
+
+    def complex(self, a, b, fmt):
+        return complex(real_op(self.name, a.real, b.real, fmt), real_op(self.name, a.imag, b.imag, fmt))
+
+    def integer(self, a, b):
+        return a + b
+
+    def boolean(self, a, b):
+        return bool(a) or bool(b)
+
+    def rounding_terms(self, ar, ai, br, bi):
+        return [ar + br, ai + bi, ar - br, ai - bi], ()
+
+
+class Sub(Add):
+    """a - b: add(a, -b), IEEE 754's definition; bool operands are refused by its row."""
+    name = "sub"
+
+    def special(self, a, b):
+        return super().special(a, -b)
+
+    def exact(self, a, b):
+        return a - b
+
+    def zero(self, a, b):
+        return super().zero(a, -b)
+
+    def integer(self, a, b):
+        return a - b
+
+    def boolean(self, a, b):
+        return OpArith.boolean(self, a, b)
+
+
+def _complex_finite(name: str, *parts: float) -> None:
+    for x in parts:
         if x != x or math.isinf(x):
-            raise ArithError("internal", "complex mul/div of non-finite values is not specified")
-    ar, ai, br, bi = (Fraction(x) for x in (a.real, a.imag, b.real, b.imag))
-    if op == "mul":
-        re, im = ar * br - ai * bi, ar * bi + ai * br
-    else:
+            raise ArithError("internal", f"complex {name} of non-finite values is not specified")
+
+
+class Mul(OpArith):
+    name = "mul"
+
+    def special(self, a, b):
+        if not (math.isinf(a) or math.isinf(b)):
+            return None
+        return math.nan if a == 0 or b == 0 else _signed_inf(a, b)
+
+    def exact(self, a, b):
+        return a * b
+
+    def zero(self, a, b):
+        return _signed_zero(a, b)
+
+    def complex(self, a, b, fmt):
+        _complex_finite("mul/div", a.real, a.imag, b.real, b.imag)
+        ar, ai, br, bi = (Fraction(x) for x in (a.real, a.imag, b.real, b.imag))
+        return complex(round_to(ar * br - ai * bi, fmt), round_to(ar * bi + ai * br, fmt))
+
+    def integer(self, a, b):
+        return a * b
+
+    def boolean(self, a, b):
+        return bool(a) and bool(b)
+
+    def rounding_terms(self, ar, ai, br, bi):
+        return [ar * br, ai * bi, ar * bi, ai * br, ar * br - ai * bi, ar * bi + ai * br], \
+            (ar * br - ai * bi, ar * bi + ai * br)
+
+
+class Div(OpArith):
+    """True division; an integral result dtype is promoted to the default float first (its row's
+    integer_to_default_float), so integers are never divided here."""
+    name = "div"
+
+    def special(self, a, b):
+        if b == 0:
+            return math.nan if a == 0 else _signed_inf(a, b)
+        if not (math.isinf(a) or math.isinf(b)):
+            return None
+        if math.isinf(a) and math.isinf(b):
+            return math.nan
+        return _signed_zero(a, b) if math.isinf(b) else _signed_inf(a, b)
+
+    def exact(self, a, b):
+        return a / b
+
+    def zero(self, a, b):
+        return _signed_zero(a, b)
+
+    def complex(self, a, b, fmt):
+        _complex_finite("mul/div", a.real, a.imag, b.real, b.imag)
+        ar, ai, br, bi = (Fraction(x) for x in (a.real, a.imag, b.real, b.imag))
         d = br * br + bi * bi
         if d == 0:
             raise ArithError("internal", "complex division by zero is not specified")
         big = Fraction(max_finite(fmt))
         if max(abs(ar), abs(ai)) * max(abs(br), abs(bi)) > big or d > big:
             raise ArithError("internal", "complex division whose a*conj(b) or |b|^2 overflows is not specified")
-        re, im = (ar * br + ai * bi) / d, (ai * br - ar * bi) / d
-    return complex(round_to(re, fmt), round_to(im, fmt))
+        return complex(round_to((ar * br + ai * bi) / d, fmt), round_to((ai * br - ar * bi) / d, fmt))
+
+    def integer(self, a, b):
+        raise ArithError("internal", "integer true division is promoted to float first")
+
+    def rounding_terms(self, ar, ai, br, bi):
+        d = br * br + bi * bi
+        if d == 0:
+            return None
+        terms = [br * br, bi * bi, d, ar * br, ai * bi, ar * bi, ai * br, ar * br + ai * bi, ai * br - ar * bi,
+                 (ar * br + ai * bi) / d, (ai * br - ar * bi) / d]
+        results = (terms[9], terms[10])
+        if br != 0:  # Smith, |br| >= |bi| branch
+            r = bi / br
+            den = br + bi * r
+            terms += [r, bi * r, den, ai * r, ar * r, ar + ai * r, ai - ar * r]
+            if den == 0:
+                return None
+            terms += [(ar + ai * r) / den, (ai - ar * r) / den]
+        if bi != 0:  # Smith, |bi| > |br| branch
+            r = br / bi
+            den = br * r + bi
+            terms += [r, br * r, den, ar * r, ai * r, ar * r + ai, ai * r - ar]
+            if den == 0:
+                return None
+            terms += [(ar * r + ai) / den, (ai * r - ar) / den]
+        return terms, results
+
+
+# The binary ops whose element values this model computes, by [[op]] name.
+OPS: dict[str, OpArith] = {op.name: op for op in (Add(), Sub(), Mul(), Div())}
+VALUE_OPS = tuple(OPS)
+
+
+def real_op(op: str, a: float, b: float, fmt: Format) -> float:
+    """a op b for doubles holding values of format fmt, rounded once to fmt."""
+    if a != a or b != b:
+        return math.nan
+    arith = OPS[op]
+    s = arith.special(a, b)
+    if s is not None:
+        return s
+    exact = arith.exact(Fraction(a), Fraction(b))
+    return arith.zero(a, b) if exact == 0 else round_to(exact, fmt)
+
+
+def complex_op(op: str, a: complex, b: complex, fmt: Format) -> complex:
+    """Complex a op b rounded once per component to fmt (mul/div: from the exact value)."""
+    return OPS[op].complex(a, b, fmt)
 
 
 def _exact_in(q: Fraction, fmt: Format) -> bool:
@@ -251,7 +396,6 @@ def rounding_free(op: str, a, b, fmt: Format, alpha=None) -> bool:
     if pa is None or pb is None:
         return False
     (ar, ai), (br, bi) = pa, pb
-    terms: list[Fraction] = []
     if alpha is not None and op in ("add", "sub"):
         pal = _parts(alpha)
         if pal is None:
@@ -260,38 +404,15 @@ def rounding_free(op: str, a, b, fmt: Format, alpha=None) -> bool:
         if op == "sub":
             al, am_ = -al, -am_
         pr, pi = al * br - am_ * bi, al * bi + am_ * br  # alpha * b
-        terms += [al * br, am_ * bi, al * bi, am_ * br, pr, pi, ar + pr, ai + pi]
-    elif op == "mul":
-        terms += [ar * br, ai * bi, ar * bi, ai * br, ar * br - ai * bi, ar * bi + ai * br]
-    elif op == "div":
-        d = br * br + bi * bi
-        if d == 0:
-            return False
-        terms += [br * br, bi * bi, d, ar * br, ai * bi, ar * bi, ai * br, ar * br + ai * bi, ai * br - ar * bi,
-                  (ar * br + ai * bi) / d, (ai * br - ar * bi) / d]
-        if br != 0:  # Smith, |br| >= |bi| branch
-            r = bi / br
-            den = br + bi * r
-            terms += [r, bi * r, den, ai * r, ar * r, ar + ai * r, ai - ar * r]
-            if den == 0:
-                return False
-            terms += [(ar + ai * r) / den, (ai - ar * r) / den]
-        if bi != 0:  # Smith, |bi| > |br| branch
-            r = br / bi
-            den = br * r + bi
-            terms += [r, br * r, den, ar * r, ai * r, ar * r + ai, ai * r - ar]
-            if den == 0:
-                return False
-            terms += [(ar * r + ai) / den, (ai * r - ar) / den]
+        terms = [al * br, am_ * bi, al * bi, am_ * br, pr, pi, ar + pr, ai + pi]
+        results = (terms[-2], terms[-1])
     else:
-        terms += [ar + br, ai + bi, ar - br, ai - bi]
+        found = OPS[op].rounding_terms(ar, ai, br, bi)
+        if found is None:
+            return False
+        terms, results = found
     # A zero component's sign depends on the evaluation ((-3)*0 - 0.5*0 is -0 or +0), so a
     # result with a zero component is not evaluation-independent either.
-    results = {"mul": (ar * br - ai * bi, ar * bi + ai * br)}.get(op, ())
-    if alpha is not None and op in ("add", "sub"):
-        results = (terms[-2], terms[-1])
-    elif op == "div":
-        results = (terms[9], terms[10])
     if any(x == 0 for x in results):
         return False
     return all(_exact_in(t, fmt) for t in terms)
@@ -334,17 +455,11 @@ class Compute:
         return self.cast(self._op(op, self.cast(a, m), self.cast(b, m), m), r)
 
     def _op(self, op: str, a, b, m: str):
-        cat = self.dtypes.category(m)
+        cat, arith = self.dtypes.category(m), OPS[op]
         if cat == "bool":
-            if op == "add":
-                return bool(a) or bool(b)
-            if op == "mul":
-                return bool(a) and bool(b)
-            raise ArithError("internal", f"bool {op} is rejected before computing")
+            return arith.boolean(a, b)
         if cat == "integral":
-            if op == "div":
-                raise ArithError("internal", "integer true division is promoted to float first")
-            return self.dtypes.wrap({"add": a + b, "sub": a - b, "mul": a * b}[op], m)
+            return self.dtypes.wrap(arith.integer(a, b), m)
         if cat == "floating":
             return real_op(op, a, b, self.dtypes.format(m))
         return complex_op(op, complex(a), complex(b), self.dtypes.format(m))

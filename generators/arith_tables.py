@@ -126,9 +126,9 @@ class Builder:
         error, result, shape, strides, values, keeps = None, None, (), (), [], False
         device_strides = ()
         try:
-            outcome = spec.op_outcome(op, oa, ob, spec.initial_default)
+            outcome = spec.op_outcome(op, oa, ob, spec.initial_default, refusal=False)
             if outcome[0] == "error":
-                raise am.ArithError("sub", outcome[2])
+                raise am.ArithError("op", outcome[2], outcome[1])
             if dest is not None:
                 self.check_overlap(storages, dest, [a, b] if form == "out" else [b])
             sa = () if a.is_scalar else a.geometry.sizes
@@ -143,9 +143,10 @@ class Builder:
                     self=shape_text(sa), shape=shape_text(shape)))
             result = outcome[1]
             if dest is not None:
-                outcome = spec.op_outcome(op, oa, ob, spec.initial_default, storages[dest.storage].dtype)
+                outcome = spec.op_outcome(op, oa, ob, spec.initial_default, storages[dest.storage].dtype,
+                                          refusal=False)
                 if outcome[0] == "error":
-                    raise am.ArithError("cast", outcome[2])
+                    raise am.ArithError("cast", outcome[2], outcome[1])
             if alpha is not None:
                 if isinstance(alpha, bool) and result != "bool":
                     raise am.ArithError("alpha", spec.alpha_errors["bool_error"]["message"])
@@ -153,8 +154,13 @@ class Builder:
                     raise am.ArithError("alpha", spec.alpha_errors["float_error"]["message"])
                 if isinstance(alpha, complex) and self.spec.by_name[result].category != "complex":
                     raise am.ArithError("alpha", spec.alpha_errors["complex_error"]["message"])
+            refused = spec.op_refusal(op, result)
+            if refused is not None:
+                raise am.ArithError("refuses", refused[1], refused[0])
         except am.ArithError as e:
             error = e
+            if e.cause == "refuses":  # the op's kernel has no loop for the result dtype: its row says where
+                source = spec.ops[op]["refuses"]["source"]
         out_dtype = result
         if error is None:
             if dest is not None and dest.geometry.sizes == shape:
@@ -220,7 +226,7 @@ class Builder:
             else:
                 sdefs.append(f"{{false, DType::kBool, {dims([])}, 0, nullptr}}")
         err = "{false, ErrorKind::kRuntimeError, \"\"}" if error is None else \
-            f"{{true, ErrorKind::kRuntimeError, {ec.cstr(error.message)}}}"
+            f"{{true, ErrorKind::k{error.kind}, {ec.cstr(error.message)}}}"
         fields = [FORM_CXX[form], ec.binary_op_cxx(op), ec.cbool(alpha is not None),
                   scalar_value_cxx(alpha if alpha is not None else 1), "{" + ", ".join(sdefs) + "}",
                   self.arg_cxx(storages, a), self.arg_cxx(storages, b), self.arg_cxx(storages, out), err,

@@ -147,6 +147,8 @@ def binary_row(spec: Spec, table: Table, row_id: str, source: Source, form: str,
     form_cxx = {"functional": "kFunctional", "out": "kOut", "inplace": "kInplace"}[form]
     if outcome[0] == "error":
         _, kind, msg = outcome
+        if spec.op_outcome(op, a, b, default, out, refusal=False)[0] == "ok":
+            source = spec.ops[op]["refuses"]["source"]  # refused by the op's kernel: its row says where
         expect = ["true", f"ErrorKind::k{kind}", ec.cstr(msg), "MessageMatch::kContains"]
         res_text = f"{kind}: {msg}"
         # Not looked at when an error is expected; filled in so the row reads sensibly.

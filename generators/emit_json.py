@@ -113,7 +113,9 @@ def export(spec: Spec) -> dict:
                          for (rid, a, b, res, text, src) in spec.examples],
         },
         "ops": {name: {"basis": op["source"].basis, "bool_error": op["bool_error"],
-                       "integer_to_default_float": op["integer_to_default_float"]}
+                       "integer_to_default_float": op["integer_to_default_float"],
+                       **({"refuses": {**{k: v for k, v in op["refuses"].items() if k != "source"},
+                                       "basis": op["refuses"]["source"].basis}} if op["refuses"] else {})}
                 for name, op in spec.ops.items()},
         "can_cast": {a: {b: spec.can_cast(a, b) for b in names} for a in names},
         "can_cast_rules": [{"id": r["id"], "text": r["text"], "from": r["from"], "to": r["to"],

@@ -103,7 +103,7 @@ def casting_values(spec: Spec) -> str:
         for s in spec.documented:
             for o in spec.documented:
                 out = spec.op_outcome(op, Operand("tensor", s.name), Operand("tensor", o.name),
-                                      spec.initial_default, s.name)
+                                      spec.initial_default, s.name, refusal=False)
                 if out[0] == "error":
                     rejected.append(f"{ec.binary_op_cxx(op)}, {ec.dt(spec, s.name)}, {ec.dt(spec, o.name)}")
     return xmacro("TCTS_CASTING_REJECTED_INPLACE",

@@ -46,7 +46,7 @@ import xml.sax.saxutils as sx
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 import spec_schema  # noqa: E402
-from spec_model import SPEC_FILES, SPEC_INPUTS, Spec, SpecError  # noqa: E402
+from spec_model import SPEC_FILES, SPEC_INPUTS, Operand, Spec, SpecError  # noqa: E402
 
 FIXTURE = os.path.join(HERE, "testdata", "fixture")
 GOLDEN = os.path.join(HERE, "testdata", "golden")
@@ -299,6 +299,22 @@ MALFORMED = [
      ["statements.toml", "silent[1]", "'dtype.float32' is tested by 002.dtype.twelve"]),
     ("statements.toml", 'clause = "002#torch.dtype"', 'clause = "002#torch.dtyp"',
      ["statements.toml", "002.dtype.twelve", "cites section 'torch.dtyp'"]),
+    # An op's refusals (`refuses`): categories of the spec's, a message naming the dtype, a source.
+    ("promotion.toml", 'symbol = "*"',
+     'symbol = "*"\nrefuses = { categories = ["complx"], kind = "RuntimeError", message = "no {dtype}", source = "k" }',
+     ["promotion.toml", "op.mul", "refuses: unknown category 'complx'"]),
+    ("promotion.toml", 'symbol = "*"',
+     'symbol = "*"\nrefuses = { categories = ["complex"], kind = "RuntimeError", message = "no loop", source = "k" }',
+     ["promotion.toml", "op.mul", "must name the refused dtype as {dtype}"]),
+    ("promotion.toml", 'symbol = "*"',
+     'symbol = "*"\nrefuses = { categories = ["complex"], kind = "RuntimeError", message = "no {dtype} {op}", source = "k" }',
+     ["promotion.toml", "op.mul", "must name the refused dtype as {dtype}"]),
+    ("promotion.toml", 'symbol = "*"',
+     'symbol = "*"\nrefuses = { categories = ["complex"], kind = "RuntimeError", message = "no {dtype}" }',
+     ["promotion.toml", "op.mul", "source"]),
+    ("promotion.toml", 'symbol = "*"',
+     'symbol = "*"\nrefuses = { categories = ["complex"], kind = "Oops", message = "no {dtype}", source = "k" }',
+     ["promotion.toml", "op.mul", "Oops"]),
 ]
 
 # spec/features.toml, mutated (the runner reads its rows from spec.json, so the schema is their one
@@ -1136,6 +1152,53 @@ class Derivations(unittest.TestCase):
             self.load_mutated("statements.toml", 'id = "002.promotion.minimum_dtype"\nchecks = ["answer", "dtype"]',
                               'id = "002.promotion.minimum_dtype"\nchecks = ["answer", "dtypes"]')
         self.assertIn("must be a check kind", str(e.exception))
+
+class OpRefusals(unittest.TestCase):
+    """An [[op]] row's `refuses`: the result dtypes of the categories it names are refused after
+    promotion, the output's cast check and the shapes' checks, with the row's kind and message
+    ({dtype}: the result dtype's c10 name); every table that sweeps the op expects that error and
+    cites the refusal's source."""
+
+    REFUSES = ('symbol = "-"', 'symbol = "-"\nrefuses = { categories = ["complex"], kind = "RuntimeError", '
+               'message = "\\"sub_cpu\\" not implemented for \'{dtype}\'", source = "BinaryOpsKernel.cpp sub_kernel" }')
+
+    def test_the_model_refuses_after_promotion_and_the_cast_check(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            mutated = os.path.join(tmp, "spec")
+            os.mkdir(mutated)
+            for f in SPEC_INPUTS:
+                shutil.copy(os.path.join(SPEC, f), mutated)
+            path = os.path.join(mutated, "promotion.toml")
+            text = read(path)
+            self.assertIn(self.REFUSES[0], text)
+            with open(path, "w") as f:
+                f.write(text.replace(*self.REFUSES, 1))
+            spec = Spec.load([os.path.join(mutated, f) for f in SPEC_INPUTS])
+            t = lambda d: Operand("tensor", d)  # noqa: E731
+            refused = ("error", "RuntimeError", "\"sub_cpu\" not implemented for 'ComplexFloat'")
+            self.assertEqual(spec.op_outcome("sub", t("float32"), t("complex64"), "float32"), refused)
+            self.assertEqual(spec.op_outcome("sub", t("complex64"), Operand("scalar", "int"), "float32"), refused)
+            self.assertEqual(spec.op_outcome("sub", t("float32"), t("float32"), "float32"), ("ok", "float32", "float32"))
+            self.assertEqual(spec.op_outcome("add", t("complex64"), t("complex64"), "float32"),
+                             ("ok", "complex64", "complex64"))
+            # The output's cast check comes first: complex64 cannot be written to a float32 output.
+            cast = spec.op_outcome("sub", t("complex64"), t("complex64"), "float32", "float32")
+            self.assertEqual(cast[:2], ("error", spec.cast_error_kind))
+            self.assertIn("ComplexFloat can't be cast", cast[2])
+            self.assertEqual(spec.op_outcome("sub", t("complex64"), t("complex64"), "float32", refusal=False),
+                             ("ok", "complex64", "complex64"))
+            # The tables: the swept value and promotion rows expect the refusal and cite its source.
+            for suite, row in (("arithmetic", '"arith.values.sub.complex64"'),
+                               ("promotion", '"binary.sub.t_complex64.t_complex64"')):
+                out = os.path.join(tmp, suite + ".cc")
+                r = run_emitter("emit_gtest.py", suite, mutated, out)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                line = next(l for l in read(out).splitlines() if row in l)
+                self.assertIn("BinaryOpsKernel.cpp sub_kernel", line)
+                self.assertIn('true, ErrorKind::kRuntimeError, "\\"sub_cpu\\" not implemented for \'ComplexFloat\'"', line)
+                kept = next(l for l in read(out).splitlines() if row.replace("complex64", "float32") in l)
+                self.assertNotIn("not implemented", kept)
+
 
 class StatementTable(unittest.TestCase):
     """spec/statements.toml against the documents: every quote is in the document its clause

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
+import string
 from typing import Iterable
 
 import arith_model
@@ -348,8 +349,8 @@ class Spec:
             if name not in arith_model.VALUE_OPS:
                 raise SpecError(path, row, f"op '{name}' has no arithmetic in the generators' value model, the one "
                                            "oracle of expected values (generators/arith_model.py computes "
-                                           f"{', '.join(arith_model.VALUE_OPS)}): add its element values there "
-                                           "(real_op, _special, complex_op, Compute._op) and VALUE_OPS")
+                                           f"{', '.join(arith_model.VALUE_OPS)}): add its element arithmetic there, an OpArith "
+                                           "registered in OPS")
             entry = {"source": source_of(op, row), "symbol": bop.symbol, "bool_error": None,
                      "integer_to_default_float": False}
             if "bool_error" in op:
@@ -357,6 +358,18 @@ class Spec:
                 entry["bool_error"] = {k: be[k] for k in ("kind", "both", "one")}
             if op.get("integer_to_default_float", False):
                 entry["integer_to_default_float"] = True
+            entry["refuses"] = None
+            if "refuses" in op:
+                ref = op["refuses"]
+                for c in ref["categories"]:
+                    if c not in CATEGORY_ORDER_DEFAULT:
+                        raise SpecError(path, row, f"refuses: unknown category {c!r} (one of {', '.join(CATEGORY_ORDER_DEFAULT)})")
+                fields = {f for _, f, _, _ in string.Formatter().parse(ref["message"]) if f is not None}
+                if fields != {"dtype"}:
+                    raise SpecError(path, row, "refuses: the message must name the refused dtype as {dtype}, and "
+                                               "nothing else in braces")
+                entry["refuses"] = {"categories": tuple(ref["categories"]), "kind": ref["kind"], "message": ref["message"],
+                                    "source": source_of(op, row).with_basis(f"pytorch: {ref['source']}")}
             self.ops[name] = entry
         self.op_names = tuple(self.ops)  # every binary op, in spec order
 
@@ -988,8 +1001,11 @@ class Spec:
         """A bool tensor or a Python bool: the scalar kind and the dtype are both spelled "bool"."""
         return o.what == "bool"
 
-    def op_outcome(self, op: str, a: Operand, b: Operand, default: str, out: str | None = None):
-        """What op(a, b[, out]) must do: ("error", kind, message) or ("ok", result dtype, output dtype)."""
+    def op_outcome(self, op: str, a: Operand, b: Operand, default: str, out: str | None = None,
+                   refusal: bool = True):
+        """What op(a, b[, out]) must do: ("error", kind, message) or ("ok", result dtype, output dtype).
+        refusal=False leaves out the row's `refuses` (op_refusal), for a caller that checks the
+        operands' shapes first, as the kernel is chosen only then."""
         be = self.ops[op]["bool_error"]
         if be is not None:
             na = int(self.operand_is_bool(a)) + int(self.operand_is_bool(b))
@@ -998,12 +1014,22 @@ class Spec:
         r = self.result_type(a, b, default)
         if self.ops[op]["integer_to_default_float"] and self.by_name[r].category in ("bool", "integral"):
             r = default
-        if out is None:
-            return ("ok", r, r)
-        if not self.can_cast(r, out):
+        if out is not None and not self.can_cast(r, out):
             msg = self.cast_message.format(result=self.by_name[r].c10_name, output=self.by_name[out].c10_name)
             return ("error", self.cast_error_kind, msg)
-        return ("ok", r, out)
+        refused = self.op_refusal(op, r) if refusal else None
+        if refused is not None:
+            return ("error", *refused)
+        return ("ok", r, r if out is None else out)
+
+    def op_refusal(self, op: str, result: str) -> tuple[str, str] | None:
+        """(kind, message) when op's kernel has no loop for the result dtype (the row's `refuses`),
+        else None. The kernel is chosen once the operands, their shapes and the output are
+        checked, so this error comes after those."""
+        refuses = self.ops[op]["refuses"]
+        if refuses is None or self.by_name[result].category not in refuses["categories"]:
+            return None
+        return refuses["kind"], refuses["message"].format(dtype=self.by_name[result].c10_name)
 
     def all_operands(self) -> list[Operand]:
         out = []

@@ -482,7 +482,12 @@ FILES: dict[str, dict[str, Field]] = {
         "op": f(List(rule(
             name=f(Str(pattern=r"[a-z][a-z0-9_]*")), symbol=f(Str(pattern=r'[^\s"\\]+')), symbol_source=f(TEXT),
             integer_to_default_float=opt(Bool()),
-            bool_error=opt(Table({"kind": f(ErrorKind()), "both": f(TEXT), "one": f(TEXT)}))),
+            bool_error=opt(Table({"kind": f(ErrorKind()), "both": f(TEXT), "one": f(TEXT)})),
+            # The result dtypes the op's kernel has no loop for, by category (PyTorch: the
+            # AT_DISPATCH list the kernel is compiled for): an error after promotion, `{dtype}` in
+            # the message standing for the result dtype's c10 name.
+            refuses=opt(Table({"categories": f(List(Str())), "kind": f(ErrorKind()), "message": f(TEXT),
+                               "source": f(TEXT)}))),
             unique_key=("name", "symbol"))),
     },
     "casting.toml": {
