@@ -211,14 +211,12 @@ std::vector<Scalar> Cycle(const std::vector<Scalar>& pool, std::size_t n, std::s
 TEST(BinaryElement, EqualsRunBinaryForEveryOpAndInputTypePair) {
   for (ScalarType ta : AllTypes()) {
     for (ScalarType tb : AllTypes()) {
-      const ScalarType promoted = ref::PromoteTypes(ta, tb);
       // a: [2, 3] transposed view of a [3, 2]; b: [3] broadcast over the rows. Every cast on
       // the way (input -> result -> output) widens.
       const Tensor a = Tensor::FromScalars({3, 2}, ta, Cycle(Pool(ta), 6, 0)).AsStrided({2, 3}, {1, 2}, 0);
       const Tensor b = Tensor::FromScalars({3}, tb, Cycle(Pool(tb), 3, 5));
       for (ref::BinaryOp op : ref::kBinaryOps) {
-        ScalarType common = promoted;
-        if (op == ref::BinaryOp::kDiv && (ref::IsIntegral(common) || ref::IsBool(common))) common = ScalarType::kFloat32;
+        const ScalarType common = ref::CommonDType(op, a, b);
         for (ScalarType out : {common, ScalarType::kComplex128}) {
           ExpectSameBinary(op, a, b, Scalar::Int(1), common, out, {2, 3}, {1, 2});
         }

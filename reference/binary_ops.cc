@@ -91,12 +91,6 @@ void CheckSub(BinaryOp op, const Operand& a, const Operand& b) {
                      "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
 }
 
-ScalarType CommonDType(BinaryOp op, const Operand& a, const Operand& b) {
-  ScalarType common = ResultType(a, b);
-  if (op == BinaryOp::kDiv && (IsIntegral(common) || IsBool(common))) common = DefaultDType();
-  return common;
-}
-
 void CheckOutputCast(ScalarType common, const Tensor& out) {
   if (!CanCast(common, out.dtype())) {
     throw RuntimeError(std::string("result type ") + Info(common).c10_name + " can't be cast to the desired output type " +
@@ -207,6 +201,12 @@ void Run(BinaryOp op, const Operand& a, const Operand& b, const Scalar& alpha, S
 }
 
 }  // namespace
+
+ScalarType CommonDType(BinaryOp op, const Operand& a, const Operand& b) {
+  ScalarType common = ResultType(a, b);
+  if (op == BinaryOp::kDiv && (IsIntegral(common) || IsBool(common))) common = DefaultDType();
+  return common;
+}
 
 ScalarType ResultType(const Operand& a, const Operand& b) {
   MaybeType cls[3];  // indexed by OperandClass

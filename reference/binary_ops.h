@@ -31,6 +31,10 @@ using Operand = std::variant<Tensor, Scalar>;
 // torch.result_type(a, b).
 ScalarType ResultType(const Operand& a, const Operand& b);
 
+// The dtype op(a, b) computes and returns: ResultType, where div turns an integral or bool result
+// into the default dtype (step 4 above).
+ScalarType CommonDType(BinaryOp op, const Operand& a, const Operand& b);
+
 // The strides TensorIterator gives a new result of `shape` and dtype `common` computed
 // from `inputs` on `device` (spec/arithmetic.toml [output_layout]).
 std::vector<std::int64_t> OutputStrides(const std::vector<std::int64_t>& shape, ScalarType common,
