@@ -157,7 +157,7 @@ def conformance_test(suite, candidate, shard_count = 1, tags = [], device = "", 
       suite: a tcts_suite name in this package.
       candidate: an adapter in //conformance/adapters with an expectations file
         //conformance/expectations:<candidate>.txt.
-      shard_count: Bazel shards (each runs a round-robin share of the cases).
+      shard_count: Bazel shards (each runs its share of the cases, dealt by work: stream.h Selection).
       tags: extra test tags.
       device: run with every tensor the suite makes on this device (`<suite>_<candidate>_<device>`);
         without a usable one every case is NOT_SUPPORTED (skipped), saying why.

@@ -26,7 +26,7 @@
 // The runner protocol (conformance/harness/stream.h): --tcts_suites narrows a binary that holds
 // several suites to the named ones (before any other selection); --tcts_list writes the case list and exits;
 // --tcts_stream streams each case's record; --tcts_cases runs only the listed tests, else
-// --tcts_shard (round-robin share I of K) chooses them; --tcts_announce_features adds every
+// --tcts_shard (share I of K, Selection) chooses them; --tcts_announce_features adds every
 // feature and the candidate's declaration to the stream's begin event; --tcts_clean_process lets
 // a case that changed process-wide state end the process after it (exit status clean_process).
 // --tcts_mutant=N  the live mutant of a mutant-schema build (conformance/mutation/schemata.py:
@@ -34,6 +34,7 @@
 //                checked here, and nothing in an unmutated build reads it
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -61,7 +62,22 @@ std::string Join(const std::vector<std::string>& v) {
   return s.empty() ? "(none)" : s;
 }
 
-// RapidCheck's parameters for this run: RC_PARAMS as given, with 1000 cases per property
+// The draws of each property unless RC_PARAMS says otherwise (its max_success).
+constexpr long kMaxSuccess = 1000;
+
+// The draws each property makes: RC_PARAMS's max_success, else kMaxSuccess (what the dealing of
+// the tests to a run's processes weighs a property by, Selection::property_draws).
+long PropertyDraws() {
+  const char* env = std::getenv("RC_PARAMS");
+  std::istringstream in(env ? env : "");
+  long draws = kMaxSuccess;
+  for (std::string token; in >> token;) {
+    if (token.rfind("max_success=", 0) == 0) draws = std::strtol(token.c_str() + 12, nullptr, 10);
+  }
+  return std::max(1L, draws);
+}
+
+// RapidCheck's parameters for this run: RC_PARAMS as given, with kMaxSuccess cases per property
 // and quiet progress unless it says otherwise, and an explicit seed (`seed`, else
 // RC_PARAMS's, else a random one). Returns false when --seed is not a number.
 bool ConfigureRapidCheck(std::string seed, std::string* seed_out) {
@@ -78,7 +94,7 @@ bool ConfigureRapidCheck(std::string seed, std::string* seed_out) {
     has_progress = has_progress || token.rfind("verbose_progress=", 0) == 0;
     params += token + " ";
   }
-  if (!has_max_success) params += "max_success=1000 ";
+  if (!has_max_success) params += "max_success=" + std::to_string(kMaxSuccess) + " ";
   if (!has_progress) params += "verbose_progress=0 ";
   if (seed.empty()) {
     std::random_device rd;
@@ -163,6 +179,7 @@ int main(int argc, char** argv) {
     return tcts::kExitUsage;
   }
   // The runner protocol chooses the tests itself (GoogleTest's --gtest_filter is replaced).
+  selection.property_draws = PropertyDraws();
   std::vector<std::string> chosen;
   const bool selects = !selection.cases_file.empty() || selection.shards > 1 || !selection.suites.empty();
   if ((selects || !list.empty() || !stream.empty()) && !tcts::SelectCases(selection, &chosen, &error)) {

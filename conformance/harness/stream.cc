@@ -293,20 +293,14 @@ bool ReadWeights(const std::string& path, std::map<std::string, long>* weights, 
   return true;
 }
 
-// The share of each of `tests` (Selection: longest processing time first; round-robin without
-// weights). A test's work is its weight, at least 1; ties go to the lower share, then the
-// earlier test.
-std::vector<int> Shares(const std::vector<std::string>& tests, const std::map<std::string, long>& weights,
-                        int shards) {
-  std::vector<long> work(tests.size(), 1);
-  for (std::size_t i = 0; i < tests.size(); ++i) {
-    if (auto w = weights.find(tests[i]); w != weights.end()) work[i] = std::max(1L, w->second);
-  }
-  std::vector<std::size_t> by_work(tests.size());
+// The share of each test of `work` (Selection: longest processing time first; round-robin when
+// all weigh the same). Ties go to the lower share, then the earlier test.
+std::vector<int> Shares(const std::vector<long>& work, int shards) {
+  std::vector<std::size_t> by_work(work.size());
   for (std::size_t i = 0; i < by_work.size(); ++i) by_work[i] = i;
   // Heaviest first; equal work (all of it, without weights) in the tests' order.
   std::stable_sort(by_work.begin(), by_work.end(), [&](std::size_t a, std::size_t b) { return work[a] > work[b]; });
-  std::vector<int> share(tests.size(), 0);
+  std::vector<int> share(work.size(), 0);
   std::vector<long> load(static_cast<std::size_t>(shards), 0);
   for (std::size_t i : by_work) {
     const int s = static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
@@ -369,8 +363,15 @@ bool SelectCases(const Selection& selection, std::vector<std::string>* chosen, s
     std::map<std::string, long> weights;
     if (!selection.weights_file.empty() && !ReadWeights(selection.weights_file, &weights, error)) return false;
     std::vector<std::string> names;
-    for (const ::testing::TestInfo* info : all) names.push_back(FullName(*info));
-    const std::vector<int> share = Shares(names, weights, selection.shards);
+    std::vector<long> work;
+    for (const ::testing::TestInfo* info : all) {
+      names.push_back(FullName(*info));
+      const auto w = weights.find(names.back());
+      work.push_back(std::max(1L, w != weights.end()           ? w->second
+                                  : FindProperty(names.back()) ? selection.property_draws
+                                                               : 1L));
+    }
+    const std::vector<int> share = Shares(work, selection.shards);
     for (std::size_t i = 0; i < names.size(); ++i) {
       if (share[i] == selection.shard) chosen->push_back(names[i]);
     }

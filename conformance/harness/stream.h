@@ -60,22 +60,25 @@ bool WriteCaseList(const std::string& path, const std::vector<std::string>& chos
 
 // Which tests this process runs: those named in `cases_file` (one full test name per line;
 // an unknown name is an error, a stale list being a runner bug), or else every test whose
-// index is `shard` modulo `shards` (round-robin, so that slow tables spread over the
-// processes). Case-id globs (--filter) are the runner's: it lists, selects and passes
+// index is `shard` modulo `shards` when every test weighs the same (round-robin, so that slow
+// tables spread over the processes). Case-id globs (--filter) are the runner's: it lists, selects and passes
 // `cases_file`.
 // `suites`, when not empty, first narrows the binary to those suites' tests (a binary may
 // hold every suite: RegisterSuiteSource); naming a suite the binary lacks is an error.
-// `weights_file` (--tcts_weights, the runner's record of an earlier run: one "MS<TAB>TEST" a
-// line, a test's time in milliseconds) balances the shares by work instead: the heaviest tests
-// first, each to the share with the least work so far, then the rest (1 ms each, or their
-// recorded time) in order the same way (longest processing time first, so no share runs two long
-// properties while another has nothing left). Without weights that is round-robin exactly. Every
-// process of a run computes the same shares from the same tests and weights.
+// The shares are dealt by work: the heaviest tests first, each to the share with the least work
+// so far, then the rest in order the same way (longest processing time first, so no share runs
+// two long properties while another has nothing left). A test's work is its time in `weights_file`
+// (--tcts_weights, the runner's record of an earlier run: one "MS<TAB>TEST" a line, in
+// milliseconds); a test it does not time is 1 ms, and a property `property_draws` ms (a property
+// of N draws weighs N table cases: a first run into a fresh folder, with no times yet, spreads the
+// properties instead of dealing them round-robin). Every process of a run computes the same
+// shares from the same tests, weights and draws.
 struct Selection {
   std::string cases_file;
   int shard = 0, shards = 1;
   std::set<std::string> suites;
   std::string weights_file;
+  long property_draws = 1;
 };
 // Parses "I/K" (0 <= I < K) into `s`.
 bool ParseShard(const std::string& text, Selection* s);

@@ -132,8 +132,9 @@ class Live(unittest.TestCase):
                 self.assertIn(says, p.stderr)
 
     def test_weighted_shares_balance_the_work_and_keep_the_order(self):
-        """--tcts_weights (an earlier run's case times): the heaviest tests are dealt first, each to
-        the share with the least work, where round-robin put the two heaviest in one share; the
+        """Without times a property weighs its draws and a table case 1, so a first run spreads the
+        properties; --tcts_weights (an earlier run's case times): the heaviest tests are dealt first,
+        each to the share with the least work, where the plain dealing put the two in one share; the
         shares still partition the tests, and each case keeps its place (`order`) in the binary.
         A weights file the binary cannot read ends it (usage) naming the file and line."""
         env = {k: v for k, v in os.environ.items() if k not in ("TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
@@ -148,12 +149,24 @@ class Live(unittest.TestCase):
                                    check=True, capture_output=True, timeout=300)
                     out.append(contract.read_case_list(listing, "promotion"))
                 return out
-            plain = shares()
+            # No times yet (a first run into a fresh folder): a property weighs its draws (RapidCheck's
+            # max_success, 1000 unless RC_PARAMS says otherwise), a table case 1; the properties are
+            # spread over the shares, and the shares' work differs by at most one table case.
+            for draws, rc_params in ((1000, None), (7, "max_success=7")):
+                if rc_params:
+                    env["RC_PARAMS"] = rc_params
+                plain = shares()
+                env.pop("RC_PARAMS", None)
+                properties = [[c.test for c in share if c.kind == "property"] for share in plain]
+                self.assertGreaterEqual(len(properties[0]) + len(properties[1]), 2)
+                self.assertLessEqual(abs(len(properties[0]) - len(properties[1])), 1, properties)
+                work = [sum(draws if c.kind == "property" else 1 for c in share) for share in plain]
+                self.assertLessEqual(abs(work[0] - work[1]), 1, (rc_params, work))
             everything = sorted(plain[0] + plain[1], key=lambda c: c.order)
             self.assertEqual([c.order for c in everything], sorted({c.order for c in everything}))
-            # Round-robin: the 1st and 3rd tests share a process. Make them the heavy ones.
-            heavy = [everything[0].test, everything[2].test]
-            self.assertEqual({c.test for c in plain[0]} & set(heavy), set(heavy))
+            # Two table cases the plain dealing put in one share: make them the heavy ones.
+            cases = [c for c in plain[0] if c.kind != "property"]
+            heavy = [cases[0].test, cases[1].test]
             weights = os.path.join(tmp, "weights.tsv")
             with open(weights, "w", encoding="utf-8") as f:
                 f.write(f"# a comment\n5000\t{heavy[0]}\n4000\t{heavy[1]}\n0\t{everything[1].test}\n")
@@ -161,8 +174,10 @@ class Live(unittest.TestCase):
             self.assertEqual([len(set(heavy) & {c.test for c in share}) for share in weighted], [1, 1])
             self.assertEqual(sorted(c.test for c in weighted[0] + weighted[1]), sorted(c.test for c in everything))
             self.assertEqual({c.test: c.order for c in weighted[0] + weighted[1]}, {c.test: c.order for c in everything})
-            # Balanced: the two shares' work differs by at most one light case.
-            work = [sum({heavy[0]: 5000, heavy[1]: 4000}.get(c.test, 1) for c in share) for share in weighted]
+            # Balanced: the two shares' work differs by at most one light case (a property the file
+            # does not time weighs its draws).
+            times = {heavy[0]: 5000, heavy[1]: 4000, everything[1].test: 1}  # a time of 0 ms counts as 1
+            work = [sum(times.get(c.test, 1000 if c.kind == "property" else 1) for c in share) for share in weighted]
             self.assertLessEqual(abs(work[0] - work[1]), 1, work)
             for bad in ("soon\tSome.Test", "99999999999999999999\tSome.Test", "-1\tSome.Test", "7\t"):
                 with open(weights, "w", encoding="utf-8") as f:

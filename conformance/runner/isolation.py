@@ -72,7 +72,7 @@ def gtest_filter(text: str):
 
 @dataclasses.dataclass
 class Unit:
-    """Work for one process: a round-robin share of a suite (first attempt), or the tests
+    """Work for one process: a share of a suite (first attempt), or the tests
     still to run after a crash or hang (a resume)."""
     suite: Suite
     selection: list  # the binary's selection flags
@@ -81,16 +81,17 @@ class Unit:
 
 
 def units_for(suites: list[Suite], o: Options, workdir: str, env: dict, weights: str = "") -> list[Unit]:
-    """Each suite's cases (this Bazel shard's round-robin share of them) in --jobs
-    round-robin shares. Without a filter the binary takes its share itself (--tcts_shard),
-    balanced by an earlier run's case times where `weights` names them (--tcts_weights:
-    schedule.py); with --filter (case-id glob) or a test filter (GoogleTest names) the runner lists every
+    """Each suite's cases (this Bazel shard's share of them) in --jobs shares. Without a
+    filter the binary takes its share itself (--tcts_shard), balanced by work: an earlier run's
+    case times where `weights` names them (--tcts_weights: schedule.py), else a property's draws
+    against a table case's one; with --filter (case-id glob) or a test filter (GoogleTest names) the runner lists every
     case, keeps the chosen ones (expectations.py's glob: the project's one glob) and hands
     each process its share as a case file."""
     index, shards = o.shard
     k = shards * o.jobs
     if not (o.filter or o.test_filter):
-        # Case n goes to share n % k; this shard's cases are those with n % shards == index.
+        # The binary deals its tests to k shares (stream.h Selection); this Bazel shard's
+        # processes take the shares index + shards * i.
         weighted = [f"--tcts_weights={weights}"] if weights else []
         return [Unit(s, [f"--tcts_shard={index + shards * i}/{k}", *weighted], shard=(index + shards * i, k))
                 for s in suites for i in range(o.jobs)]

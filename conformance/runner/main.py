@@ -26,7 +26,8 @@ result stream (conformance/harness/stream.schema.json) that it flushes case by c
 (a signal, or an exit before its list is done) the case it had started is a CRASH; when a
 case makes no progress for --case-timeout seconds the process group is killed and the case
 is a TIMEOUT. Either way a new process resumes after that case, so every other case is
-still run and reported. Cases are spread over --jobs processes per suite, round-robin.
+still run and reported. Cases are spread over --jobs processes per suite, by work: a property
+weighs its draws, a table case one (or, from an earlier run into --out, their times).
 
 Verdict (report.json summary.verdict): CONFORMS when nothing unexpected happened (no FAIL,
 XPASS, CRASH, TIMEOUT or stale expectation), no required feature (spec/features.toml)
@@ -56,7 +57,7 @@ testee's, a replay's, a run on a device) writes into OUT/rerun, never over this 
 Under `bazel test` (the conformance_test macro in bazel/tcts.bzl runs this runner on one
 suite binary) it honours the test environment: XML_OUTPUT_FILE gets a JUnit XML with one
 <testcase> per case (XFAIL passes, NOT_SUPPORTED is skipped, FAIL/XPASS/CRASH/TIMEOUT fail);
-TEST_TOTAL_SHARDS/TEST_SHARD_INDEX pick this shard's round-robin share of the cases (and
+TEST_TOTAL_SHARDS/TEST_SHARD_INDEX pick this shard's share of the cases (and
 TEST_SHARD_STATUS_FILE is touched); TESTBRIDGE_TEST_ONLY (--test_filter) selects cases by
 their GoogleTest name (POSITIVE[-NEGATIVE] patterns, ':'-separated); the report goes to
 TEST_UNDECLARED_OUTPUTS_DIR. Stale expectations are checked only by a run of every suite,

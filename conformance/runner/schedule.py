@@ -6,8 +6,9 @@ folder hands a checked copy of the file (previous: bounded, line by line; a dama
 ignored with a warning, and the run writes new times) to the suite binaries
 (--tcts_weights), which deal the heaviest tests
 first, each to the process with the least work so far (conformance/harness/stream.h,
-Selection). Without it they deal round-robin, which put both of the torch testee's longest
-properties (7 s and 5 s) in one process: it ran 13 s after the other had finished.
+Selection). Without it they weigh a property by its draws and a table case as one (a first run
+into a fresh folder); round-robin, before that, put both of the torch testee's longest properties
+(7 s and 5 s) in one process: it ran 13 s after the other had finished.
 The times decide which process runs a case, never its outcome or its place in the report.
 """
 
