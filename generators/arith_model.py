@@ -355,7 +355,6 @@ class Div(OpArith):
 
 # The binary ops whose element values this model computes, by [[op]] name.
 OPS: dict[str, OpArith] = {op.name: op for op in (Add(), Sub(), Mul(), Div())}
-VALUE_OPS = tuple(OPS)
 
 
 def real_op(op: str, a: float, b: float, fmt: Format) -> float:

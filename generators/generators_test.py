@@ -1200,6 +1200,107 @@ class OpRefusals(unittest.TestCase):
                 self.assertNotIn("not implemented", kept)
 
 
+class NewBinaryOp(unittest.TestCase):
+    """Issue 51 item 4: a binary op added to the spec needs its [[op]] row (with a statement or
+    [[silent]] row naming it) and its arithmetic in the oracle (one arith_model.OpArith in OPS);
+    every generated list takes it from there — the C++ BinaryOp enum, names and symbols, hello's
+    binary_ops, spec.json, the promotion and arithmetic tables (refusals included). A scratch op
+    (Python's modulus, `%`) is carried through here in memory; without its OpArith the spec is
+    refused naming the row."""
+
+    ROW = """
+[[op]]
+id = "op.remainder"
+derives_from = ["result_type.rules:dtype"]
+name = "remainder"
+symbol = "%"
+symbol_source = "pytorch: torch/csrc/autograd/python_variable_methods.cpp variable_methods: __mod__"
+clause = "002#type-promotion"
+basis = "pytorch"
+source = "aten/src/ATen/native/BinaryOps.cpp remainder"
+refuses = { categories = ["bool", "complex"], kind = "RuntimeError", message = "not implemented for '{dtype}'", source = "aten/src/ATen/native/cpu/BinaryOpsKernel.cpp remainder_kernel" }
+"""
+    SILENT = '\n[[silent]]\nwhy = "scratch"\nrows = ["op.remainder"]\n'
+
+    def spec_dir(self, tmp: str) -> str:
+        d = os.path.join(tmp, "spec")
+        os.mkdir(d)
+        for f in SPEC_INPUTS:
+            shutil.copy(os.path.join(SPEC, f), d)
+        for name, extra in (("promotion.toml", self.ROW), ("statements.toml", self.SILENT)):
+            with open(os.path.join(d, name), "a", encoding="utf-8") as f:
+                f.write(extra)
+        return d
+
+    @staticmethod
+    def remainder():
+        """The scratch op's arithmetic (real and integral only: its row refuses bool and complex)."""
+        import math
+        import arith_model as am
+
+        class Remainder(am.OpArith):
+            name = "remainder"
+
+            def special(self, a, b):
+                if b == 0 or math.isinf(a):
+                    return math.nan
+                if not math.isinf(b):
+                    return None
+                return a if a == 0 or (a < 0) == (b < 0) else b
+
+            def exact(self, a, b):
+                return a - b * math.floor(a / b)
+
+            def zero(self, a, b):
+                return math.copysign(0.0, a)
+
+            def integer(self, a, b):
+                if b == 0:
+                    raise am.ArithError("internal", "integer remainder by zero raises")
+                return a % b
+
+            def rounding_terms(self, ar, ai, br, bi):
+                return [ar - br * math.floor(ar / br)] if br else [], ()
+        return Remainder()
+
+    def test_a_scratch_op_reaches_every_generated_list(self):
+        from unittest import mock
+        import arith_model as am
+        import emit_cxx
+        import emit_gtest
+        import emit_json
+        with tempfile.TemporaryDirectory() as tmp:
+            d = self.spec_dir(tmp)
+            paths = [os.path.join(d, f) for f in SPEC_INPUTS]
+            with self.assertRaises(SpecError) as e:
+                Spec.load(paths)
+            self.assertIn("op.remainder", str(e.exception))
+            self.assertIn("registered in OPS", str(e.exception))
+            with mock.patch.dict(am.OPS, {"remainder": self.remainder()}):
+                spec = Spec.load(paths)
+                self.assertEqual(spec.op_names[-1], "remainder")
+                self.assertIn('_(kRemainder, "remainder", "%", false, false)', emit_cxx.emit(spec, "binary_ops"))
+                self.assertEqual(list(emit_json.export(spec)["ops"]["remainder"]["refuses"]["categories"]), ["bool", "complex"])
+                promotion = emit_gtest.emit(spec, "promotion")
+                arithmetic = emit_gtest.emit(spec, "arithmetic")
+            r = subprocess.run([sys.executable, os.path.join(HERE, "emit_interface.py"), "--suite", "json", "--out",
+                                os.path.join(tmp, "interface.json"), *[os.path.join(d, f) for f in INTERFACE_INPUTS]],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            hello = json.loads(read(os.path.join(tmp, "interface.json")))
+            self.assertIn({"name": "remainder", "symbol": "%"}, hello["binary_ops"])
+
+        def row(text: str, row_id: str) -> str:
+            return next(line for line in text.splitlines() if f'"{row_id}"' in line)
+        self.assertIn("not implemented for 'ComplexFloat'", row(promotion, "binary.remainder.t_complex64.t_complex64"))
+        self.assertIn("remainder_kernel", row(promotion, "binary.remainder.t_bool.t_bool"))
+        self.assertIn("-> dtype int32", row(promotion, "binary.remainder.t_int32.t_int16"))
+        self.assertIn("not implemented for 'Bool'", row(arithmetic, "arith.values.remainder.bool"))
+        values = row(arithmetic, "arith.values.remainder.float32")
+        self.assertIn("{false, ErrorKind::kRuntimeError, \"\"}", values)
+        self.assertIn("BinaryOp::kRemainder", values)
+
+
 class StatementTable(unittest.TestCase):
     """spec/statements.toml against the documents: every quote is in the document its clause
     names (after normalise()). That each statement has rows or a reason, that its rows exist

@@ -346,10 +346,10 @@ class Spec:
             row = op.get("id", f"op[{i}]")
             self._claim_id(op["id"], path)
             name = bop.name
-            if name not in arith_model.VALUE_OPS:
+            if name not in arith_model.OPS:
                 raise SpecError(path, row, f"op '{name}' has no arithmetic in the generators' value model, the one "
                                            "oracle of expected values (generators/arith_model.py computes "
-                                           f"{', '.join(arith_model.VALUE_OPS)}): add its element arithmetic there, an OpArith "
+                                           f"{', '.join(arith_model.OPS)}): add its element arithmetic there, an OpArith "
                                            "registered in OPS")
             entry = {"source": source_of(op, row), "symbol": bop.symbol, "bool_error": None,
                      "integer_to_default_float": False}
