@@ -1276,6 +1276,12 @@ refuses = { categories = ["bool", "complex"], kind = "RuntimeError", message = "
                 Spec.load(paths)
             self.assertIn("op.remainder", str(e.exception))
             self.assertIn("registered in OPS", str(e.exception))
+            # An OpArith that lacks a category the row lets through is refused, naming it.
+            partial = type("PartialRemainder", (type(self.remainder()),), {"integer": am.OpArith.integer})()
+            with mock.patch.dict(am.OPS, {"remainder": partial}), self.assertRaises(SpecError) as e:
+                Spec.load(paths)
+            for fragment in ("op.remainder", "PartialRemainder", "no integral arithmetic (integer)", "refuses"):
+                self.assertIn(fragment, str(e.exception))
             with mock.patch.dict(am.OPS, {"remainder": self.remainder()}):
                 spec = Spec.load(paths)
                 self.assertEqual(spec.op_names[-1], "remainder")

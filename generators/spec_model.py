@@ -351,6 +351,7 @@ class Spec:
                                            "oracle of expected values (generators/arith_model.py computes "
                                            f"{', '.join(arith_model.OPS)}): add its element arithmetic there, an OpArith "
                                            "registered in OPS")
+            self._check_arithmetic(path, row, name, op)
             entry = {"source": source_of(op, row), "symbol": bop.symbol, "bool_error": None,
                      "integer_to_default_float": False}
             if "bool_error" in op:
@@ -372,6 +373,29 @@ class Spec:
                                     "source": source_of(op, row).with_basis(f"pytorch: {ref['source']}")}
             self.ops[name] = entry
         self.op_names = tuple(self.ops)  # every binary op, in spec order
+
+    # What an op's OpArith must write for each category its row lets reach the kernel: a category
+    # is left out by `refuses`, bool also by `bool_error`, bool and integral by
+    # integer_to_default_float (they are computed as the default float).
+    ARITHMETIC = {"floating": ("special", "exact", "zero", "rounding_terms"), "complex": ("complex", "rounding_terms"),
+                  "integral": ("integer",), "bool": ("boolean",)}
+
+    @classmethod
+    def _check_arithmetic(cls, path: str, row: str, name: str, op: dict) -> None:
+        """Refuses an [[op]] row whose OpArith lacks the arithmetic of a category the row lets
+        reach the kernel, naming the row, the category and the methods."""
+        arith = arith_model.OPS[name]
+        left_out = set(op.get("refuses", {}).get("categories", ()))
+        if op.get("integer_to_default_float", False):
+            left_out |= {"bool", "integral"}
+        if "bool_error" in op:
+            left_out.add("bool")
+        for category, methods in cls.ARITHMETIC.items():
+            missing = [m for m in methods if getattr(type(arith), m) is getattr(arith_model.OpArith, m)]
+            if category not in left_out and missing:
+                raise SpecError(path, row, f"op '{name}': {type(arith).__name__} in generators/arith_model.py OPS "
+                                           f"has no {category} arithmetic ({', '.join(missing)}): write it there, "
+                                           f"or say in the row that the op refuses {category} (refuses.categories)")
 
     def _load_casting(self) -> None:
         path, doc = self._file("casting.toml")
