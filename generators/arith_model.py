@@ -51,6 +51,12 @@ class ArithError(Exception):
         super().__init__(message)
         self.cause, self.message, self.kind = cause, message, kind
 
+    @classmethod
+    def stated(cls, cause: str, error: dict, **fields) -> "ArithError":
+        """The error a spec row states (`error`: its {kind, message}; `fields` fill the message's
+        braces)."""
+        return cls(cause, error["message"].format(**fields) if fields else error["message"], error["kind"])
+
 
 # ------------------------------------------------------------------ formats
 def round_to(x, fmt: Format) -> float:

@@ -137,10 +137,9 @@ class Builder:
                 shape = am.broadcast(sa, sb)
             except am.ArithError as e:
                 x, y, k = e.message.split(",")
-                raise am.ArithError("broadcast", spec.broadcast_error["message"].format(a=x, b=y, dim=k)) from None
+                raise am.ArithError.stated("broadcast", spec.broadcast_error, a=x, b=y, dim=k) from None
             if form == "inplace" and shape != tuple(sa):
-                raise am.ArithError("inplace", spec.inplace_error["message"].format(
-                    self=shape_text(sa), shape=shape_text(shape)))
+                raise am.ArithError.stated("inplace", spec.inplace_error, self=shape_text(sa), shape=shape_text(shape))
             result = outcome[1]
             if dest is not None:
                 outcome = spec.op_outcome(op, oa, ob, spec.initial_default, storages[dest.storage].dtype,
@@ -149,11 +148,11 @@ class Builder:
                     raise am.ArithError("cast", outcome[2], outcome[1])
             if alpha is not None:
                 if isinstance(alpha, bool) and result != "bool":
-                    raise am.ArithError("alpha", spec.alpha_errors["bool_error"]["message"])
+                    raise am.ArithError.stated("alpha", spec.alpha_errors["bool_error"])
                 if isinstance(alpha, (float, complex)) and self.spec.by_name[result].category not in ("floating", "complex"):
-                    raise am.ArithError("alpha", spec.alpha_errors["float_error"]["message"])
+                    raise am.ArithError.stated("alpha", spec.alpha_errors["float_error"])
                 if isinstance(alpha, complex) and self.spec.by_name[result].category != "complex":
-                    raise am.ArithError("alpha", spec.alpha_errors["complex_error"]["message"])
+                    raise am.ArithError.stated("alpha", spec.alpha_errors["complex_error"])
             refused = spec.op_refusal(op, result)
             if refused is not None:
                 raise am.ArithError("refuses", refused[1], refused[0])
@@ -194,13 +193,13 @@ class Builder:
     def check_overlap(self, storages, dest: Arg, inputs: list[Arg]) -> None:
         g = dest.geometry
         if am.internal_overlap(g.sizes, g.strides):
-            raise am.ArithError("overlap", self.spec.overlap_errors["internal_error"]["message"])
+            raise am.ArithError.stated("overlap", self.spec.overlap_errors["internal_error"])
         size = lambda k: self.spec.by_name[storages[k].dtype].itemsize  # noqa: E731
         for x in inputs:
             if x.is_scalar or x.storage != dest.storage or x is dest:
                 continue
             if am.partial_overlap(self.formats, g, x.geometry, size(dest.storage), size(x.storage)):
-                raise am.ArithError("overlap", self.spec.overlap_errors["partial_error"]["message"])
+                raise am.ArithError.stated("overlap", self.spec.overlap_errors["partial_error"])
 
     def layout(self, storages, shape, result: str, inputs: list[Arg], on_cpu: bool) -> tuple[int, ...]:
         """output_layout; step 1 (inputs of another dtype as their to(result) copies) on the cpu only."""
