@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The shared cache, proven on loopback (issue 38 items 1 and 2):
-#   1. a first output base fills the cache (bazel/remote_cache.sh: Debian's nginx with WebDAV);
-#   2. a second, clean output base (`bazel --output_base=…`) builds and tests TARGETS from it:
+#   1. a first output base fills the cache (bazel/remote_cache.sh: Debian's nginx with WebDAV), and
+#      a fresh one tops it up with what the first had up to date (a warm base uploads nothing);
+#   2. another clean output base (`bazel --output_base=…`) builds and tests TARGETS from it:
 #      actions are "remote cache hit"s in Bazel's process summary and every test is "(cached)";
 #   3. a changed library version (TCTS_VERSION_OVERRIDE_numpy, read by @tcts_versions,
 #      bazel/versions.bzl) re-runs numpy's test only: the reference's tests stay "(cached)".
@@ -11,8 +12,8 @@
 #   bash .ci/remote_cache_proof.sh [--url=http://127.0.0.1:PORT --dir=CACHE_DIR] [--output-base-root=DIR]
 #
 # With --url/--dir (.ci/run: its `bazel test //...` ran with DIR/bazelrc, so CI's own
-# output base was the first) the cache is that one; when it holds no action result (a warm
-# output base uploads nothing), or without --url, step 1 fills it from a fresh output base.
+# output base was the first) the cache is that one, else one started here; either way step 1's
+# fresh output base fills or tops it up.
 # Prints "remote-cache-proof: PASS …" or "remote-cache-proof: FAIL …"; exits 0 or 1.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -87,15 +88,15 @@ cached_tests() { grep -cE '^//[^ ]+ +\(cached\) PASSED' "$1"; }
 ran_tests() { grep -E '^//[^ ]+ +PASSED' "$1" | awk '{print $1}'; }
 test_lines() { grep -E '^//[^ ]+ +(\(cached\) )?(PASSED|FAILED|NO STATUS|TIMEOUT|FLAKY)' "$1"; }
 
+# A warm first output base (a CI machine that keeps Bazel's output base between runs) uploads only
+# the actions it ran: what it had up to date never reaches the cache. So a fresh output base
+# always tops the cache up first: its hits are what the first base uploaded, what it runs is
+# uploaded now, and step 2's clean output base must then find everything.
 results=$(find "$dir/data/ac" -type f 2>/dev/null | wc -l)
-if [[ "$results" -eq 0 ]]; then
-  echo "remote-cache-proof: 1. the cache holds no action result: filling it from a fresh output base"
-  run_bazel fill test "${TARGETS[@]}" || { tail -30 "$last_log"; fail "the filling build failed"; }
-  echo "remote-cache-proof: 1. filled in ${last_s} s: $(processes_line "$last_log")"
-  results=$(find "$dir/data/ac" -type f | wc -l)
-else
-  echo "remote-cache-proof: 1. the first output base filled the cache"
-fi
+echo "remote-cache-proof: 1. the first output base left ${results} action results; a fresh output base tops the cache up"
+run_bazel fill test "${TARGETS[@]}" || { tail -30 "$last_log"; fail "the filling build failed"; }
+echo "remote-cache-proof: 1. topped up in ${last_s} s: $(processes_line "$last_log")"
+results=$(find "$dir/data/ac" -type f | wc -l)
 echo "remote-cache-proof: 1. the cache holds ${results} action results, $(du -sh "$dir/data" | cut -f1)"
 
 run_bazel clean test "${TARGETS[@]}" || { tail -30 "$last_log"; fail "the clean output base's build failed"; }
