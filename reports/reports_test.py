@@ -408,10 +408,25 @@ class Reports(unittest.TestCase):
         doc = make([case(f"c{i}", "PASS", message=f"m{i}") for i in range(50)] + [case("f", "FAIL")])
         self.assertEqual(len(report_schema._case_shapes(doc, report_schema.schema())["cases"]), 2)
         report_schema.validate(doc)
+        # Rows, statements, inputs, checks and durations that differ share one shape too: a bounded
+        # string, a bounded integer, a pattern's matches and an array's or a map's repeats each
+        # stand for their class (the reference's 15,557 cases were 4,247 shapes, now 12).
+        varied = make([case(f"v{i}", "PASS", spec_row=f"row.{i}", statements=[f"s{j}" for j in range(1 + i % 5)],
+                            inputs=[f"t_int{i}", "s_float"][:1 + i % 2], checks={f"c{j}": "PASS" for j in range(1 + i % 4)},
+                            duration_ms=i) for i in range(40)])
+        self.assertEqual(len(report_schema._case_shapes(varied, report_schema.schema())["cases"]), 1)
+        report_schema.validate(varied)
+        # An array shorter than its minItems keeps its length (its repeats would otherwise pad it).
+        pairs = report_schema._shaper({"type": "array", "items": {"type": "string"}, "minItems": 2})
+        self.assertEqual((pairs(["a"]), pairs(["a", "b", "c"]), pairs(["a", 1, "b"])), ([""], ["", ""], ["", 1]))
         for key, value, words in (("outcome", "NOPE", "is not one of"), ("id", 3, "is not of type"),
                                   ("extra", 1, "Additional properties"), ("spec_row", "", "too short"),
                                   ("features", ["a", None], "is not of type"), ("duration_ms", "x", "is not of type"),
-                                  ("draws", -1, "minimum")):
+                                  ("draws", -1, "minimum"), ("reason_ref", -1, "minimum"),
+                                  ("duration_ms", 1.5, "is not of type"), ("inputs", ["t_int32", "T int32"], "does not match"),
+                                  ("inputs", [], "too short|non-empty"), ("statements", ["a", ""], "too short|non-empty"),
+                                  ("statements", [], "too short|non-empty"), ("checks", {"a": "PASS", "b": "MAYBE"}, "is not one of"),
+                                  ("checks", {"a": "PASS", "b": "PASS", "c": None}, "is not one of")):
             broken = copy.deepcopy(doc)
             broken["cases"][17][key] = value
             with self.assertRaisesRegex(report_schema.ReportError, rf"report\.cases\[17\].*{words}"):
