@@ -282,6 +282,12 @@ MALFORMED = [
      ["dlpack.toml", "dtype_codes", "two dtypes share a (code, bits)"]),
     ("promotion.toml", 'name = "mul"\nsymbol = "*"', 'name = "pow"\nsymbol = "**"',
      ["promotion.toml", "op.mul", "op 'pow' has no arithmetic in the generators' value model"]),
+    # An op's class refusing a category (Sub's bool, Div's integers) has no arithmetic for it:
+    # a row that stops saying so is refused, not generated with the category's rows left out.
+    ("promotion.toml", 'bool_error = { kind = "RuntimeError", both = "Subtraction', '# bool_error = { kind = "RuntimeError", both = "Subtraction',
+     ["promotion.toml", "op.sub", "Sub in generators/arith_model.py OPS has no bool arithmetic (boolean)"]),
+    ("promotion.toml", "integer_to_default_float = true", "integer_to_default_float = false",
+     ["promotion.toml", "op.div", "Div in generators/arith_model.py OPS has no integral arithmetic (integer)"]),
     # --- the statement table: rows or a reason, rows that exist, every row claimed
     ("statements.toml", 'untested = "a stability notice: no behaviour to observe"\n', "",
      ["statements.toml", "002.layout.beta", "either rows", "it has neither"]),
@@ -315,6 +321,9 @@ MALFORMED = [
     ("promotion.toml", 'symbol = "*"',
      'symbol = "*"\nrefuses = { categories = ["complex"], kind = "Oops", message = "no {dtype}", source = "k" }',
      ["promotion.toml", "op.mul", "Oops"]),
+    ("promotion.toml", 'symbol = "*"',
+     'symbol = "*"\nrefuses = { categories = ["complex"], kind = "RuntimeError", message = "no {dtype", source = "k" }',
+     ["promotion.toml", "op.mul", "refuses: the message's braces", "expected '}' before end of string"]),
 ]
 
 # spec/features.toml, mutated (the runner reads its rows from spec.json, so the schema is their one

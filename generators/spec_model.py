@@ -365,7 +365,11 @@ class Spec:
                 for c in ref["categories"]:
                     if c not in CATEGORY_ORDER_DEFAULT:
                         raise SpecError(path, row, f"refuses: unknown category {c!r} (one of {', '.join(CATEGORY_ORDER_DEFAULT)})")
-                fields = {f for _, f, _, _ in string.Formatter().parse(ref["message"]) if f is not None}
+                try:
+                    fields = {f for _, f, _, _ in string.Formatter().parse(ref["message"]) if f is not None}
+                except ValueError as e:  # an unclosed or stray brace
+                    raise SpecError(path, row, f"refuses: the message's braces do not parse ({e}); name the "
+                                               "refused dtype as {dtype}, and write a literal brace twice") from None
                 if fields != {"dtype"}:
                     raise SpecError(path, row, "refuses: the message must name the refused dtype as {dtype}, and "
                                                "nothing else in braces")

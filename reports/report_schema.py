@@ -103,7 +103,7 @@ def _leaf(s):
     minLength, an integer's minimum), or None. Every value it maps to one stands for a class whose
     values all meet the subschema or all break it: a string becomes "x" repeated its length up
     to minLength ("" where only the type is checked), an integer its minimum or the one below (0
-    where only the type is checked). A bool is no integer to JSON Schema: kept, as is a float."""
+    or -1 where only the type is checked). A bool is no integer to JSON Schema: kept, as is a float."""
     if not (isinstance(s, dict) and "type" in s and set(s) <= _TYPE_ONLY | {"minLength", "minimum"}):
         return None
     types, length, least = _types(s), s.get("minLength", 0), s.get("minimum")

@@ -27,7 +27,8 @@ result stream (conformance/harness/stream.schema.json) that it flushes case by c
 case makes no progress for --case-timeout seconds the process group is killed and the case
 is a TIMEOUT. Either way a new process resumes after that case, so every other case is
 still run and reported. Cases are spread over --jobs processes per suite, by work: a property
-weighs its draws, a table case one (or, from an earlier run into --out, their times).
+weighs its draws, a table case one (or, from an earlier run into --out, their times); with
+--filter or a test filter, round-robin over the chosen cases.
 
 Verdict (report.json summary.verdict): CONFORMS when nothing unexpected happened (no FAIL,
 XPASS, CRASH, TIMEOUT or stale expectation), no required feature (spec/features.toml)
