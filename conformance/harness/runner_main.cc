@@ -26,7 +26,8 @@
 // The runner protocol (conformance/harness/stream.h): --tcts_suites narrows a binary that holds
 // several suites to the named ones (before any other selection); --tcts_list writes the case list and exits;
 // --tcts_stream streams each case's record; --tcts_cases runs only the listed tests, else
-// --tcts_shard (share I of K, Selection) chooses them; --tcts_announce_features adds every
+// --tcts_shard (share I of K, Selection) chooses them; --tcts_claims=FILE runs of them only the
+// tests this process takes first among its group's (UseClaims); --tcts_announce_features adds every
 // feature and the candidate's declaration to the stream's begin event; --tcts_clean_process lets
 // a case that changed process-wide state end the process after it (exit status clean_process).
 // --tcts_mutant=N  the live mutant of a mutant-schema build (conformance/mutation/schemata.py:
@@ -121,7 +122,7 @@ class SkipEverything : public ::testing::Environment {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   tcts::RunConfig config;
-  std::string seed, list, stream, shard, suites;
+  std::string seed, list, stream, shard, suites, claims;
   bool announce_features = false;
   tcts::Selection selection;
   tcts::CandidateConfig candidate_config;
@@ -148,7 +149,7 @@ int main(int argc, char** argv) {
         TakeFlag(argv[i], "--device", &config.device) || TakeFlag(argv[i], "--tcts_list", &list) ||
         TakeFlag(argv[i], "--tcts_cases", &selection.cases_file) || TakeFlag(argv[i], "--tcts_stream", &stream) ||
         TakeFlag(argv[i], "--tcts_shard", &shard) || TakeFlag(argv[i], "--tcts_suites", &suites) ||
-        TakeFlag(argv[i], "--tcts_weights", &selection.weights_file)) {
+        TakeFlag(argv[i], "--tcts_weights", &selection.weights_file) || TakeFlag(argv[i], "--tcts_claims", &claims)) {
       continue;
     }
     if (std::string mutant; TakeFlag(argv[i], "--tcts_mutant", &mutant)) {
@@ -237,6 +238,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     ::testing::AddGlobalTestEnvironment(new SkipEverything(unusable));
+  }
+  if (!claims.empty() && !tcts::UseClaims(claims, chosen, &error)) {
+    std::cerr << "tcts: " << error << "\n";
+    return tcts::kExitUsage;
   }
   if (!stream.empty()) {
     std::unique_ptr<::testing::TestEventListener> listener = tcts::MakeStreamListener(stream, chosen, announce_features, &error);

@@ -1,5 +1,8 @@
 #include "conformance/harness/stream.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -110,12 +113,14 @@ class StreamListener : public ::testing::EmptyTestEventListener {
     Write(begin);
   }
   void OnTestStart(const ::testing::TestInfo& info) override {
+    if (!Mine(info)) return;  // another process of the group runs it
     TakeCaseRecord();  // nothing of an earlier test carries over
     facts_at_start_ = CurrentCandidate().fact_counts();
     protocol_errors_at_start_ = CurrentCandidate().protocol_errors();
     Write({{"event", "start"}, {"test", FullName(info)}});
   }
   void OnTestEnd(const ::testing::TestInfo& info) override {
+    if (!Mine(info)) return;
     const ::testing::TestResult& result = *info.result();
     std::optional<CaseRecord> record = TakeCaseRecord();
     std::string message = FailureText(result);
@@ -323,6 +328,99 @@ class PutFilterBack : public ::testing::EmptyTestEventListener {
   std::string filter_;
 };
 }  // namespace
+
+namespace {
+// The claims of this process's group (UseClaims): the group's counter (the index in `chosen` of the
+// next test nobody has taken, shared through the file's mapping), each chosen test's index, and
+// the answer for the test asked last.
+struct Claims {
+  long long* next = nullptr;
+  std::map<std::string, std::size_t> index;
+  const ::testing::TestInfo* asked = nullptr;
+  bool mine = true;
+};
+Claims& TheClaims() {
+  static Claims claims;
+  return claims;
+}
+
+// GoogleTest's printer, told only of the tests this process runs (the claims' gate).
+class ClaimGate : public ::testing::EmptyTestEventListener {
+ public:
+  explicit ClaimGate(::testing::TestEventListener* inner) : inner_(inner) {}
+  void OnTestProgramStart(const ::testing::UnitTest& u) override { inner_->OnTestProgramStart(u); }
+  void OnTestIterationStart(const ::testing::UnitTest& u, int i) override { inner_->OnTestIterationStart(u, i); }
+  void OnEnvironmentsSetUpStart(const ::testing::UnitTest& u) override { inner_->OnEnvironmentsSetUpStart(u); }
+  void OnEnvironmentsSetUpEnd(const ::testing::UnitTest& u) override { inner_->OnEnvironmentsSetUpEnd(u); }
+  // Installed before the stream's listener, so that its OnTestStart claims each test first.
+  void OnTestStart(const ::testing::TestInfo& info) override {
+    current_ = &info;
+    if (Mine(info)) inner_->OnTestStart(info);
+  }
+  // (GoogleTest holds its lock here: UnitTest::current_test_info() would wait for ever.)
+  void OnTestPartResult(const ::testing::TestPartResult& r) override {
+    if (current_ == nullptr || Mine(*current_)) inner_->OnTestPartResult(r);
+  }
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    if (Mine(info)) inner_->OnTestEnd(info);
+    current_ = nullptr;
+  }
+  void OnEnvironmentsTearDownStart(const ::testing::UnitTest& u) override { inner_->OnEnvironmentsTearDownStart(u); }
+  void OnEnvironmentsTearDownEnd(const ::testing::UnitTest& u) override { inner_->OnEnvironmentsTearDownEnd(u); }
+  // Left out: a test suite's lines and the run's summary, which count and list every test of the
+  // group (OnTestSuiteStart/End, OnTestCaseStart/End, OnTestIterationEnd).
+  void OnTestProgramEnd(const ::testing::UnitTest& u) override { inner_->OnTestProgramEnd(u); }
+
+ private:
+  std::unique_ptr<::testing::TestEventListener> inner_;
+  const ::testing::TestInfo* current_ = nullptr;
+};
+}  // namespace
+
+bool UseClaims(const std::string& path, const std::vector<std::string>& chosen, std::string* error) {
+  const int fd = ::open(path.c_str(), O_RDWR);
+  struct stat st;
+  void* map = MAP_FAILED;
+  if (fd >= 0 && ::fstat(fd, &st) == 0 && st.st_size >= static_cast<off_t>(sizeof(long long))) {
+    map = ::mmap(nullptr, sizeof(long long), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  }
+  if (fd >= 0) ::close(fd);  // the mapping stays
+  if (map == MAP_FAILED) {
+    *error = "--tcts_claims: cannot map the claims file '" + path + "' (a file of 8 bytes, read and written)";
+    return false;
+  }
+  Claims& claims = TheClaims();
+  claims.next = static_cast<long long*>(map);
+  for (std::size_t i = 0; i < chosen.size(); ++i) claims.index.emplace(chosen[i], i);
+  ::testing::TestEventListeners& listeners = ::testing::UnitTest::GetInstance()->listeners();
+  if (::testing::TestEventListener* printer = listeners.Release(listeners.default_result_printer())) {
+    listeners.Append(new ClaimGate(printer));
+  }
+  return true;
+}
+
+bool Mine(const ::testing::TestInfo& info) {
+  Claims& claims = TheClaims();
+  if (claims.next == nullptr) return true;
+  if (claims.asked == &info) return claims.mine;
+  claims.asked = &info;
+  const auto it = claims.index.find(FullName(info));
+  if (it == claims.index.end()) return claims.mine = true;  // not in the group's list: the filter keeps it out
+  // Every process walks the list in the same order, so the test is taken (the counter is past it)
+  // or the next to take: take it by moving the counter past it, atomically across the processes.
+  const long long index = static_cast<long long>(it->second);
+  long long next = __atomic_load_n(claims.next, __ATOMIC_SEQ_CST);
+  claims.mine = false;
+  while (next <= index && !claims.mine) {
+    claims.mine = __atomic_compare_exchange_n(claims.next, &next, index + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  }
+  if (!claims.mine) {
+    // GoogleTest runs no part of a test that is skipped before its fixture is made.
+    GTEST_MESSAGE_AT_(__FILE__, __LINE__, "claimed by another process of the group",
+                      ::testing::TestPartResult::kSkip);
+  }
+  return claims.mine;
+}
 
 bool SelectCases(const Selection& selection, std::vector<std::string>* chosen, std::string* error) {
   std::vector<const ::testing::TestInfo*> all;

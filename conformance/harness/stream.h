@@ -85,6 +85,21 @@ bool ParseShard(const std::string& text, Selection* s);
 // Applies the selection (as GoogleTest's filter) and returns the chosen tests' full names.
 bool SelectCases(const Selection& selection, std::vector<std::string>* chosen, std::string* error);
 
+// --tcts_claims=FILE: the processes of one group (a run's --jobs processes, when no earlier run's
+// case times deal the tests) are each given the group's whole list and run each test only if they
+// take it first. FILE holds the group's counter (8 bytes, native-endian, 0 at the start: the index
+// in `chosen` of the next test nobody has taken), mapped by each process; every process walks the
+// list in the same order and takes a test by moving the counter past it (an atomic compare and
+// swap). A test another process took is skipped unseen (GoogleTest runs none of it; no stream
+// event, no log line), so the processes share the work as it comes, whatever each test costs: a
+// first run has no case times to deal by. Installs the claims' gate around GoogleTest's printer
+// (its test suites' lines and end-of-run summary, which count every test of the group, are left
+// out). False with `error` set when FILE cannot be mapped.
+bool UseClaims(const std::string& path, const std::vector<std::string>& chosen, std::string* error);
+// Whether this process runs `info`: without claims, true; with them, whether it took it (asked
+// once per test: the first ask takes it, or records GoogleTest's skip when another process has it).
+bool Mine(const ::testing::TestInfo& info);
+
 // The listener that writes the stream to `path` (appending); its begin event lists
 // `chosen`, and every feature with the candidate's declaration when `announce_features`.
 // nullptr with `error` set when the file cannot be opened.

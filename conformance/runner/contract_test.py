@@ -12,6 +12,7 @@ Runs under /usr/bin/python3 from the runfiles tree (conformance/faulty_bin besid
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -188,6 +189,69 @@ class Live(unittest.TestCase):
                 self.assertEqual(p.returncode, 2, bad + p.stderr[-2000:])
                 self.assertIn(f"{weights}:5: expected MS<TAB>TEST", p.stderr, bad)
 
+    def test_a_claims_group_runs_each_test_once_in_whichever_process_takes_it(self):
+        """--tcts_claims=FILE: processes given one list run each test in the process that takes it
+        first (moving the group's counter, FILE, past it). A process runs exactly the tests after
+        the counter, and takes them; a test another process has is in neither its stream nor its
+        log; one started after the list is taken runs nothing, with a begin and a done and no
+        start; two at once end every test exactly once between them. The runner reads what is
+        taken from the counter (isolation.claimed). A file that cannot be mapped ends the binary
+        (usage), naming it."""
+        env = {k: v for k, v in os.environ.items() if k not in ("TEST_TOTAL_SHARDS", "TEST_SHARD_INDEX",
+                                                                 "XML_OUTPUT_FILE", "TESTBRIDGE_TEST_ONLY")}
+        from .isolation import Unit, claimed, new_claims
+        with tempfile.TemporaryDirectory(dir=os.environ.get("TEST_TMPDIR")) as tmp:
+            base = [FAULTY, "--tcts_suites=promotion,casting", "--candidate=faulty", "--seed=1", "--tcts_shard=0/1"]
+
+            def start(name, claims):
+                log = open(os.path.join(tmp, f"{name}.log"), "w", encoding="utf-8")
+                return subprocess.Popen(base + [f"--tcts_claims={claims}", f"--tcts_stream={os.path.join(tmp, name)}.jsonl"],
+                                        env=env, stdout=log, stderr=subprocess.STDOUT), log
+
+            def run(*names_and_claims):
+                group = [start(n, c) for n, c in names_and_claims]
+                for proc, log in group:
+                    self.assertEqual(proc.wait(timeout=300), 0)
+                    log.close()
+                out = {}
+                for n, _ in names_and_claims:
+                    with open(os.path.join(tmp, f"{n}.jsonl"), encoding="utf-8") as f:
+                        out[n] = [json.loads(line) for line in f]
+                return out
+
+            listing = os.path.join(tmp, "cases.jsonl")
+            subprocess.run(base + [f"--tcts_list={listing}"], env=env, check=True, capture_output=True, timeout=300)
+            listed = [c.test for c in contract.read_case_list(listing, "promotion")]
+            # Another process took the first half: this one runs the rest, and takes it.
+            half = len(listed) // 2
+            first = new_claims(os.path.join(tmp, "first"))
+            with open(first, "wb") as f:
+                f.write(half.to_bytes(8, sys.byteorder))
+            self.assertEqual(claimed(Unit(None, [], listed, claims=first)), set(listed[:half]))
+            a = run(("a", first))["a"]
+            self.assertEqual([c["test"] for c in a[0]["cases"]], listed)
+            self.assertEqual([e["test"] for e in a if e["event"] == "start"], listed[half:])
+            self.assertEqual([e["test"] for e in a if e["event"] == "end"], listed[half:])
+            self.assertEqual(claimed(Unit(None, [], listed, claims=first)), set(listed))
+            with open(os.path.join(tmp, "a.log"), encoding="utf-8") as f:
+                log_a = f.read()
+            self.assertIn(f"[ RUN      ] {listed[half]}\n", log_a)
+            self.assertNotIn(f"[ RUN      ] {listed[half - 1]}\n", log_a)
+            self.assertNotIn("claimed by another process", log_a)
+            self.assertEqual([e["event"] for e in run(("late", first))["late"]], ["begin", "done"])
+            # Two at once: between them, every test ends exactly once.
+            second = new_claims(os.path.join(tmp, "second"))
+            both = run(("b", second), ("c", second))
+            ended = [e["test"] for n in ("b", "c") for e in both[n] if e["event"] == "end"]
+            self.assertEqual(sorted(ended), sorted(listed))
+            for bad in (os.path.join(tmp, "none"), new_claims(os.path.join(tmp, "short"))):
+                if bad.endswith("short"):
+                    with open(bad, "wb") as f:
+                        f.write(b"\0\0\0")
+                p = subprocess.run(base + [f"--tcts_claims={bad}", f"--tcts_stream={tmp}/d.jsonl"],
+                                   env=env, capture_output=True, text=True, timeout=300)
+                self.assertEqual(p.returncode, 2, p.stderr[-2000:])
+                self.assertIn(f"cannot map the claims file '{bad}'", p.stderr)
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -17,6 +17,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 
 from . import contract
@@ -78,17 +79,43 @@ class Unit:
     selection: list  # the binary's selection flags
     tests: list | None = None  # full test names in run order; None until the process says
     shard: tuple = (0, 1)
+    claims: str | None = None  # a claims group's counter file (--tcts_claims), shared by its processes
+
+
+def claimed(unit: Unit) -> set:
+    """The tests of a claims group's list that one of its processes has taken: those before the
+    group's counter (stream.h UseClaims: 8 bytes, native-endian, the index of the next test)."""
+    with open(unit.claims, "rb") as f:
+        taken = int.from_bytes(f.read(8), sys.byteorder)
+    return set((unit.tests or [])[:taken])
+
+
+def new_claims(path: str) -> str:
+    """A claims group's counter file, at 0."""
+    with open(path, "wb") as f:
+        f.write(bytes(8))
+    return path
 
 
 def units_for(suites: list[Suite], o: Options, workdir: str, env: dict, weights: str = "") -> list[Unit]:
-    """Each suite's cases (this Bazel shard's share of them) in --jobs shares. Without a
-    filter the binary takes its share itself (--tcts_shard), balanced by work: an earlier run's
-    case times where `weights` names them (--tcts_weights: schedule.py), else a property's draws
-    against a table case's one; with --filter (case-id glob) or a test filter (GoogleTest names) the runner lists every
+    """Each suite's cases (this Bazel shard's share of them) for --jobs processes. Without a
+    filter and without an earlier run's case times (a first run), the processes share the
+    suite's list as they go, each running the tests it claims first (--tcts_claims: a claims
+    group); with the times (`weights`, --tcts_weights: schedule.py) the binary takes a share
+    itself (--tcts_shard), dealt by work; with --filter (case-id glob) or a test filter (GoogleTest names) the runner lists every
     case, keeps the chosen ones (expectations.py's glob: the project's one glob) and hands
     each process its share as a case file."""
     index, shards = o.shard
     k = shards * o.jobs
+    if not (o.filter or o.test_filter) and not weights and o.jobs > 1:
+        # No times to deal by (a first run): this Bazel shard's processes share its tests as they
+        # go, each running the tests it claims first (stream.h UseClaims).
+        units = []
+        for s in suites:
+            claims = new_claims(os.path.join(workdir, f"{s.name}.claims.{index}"))
+            units += [Unit(s, [f"--tcts_shard={index}/{shards}", f"--tcts_claims={claims}"], shard=(index, shards),
+                           claims=claims) for _ in range(o.jobs)]
+        return units
     if not (o.filter or o.test_filter):
         # The binary deals its tests to k shares (stream.h Selection); this Bazel shard's
         # processes take the shares index + shards * i.
@@ -255,8 +282,13 @@ class Scheduler:
                 p.kill()
                 running.remove(p)
                 p.close()
-                rest = self.collect(p, hung)
-                if rest:
+                group = p.unit.claims
+                siblings = sum(1 for q in [*running, *(u for u in queue)]
+                               if group is not None and (q.unit if isinstance(q, Process) else q).claims == group)
+                rest = self.collect(p, hung, siblings)
+                if isinstance(rest, Unit):  # a new member of a claims group
+                    queue.insert(0, rest)
+                elif rest:
                     queue.insert(0, self.resume(p.unit, rest))
 
     def resume(self, unit: Unit, tests: list) -> Unit:

@@ -26,9 +26,10 @@ result stream (conformance/harness/stream.schema.json) that it flushes case by c
 (a signal, or an exit before its list is done) the case it had started is a CRASH; when a
 case makes no progress for --case-timeout seconds the process group is killed and the case
 is a TIMEOUT. Either way a new process resumes after that case, so every other case is
-still run and reported. Cases are spread over --jobs processes per suite, by work: a property
-weighs its draws, a table case one (or, from an earlier run into --out, their times); with
---filter or a test filter, round-robin over the chosen cases.
+still run and reported. Cases are spread over --jobs processes per suite: on a first run each
+process runs the cases it claims first from the suite's list, so they share the work as it
+comes; with an earlier run's case times in --out, each takes a share dealt by those times; with
+--filter or a test filter, a round-robin share of the chosen cases.
 
 Verdict (report.json summary.verdict): CONFORMS when nothing unexpected happened (no FAIL,
 XPASS, CRASH, TIMEOUT or stale expectation), no required feature (spec/features.toml)

@@ -12,7 +12,7 @@ from . import contract
 from . import expectations as expectations_file
 from . import expected
 from .contract import ListedCase, Suite
-from .isolation import Process, Unit, exit_description
+from .isolation import Process, Unit, claimed, exit_description
 from .options import Options, UsageError
 
 
@@ -137,8 +137,10 @@ class Results:
                 self.order[key] = (suites.index(c.suite) if c.suite in suites else len(suites),
                                    c.order if isinstance(c.order, int) and c.order >= 0 else pos * k + i)
 
-    def collect(self, p: Process, hung: bool) -> list[str]:
-        """Records what process p reported; returns the tests still to run after a crash or hang."""
+    def collect(self, p: Process, hung: bool, siblings: int = 0):
+        """Records what process p reported; returns the tests still to run after a crash or hang
+        (a list), or, for a process of a claims group (Unit.claims), a new member of its group to
+        start (a Unit). `siblings`: the group's other processes, running or queued."""
         suite = p.unit.suite
         if p.begin is None:
             if p.proc.returncode == contract.EXIT_USAGE:  # the binary refused its arguments: not the candidate's doing
@@ -165,6 +167,8 @@ class Results:
             except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
                 self.records[(suite.name, test)] = self.isolated_record(
                     suite, test, "CRASH", f"its end event in the result stream is malformed ({e!r})"[:300], "")
+        if p.unit.claims is not None:
+            return self._claimed_rest(p, hung, siblings)
         left = [t for t in p.unit.tests if t not in p.ended]
         if p.done and not hung and not p.broken:
             if left:
@@ -190,6 +194,39 @@ class Results:
             self.records[(suite.name, t)] = self.isolated_record(
                 suite, t, outcome, what + " before its first case", p.log_tail())
         return []
+
+    def _claimed_rest(self, p: Process, hung: bool, siblings: int):
+        """collect's end for a process of a claims group: each test of the group's list ran in the
+        process that claimed it (isolation.claimed), so what is left is the group's. A crash or
+        hang costs the case it was in, and a new member of the group claims on where unclaimed
+        tests remain; the group's last process resumes, unclaimed, any test that has no record
+        (claimed by a process that died before its start event)."""
+        suite, tests = p.unit.suite, p.unit.tests
+        no_record = lambda: [t for t in tests if (suite.name, t) not in self.records]  # noqa: E731
+        finished = p.done and not hung and not p.broken
+        clean = (not hung and not p.broken and p.current is None and p.ended
+                 and p.proc.poll() == contract.EXIT_CLEAN_PROCESS)
+        if not finished and not clean:
+            self.isolated += 1
+            outcome = "TIMEOUT" if hung else "CRASH"
+            what = (f"no progress for {self.o.case_timeout:g} s; the process was killed" if hung
+                    else p.broken + "; the process was killed" if p.broken
+                    else exit_description(p.proc.returncode))
+            if p.current is not None:
+                self.records[(suite.name, p.current)] = self.isolated_record(suite, p.current, outcome, what, p.log_tail())
+            elif not p.ended:
+                # It died (or hung) before its first case: the others of its group go on; the
+                # last one standing gives every test without a record the outcome.
+                if not siblings:
+                    for t in no_record():
+                        self.records[(suite.name, t)] = self.isolated_record(
+                            suite, t, outcome, what + " before its first case", p.log_tail())
+                return []
+        elif finished and p.proc.returncode not in contract.EXIT_FINISHED:
+            print(f"run: {suite.binary} exited {p.proc.returncode} after its last case", file=sys.stderr)
+        if not finished and len(claimed(p.unit)) < len(tests):
+            return Unit(suite, p.unit.selection, None, p.unit.shard, claims=p.unit.claims)
+        return [] if siblings else no_record()
 
     def _common(self, suite: Suite, c: ListedCase, outcome: str) -> dict:
         return {
