@@ -70,9 +70,10 @@ bool WriteCaseList(const std::string& path, const std::vector<std::string>& chos
 // two long properties while another has nothing left). A test's work is its time in `weights_file`
 // (--tcts_weights, the runner's record of an earlier run: one "MS<TAB>TEST" a line, in
 // milliseconds); a test it does not time is 1 ms, and a property `property_draws` ms (a property
-// of N draws weighs N table cases: a first run into a fresh folder, with no times yet, spreads the
-// properties instead of dealing them round-robin). Every process of a run computes the same
-// shares from the same tests, weights and draws.
+// of N draws weighs N table cases: dealt without times, the properties are at least spread).
+// Every process of a run computes the same shares from the same tests, weights and draws. (The
+// runner deals by times only; a first run, with none, has its processes take the tests as they
+// go: UseClaims.)
 struct Selection {
   std::string cases_file;
   int shard = 0, shards = 1;
