@@ -231,7 +231,10 @@ int main(int argc, char** argv) {
     // runner as NOT_SUPPORTED records, to GoogleTest (bazel test) as skipped.
     std::cout << "[tcts] SKIPPED: " << unusable << "\n";
     if (!stream.empty()) {
-      if (!tcts::StreamNotRun(stream, chosen, unusable, missing, announce_features, &error)) {
+      // A process of a claims group takes nothing (another may find the device usable); the
+      // runner resumes, unclaimed, what no process of the group ran.
+      const std::vector<std::string> not_run = claims.empty() ? chosen : std::vector<std::string>{};
+      if (!tcts::StreamNotRun(stream, chosen, not_run, unusable, missing, announce_features, &error)) {
         std::cerr << "tcts: " << error << "\n";
         return tcts::kExitUsage;
       }

@@ -378,6 +378,11 @@ class ClaimGate : public ::testing::EmptyTestEventListener {
 }  // namespace
 
 bool UseClaims(const std::string& path, const std::vector<std::string>& chosen, std::string* error) {
+  if (GTEST_FLAG_GET(shuffle) || GTEST_FLAG_GET(repeat) != 1) {
+    *error = "--tcts_claims: the group's processes walk one list once, in one order: not with GoogleTest's "
+             "shuffle or repeat (--gtest_shuffle, --gtest_repeat, GTEST_SHUFFLE, GTEST_REPEAT)";
+    return false;
+  }
   const int fd = ::open(path.c_str(), O_RDWR);
   struct stat st;
   void* map = MAP_FAILED;
@@ -415,7 +420,8 @@ bool Mine(const ::testing::TestInfo& info) {
     claims.mine = __atomic_compare_exchange_n(claims.next, &next, index + 1, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   }
   if (!claims.mine) {
-    // GoogleTest runs no part of a test that is skipped before its fixture is made.
+    // A test skipped before its fixture's SetUp (TestInfo::Run checks after constructing the
+    // fixture, an empty class here) runs neither SetUp nor its body.
     GTEST_MESSAGE_AT_(__FILE__, __LINE__, "claimed by another process of the group",
                       ::testing::TestPartResult::kSkip);
   }
@@ -492,8 +498,9 @@ std::unique_ptr<::testing::TestEventListener> MakeStreamListener(const std::stri
   return std::make_unique<StreamListener>(f, std::move(chosen), announce_features);
 }
 
-bool StreamNotRun(const std::string& path, const std::vector<std::string>& chosen, const std::string& why,
-                  Feature feature, bool announce_features, std::string* error) {
+bool StreamNotRun(const std::string& path, const std::vector<std::string>& chosen,
+                  const std::vector<std::string>& not_run, const std::string& why, Feature feature,
+                  bool announce_features, std::string* error) {
   std::FILE* f = std::fopen(path.c_str(), "a");
   if (!f) {
     *error = "cannot open the result stream '" + path + "'";
@@ -501,7 +508,7 @@ bool StreamNotRun(const std::string& path, const std::vector<std::string>& chose
   }
   StreamListener listener(f, chosen, announce_features);
   listener.OnTestProgramStart(*::testing::UnitTest::GetInstance());
-  for (const std::string& test : chosen) listener.NotRun(test, why, FeatureName(feature));
+  for (const std::string& test : not_run) listener.NotRun(test, why, FeatureName(feature));
   listener.OnTestProgramEnd(*::testing::UnitTest::GetInstance());
   return true;
 }

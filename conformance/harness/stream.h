@@ -95,7 +95,8 @@ bool SelectCases(const Selection& selection, std::vector<std::string>* chosen, s
 // event, no log line), so the processes share the work as it comes, whatever each test costs: a
 // first run has no case times to deal by. Installs the claims' gate around GoogleTest's printer
 // (its test suites' lines and end-of-run summary, which count every test of the group, are left
-// out). False with `error` set when FILE cannot be mapped.
+// out). False with `error` set when FILE cannot be mapped, or when GoogleTest is asked to shuffle
+// or repeat the tests (the processes must walk one list once, in one order).
 bool UseClaims(const std::string& path, const std::vector<std::string>& chosen, std::string* error);
 // Whether this process runs `info`: without claims, true; with them, whether it took it (asked
 // once per test: the first ask takes it, or records GoogleTest's skip when another process has it).
@@ -108,11 +109,13 @@ std::unique_ptr<::testing::TestEventListener> MakeStreamListener(const std::stri
                                                                  std::vector<std::string> chosen,
                                                                  bool announce_features, std::string* error);
 
-// Streams every chosen test as not run — NOT_SUPPORTED for lack of `feature`, for `why` —
-// without running any (the suite cannot run where it was asked to: --device names a device
-// the candidate cannot use here).
-bool StreamNotRun(const std::string& path, const std::vector<std::string>& chosen, const std::string& why,
-                  Feature feature, bool announce_features, std::string* error);
+// Streams the tests `not_run` of the chosen ones as not run — NOT_SUPPORTED for lack of
+// `feature`, for `why` — without running any (the suite cannot run where it was asked to:
+// --device names a device the candidate cannot use here). A process of a claims group passes
+// none: it takes no test, and the group's others, or the runner's resume, answer for them.
+bool StreamNotRun(const std::string& path, const std::vector<std::string>& chosen,
+                  const std::vector<std::string>& not_run, const std::string& why, Feature feature,
+                  bool announce_features, std::string* error);
 
 }  // namespace tcts
 

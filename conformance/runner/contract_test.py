@@ -244,6 +244,20 @@ class Live(unittest.TestCase):
             both = run(("b", second), ("c", second))
             ended = [e["test"] for n in ("b", "c") for e in both[n] if e["event"] == "end"]
             self.assertEqual(sorted(ended), sorted(listed))
+            # A process that cannot use the device asked for takes nothing: begin and done only
+            # (another member may run the tests; else the runner resumes them unclaimed).
+            unusable = new_claims(os.path.join(tmp, "unusable"))
+            p = subprocess.run(base + ["--device=cuda:7", f"--tcts_claims={unusable}", f"--tcts_stream={tmp}/u.jsonl"],
+                               env=env, capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+            with open(os.path.join(tmp, "u.jsonl"), encoding="utf-8") as f:
+                self.assertEqual([json.loads(line)["event"] for line in f], ["begin", "done"])
+            self.assertEqual(claimed(Unit(None, [], listed, claims=unusable)), set())
+            # GoogleTest's shuffle would walk the list in another order in each process: refused.
+            p = subprocess.run(base + [f"--tcts_claims={unusable}", f"--tcts_stream={tmp}/x.jsonl"],
+                               env={**env, "GTEST_SHUFFLE": "1"}, capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 2, p.stderr[-2000:])
+            self.assertIn("not with GoogleTest's shuffle or repeat", p.stderr)
             for bad in (os.path.join(tmp, "none"), new_claims(os.path.join(tmp, "short"))):
                 if bad.endswith("short"):
                     with open(bad, "wb") as f:

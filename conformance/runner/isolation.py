@@ -107,7 +107,10 @@ def units_for(suites: list[Suite], o: Options, workdir: str, env: dict, weights:
     each process its share as a case file."""
     index, shards = o.shard
     k = shards * o.jobs
-    if not (o.filter or o.test_filter) and not weights and o.jobs > 1:
+    # GoogleTest's shuffle or repeat (passed through to the suite processes) would walk the list
+    # in another order, or twice: the binary refuses claims then, so the dealing stays.
+    walks_once = env.get("GTEST_SHUFFLE", "") in ("", "0") and env.get("GTEST_REPEAT", "") in ("", "1")
+    if not (o.filter or o.test_filter) and not weights and o.jobs > 1 and walks_once:
         # No times to deal by (a first run): this Bazel shard's processes share its tests as they
         # go, each running the tests it claims first (stream.h UseClaims).
         units = []
