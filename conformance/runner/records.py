@@ -178,24 +178,42 @@ class Results:
             if p.proc.returncode not in contract.EXIT_FINISHED:
                 print(f"run: {suite.binary} exited {p.proc.returncode} after its last case", file=sys.stderr)
             return []
-        if (not hung and not p.broken and p.current is None and p.ended
-                and p.proc.poll() == contract.EXIT_CLEAN_PROCESS):
+        if self._clean_exit(p, hung):
             return left  # a case reset process-wide state (no fault): resume in a new process
+        fault = self._fault(p, hung)
+        if p.current is not None:
+            return [t for t in left if t != p.current]
+        if p.ended:
+            return left  # it died between cases: resume with the rest
+        # It died (or hung) before its first case: every case it had gets the outcome.
+        self._before_first_case(p, left, *fault)
+        return []
+
+    @staticmethod
+    def _clean_exit(p: Process, hung: bool) -> bool:
+        """Whether p ended after a case that reset process-wide state (exit clean_process): no fault."""
+        return (not hung and not p.broken and p.current is None and bool(p.ended)
+                and p.proc.poll() == contract.EXIT_CLEAN_PROCESS)
+
+    def _fault(self, p: Process, hung: bool) -> tuple[str, str]:
+        """p died, hung or broke its stream: counted as isolated, and the case it was in (if any)
+        recorded as CRASH or TIMEOUT. Returns the outcome and what happened."""
         self.isolated += 1
         outcome = "TIMEOUT" if hung else "CRASH"
         what = (f"no progress for {self.o.case_timeout:g} s; the process was killed" if hung
                 else p.broken + "; the process was killed" if p.broken
                 else exit_description(p.proc.returncode))
         if p.current is not None:
+            suite = p.unit.suite
             self.records[(suite.name, p.current)] = self.isolated_record(suite, p.current, outcome, what, p.log_tail())
-            return [t for t in left if t != p.current]
-        if p.ended:
-            return left  # it died between cases: resume with the rest
-        # It died (or hung) before its first case: every case it had gets the outcome.
-        for t in left:
+        return outcome, what
+
+    def _before_first_case(self, p: Process, tests: list, outcome: str, what: str) -> None:
+        """p died (or hung) before its first case: each of `tests` gets the outcome."""
+        suite = p.unit.suite
+        for t in tests:
             self.records[(suite.name, t)] = self.isolated_record(
                 suite, t, outcome, what + " before its first case", p.log_tail())
-        return []
 
     def _claimed_rest(self, p: Process, hung: bool, siblings: int):
         """collect's end for a process of a claims group: each test of the group's list ran in the
@@ -206,23 +224,13 @@ class Results:
         suite, tests = p.unit.suite, p.unit.tests
         no_record = lambda: [t for t in tests if (suite.name, t) not in self.records]  # noqa: E731
         finished = p.done and not hung and not p.broken
-        clean = (not hung and not p.broken and p.current is None and p.ended
-                 and p.proc.poll() == contract.EXIT_CLEAN_PROCESS)
-        if not finished and not clean:
-            self.isolated += 1
-            outcome = "TIMEOUT" if hung else "CRASH"
-            what = (f"no progress for {self.o.case_timeout:g} s; the process was killed" if hung
-                    else p.broken + "; the process was killed" if p.broken
-                    else exit_description(p.proc.returncode))
-            if p.current is not None:
-                self.records[(suite.name, p.current)] = self.isolated_record(suite, p.current, outcome, what, p.log_tail())
-            elif not p.ended:
+        if not finished and not self._clean_exit(p, hung):
+            fault = self._fault(p, hung)
+            if p.current is None and not p.ended:
                 # It died (or hung) before its first case: the others of its group go on; the
                 # last one standing gives every test without a record the outcome.
                 if not siblings:
-                    for t in no_record():
-                        self.records[(suite.name, t)] = self.isolated_record(
-                            suite, t, outcome, what + " before its first case", p.log_tail())
+                    self._before_first_case(p, no_record(), *fault)
                 return []
         elif finished and p.proc.returncode not in contract.EXIT_FINISHED:
             print(f"run: {suite.binary} exited {p.proc.returncode} after its last case", file=sys.stderr)
