@@ -36,7 +36,9 @@ candidates torch_meta, torch_fake and torch_refs, conformance/testees.bzl):
                 depends on its own inputs, never on the cases before it (CompileTestee._call);
                 a call Dynamo cannot trace as one graph raises what torch.compile raises
                 (torch._dynamo.exc.Unsupported, a RuntimeError). Inductor's compile cache is its
-                own (TORCHINDUCTOR_CACHE_DIR, default /tmp/torchinductor_$USER).
+                own (TORCHINDUCTOR_CACHE_DIR, default /tmp/torchinductor_$USER). One thing is left
+                out of each compile: Dynamo's timing of the guards it has just built and checked,
+                which only feeds a log line and a metric (skip_guard_latency_profile).
   --refs        binary ops, views, memory formats and format copies through torch._refs,
                 promote_types / result_type / can_cast through torch._prims_common (get_higher_dtype,
                 elementwise_dtypes, can_safe_cast_to) (torch_refs); combines with --device.
@@ -136,6 +138,16 @@ def name_of(d):
     return str(d).removeprefix("torch.")  # torch's own name: "torch.float32"
 
 
+def quiet_fake_tensor_log():
+    """FakeTensorMode logs, with its traceback, each error a meta kernel raises
+    (torch/_subclasses/fake_tensor.py `log.exception("failed while attempting to run meta for
+    %s", func)`, level ERROR, so Python's last-resort handler formats it onto stderr): under
+    --fake and --compile that is every case whose call torch refuses, an answer here and not a
+    fault (658 tracebacks, 1.15 MB of the log, in one torch2_fake run). The error itself is raised and
+    answered as before; only its log line goes."""
+    logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)
+
+
 class TorchTestee(tcts_testee.Testee):
     name = "torch (Python API)"
     version = torch.__version__
@@ -158,6 +170,7 @@ class TorchTestee(tcts_testee.Testee):
             self._without(DEFAULT_DEVICE_OPS)  # torch 1.13 has no API for the default device
         if fake:
             self._without(VALUE_OPS)  # a FakeTensor has no values to read or write
+            quiet_fake_tensor_log()
         self._without(self.LEFT_OUT)
         self._identify()
         if device is not None:
@@ -587,6 +600,20 @@ def _empty_like(t, memory_format):
     return torch.empty_like(t, memory_format=memory_format)
 
 
+def skip_guard_latency_profile():
+    """Dynamo builds and checks the guards of each graph it compiles, then times them once more
+    (torch/_dynamo/guards.py CheckFunctionManager.__init__: `profile_guard_manager(...)` after a
+    flush of the CPU caches, which its comment calls expensive) only to log "Guard eval latency"
+    and add it to the compile metric guard_latency_us. No answer depends on that figure, and
+    here it was about 20 ms of every compile: half of one whose graph Inductor's cache serves
+    (25 against 46 ms for a transpose, 18 against 40 ms for an add). --compile skips the timing;
+    the guards are built and checked as before. A torch without the function has nothing to skip."""
+    import torch._dynamo.guards as guards
+
+    if hasattr(guards, "profile_guard_manager"):
+        guards.profile_guard_manager = lambda *args, **kwargs: 0.0
+
+
 class CompileTestee(TorchTestee):
     """--compile: each operation that makes a tensor from tensors through torch.compile
     (Inductor, fullgraph=True). Eager torch makes the inputs and reads every result."""
@@ -606,9 +633,8 @@ class CompileTestee(TorchTestee):
 
     def __init__(self):
         super().__init__()
-        # FakeTensor logs a traceback for each error of a traced call (a deviation's error is an
-        # answer here, not a fault): only the answer is kept.
-        logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)
+        quiet_fake_tensor_log()  # Dynamo traces every call with FakeTensors
+        skip_guard_latency_profile()
 
     @staticmethod
     def _call(fn, *args):
