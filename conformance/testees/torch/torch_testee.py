@@ -38,7 +38,8 @@ candidates torch_meta, torch_fake and torch_refs, conformance/testees.bzl):
                 (torch._dynamo.exc.Unsupported, a RuntimeError). Inductor's compile cache is its
                 own (TORCHINDUCTOR_CACHE_DIR, default /tmp/torchinductor_$USER). One thing is left
                 out of each compile: Dynamo's timing of the guards it has just built and checked,
-                which only feeds a log line and a metric (skip_guard_latency_profile).
+                which only feeds a log line, a metric and the structured trace
+                (skip_guard_latency_profile).
   --refs        binary ops, views, memory formats and format copies through torch._refs,
                 promote_types / result_type / can_cast through torch._prims_common (get_higher_dtype,
                 elementwise_dtypes, can_safe_cast_to) (torch_refs); combines with --device.
@@ -141,7 +142,8 @@ def name_of(d):
 def quiet_fake_tensor_log():
     """FakeTensorMode logs, with its traceback, each error a meta kernel raises
     (torch/_subclasses/fake_tensor.py `log.exception("failed while attempting to run meta for
-    %s", func)`, level ERROR, so Python's last-resort handler formats it onto stderr): under
+    %s", func)`, level ERROR, which torch's own stderr handler formats: torch._logging, set up
+    when torch is imported): under
     --fake and --compile that is every case whose call torch refuses, an answer here and not a
     fault (658 tracebacks, 1.15 MB of the log, in one torch2_fake run). The error itself is raised and
     answered as before; only its log line goes."""
@@ -601,10 +603,11 @@ def _empty_like(t, memory_format):
 
 
 def skip_guard_latency_profile():
-    """Dynamo builds and checks the guards of each graph it compiles, then times them once more
-    (torch/_dynamo/guards.py CheckFunctionManager.__init__: `profile_guard_manager(...)` after a
-    flush of the CPU caches, which its comment calls expensive) only to log "Guard eval latency"
-    and add it to the compile metric guard_latency_us. No answer depends on that figure, and
+    """Dynamo builds and checks the guards of each graph it compiles, then runs them 5 more times
+    to warm up and once more, timed, after a 32 MB flush of the CPU caches (torch/_dynamo/guards.py
+    CheckFunctionManager.__init__: `profile_guard_manager(...)`, whose comment calls the flush
+    expensive), only to log "Guard eval latency", add it to the compile metric guard_latency_us
+    and write it into the structured trace (which then read 0). No answer depends on it, and
     here it was about 20 ms of every compile: half of one whose graph Inductor's cache serves
     (25 against 46 ms for a transpose, 18 against 40 ms for an add). --compile skips the timing;
     the guards are built and checked as before. A torch without the function has nothing to skip."""
@@ -624,7 +627,8 @@ class CompileTestee(TorchTestee):
                 "autograd") + DEFAULT_DEVICE_OPS
     also_supports = set()  # no sparse layout: Dynamo traces strided tensors
     MODE_NAME = "through torch.compile (Inductor, fullgraph=True, dynamic=True)"
-    MODE_BUILD = "torch.compile (backend inductor, fullgraph=True, dynamic=True), each call compiled afresh"
+    MODE_BUILD = ("torch.compile (backend inductor, fullgraph=True, dynamic=True), each call compiled afresh, "
+                  "Dynamo's guard-latency timing skipped")
 
     def use_device(self, device):
         # The compiled factories (empty, empty_strided, empty_like) take no device: tensors stay
