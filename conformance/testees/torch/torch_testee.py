@@ -143,10 +143,9 @@ def quiet_fake_tensor_log():
     """FakeTensorMode logs, with its traceback, each error a meta kernel raises
     (torch/_subclasses/fake_tensor.py `log.exception("failed while attempting to run meta for
     %s", func)`, level ERROR, which torch's own stderr handler formats: torch._logging, set up
-    when torch is imported): under
-    --fake and --compile that is every case whose call torch refuses, an answer here and not a
-    fault (658 tracebacks, 1.15 MB of the log, in one torch2_fake run). The error itself is raised and
-    answered as before; only its log line goes."""
+    when torch is imported): under --fake and --compile that is every case whose call torch
+    refuses, an answer here and not a fault (658 tracebacks, 1.15 MB of the log, in one
+    torch2_fake run). The error itself is raised and answered as before; only its log line goes."""
     logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)
 
 
