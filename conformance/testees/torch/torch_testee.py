@@ -22,7 +22,13 @@ candidates torch_meta, torch_fake and torch_refs, conformance/testees.bzl):
                 torch.set_default_device). --device=meta is the candidate torch_meta; a backend
                 author runs the same command with their own device (--device=xpu).
   --fake        every call inside one torch._subclasses.fake_tensor.FakeTensorMode, entered
-                for the whole session (torch_fake).
+                for the whole session (torch_fake). The suite's input tensors (make_tensor)
+                are made as Dynamo, AOTAutograd and torch.export make theirs: eagerly, then
+                turned into FakeTensors by the mode's from_tensor, so they hold no constant
+                and every operation on them runs FakeTensor's own rules (a tensor of at most
+                one element that torch.tensor made inside the mode would keep its value as a
+                constant, and operations on constants run eager torch's kernel instead:
+                docs/findings.md).
   --compile     every operation that makes a tensor from the suite's tensors (binary ops with
                 out= and in place, views, as_strided, memory formats, format copies, empty,
                 empty_strided, empty_like) runs as a function compiled by torch.compile with its
@@ -164,12 +170,12 @@ class TorchTestee(tcts_testee.Testee):
     # (1.13 has none), declared missing so their cases are NOT_SUPPORTED naming the dtype.
     missing_dtypes = {n for n in ("uint16", "uint32", "uint64") if not isinstance(getattr(torch, n, None), torch.dtype)}
 
-    def __init__(self, device=None, fake=False):
-        self._fake = fake
+    def __init__(self, device=None, fake=None):
+        self._fake = fake  # the session's FakeTensorMode (--fake), or None
         self._device_contexts = []
         if not (hasattr(torch, "get_default_device") and hasattr(torch.device, "__enter__")):
             self._without(DEFAULT_DEVICE_OPS)  # torch 1.13 has no API for the default device
-        if fake:
+        if fake is not None:
             self._without(VALUE_OPS)  # a FakeTensor has no values to read or write
             quiet_fake_tensor_log()
         self._without(self.LEFT_OUT)
@@ -185,7 +191,7 @@ class TorchTestee(tcts_testee.Testee):
     def _identify(self):
         """The name and build, with the modes this testee runs in."""
         modes = ([f"tensors made on {self.made_on}"] if self.made_on else []) + (
-            ["inside FakeTensorMode"] if self._fake else [])
+            ["inside FakeTensorMode"] if self._fake is not None else [])
         name, build = type(self).name, type(self).build
         if modes:
             name, build = f"{name}, {', '.join(modes)}", f"mode: {'; '.join(modes)}; {build}"
@@ -199,7 +205,7 @@ class TorchTestee(tcts_testee.Testee):
         cannot make a tensor on raises torch's error). Under it, the mode itself decides where
         every new tensor goes (empty_on without a device included), so the default-device rule
         cannot be observed through it: that feature is left out; so are values on meta."""
-        if self._fake:
+        if self._fake is not None:
             raise tcts_testee.NotSupported("--fake takes no device: FakeTensorMode fakes the device of what it is given")
         d = str(torch.device(device))
         torch.empty((), device=usable(d))
@@ -255,12 +261,20 @@ class TorchTestee(tcts_testee.Testee):
 
     # -- tensors
     def make_tensor(self, sizes, dtype, values):
+        if self._fake is None:
+            return self._make_tensor(sizes, dtype, values)
+        with no_dispatch():  # eager torch, outside the mode (torch.utils._mode_utils; 1.13 and 2.x)
+            real = self._make_tensor(sizes, dtype, values)
+        return self._fake.from_tensor(real)
+
+    def _make_tensor(self, sizes, dtype, values):
         d = globals()["dtype"](dtype)
         kinds = {type(v) for v in values}
         if len(kinds) == 1:
-            # One kind: torch.tensor at its widest dtype, then torch's own cast (.to).
+            # One kind: torch.tensor at its widest dtype, then torch's own cast (.to), a copy to the
+            # same dtype too: a tensor of its own, as the other branch makes, never a view of the flat one.
             wide = {bool: torch.bool, int: torch.int64, float: torch.float64, complex: torch.complex128}[kinds.pop()]
-            return torch.tensor(values, dtype=wide, **self._made()).reshape(sizes).to(d)
+            return torch.tensor(values, dtype=wide, **self._made()).reshape(sizes).to(d, copy=True)
         t = torch.empty(sizes, dtype=d, **self._made())
         flat = t.view(-1)
         for k, v in enumerate(values):
@@ -732,11 +746,15 @@ def testee(argv):
         global refs, pc
         import torch._prims_common as pc
         import torch._refs as refs
+    fake = None
     if opts["fake"]:
+        global no_dispatch
         from torch._subclasses.fake_tensor import FakeTensorMode
-        FakeTensorMode().__enter__()  # for the whole session: every call below runs inside it
+        from torch.utils._mode_utils import no_dispatch
+        fake = FakeTensorMode()
+        fake.__enter__()  # for the whole session: every call below runs inside it
     try:
-        return RefsTestee(opts["device"]) if opts["refs"] else TorchTestee(opts["device"], opts["fake"])
+        return RefsTestee(opts["device"]) if opts["refs"] else TorchTestee(opts["device"], fake)
     except Exception as e:  # noqa: BLE001: torch's refusal of --device, said before the handshake
         sys.exit(f"torch_testee.py: --device={opts['device']}: {type(e).__name__}: {e}")
 
