@@ -27,8 +27,8 @@ candidates torch_meta, torch_fake and torch_refs, conformance/testees.bzl):
                 turned into FakeTensors by the mode's from_tensor, so they hold no constant
                 and every operation on them runs FakeTensor's own rules (a tensor of at most
                 one element that torch.tensor made inside the mode would keep its value as a
-                constant, and operations on constants run eager torch's kernel instead:
-                docs/findings.md).
+                constant, and an operation whose tensor arguments are all constants runs eager
+                torch's kernel instead: docs/findings.md).
   --compile     every operation that makes a tensor from the suite's tensors (binary ops with
                 out= and in place, views, as_strided, memory formats, format copies, empty,
                 empty_strided, empty_like) runs as a function compiled by torch.compile with its
@@ -71,6 +71,7 @@ import logging  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.utils.dlpack  # noqa: E402
+from torch.utils._mode_utils import no_dispatch  # noqa: E402  (--fake's inputs: made outside it)
 
 import tcts_testee  # noqa: E402
 
@@ -263,7 +264,7 @@ class TorchTestee(tcts_testee.Testee):
     def make_tensor(self, sizes, dtype, values):
         if self._fake is None:
             return self._make_tensor(sizes, dtype, values)
-        with no_dispatch():  # eager torch, outside the mode (torch.utils._mode_utils; 1.13 and 2.x)
+        with no_dispatch():  # eager torch, outside the mode
             real = self._make_tensor(sizes, dtype, values)
         return self._fake.from_tensor(real)
 
@@ -271,8 +272,9 @@ class TorchTestee(tcts_testee.Testee):
         d = globals()["dtype"](dtype)
         kinds = {type(v) for v in values}
         if len(kinds) == 1:
-            # One kind: torch.tensor at its widest dtype, then torch's own cast (.to), a copy to the
-            # same dtype too: a tensor of its own, as the other branch makes, never a view of the flat one.
+            # One kind: torch.tensor at its widest dtype, then torch's own cast (.to), a copy to
+            # the same dtype too: a tensor of its own, as the other branch makes, never a view of
+            # the flat one.
             wide = {bool: torch.bool, int: torch.int64, float: torch.float64, complex: torch.complex128}[kinds.pop()]
             return torch.tensor(values, dtype=wide, **self._made()).reshape(sizes).to(d, copy=True)
         t = torch.empty(sizes, dtype=d, **self._made())
@@ -748,9 +750,7 @@ def testee(argv):
         import torch._refs as refs
     fake = None
     if opts["fake"]:
-        global no_dispatch
         from torch._subclasses.fake_tensor import FakeTensorMode
-        from torch.utils._mode_utils import no_dispatch
         fake = FakeTensorMode()
         fake.__enter__()  # for the whole session: every call below runs inside it
     try:
