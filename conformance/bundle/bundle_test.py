@@ -111,8 +111,9 @@ def main() -> None:
         fail(f"the report's command is not the bundle's: {doc['run']['command']!r}")
 
     # What a run tells its user to run next works from the bundle, wherever it is started: with
-    # an empty expectations file NumPy's promotion deviates; the printed write_expectations
-    # command, run as printed, lists the deviations, and a failure's repro command replays it.
+    # an empty expectations file NumPy's promotion deviates; the printed command (for a run of
+    # one suite, the run again with --update-expectations), run as printed, lists the
+    # deviations, and a failure's repro command replays it.
     open(os.path.join(user, "empty.txt"), "w").close()
     p = subprocess.run([os.path.join(root, "tcts"), f"--testee={testee}", "--expectations=empty.txt", "--candidate=numpy",
                         "--suites=promotion", "--jobs=1", "--trace", "--out=out/first"],
@@ -124,8 +125,11 @@ def main() -> None:
              f"{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
     elsewhere = os.path.join(tmp, "elsewhere")
     os.makedirs(elsewhere)
+    if "--update-expectations=" not in hint[0]:
+        fail(f"a run of one suite printed `{hint[0]}`, not itself with --update-expectations")
     q = subprocess.run(["sh", "-c", hint[0]], cwd=elsewhere, env=env, capture_output=True, text=True)
-    if q.returncode != 0 or os.path.getsize(os.path.join(user, "empty.txt")) == 0:
+    # The run again exits with its verdict (the file is written after it): DOES NOT CONFORM.
+    if q.returncode != 1 or "expectations: " not in q.stdout or os.path.getsize(os.path.join(user, "empty.txt")) == 0:
         fail(f"the printed command `{hint[0]}` exited {q.returncode} and wrote no entries:\n{q.stdout[-2000:]}\n{q.stderr[-2000:]}")
     first = json.load(open(os.path.join(user, "out", "first", "report.json"), encoding="utf-8"))
     repro = next((c["repro"] for c in first["cases"] if c.get("repro")), None)
@@ -141,7 +145,7 @@ def main() -> None:
         r = subprocess.run(["sh", "-c", repro], cwd=elsewhere, env=env, capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"the report's repro command `{repro}` exited {r.returncode}:\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
-    print(f"from the bundle: `{hint[0]}` exit 0; `{repro}` exit 0")
+    print(f"from the bundle: `{hint[0]}` wrote the file; `{repro}` exit 0")
 
     # The same run in the repository, through the suite binary of this build.
     ref_out = os.path.join(tmp, "in-repo")

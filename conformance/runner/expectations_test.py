@@ -270,6 +270,27 @@ class Writer(unittest.TestCase):
             covered = {i for i in ("q.1", "q.2", "q.3") if any(ex.glob_match(g, i) for g in got)}
             self.assertEqual(covered, {"q.1", "q.3"}, text)
 
+    def test_update_from_some_cases_keeps_the_others(self):
+        # A run of some suites or cases (--suites, --filter) updates what ran and leaves the rest:
+        # an entry of cases that did not run stays, one partly run keeps its unrun cases, and a
+        # wording rule none of whose cases ran stays.
+        from . import expectations_writer as wx
+        def c(i, outcome):
+            return {"id": i, "outcome": outcome, "spec_file": "spec/x.toml", "clause": "001#x", "spec_row": "x",
+                    "observed": "o", "expected": "e", "statement": "s", "message": "m"}
+        cases = [c("a.1", "XFAIL"), c("a.2", "XPASS"), c("b.1", "XPASS")]
+        universe = ["a.1", "a.2", "a.3", "b.1", "z.1", "z.2", "w.1"]  # a.3, z.*, w.1 did not run
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "top.txt")
+            with open(path, "w") as f:
+                f.write("a.*  FAIL  reviewed a\nb.1  FAIL  reviewed b\nz.*  FAIL  reviewed z\n"
+                        "w.1  FAIL(message)  reviewed w\n")
+            wx.run(cases, {"name": "x"}, universe, update_path=path)
+            got = {}
+            for e in ex.load(path):
+                got.setdefault(e.reason, set()).update(i for i in universe if ex.glob_match(e.pattern, i))
+            self.assertEqual(got, {"reviewed a": {"a.1", "a.3"}, "reviewed z": {"z.1", "z.2"}, "reviewed w": {"w.1"}})
+
     def test_a_wording_rule_decides_the_message_check_alone(self):
         """Issue 48 item 4: FAIL(message) lists a library's wording once; it and the entries never
         shadow each other, and it never makes a case XPASS."""

@@ -396,13 +396,21 @@ def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tupl
     rule_decider = deciders(entries, universe, rules=True)
     worded = collections.Counter(rule_decider[c["id"]] for c in cases if c["id"] in rule_decider
                                  and ex.wording_failed(raw_outcome(c), failed_checks(c)))
+    # A run of some of the cases (--filter, --suites) says nothing of the others: an entry keeps
+    # the cases of the universe that did not run, and one deciding only such cases stays as it is.
+    ran = {c["id"] for c in cases}
+    unrun: dict[int, set] = collections.defaultdict(set)  # entry or rule index -> its cases not run
+    for d in (deciders(entries, universe), rule_decider):
+        for i, k in d.items():
+            if i not in ran:
+                unrun[k].add(i)
     replace: dict[int, list[str]] = {}  # 0-based line -> new lines (one-line entries)
     tokens: dict[int, dict[int, list[str]]] = collections.defaultdict(dict)  # block lines: col -> new globs
     notes = []
     for k, e in enumerate(entries):
         if ex.is_wording_rule(e):
             # A wording rule is kept whole while a case's wording fails under it; never narrowed.
-            if worded[k]:
+            if worded[k] or unrun[k]:
                 continue
             mine, keep, bad = [], [], []
             what = "stale (no case's wording fails under it)"
@@ -415,7 +423,7 @@ def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tupl
             keep = [c for c in mine if fits(c, e, rule_decider)]
             kept_ids = {c["id"] for c in keep}
             bad = [c for c in mine if c["id"] not in kept_ids]
-            if not bad and keep:
+            if not bad and (keep or unrun[k]):
                 continue
             what = ("stale (no case of the run)" if not mine else
                     f"{len(bad)} case(s) no longer {e.outcome} ({dict(collections.Counter(raw_outcome(c) for c in bad))})"
@@ -428,7 +436,7 @@ def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tupl
         indent = old[:len(old) - len(old.lstrip(" \t"))]
         f = ex._fields(ex._strip_comment(old))
         is_block = not (len(f) >= 2 and ex.split_outcome(f[1][1]) is not None)  # a pattern line of a block
-        globs = cover({c["id"] for c in keep}, universe) if keep else []
+        globs = cover({c["id"] for c in keep} | unrun[k], universe) if keep or unrun[k] else []
         if is_block:
             tokens[e.line - 1][e.col] = globs
         else:

@@ -17,10 +17,11 @@ import sys
 import tempfile
 from typing import NamedTuple
 
+from . import binaries
 from . import contract
 from . import expectations as expectations_file
 from . import expectations_writer
-from .options import Options
+from .options import Options, run_command
 
 
 # A reason longer than this is stored once in the report (expectations.reasons) and each case
@@ -154,12 +155,21 @@ def after_run(o: Options, doc: dict, suites: list, env: dict, tool_command) -> b
                 print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED):\n"
                       f"  cd {shlex.quote(workspace)} && {tool_command('write_expectations')} "
                       f"--from-report={shlex.quote(report)} --update={shlex.quote(exp)}")
-            else:
+            elif o.in_test:
                 print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED): rerun with "
                       f"--update-expectations={exp}")
+            else:
+                # Some of the cases ran: the run itself, updating the file, keeps the others' entries.
+                args = [a for a in o.user_args if not a.startswith(("--update-expectations", "--write-expectations"))]
+                print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED), the run again "
+                      f"with --update-expectations:\n  cd {shlex.quote(o.cwd or workspace)} && {run_command(o)} "
+                      f"{shlex.join(args + ['--update-expectations=' + exp])}")
         return True
     ids = [c["id"] for c in doc["cases"]]
     if not o.stale_check and not o.replay:
+        # The universe: every case of the suites (of every suite where --suites narrowed them).
+        if o.all_suites and not set(o.all_suites) <= set(o.suites):
+            suites = binaries.suites_for(dataclasses.replace(o, suites=o.all_suites))
         with tempfile.TemporaryDirectory(prefix="tcts-list-") as tmp:
             for s in suites:
                 ids += [c.id for c in contract.list_cases(s, [], tmp, env)]

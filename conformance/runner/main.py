@@ -1,8 +1,8 @@
 """The main job: runs conformance suites against one candidate, isolated, and writes the report.
 
     bazel run //conformance:run -- [--candidate=NAME] [--out=DIR] [--filter=GLOB] [--jobs=N]
-                                   [--case-timeout=S] [--seed=N] [--expectations=FILE]
-                                   [--device=DEVICE]
+                                   [--suites=A,B] [--case-timeout=S] [--seed=N]
+                                   [--expectations=FILE] [--device=DEVICE]
     bazel run //conformance:run -- --testee='CMD ARGS' --expectations=FILE [--candidate=LABEL] [...]
     bazel run //conformance:replay -- FILE [--candidate=NAME] [the same options]
     bazel test //conformance:<suite>_<candidate>     (the same runner, one suite: see below)
@@ -63,8 +63,9 @@ TEST_TOTAL_SHARDS/TEST_SHARD_INDEX pick this shard's share of the cases (and
 TEST_SHARD_STATUS_FILE is touched); TESTBRIDGE_TEST_ONLY (--test_filter) selects cases by
 their GoogleTest name (POSITIVE[-NEGATIVE] patterns, ':'-separated); the report goes to
 TEST_UNDECLARED_OUTPUTS_DIR. Stale expectations are checked only by a run of every suite,
-unfiltered and unsharded (the main job) and by //conformance:expectations_<candidate>_test:
-one suite cannot tell whether an entry for another suite's cases is stale.
+unfiltered and unsharded (the main job without --suites) and by
+//conformance:expectations_<candidate>_test: one suite cannot tell whether an entry for another
+suite's cases is stale. --suites narrows the suites the target passes (--all-suites).
 
 The suite bundle (conformance/bundle/tcts.in) has no Bazel: it passes --cwd (the user's
 directory), --run-command (itself, for the commands a run prints) and --suite-commit.
@@ -185,8 +186,8 @@ def main(argv: list[str], environ=None, argv0: str = "") -> int:
 
 def run_into(o: Options, argv: list[str]) -> int:
     """The run, once --out is locked: the suites, the report, then the logs."""
-    o.command = bazel_command(o) if o.in_test else "%s %s" % (
-        run_command(o), " ".join([a for a in argv if not a.startswith(BUILD_ARGS)]) or "")
+    o.user_args = [a for a in argv if not a.startswith(BUILD_ARGS)]
+    o.command = bazel_command(o) if o.in_test else "%s %s" % (run_command(o), " ".join(o.user_args))
     seed = o.seed or str(int.from_bytes(os.urandom(8), "little"))
     try:
         entries = expectations_file.load(o.expectations)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import shlex
 from typing import NamedTuple
 
 from reports import cli
@@ -36,7 +37,7 @@ TEST_ENVIRONMENT = ("XML_OUTPUT_FILE", "GTEST_OUTPUT", "GUNIT_OUTPUT", "TEST_TOT
                     "TEST_PREMATURE_EXIT_FILE", "TESTBRIDGE_TEST_ONLY", "TEST_TARGET")
 
 # What the BUILD target (or the bundle's launcher) passes: left out of the command a report shows.
-BUILD_ARGS = ("--suites=", "--device-suites=", "--in-process=", "--known-testee=", "--binary=", "--cwd=",
+BUILD_ARGS = ("--all-suites=", "--device-suites=", "--in-process=", "--known-testee=", "--binary=", "--cwd=",
               "--run-command=", "--suite-commit=", "--known-library-version=")
 
 
@@ -62,7 +63,8 @@ class Options:
     testee: str = ""  # a testee command line: the suites run against it (PROTOCOL.md)
     testee_argv: list = dataclasses.field(default_factory=list)  # testee, split once (testee_command.py)
     expectations_shown: str = ""
-    suites: list = dataclasses.field(default_factory=list)
+    suites: list = dataclasses.field(default_factory=list)  # the suites this run runs
+    all_suites: list = dataclasses.field(default_factory=list)  # --all-suites: the target's, [] when not given
     out: str = ""
     log_dir: str = ""  # where this run's logs go until the report is written (in --out)
     filter: str = ""
@@ -71,7 +73,8 @@ class Options:
     seed: str = ""
     expectations: str = ""
     replay: str = ""
-    command: str = ""
+    command: str = ""  # the run's command as the report shows it
+    user_args: list = dataclasses.field(default_factory=list)  # the arguments the user gave (not BUILD_ARGS)
     device: str = ""
     device_suites: list = dataclasses.field(default_factory=list)
     binary: str = ""
@@ -203,7 +206,10 @@ def make_parser(description: str = "") -> argparse.ArgumentParser:
                    help="the candidate's library versions, one key=value a line (@tcts_versions//:<candidate>.txt, "
                         "bazel/versions.bzl), recorded in the report as candidate.identity (the BUILD targets pass it)")
     # From the BUILD targets.
-    p.add_argument("--suites", type=_names, default=[], metavar="A,B", help="the suites (the BUILD target passes them)")
+    p.add_argument("--suites", type=_names, default=[], metavar="A,B",
+                   help="run only these suites (default: every suite, --all-suites); a stale check needs them all")
+    p.add_argument("--all-suites", type=_names, default=[], metavar="A,B",
+                   help="every suite of the binary, what --suites narrows (the BUILD target passes them)")
     p.add_argument("--device-suites", type=_names, default=[], metavar="A,B",
                    help="the suites --device runs (the BUILD target passes them)")
     p.add_argument("--replay", default="", metavar="FILE", help="the replay file (as the positional FILE)")
@@ -284,8 +290,7 @@ def parse_args(argv: list[str], environ=None, argv0: str = "", description: str 
     if o.device:
         if o.replay:
             raise UsageError("--device runs the spec's suites, not a replay file")
-        if o.device_suites:
-            o.suites = o.device_suites
+    choose_suites(o, a.all_suites)
     if not o.suites and not o.replay:
         raise UsageError("no --suites given (the BUILD target passes them)")
     if o.trace and not o.testee:
@@ -295,14 +300,34 @@ def parse_args(argv: list[str], environ=None, argv0: str = "", description: str 
         raise UsageError("--target names one suite's test (or a replay's): give exactly one --suites")
     if o.binary and o.replay:
         raise UsageError("--binary names the suites' binary, not the replay runner")
-    whole = not (o.filter or o.replay or o.device or o.test_filter or o.shard[1] > 1)
+    whole = not (o.filter or o.replay or o.device or o.test_filter or o.shard[1] > 1
+                 or not set(o.all_suites) <= set(o.suites))
     if o.stale_check is None:
         o.stale_check = whole
     elif o.stale_check and not whole:
-        raise UsageError("--stale-check needs every case of the suites: no --filter, --device, replay, "
-                         "test filter or shard")
+        raise UsageError("--stale-check needs every case of every suite: no --filter, --device, replay, "
+                         "test filter, shard or --suites narrowing --all-suites")
     o.jobs = o.jobs or (1 if o.in_test else os.cpu_count() or 1)
     return o
+
+
+def choose_suites(o: Options, all_suites: list) -> None:
+    """The suites a run runs. With --all-suites (the BUILD target's, the bundle's): --suites
+    narrows them, and names only suites of theirs; --device runs --device-suites, narrowed the
+    same way. Without (a runner started by hand or by a test): --suites are every suite, and
+    --device runs --device-suites."""
+    o.all_suites = list(all_suites)
+    scope = o.device_suites if o.device and o.device_suites else o.all_suites
+    if not o.all_suites:
+        o.suites = scope or o.suites
+        return
+    unknown = [s for s in o.suites if s not in scope]
+    if unknown:
+        where = "--device runs" if scope is o.device_suites else "the suites are"
+        raise UsageError(f"--suites={','.join(o.suites)}: no suite {', '.join(map(repr, unknown))} here ({where} "
+                         f"{', '.join(scope)})")
+    o.suites = list(o.suites) or list(scope)
+    o.all_suites = list(scope)
 
 
 def read_environment(o: Options, environ, argv0: str) -> None:
@@ -349,8 +374,9 @@ def test_free(environ, extra: dict | None = None) -> dict:
 
 def run_command(o: Options) -> str:
     """How the user started this run: `bazel run //conformance:run --`, or the suite bundle's
-    launcher (conformance/bundle/tcts.in passes --run-command)."""
-    return o.run_command or "bazel run //conformance:%s --" % ("replay" if o.replay else "run")
+    launcher (conformance/bundle/tcts.in passes --run-command), quoted for a shell."""
+    return shlex.quote(o.run_command) if o.run_command else "bazel run //conformance:%s --" % (
+        "replay" if o.replay else "run")
 
 
 def _quoted(text: str) -> str:

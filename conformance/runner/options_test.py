@@ -202,5 +202,45 @@ class Rerun(unittest.TestCase):
         self.assertEqual(options.rerun_base(o, ""), "")
 
 
+class Suites(unittest.TestCase):
+    """--suites narrows the suites the target passes (--all-suites): a run of one suite is not
+    judged on the other suites' expectations (stale entries), and names only suites there are."""
+
+    ALL = ["--all-suites=dtypes,promotion,casting", "--device-suites=promotion,casting"]
+
+    def run_args(self, argv):
+        return options.parse_args(self.ALL + argv, environ={}, argv0="/nonexistent/run.py")
+
+    def test_every_suite_by_default_with_the_stale_check(self):
+        o = self.run_args([])
+        self.assertEqual((o.suites, o.stale_check), (["dtypes", "promotion", "casting"], True))
+        self.assertTrue(self.run_args(["--suites=casting,dtypes,promotion"]).stale_check)
+
+    def test_fewer_suites_run_without_the_stale_check(self):
+        o = self.run_args(["--suites=casting"])
+        self.assertEqual((o.suites, o.stale_check), (["casting"], False))
+        with self.assertRaisesRegex(options.UsageError, "--stale-check needs every case of every suite"):
+            self.run_args(["--suites=casting", "--stale-check"])
+
+    def test_a_suite_not_there_is_named(self):
+        with self.assertRaisesRegex(options.UsageError, r"--suites=casting,strides: no suite 'strides' here "
+                                                        r"\(the suites are dtypes, promotion, casting\)"):
+            self.run_args(["--suites=casting,strides"])
+
+    def test_a_device_runs_its_suites_narrowed_the_same_way(self):
+        self.assertEqual(self.run_args(["--device=cuda"]).suites, ["promotion", "casting"])
+        self.assertEqual(self.run_args(["--device=cuda", "--suites=casting"]).suites, ["casting"])
+        with self.assertRaisesRegex(options.UsageError, r"no suite 'dtypes' here \(--device runs promotion, casting\)"):
+            self.run_args(["--device=cuda", "--suites=dtypes"])
+
+    def test_the_report_shows_the_users_suites_not_the_targets(self):
+        self.assertTrue("--all-suites=a,b".startswith(options.BUILD_ARGS))
+        self.assertFalse("--suites=a".startswith(options.BUILD_ARGS))
+
+    def test_without_all_suites_the_suites_given_are_every_suite(self):
+        o = options.parse_args(["--suites=casting"], environ={}, argv0="/nonexistent/run.py")
+        self.assertEqual((o.suites, o.stale_check), (["casting"], True))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
