@@ -121,7 +121,7 @@ def main() -> None:
     lines = p.stdout.splitlines()
     hint = [lines[k + 1].strip() for k, line in enumerate(lines[:-1]) if line.startswith("to list these outcomes")]
     if p.returncode != 1 or not hint:
-        fail(f"a run with an empty expectations file exited {p.returncode} without the write_expectations command:\n"
+        fail(f"a run with an empty expectations file exited {p.returncode} without the command that lists them:\n"
              f"{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
     elsewhere = os.path.join(tmp, "elsewhere")
     os.makedirs(elsewhere)
@@ -131,6 +131,7 @@ def main() -> None:
     # The run again exits with its verdict (the file is written after it): DOES NOT CONFORM.
     if q.returncode != 1 or "expectations: " not in q.stdout or os.path.getsize(os.path.join(user, "empty.txt")) == 0:
         fail(f"the printed command `{hint[0]}` exited {q.returncode} and wrote no entries:\n{q.stdout[-2000:]}\n{q.stderr[-2000:]}")
+    # (The run again wrote its report into out/first too: the same cases, the same repro commands.)
     first = json.load(open(os.path.join(user, "out", "first", "report.json"), encoding="utf-8"))
     repro = next((c["repro"] for c in first["cases"] if c.get("repro")), None)
     if repro is None:

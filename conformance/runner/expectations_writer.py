@@ -376,9 +376,9 @@ def rule_alone(case: dict, rule_decider: dict) -> bool:
     return case["id"] in rule_decider and ex.wording_only(raw_outcome(case), failed_checks(case))
 
 
-def _decided(entries: list, cases: list[dict], universe: Universe) -> dict:
-    """Entry index -> the cases it decides."""
-    decider = deciders(entries, universe)
+def _decided(entries: list, cases: list[dict], universe: Universe, decider: dict | None = None) -> dict:
+    """Entry index -> the cases it decides (`decider`: deciders(entries, universe), if known)."""
+    decider = deciders(entries, universe) if decider is None else decider
     out = collections.defaultdict(list)
     for c in cases:
         if c["id"] in decider:
@@ -392,7 +392,8 @@ def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tupl
     entries = ex.parse(path, text)
     lines = text.split("\n")
     own = os.path.realpath(path)
-    decided = _decided(entries, cases, universe)
+    decider = deciders(entries, universe)
+    decided = _decided(entries, cases, universe, decider)
     rule_decider = deciders(entries, universe, rules=True)
     worded = collections.Counter(rule_decider[c["id"]] for c in cases if c["id"] in rule_decider
                                  and ex.wording_failed(raw_outcome(c), failed_checks(c)))
@@ -400,7 +401,7 @@ def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tupl
     # the cases of the universe that did not run, and one deciding only such cases stays as it is.
     ran = {c["id"] for c in cases}
     unrun: dict[int, set] = collections.defaultdict(set)  # entry or rule index -> its cases not run
-    for d in (deciders(entries, universe), rule_decider):
+    for d in (decider, rule_decider):
         for i, k in d.items():
             if i not in ran:
                 unrun[k].add(i)

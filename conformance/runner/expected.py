@@ -17,7 +17,6 @@ import sys
 import tempfile
 from typing import NamedTuple
 
-from . import binaries
 from . import contract
 from . import expectations as expectations_file
 from . import expectations_writer
@@ -155,21 +154,24 @@ def after_run(o: Options, doc: dict, suites: list, env: dict, tool_command) -> b
                 print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED):\n"
                       f"  cd {shlex.quote(workspace)} && {tool_command('write_expectations')} "
                       f"--from-report={shlex.quote(report)} --update={shlex.quote(exp)}")
-            elif o.in_test:
+            elif o.in_test or o.replay or o.device:
+                # The update would know the cases of this run's suites only (a replay's: none).
                 print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED): rerun with "
                       f"--update-expectations={exp}")
             else:
-                # Some of the cases ran: the run itself, updating the file, keeps the others' entries.
-                args = [a for a in o.user_args if not a.startswith(("--update-expectations", "--write-expectations"))]
+                # Some of the cases ran (--filter, --suites): the run again, updating the file,
+                # keeps the entries of every case of the target's suites that it does not run.
                 print(f"to list these outcomes in the expectations file (reasons marked UNREVIEWED), the run again "
                       f"with --update-expectations:\n  cd {shlex.quote(o.cwd or workspace)} && {run_command(o)} "
-                      f"{shlex.join(args + ['--update-expectations=' + exp])}")
+                      f"{shlex.join(o.user_args + ['--update-expectations=' + exp])}")
         return True
     ids = [c["id"] for c in doc["cases"]]
     if not o.stale_check and not o.replay:
-        # The universe: every case of the suites (of every suite where --suites narrowed them).
-        if o.all_suites and not set(o.all_suites) <= set(o.suites):
-            suites = binaries.suites_for(dataclasses.replace(o, suites=o.all_suites))
+        if o.narrowed and not o.device:
+            # The universe: every case of the target's suites, from this run's own binary.
+            every = "--tcts_suites=" + ",".join(o.all_suites)
+            suites = [dataclasses.replace(s, args=[every if a.startswith("--tcts_suites=") else a for a in s.args])
+                      for s in suites]
         with tempfile.TemporaryDirectory(prefix="tcts-list-") as tmp:
             for s in suites:
                 ids += [c.id for c in contract.list_cases(s, [], tmp, env)]

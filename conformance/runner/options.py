@@ -64,7 +64,7 @@ class Options:
     testee_argv: list = dataclasses.field(default_factory=list)  # testee, split once (testee_command.py)
     expectations_shown: str = ""
     suites: list = dataclasses.field(default_factory=list)  # the suites this run runs
-    all_suites: list = dataclasses.field(default_factory=list)  # --all-suites: the target's, [] when not given
+    all_suites: list = dataclasses.field(default_factory=list)  # --all-suites: every suite of the target, or []
     out: str = ""
     log_dir: str = ""  # where this run's logs go until the report is written (in --out)
     filter: str = ""
@@ -108,6 +108,11 @@ class Options:
     pythonpath: str = ""  # PYTHONPATH, as the runner got it
     child_environ: dict = dataclasses.field(default_factory=dict)  # what the suite processes inherit
     candidate_options: list = dataclasses.field(default_factory=list)  # --candidate-option KEY=VALUE
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether this run runs fewer suites than the target has (--suites, --device)."""
+        return not set(self.all_suites) <= set(self.suites)
 
     @property
     def in_test(self) -> bool:
@@ -300,8 +305,7 @@ def parse_args(argv: list[str], environ=None, argv0: str = "", description: str 
         raise UsageError("--target names one suite's test (or a replay's): give exactly one --suites")
     if o.binary and o.replay:
         raise UsageError("--binary names the suites' binary, not the replay runner")
-    whole = not (o.filter or o.replay or o.device or o.test_filter or o.shard[1] > 1
-                 or not set(o.all_suites) <= set(o.suites))
+    whole = not (o.filter or o.replay or o.device or o.test_filter or o.shard[1] > 1 or o.narrowed)
     if o.stale_check is None:
         o.stale_check = whole
     elif o.stale_check and not whole:
@@ -317,17 +321,17 @@ def choose_suites(o: Options, all_suites: list) -> None:
     same way. Without (a runner started by hand or by a test): --suites are every suite, and
     --device runs --device-suites."""
     o.all_suites = list(all_suites)
-    scope = o.device_suites if o.device and o.device_suites else o.all_suites
+    on_device = bool(o.device and o.device_suites)
+    scope = o.device_suites if on_device else o.all_suites
     if not o.all_suites:
         o.suites = scope or o.suites
         return
     unknown = [s for s in o.suites if s not in scope]
     if unknown:
-        where = "--device runs" if scope is o.device_suites else "the suites are"
+        where = "--device runs" if on_device else "the suites are"
         raise UsageError(f"--suites={','.join(o.suites)}: no suite {', '.join(map(repr, unknown))} here ({where} "
                          f"{', '.join(scope)})")
     o.suites = list(o.suites) or list(scope)
-    o.all_suites = list(scope)
 
 
 def read_environment(o: Options, environ, argv0: str) -> None:

@@ -5,8 +5,8 @@ tensor a view views, which arguments share memory, a Python argument's value) is
 
     python3 conformance/testees/torch/compiled_calls_test.py --python=VENV_PYTHON
 
-Runs itself under VENV_PYTHON (torch 2, the PyPI venv: bazel/pypi.bzl). Only views and an
-empty tensor are compiled: no kernel for g++ to build, so an empty Inductor cache costs nothing.
+Runs itself under VENV_PYTHON (torch 2, the PyPI venv: bazel/pypi.bzl), with an Inductor cache of
+its own: views and empty tensors need no kernel, the out= additions one small C++ kernel.
 """
 
 import os
@@ -61,12 +61,22 @@ def check():
     b.fill_(2.0)
     expect("the same sharing again: kept", run(tt._binary_out, "add", c, b, {}, c)[1], 0)
     expect("the kept code wrote into this call's out=", c.tolist(), [3.0] * 4)
+    # A guard the signature does not hold (deterministic algorithms: Dynamo's global state):
+    # the kept code is refused before it runs (set_stance fail_on_recompile), compiled afresh.
+    x3 = torch.arange(60.0).reshape(3, 4, 5)
+    torch.use_deterministic_algorithms(True)
+    try:
+        out, compiled, frames = run(tt._method, "transpose", x3, (0, 1))
+    finally:
+        torch.use_deterministic_algorithms(False)
+    expect("a kept signature whose guard fails: compiled afresh", (compiled, frames), (1, 1))
+    expect("... and its answer", (out.stride(), out.data_ptr()), ((5, 20, 1), x3.data_ptr()))
     run(tt._empty, [2, 3], torch.float32, torch.contiguous_format)
     expect("a Python argument of another value: compiled afresh",
            run(tt._empty, [2, 4], torch.float32, torch.contiguous_format)[1], 1)
     for k in range(tt.CompiledCalls.LIMIT):  # LIMIT other signatures push the first out
         run(tt._empty, [5, k + 1], torch.float32, torch.contiguous_format)
-    expect(f"a signature {tt.CompiledCalls.LIMIT} calls back: compiled afresh",
+    expect(f"a signature used {tt.CompiledCalls.LIMIT} other signatures ago: compiled afresh",
            run(tt._empty, [2, 3], torch.float32, torch.contiguous_format)[1], 1)
     return problems
 

@@ -41,7 +41,7 @@ candidates torch_meta, torch_fake and torch_refs, conformance/testees.bzl):
                 code compiled for its own signature (dtypes, sizes, strides, storage, aliasing,
                 the values of its Python arguments) after torch._dynamo.reset(), with
                 dynamic=True, so that its answer depends on its own inputs, never on the cases
-                before it (CompileTestee._call); a call whose signature one of the last 16 had
+                before it (CompileTestee._call); a call of one of the 16 signatures used last
                 runs the code compiled for it, as a compiled function runs (CompiledCalls);
                 a call Dynamo cannot trace as one graph raises what torch.compile raises
                 (torch._dynamo.exc.Unsupported, a RuntimeError). Inductor's compile cache is its
@@ -651,7 +651,7 @@ def _call_signature(value, storages: dict):
         return ("tensor", value.dtype, value.device, tuple(value.shape), value.stride(), value.storage_offset(),
                 storage.nbytes(), storages.setdefault(storage._cdata, len(storages)), value.requires_grad,
                 value.is_conj(), value.is_neg(),
-                None if base is None else (tuple(base.shape), base.stride(), base.storage_offset()))
+                None if base is None else (base.dtype, tuple(base.shape), base.stride(), base.storage_offset()))
     if isinstance(value, (list, tuple)):
         items = tuple(_call_signature(v, storages) for v in value)
         return None if None in items else (type(value).__name__, items)
@@ -662,13 +662,13 @@ def _call_signature(value, storages: dict):
 
 
 class CompiledCalls:
-    """The functions --compile has compiled for its last calls, by their signature
+    """The functions --compile has compiled for the LIMIT call signatures it used last
     (_call_signature of every argument, and the default dtype and grad mode Dynamo guards on).
 
     Every call of a new signature is compiled afresh: Dynamo's state is reset
     (torch._dynamo.reset()) and a function of its own (a copy of fn's code under a name of its
-    own, so that no cache or code state is shared) is compiled, as before. A call whose signature
-    one of the last LIMIT calls had runs the function compiled for it, as a compiled function
+    own, so that no cache or code state is shared) is compiled, as before. A call of a kept
+    signature runs the function compiled for it, as a compiled function
     runs a second call whose guards hold: the same code, nothing traced again; it runs under
     torch.compiler.set_stance("fail_on_recompile"), so that where a guard did not hold Dynamo
     raises before anything runs and the call is compiled afresh instead (never recompiled
@@ -676,8 +676,8 @@ class CompiledCalls:
     (torch/_dynamo/__init__.py reset_code_caches: convert_frame.input_codes); a kept function's
     code is taken out of that list once compiled, so that the resets of later calls leave its
     compiled code in place. Without that list or set_stance (a torch older or otherwise built)
-    nothing is kept: every call is compiled afresh. In a full run 19 % of the compiles of a
-    process repeat the signature of one of its last 8."""
+    nothing is kept: every call is compiled afresh. In the strided suite's tables 19 % of a
+    process's compiles repeat a signature among its last 8 calls (its last 64 hold no more)."""
 
     LIMIT = 16
     RECOMPILE = "Detected recompile when torch.compile stance is 'fail_on_recompile'"
@@ -685,9 +685,10 @@ class CompiledCalls:
     def __init__(self):
         import torch._dynamo.convert_frame as convert_frame
 
-        seen = getattr(getattr(convert_frame, "input_codes", None), "seen", None)
-        keeps = isinstance(seen, list) and hasattr(torch.compiler, "set_stance")
-        self._seen = seen if keeps else None
+        codes = getattr(convert_frame, "input_codes", None)
+        seen, seen_ids = getattr(codes, "seen", None), getattr(codes, "seen_ids", None)
+        keeps = isinstance(seen, list) and isinstance(seen_ids, set) and hasattr(torch.compiler, "set_stance")
+        self._seen, self._seen_ids = (seen, seen_ids) if keeps else (None, None)
         self._kept = collections.OrderedDict()  # signature -> compiled function, oldest first
         self._count = 0
 
@@ -711,11 +712,13 @@ class CompiledCalls:
         torch._dynamo.reset()
         self._count += 1
         code = fn.__code__.replace(co_name=f"{fn.__name__}_{self._count}")
-        own = types.FunctionType(code, fn.__globals__, code.co_name)
+        own = types.FunctionType(code, fn.__globals__, code.co_name, fn.__defaults__, fn.__closure__)
+        own.__kwdefaults__ = fn.__kwdefaults__
         compiled = torch.compile(own, fullgraph=True, dynamic=True)
         result = compiled(*args)
         if key is not None:
             self._seen[:] = [ref for ref in self._seen if ref() is not code]
+            self._seen_ids.discard(id(code))
             self._kept[key] = compiled
             if len(self._kept) > self.LIMIT:
                 self._kept.popitem(last=False)
@@ -733,7 +736,7 @@ class CompileTestee(TorchTestee):
     also_supports = set()  # no sparse layout: Dynamo traces strided tensors
     MODE_NAME = "through torch.compile (Inductor, fullgraph=True, dynamic=True)"
     MODE_BUILD = ("torch.compile (backend inductor, fullgraph=True, dynamic=True), each call signature compiled "
-                  "afresh (the last 16 kept), Dynamo's guard-latency timing skipped")
+                  f"afresh (the {CompiledCalls.LIMIT} used last kept), Dynamo's guard-latency timing skipped")
 
     def use_device(self, device):
         # The compiled factories (empty, empty_strided, empty_like) take no device: tensors stay
