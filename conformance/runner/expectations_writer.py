@@ -376,9 +376,8 @@ def rule_alone(case: dict, rule_decider: dict) -> bool:
     return case["id"] in rule_decider and ex.wording_only(raw_outcome(case), failed_checks(case))
 
 
-def _decided(entries: list, cases: list[dict], universe: Universe, decider: dict | None = None) -> dict:
-    """Entry index -> the cases it decides (`decider`: deciders(entries, universe), if known)."""
-    decider = deciders(entries, universe) if decider is None else decider
+def _decided(decider: dict, cases: list[dict]) -> dict:
+    """Entry index -> the cases it decides (`decider`: deciders(entries, universe))."""
     out = collections.defaultdict(list)
     for c in cases:
         if c["id"] in decider:
@@ -393,7 +392,7 @@ def update(path: str, cases: list[dict], universe: Universe, stamp: str) -> tupl
     lines = text.split("\n")
     own = os.path.realpath(path)
     decider = deciders(entries, universe)
-    decided = _decided(entries, cases, universe, decider)
+    decided = _decided(decider, cases)
     rule_decider = deciders(entries, universe, rules=True)
     worded = collections.Counter(rule_decider[c["id"]] for c in cases if c["id"] in rule_decider
                                  and ex.wording_failed(raw_outcome(c), failed_checks(c)))

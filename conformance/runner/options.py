@@ -292,9 +292,8 @@ def parse_args(argv: list[str], environ=None, argv0: str = "", description: str 
         if o.replay:
             raise UsageError(f"one replay file at most, got {a.replay_file} and --replay={o.replay}")
         o.replay = a.replay_file
-    if o.device:
-        if o.replay:
-            raise UsageError("--device runs the spec's suites, not a replay file")
+    if o.device and o.replay:
+        raise UsageError("--device runs the spec's suites, not a replay file")
     choose_suites(o, a.all_suites)
     if not o.suites and not o.replay:
         raise UsageError("no --suites given (the BUILD target passes them)")

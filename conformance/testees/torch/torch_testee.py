@@ -668,8 +668,8 @@ class CompiledCalls:
     Every call of a new signature is compiled afresh: Dynamo's state is reset
     (torch._dynamo.reset()) and a function of its own (a copy of fn's code under a name of its
     own, so that no cache or code state is shared) is compiled, as before. A call of a kept
-    signature runs the function compiled for it, as a compiled function
-    runs a second call whose guards hold: the same code, nothing traced again; it runs under
+    signature runs the function compiled for it, as a compiled function runs a second call
+    whose guards hold: the same code, nothing traced again; it runs under
     torch.compiler.set_stance("fail_on_recompile"), so that where a guard did not hold Dynamo
     raises before anything runs and the call is compiled afresh instead (never recompiled
     without the reset). reset() clears the caches of every code Dynamo has seen
@@ -683,6 +683,7 @@ class CompiledCalls:
     RECOMPILE = "Detected recompile when torch.compile stance is 'fail_on_recompile'"
 
     def __init__(self):
+        import torch._dynamo  # reset(), for every new signature
         import torch._dynamo.convert_frame as convert_frame
 
         codes = getattr(convert_frame, "input_codes", None)
@@ -693,12 +694,12 @@ class CompiledCalls:
         self._count = 0
 
     def __call__(self, fn, args):
-        import torch._dynamo
-
-        storages = {}
-        parts = tuple(_call_signature(a, storages) for a in args)
-        key = None if None in parts or self._seen is None else (
-            fn, parts, torch.get_default_dtype(), torch.is_grad_enabled())
+        key = None
+        if self._seen is not None:
+            storages = {}
+            parts = tuple(_call_signature(a, storages) for a in args)
+            if None not in parts:
+                key = (fn, parts, torch.get_default_dtype(), torch.is_grad_enabled())
         compiled = self._kept.get(key) if key is not None else None
         if compiled is not None:
             self._kept.move_to_end(key)
